@@ -1,0 +1,35 @@
+// The bus interface: the narrow arrow between ingest and the graph writer. The embedded default
+// (memory.ts, with an on-disk journal) and NATS JetStream implement the same contract.
+import type { EventEnvelope } from '../ingest/envelope.js';
+
+/** One bus message: one chunk (at most 1 MiB serialized) of one ingest batch. */
+export interface BusRecord {
+  tenant: string;
+  batchId: string;
+  /** 0-based position of this chunk within its batch, and the batch's chunk count. */
+  chunk: number;
+  chunks: number;
+  /** Epoch ms at which ingest accepted the batch; the writer stamps `last_seen` with it. */
+  receivedAt: number;
+  envelope: EventEnvelope;
+}
+
+/** A delivered record with its position in the bus's total order. */
+export interface Delivery extends BusRecord {
+  seq: number;
+}
+
+export type BusHandler = (delivery: Delivery) => void | Promise<void>;
+
+export interface Bus {
+  /**
+   * Publishes every record of one batch. Resolves only once all of them are durable (journaled and
+   * synced to disk, or acknowledged by the broker); rejects if any is not, and then none is delivered.
+   */
+  publish(records: BusRecord[]): Promise<void>;
+  /** Registers the single consumer. Records published before are delivered to it in order. */
+  consume(handler: BusHandler): void;
+  /** Resolves once every published record has been handled by the consumer. */
+  drain(): Promise<void>;
+  close(): Promise<void>;
+}

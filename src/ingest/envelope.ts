@@ -1,0 +1,179 @@
+// The event envelope every collector emits, its JSON Schema and its validation.
+import { Ajv, type ErrorObject } from 'ajv';
+import { EDGE_TYPES, EVENT_KINDS, NODE_LABELS, WEIGHT_BASES } from '../graph/vocabulary.js';
+import type { EdgeType, EventKind, NodeLabel, WeightBasis } from '../graph/vocabulary.js';
+import { idLabel, nodeId } from '../graph/ids.js';
+import { isNodeLabel } from '../graph/vocabulary.js';
+
+export interface EnvelopeNode {
+  /** `<Label>:<16 hex>`; derived from label and name when omitted, and must equal that derivation. */
+  id: string;
+  label: NodeLabel;
+  name: string;
+  properties?: Record<string, unknown>;
+}
+
+export interface EnvelopeEdge {
+  type: EdgeType;
+  from: string;
+  to: string;
+  exploit_probability?: number;
+  /** The basis of an explicit probability; `heuristic` when omitted. */
+  weight_basis?: WeightBasis;
+  resource_scoped?: boolean;
+  properties?: Record<string, unknown>;
+}
+
+export interface EventEnvelope {
+  source: string;
+  kind: EventKind;
+  observed_at: string;
+  nodes: EnvelopeNode[];
+  edges: EnvelopeEdge[];
+}
+
+/** JSON Schema of the envelope as accepted on `POST /ingest/events`. */
+export const ENVELOPE_SCHEMA = {
+  $id: 'urn:pathgate:schema:event-envelope',
+  type: 'object',
+  required: ['source', 'kind', 'observed_at', 'nodes', 'edges'],
+  additionalProperties: false,
+  properties: {
+    source: { type: 'string', minLength: 1, maxLength: 128 },
+    kind: { enum: [...EVENT_KINDS] },
+    observed_at: { type: 'string', format: 'date-time' },
+    nodes: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['label', 'name'],
+        additionalProperties: false,
+        properties: {
+          id: { type: 'string', pattern: '^[A-Za-z_]+:[0-9a-f]{16}$' },
+          label: { enum: [...NODE_LABELS] },
+          name: { type: 'string', minLength: 1, maxLength: 2048 },
+          properties: { type: 'object' },
+        },
+      },
+    },
+    edges: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['type', 'from', 'to'],
+        additionalProperties: false,
+        properties: {
+          type: { enum: [...EDGE_TYPES] },
+          from: { type: 'string', pattern: '^[A-Za-z_]+:[0-9a-f]{16}$' },
+          to: { type: 'string', pattern: '^[A-Za-z_]+:[0-9a-f]{16}$' },
+          exploit_probability: { type: 'number', minimum: 0, maximum: 1 },
+          weight_basis: { enum: [...WEIGHT_BASES] },
+          resource_scoped: { type: 'boolean' },
+          properties: { type: 'object' },
+        },
+      },
+    },
+  },
+} as const;
+
+/** One offending value: a JSON pointer into the request body and what is wrong with it. */
+export interface FieldError {
+  pointer: string;
+  detail: string;
+  value?: unknown;
+}
+
+/** Reported errors are capped so that a huge bad report yields a readable answer. */
+export const MAX_REPORTED_ERRORS = 50;
+
+function describe(error: ErrorObject, body: unknown): FieldError {
+  const pointer = error.instancePath || '/';
+  const value = valueAt(body, error.instancePath);
+  if (error.keyword === 'enum') {
+    const what = pointer.endsWith('/label')
+      ? 'node label'
+      : pointer.endsWith('/type')
+        ? 'edge type'
+        : pointer.endsWith('/kind')
+          ? 'event kind'
+          : 'value';
+    return {
+      pointer,
+      value,
+      detail: `unknown ${what} ${JSON.stringify(value)}; allowed: ${(error.params.allowedValues as unknown[]).join(', ')}`,
+    };
+  }
+  if (error.keyword === 'required') {
+    return {
+      pointer: `${error.instancePath}/${error.params.missingProperty as string}`,
+      detail: `missing required field "${error.params.missingProperty as string}"`,
+    };
+  }
+  if (error.keyword === 'additionalProperties') {
+    const extra = error.params.additionalProperty as string;
+    return { pointer: `${error.instancePath}/${extra}`, detail: `unknown field "${extra}"` };
+  }
+  return { pointer, value, detail: `${error.message ?? 'invalid'}` };
+}
+
+/** Reads the value a JSON pointer names, for error messages. */
+export function valueAt(body: unknown, pointer: string): unknown {
+  let current: unknown = body;
+  for (const raw of pointer.split('/').slice(1)) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+export type EnvelopeCheck = { ok: true; envelope: EventEnvelope } | { ok: false; errors: FieldError[] };
+
+export function createEnvelopeValidator(): (body: unknown) => EnvelopeCheck {
+  const ajv = new Ajv({ allErrors: true, strict: true });
+  // date-time without pulling ajv-formats' full set: ISO 8601 with a zone, as the spec requires.
+  ajv.addFormat('date-time', {
+    type: 'string',
+    validate: (s: string) =>
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)),
+  });
+  const validate = ajv.compile(ENVELOPE_SCHEMA);
+  return (body: unknown): EnvelopeCheck => {
+    if (!validate(body)) {
+      const errors = (validate.errors ?? []).slice(0, MAX_REPORTED_ERRORS).map((e) => describe(e, body));
+      return { ok: false, errors };
+    }
+    const envelope = body as unknown as EventEnvelope;
+    const errors: FieldError[] = [];
+    const nodes = envelope.nodes;
+    for (let i = 0; i < nodes.length && errors.length < MAX_REPORTED_ERRORS; i++) {
+      const node = nodes[i];
+      const derived = nodeId(node.label, node.name);
+      if (node.id === undefined) node.id = derived;
+      else if (node.id !== derived) {
+        errors.push({
+          pointer: `/nodes/${i}/id`,
+          value: node.id,
+          detail: `id ${JSON.stringify(node.id)} does not match label ${node.label} and name ${JSON.stringify(node.name)}; expected ${derived}`,
+        });
+      }
+    }
+    const edges = envelope.edges;
+    for (let i = 0; i < edges.length && errors.length < MAX_REPORTED_ERRORS; i++) {
+      for (const end of ['from', 'to'] as const) {
+        const label = idLabel(edges[i][end]);
+        if (!isNodeLabel(label)) {
+          errors.push({
+            pointer: `/edges/${i}/${end}`,
+            value: edges[i][end],
+            detail: `unknown node label ${JSON.stringify(label)} in node id ${JSON.stringify(edges[i][end])}`,
+          });
+        }
+      }
+      if (edges[i].from === edges[i].to) {
+        errors.push({ pointer: `/edges/${i}/to`, value: edges[i].to, detail: 'an edge may not loop back to its own node' });
+      }
+    }
+    return errors.length ? { ok: false, errors } : { ok: true, envelope };
+  };
+}
