@@ -1,5 +1,5 @@
 // The tenant graph: a graphology multi-digraph with typed attributes. No I/O lives here.
-import Graph from 'graphology';
+import { MultiDirectedGraph } from 'graphology';
 import type { EdgeType, NodeLabel, WeightBasis } from './vocabulary.js';
 
 /** Attributes of a node as stored. `props` holds the envelope's free-form properties. */
@@ -23,8 +23,8 @@ export interface EdgeAttributes {
   lastSeen: number;
 }
 
-export type TenantGraph = Graph<NodeAttributes, EdgeAttributes>;
+export type TenantGraph = MultiDirectedGraph<NodeAttributes, EdgeAttributes>;
 
 export function createTenantGraph(): TenantGraph {
-  return new Graph<NodeAttributes, EdgeAttributes>({ type: 'directed', multi: true, allowSelfLoops: false });
+  return new MultiDirectedGraph<NodeAttributes, EdgeAttributes>({ allowSelfLoops: false });
 }
