@@ -3,9 +3,10 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    // Servers bind loopback ports; one file at a time per worker keeps port use predictable.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     pool: 'forks',
+    // CI reads the JSON summary to print its closing "N passed, N failed" line.
+    reporters: process.env.CI ? ['default', ['json', { outputFile: 'build/test-results.json' }]] : ['default'],
   },
 });

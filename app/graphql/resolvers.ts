@@ -1,0 +1,120 @@
+// GraphQL resolvers: thin reads over the caller's tenant. Routes are materialized only when asked for.
+import type { Engine } from '../../src/engine/engine.js';
+import { routeNodes, routeSteps, type PathRecord } from '../../src/paths/path-store.js';
+import { ProblemError } from '../../src/http/problems.js';
+
+export interface GraphqlContext {
+  engine: Engine;
+  tenant: string;
+  now: number;
+}
+
+interface AttackPathsArgs {
+  first?: number | null;
+  after?: string | null;
+  priority?: 'P1' | 'P2' | 'P3' | null;
+  minScore?: number | null;
+  target?: string | null;
+  state?: 'OPEN' | 'RESOLVED' | 'ALL' | null;
+}
+
+const iso = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
+
+function selectPaths(ctx: GraphqlContext, args: AttackPathsArgs): PathRecord[] {
+  const state = ctx.engine.tenant(ctx.tenant);
+  if (!state) return [];
+  if (args.first !== undefined && args.first !== null && args.first < 0) {
+    throw new ProblemError('invalid-query', `first must be 0 or more, got ${args.first}`);
+  }
+  const wanted = args.state ?? 'OPEN';
+  let list: readonly PathRecord[] =
+    wanted === 'OPEN'
+      ? state.paths.open()
+      : [...state.paths.all()]
+          .filter((r) => wanted === 'ALL' || r.state === 'resolved')
+          .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+  if (args.target) {
+    const key = args.target.toLowerCase();
+    const graph = state.graph;
+    const ids = new Set<string>();
+    if (graph.hasNode(args.target)) ids.add(args.target);
+    list = list.filter((r) => ids.has(r.targetId) || (graph.hasNode(r.targetId) && graph.getNodeAttribute(r.targetId, 'name').toLowerCase() === key) || r.targetId.toLowerCase() === key);
+  }
+  if (args.priority) list = list.filter((r) => r.priority === args.priority);
+  if (args.minScore !== undefined && args.minScore !== null) {
+    const min = args.minScore;
+    list = list.filter((r) => r.score >= min);
+  }
+  let from = 0;
+  if (args.after) {
+    const index = list.findIndex((r) => r.id === args.after);
+    if (index < 0) throw new ProblemError('invalid-query', `cursor ${JSON.stringify(args.after)} names no path in this listing`);
+    from = index + 1;
+  }
+  const to = args.first === undefined || args.first === null ? list.length : from + args.first;
+  return list.slice(from, to);
+}
+
+export function createResolvers() {
+  return {
+    Query: {
+      attackPaths: (_: unknown, args: AttackPathsArgs, ctx: GraphqlContext) => selectPaths(ctx, args),
+      attackPath: (_: unknown, args: { id: string }, ctx: GraphqlContext) => ctx.engine.tenant(ctx.tenant)?.paths.get(args.id) ?? null,
+      posture: (_: unknown, __: unknown, ctx: GraphqlContext) => {
+        const open = ctx.engine.tenant(ctx.tenant)?.paths.open() ?? [];
+        let critical = 0;
+        let kev = 0;
+        let runtime = 0;
+        for (const record of open) {
+          if (record.priority === 'P1') critical++;
+          const bases = new Set(routeSteps(record).map((s) => s.weightBasis));
+          if (bases.has('kev')) kev++;
+          if (bases.has('runtime')) runtime++;
+        }
+        return { criticalPaths: critical, kevOnPaths: kev, runtimeConfirmed: runtime, openPaths: open.length };
+      },
+      status: (_: unknown, __: unknown, ctx: GraphqlContext) => {
+        const state = ctx.engine.tenant(ctx.tenant);
+        const pass = state?.lastPass ?? null;
+        return {
+          prunedNodes: state?.pruning.prunedNodes ?? 0,
+          prunedEdges: state?.pruning.prunedEdges ?? 0,
+          lastPrunedAt: iso(state?.pruning.lastPrunedAt),
+          graph: { nodes: state?.graph.order ?? 0, edges: state?.graph.size ?? 0, pendingEdges: state?.writer.pendingEdges ?? 0 },
+          analyzer: {
+            passes: state?.passes ?? 0,
+            lastPassAt: iso(pass?.at),
+            lastPassSeconds: pass?.seconds ?? null,
+            compileSeconds: pass?.compileSeconds ?? null,
+            pathfindingSeconds: pass?.findSeconds ?? null,
+            starts: pass?.starts ?? null,
+            targets: pass?.targets ?? null,
+            upToDate: state ? !state.stale : true,
+          },
+        };
+      },
+      ingestBatch: (_: unknown, args: { id: string }, ctx: GraphqlContext) => {
+        const batch = ctx.engine.batches.get(args.id);
+        if (!batch || batch.tenant !== ctx.tenant) return null;
+        return {
+          ...batch,
+          complete: batch.completedAt !== null,
+          receivedAt: iso(batch.receivedAt),
+          completedAt: iso(batch.completedAt),
+        };
+      },
+    },
+    AttackPath: {
+      state: (r: PathRecord) => (r.state === 'open' ? 'OPEN' : 'RESOLVED'),
+      critical: (r: PathRecord) => r.state === 'open' && r.priority === 'P1',
+      firstSeen: (r: PathRecord) => iso(r.firstSeen),
+      resolvedAt: (r: PathRecord) => iso(r.resolvedAt),
+      openForSeconds: (r: PathRecord, _: unknown, ctx: GraphqlContext) =>
+        Math.max(0, Math.floor(((r.state === 'open' ? ctx.now : (r.resolvedAt ?? ctx.now)) - r.openedAt) / 1000)),
+      nodes: (r: PathRecord) => routeNodes(r),
+      steps: (r: PathRecord) => routeSteps(r),
+      start: (r: PathRecord) => routeNodes(r)[0],
+      target: (r: PathRecord) => routeNodes(r).at(-1),
+    },
+  };
+}

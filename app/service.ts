@@ -1,0 +1,94 @@
+// Composition root: settings -> logger, metrics, engine, the two listeners, demo data. buildService()
+// wires everything without listening (tests use inject()); startService() also listens.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Settings } from '../src/config/settings.js';
+import { createEngine, type Engine, type EngineConfig } from '../src/engine/engine.js';
+import { DEFAULT_TENANT } from '../src/engine/tenant.js';
+import { createLogger } from '../src/log/logger.js';
+import { createMetrics, type Metrics } from '../src/metrics/metrics.js';
+import { buildApiServer } from './api-server.js';
+import { buildIngestServer } from './ingest-server.js';
+import { packageRoot } from './package-root.js';
+
+export const DEMO_ESTATE = path.join(packageRoot(), 'fixtures', 'demo', 'estate.json');
+
+export interface Service {
+  engine: Engine;
+  metrics: Metrics;
+  logger: Logger;
+  ingestApp: FastifyInstance;
+  apiApp: FastifyInstance;
+  close(): Promise<void>;
+}
+
+export function engineConfigFrom(settings: Settings): EngineConfig {
+  return {
+    dataDir: settings.dataDir,
+    analyzerIntervalMs: settings.analyzerIntervalMs,
+    analyzerThreads: settings.analyzerThreads,
+    scrubIngest: settings.scrubIngest,
+    parkedTtlMs: settings.parkedEdgeTtlMs,
+    snapshotIntervalMs: settings.snapshotIntervalMs,
+    seedIamUsers: settings.seedIamUsers,
+    graphTtlMs: settings.graphTtlMs,
+    thresholds: { p1: settings.priorityP1Score, p2: settings.priorityP2Score },
+  };
+}
+
+export async function buildService(options: { settings: Settings; logger?: Logger; now?: () => number }): Promise<Service> {
+  const { settings } = options;
+  const logger = options.logger ?? createLogger({ format: settings.logFormat, level: settings.logLevel });
+  const metrics = createMetrics({ processMetrics: true });
+  const engine = await createEngine({ config: engineConfigFrom(settings), log: logger, metrics, now: options.now });
+  const ingestApp = buildIngestServer({ engine, logger });
+  const apiApp = buildApiServer({ engine, metrics, logger, now: options.now });
+  let closed = false;
+  return {
+    engine,
+    metrics,
+    logger,
+    ingestApp,
+    apiApp,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.allSettled([ingestApp.close(), apiApp.close()]);
+      await engine.close();
+    },
+  };
+}
+
+/** Loads the demo estate through the real ingest path, unless the default tenant already holds a graph. */
+export async function loadDemo(service: Service): Promise<boolean> {
+  const existing = service.engine.tenant(DEFAULT_TENANT);
+  if (existing && existing.graph.order > 0) return false;
+  const body: unknown = JSON.parse(await readFile(DEMO_ESTATE, 'utf8'));
+  await service.engine.ingest({ tenant: DEFAULT_TENANT, source: 'events', body, query: {} });
+  await service.engine.drain();
+  return true;
+}
+
+export interface RunningService extends Service {
+  ingestUrl: string;
+  apiUrl: string;
+}
+
+export async function startService(options: { settings: Settings; demo: boolean; logger?: Logger }): Promise<RunningService> {
+  const service = await buildService(options);
+  const { settings, logger } = { settings: options.settings, logger: service.logger };
+  try {
+    const ingestUrl = await service.ingestApp.listen({ host: settings.ingestAddr.host, port: settings.ingestAddr.port });
+    const apiUrl = await service.apiApp.listen({ host: settings.apiAddr.host, port: settings.apiAddr.port });
+    if (options.demo && (await loadDemo(service))) logger.info({ estate: DEMO_ESTATE }, 'loaded the demo estate');
+    // The first pass runs now, not one interval from now, so paths are there as soon as the service is.
+    await service.engine.analyzeAll();
+    service.engine.start();
+    return { ...service, ingestUrl, apiUrl };
+  } catch (error) {
+    await service.close();
+    throw error;
+  }
+}

@@ -1,0 +1,137 @@
+// `npm run bench`: synthetic layered estates (the shared generator, seeded) sent through the real ingest
+// path of a service running in a child process, then: ingest throughput, time until paths are ready,
+// analyzer pass time, peak RSS; and the yardstick (shared/bench/limit.cpp) on the same file, for the ratio.
+//   BENCH_SIZES=10000,100000,1000000 (default)  BENCH_STARTS=64  BENCH_TARGETS=32  BENCH_DIR=bench-out
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createReadStream, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const shared = path.resolve(root, '..', 'shared', 'bench');
+const outDir = path.resolve(root, process.env.BENCH_DIR ?? 'bench-out');
+const sizes = (process.env.BENCH_SIZES ?? '10000,100000,1000000').split(',').map(Number);
+const starts = Number(process.env.BENCH_STARTS ?? 64);
+const targets = Number(process.env.BENCH_TARGETS ?? 32);
+const REQUEST_BYTES = 30 * 1024 * 1024; // under the 32 MiB body limit
+
+mkdirSync(outDir, { recursive: true });
+
+function generate(nodes: number): string {
+  const file = path.join(outDir, `e${nodes}-s${starts}-t${targets}.json`);
+  if (!existsSync(file)) {
+    execFileSync(process.execPath, [path.join(shared, 'gen_estate.mjs'), '--nodes', String(nodes), '--starts', String(starts), '--targets', String(targets), '--seed', '1', '--out', file], { stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  return file;
+}
+
+function yardstick(file: string): { seconds: number; pairs: number; checksum: number } | null {
+  const binary = path.join(outDir, 'limit');
+  try {
+    if (!existsSync(binary)) execFileSync('g++', ['-O2', '-std=c++17', path.join(shared, 'limit.cpp'), '-o', binary]);
+    const out = execFileSync(binary, [file, '--iters', '1'], { encoding: 'utf8' });
+    const line = out.split('\n').find((l) => l.startsWith('paths:'))!;
+    const field = (k: string) => Number(new RegExp(`${k}=([-\\d.e]+)`).exec(line)![1]);
+    return { seconds: field('time_s'), pairs: field('pairs'), checksum: field('checksum_logscore') };
+  } catch (error) {
+    console.log(`  yardstick unavailable: ${(error as Error).message.split('\n')[0]}`);
+    return null;
+  }
+}
+
+/** Streams the generator's one-record-per-line file into envelopes of at most REQUEST_BYTES, nodes first. */
+async function* envelopes(file: string): AsyncGenerator<string> {
+  const head = '{"source":"bench","kind":"asset","observed_at":"2025-01-01T00:00:00.000Z",';
+  let section: 'nodes' | 'edges' | null = null;
+  let items: string[] = [];
+  let bytes = 0;
+  const flush = () => {
+    const body = `${head}"nodes":[${section === 'nodes' ? items.join(',') : ''}],"edges":[${section === 'edges' ? items.join(',') : ''}]}`;
+    items = [];
+    bytes = 0;
+    return body;
+  };
+  for await (const raw of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
+    const line = raw.trim().replace(/,$/, '');
+    if (line.startsWith('"nodes"')) section = 'nodes';
+    else if (line.startsWith('],"edges"') || line.startsWith('"edges"')) {
+      if (items.length) yield flush();
+      section = 'edges';
+    } else if (line.startsWith('{"id"') || line.startsWith('{"type"')) {
+      if (bytes + line.length > REQUEST_BYTES) yield flush();
+      items.push(line);
+      bytes += line.length + 1;
+    }
+  }
+  if (items.length) yield flush();
+}
+
+async function graphql(apiUrl: string, query: string): Promise<any> {
+  const response = await fetch(`${apiUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+  const body = (await response.json()) as { data?: unknown; errors?: unknown };
+  if (body.errors) throw new Error(JSON.stringify(body.errors));
+  return body.data;
+}
+
+function peakRssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024;
+}
+
+async function runOne(nodes: number): Promise<void> {
+  const file = generate(nodes);
+  const stats = statSync(file).size;
+  const dataDir = path.join(outDir, `data-${nodes}`);
+  rmSync(dataDir, { recursive: true, force: true });
+  const child = spawn(process.execPath, ['--max-old-space-size=6144', path.join(root, 'build', 'bench', 'serve.js')], {
+    env: { ...process.env, DATA_DIR: dataDir, INGEST_ADDR: '127.0.0.1:0', API_ADDR: '127.0.0.1:0', ANALYZER_INTERVAL: '100ms', SNAPSHOT_INTERVAL: '24h', DEMO_DATA: 'false' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+    const { ingestUrl, apiUrl, pid } = JSON.parse(line) as { ingestUrl: string; apiUrl: string; pid: number };
+    let records = 0;
+    let requests = 0;
+    const began = performance.now();
+    for await (const body of envelopes(file)) {
+      const response = await fetch(`${ingestUrl}/ingest/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      if (response.status !== 202) throw new Error(`ingest answered ${response.status}: ${await response.text()}`);
+      const receipt = (await response.json()) as { nodes: number; edges: number };
+      records += receipt.nodes + receipt.edges;
+      requests++;
+    }
+    const acknowledged = performance.now();
+    let status: any;
+    for (;;) {
+      status = (await graphql(apiUrl, '{ status { graph { nodes edges pendingEdges } analyzer { passes upToDate lastPassSeconds compileSeconds pathfindingSeconds starts targets } } }')).status;
+      if (status.graph.nodes === nodes && status.analyzer.upToDate && status.analyzer.passes > 0) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const ready = performance.now();
+    const paths = (await graphql(apiUrl, '{ attackPaths { score directAccess } }')).attackPaths as { score: number; directAccess: boolean }[];
+    const routed = paths.filter((p) => !p.directAccess);
+    const checksum = routed.reduce((sum, p) => sum + Math.log(p.score), 0);
+    const rss = peakRssMiB(pid);
+    const ingestSeconds = (acknowledged - began) / 1000;
+    const limit = yardstick(file);
+    const a = status.analyzer;
+    console.log(`estate ${nodes} nodes, ${status.graph.edges} edges (${(stats / 1048576).toFixed(0)} MiB file, ${requests} requests)`);
+    console.log(`  ingest: ${records} records in ${ingestSeconds.toFixed(2)} s = ${Math.round(records / ingestSeconds)} nodes+edges/s (acknowledged, durable)`);
+    console.log(`  ingest -> paths ready: ${((ready - began) / 1000).toFixed(2)} s`);
+    console.log(`  analyzer pass: ${a.lastPassSeconds.toFixed(3)} s (compile ${a.compileSeconds.toFixed(3)} s, pathfinding ${a.pathfindingSeconds.toFixed(3)} s) starts=${a.starts} targets=${a.targets}`);
+    console.log(`  paths: ${routed.length} pairs, checksum_logscore=${checksum.toFixed(6)}`);
+    if (limit) {
+      const agree = limit.pairs === routed.length && Math.abs(limit.checksum - checksum) <= 1e-6 * Math.max(1, Math.abs(limit.checksum));
+      console.log(`  yardstick: paths ${limit.seconds.toFixed(3)} s, pairs=${limit.pairs} checksum=${limit.checksum.toFixed(6)} (${agree ? 'same answer' : 'DIFFERENT ANSWER'})`);
+      console.log(`  ratio to the yardstick: pathfinding ${(a.pathfindingSeconds / limit.seconds).toFixed(2)}x, whole pass ${(a.lastPassSeconds / limit.seconds).toFixed(2)}x`);
+    }
+    console.log(`  peak RSS of the service: ${rss.toFixed(0)} MiB`);
+  } finally {
+    child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+for (const nodes of sizes) await runOne(nodes);

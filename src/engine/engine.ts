@@ -1,0 +1,222 @@
+// The engine: tenants' graphs fed by the bus, the analyzer loop, and durable state (snapshot + journal).
+// Start-up restores the last snapshot, replays the journal after it, then runs a first pass, so a
+// restart loses nothing that ingest acknowledged.
+import path from 'node:path';
+import type { Bus, Delivery } from '../bus/bus.js';
+import { createEmbeddedBus } from '../bus/memory.js';
+import { readSnapshot, writeSnapshot } from '../bus/snapshot-file.js';
+import { createPathFinder, type PathFinder } from '../analysis/path-finder.js';
+import { ProblemError } from '../http/problems.js';
+import { BatchTracker } from '../ingest/batches.js';
+import { createSources } from '../ingest/sources/index.js';
+import type { IngestSource } from '../ingest/sources/source.js';
+import type { Log } from '../log/logger.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { PriorityThresholds } from '../paths/path-store.js';
+import { runPass, type AnalyzerConfig } from './analyzer.js';
+import { createIngestPipeline, type IngestReceipt, type IngestRequest } from './ingest-pipeline.js';
+import { restoreState, serializeState, STATE_FORMAT } from './state-snapshot.js';
+import { TENANT_NAME, TenantState } from './tenant.js';
+
+export interface EngineConfig extends AnalyzerConfig {
+  dataDir: string;
+  analyzerIntervalMs: number;
+  analyzerThreads: number;
+  scrubIngest: boolean;
+  parkedTtlMs: number;
+  snapshotIntervalMs: number;
+  thresholds: PriorityThresholds;
+}
+
+export interface EngineDeps {
+  config: EngineConfig;
+  log: Log;
+  metrics: Metrics;
+  now?: () => number;
+  sources?: ReadonlyMap<string, IngestSource>;
+}
+
+export type Engine = Awaited<ReturnType<typeof createEngine>>;
+
+export async function createEngine(deps: EngineDeps) {
+  const { config, log, metrics } = deps;
+  const now = deps.now ?? Date.now;
+  const tenants = new Map<string, TenantState>();
+  const batches = new BatchTracker();
+  const finder: PathFinder = createPathFinder({ threads: config.analyzerThreads });
+  const stateDir = path.join(config.dataDir, 'state');
+
+  const tenant = (name: string): TenantState => {
+    let state = tenants.get(name);
+    if (!state) {
+      state = new TenantState(name, {
+        log,
+        parkedTtlMs: config.parkedTtlMs,
+        thresholds: config.thresholds,
+        onDrop: (reason, n) => metrics.graphDropped.inc({ reason }, n),
+      });
+      tenants.set(name, state);
+    }
+    return state;
+  };
+
+  // 1. The last snapshot, if any.
+  let snapshotSeq = 0;
+  const snapshot = await readSnapshot(stateDir);
+  if (snapshot) {
+    if (snapshot.meta.format !== STATE_FORMAT) {
+      throw new Error(`engine: snapshot in ${stateDir} has format ${String(snapshot.meta.format)}, expected ${STATE_FORMAT}`);
+    }
+    await restoreState(snapshot.lines, tenant);
+    snapshotSeq = snapshot.meta.seq;
+    log.info({ seq: snapshotSeq, tenants: tenants.size }, 'restored graph snapshot');
+  }
+
+  // 2. The journal after it; then live records. A snapshot in progress holds delivery back.
+  const bus: Bus & { lastSeq(): number; compact(uptoSeq: number): Promise<void> } = await createEmbeddedBus({
+    dir: path.join(config.dataDir, 'journal'),
+    afterSeq: snapshotSeq,
+    logger: log,
+  });
+  let appliedSeq = snapshotSeq;
+  let hold: Promise<void> | null = null;
+  bus.consume(async (d: Delivery) => {
+    if (hold) await hold;
+    const state = tenant(d.tenant);
+    state.writer.apply(d.envelope, d.receivedAt);
+    batches.track({
+      id: d.batchId,
+      tenant: d.tenant,
+      source: d.envelope.source,
+      chunks: d.chunks,
+      nodes: 0,
+      edges: 0,
+      receivedAt: d.receivedAt,
+    });
+    batches.applied(d.batchId, now());
+    appliedSeq = d.seq;
+  });
+  await bus.drain();
+  if (appliedSeq > snapshotSeq) log.info({ replayedUpTo: appliedSeq }, 'replayed journal');
+
+  const sources = deps.sources ?? createSources();
+  const ingestOne = createIngestPipeline({
+    sources,
+    bus,
+    batches,
+    metrics,
+    scrub: config.scrubIngest,
+    now,
+  });
+
+  async function ingest(request: IngestRequest): Promise<IngestReceipt> {
+    if (!TENANT_NAME.test(request.tenant)) {
+      throw new ProblemError('invalid-query', `tenant ${JSON.stringify(request.tenant)} is not a valid tenant name`, {
+        errors: [{ pointer: '/headers/x-tenant', value: request.tenant, detail: 'lowercase letters, digits, - and _; at most 63' }],
+      });
+    }
+    return ingestOne(request);
+  }
+
+  // Analyzer passes and snapshots both read whole tenants across awaits: they take turns.
+  let turn: Promise<unknown> = Promise.resolve();
+  function exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const result = turn.then(work);
+    turn = result.catch(() => undefined);
+    return result;
+  }
+
+  // 3. The analyzer: every interval, only for tenants whose graph changed.
+  function analyzeAll(options: { force?: boolean } = {}): Promise<void> {
+    return exclusive(async () => {
+      for (const state of tenants.values()) {
+        if (!options.force && !state.stale) continue;
+        try {
+          await runPass(state, { finder, metrics, config, now });
+        } catch (error) {
+          log.error({ tenant: state.name, err: error }, 'analyzer pass failed');
+        }
+      }
+    });
+  }
+
+  function takeSnapshot(): Promise<void> {
+    return exclusive(snapshotNow);
+  }
+
+  async function snapshotNow(): Promise<void> {
+    let release!: () => void;
+    hold = new Promise<void>((resolve) => (release = resolve));
+    try {
+      // Let the handler that may be mid-flight finish; from here no record is applied until release.
+      await Promise.resolve();
+      const seq = appliedSeq;
+      if (seq === snapshotSeq) return;
+      await writeSnapshot(stateDir, { seq, format: STATE_FORMAT, writtenAt: new Date(now()).toISOString() }, serializeState(tenants));
+      snapshotSeq = seq;
+      await bus.compact(seq);
+      log.info({ seq }, 'wrote graph snapshot and compacted the journal');
+    } finally {
+      hold = null;
+      release();
+    }
+  }
+
+  const timers: NodeJS.Timeout[] = [];
+  function start(): void {
+    timers.push(setInterval(() => void analyzeAll(), config.analyzerIntervalMs).unref());
+    timers.push(
+      setInterval(() => {
+        takeSnapshot().catch((error: unknown) => log.error({ err: error }, 'snapshot failed; the journal still holds everything'));
+      }, config.snapshotIntervalMs).unref(),
+    );
+  }
+
+  function refreshGauges(): void {
+    for (const state of tenants.values()) {
+      const labels = { tenant: state.name };
+      metrics.graphNodes.set(labels, state.graph.order);
+      metrics.graphEdges.set(labels, state.graph.size);
+      metrics.graphPendingEdges.set(labels, state.writer.pendingEdges);
+    }
+  }
+
+  let closed = false;
+  async function close(): Promise<void> {
+    if (closed) return;
+    closed = true;
+    for (const t of timers) clearInterval(t);
+    await turn;
+    await bus.drain();
+    try {
+      await takeSnapshot();
+    } catch (error) {
+      log.error({ err: error }, 'final snapshot failed; the journal still holds everything');
+    }
+    await bus.close();
+    await finder.close();
+  }
+
+  /** Throws the 404 problem for a source segment no normalizer handles. */
+  function assertSource(name: string): void {
+    if (!sources.has(name)) {
+      throw new ProblemError('unknown-source', `no ingest source named ${JSON.stringify(name)}; known: ${[...sources.keys()].join(', ')}`, {
+        errors: [{ pointer: '/path/source', value: name, detail: 'unknown ingest source' }],
+      });
+    }
+  }
+
+  return {
+    ingest,
+    assertSource,
+    tenant: (name: string) => tenants.get(name),
+    tenants: () => tenants.values(),
+    batches,
+    analyzeAll,
+    drain: () => bus.drain(),
+    takeSnapshot,
+    refreshGauges,
+    start,
+    close,
+  };
+}

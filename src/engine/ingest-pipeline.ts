@@ -1,0 +1,89 @@
+// report -> source normalizer -> scrubbing -> chunks -> bus. Answers only once the whole batch is
+// durable; a rejected report publishes nothing.
+import { randomUUID } from 'node:crypto';
+import type { Bus, BusRecord } from '../bus/bus.js';
+import { ProblemError } from '../http/problems.js';
+import { ChunkError, chunkEnvelope } from '../ingest/chunk.js';
+import type { BatchTracker } from '../ingest/batches.js';
+import type { EventEnvelope } from '../ingest/envelope.js';
+import { scrubEnvelope } from '../ingest/scrub.js';
+import type { IngestSource } from '../ingest/sources/source.js';
+import type { Metrics } from '../metrics/metrics.js';
+
+export interface IngestReceipt {
+  batchId: string;
+  nodes: number;
+  edges: number;
+  warnings?: string[];
+}
+
+export interface IngestRequest {
+  tenant: string;
+  source: string;
+  body: unknown;
+  query: Record<string, string | undefined>;
+}
+
+export interface IngestPipelineDeps {
+  sources: ReadonlyMap<string, IngestSource>;
+  bus: Bus;
+  batches: BatchTracker;
+  metrics: Metrics;
+  scrub: boolean;
+  now: () => number;
+}
+
+export function createIngestPipeline(deps: IngestPipelineDeps) {
+  const { sources, bus, batches, metrics } = deps;
+  return async function ingest(request: IngestRequest): Promise<IngestReceipt> {
+    const source = sources.get(request.source);
+    if (!source) throw new ProblemError('unknown-source', `no ingest source named ${JSON.stringify(request.source)}`);
+    const receivedAt = deps.now();
+    let envelopes: EventEnvelope[];
+    let warnings: string[];
+    try {
+      ({ envelopes, warnings } = source.normalize({ body: request.body, query: request.query, receivedAt: new Date(receivedAt).toISOString() }));
+    } catch (error) {
+      metrics.ingestBatches.inc({ source: source.name, result: 'rejected' });
+      throw error;
+    }
+    let nodes = 0;
+    let edges = 0;
+    const chunks: EventEnvelope[] = [];
+    for (const envelope of envelopes) {
+      if (deps.scrub) {
+        for (const r of scrubEnvelope(envelope).redactions) metrics.ingestSecretsRedacted.inc({ kind: r.kind });
+      }
+      nodes += envelope.nodes.length;
+      edges += envelope.edges.length;
+      try {
+        chunks.push(...chunkEnvelope(envelope));
+      } catch (error) {
+        metrics.ingestBatches.inc({ source: source.name, result: 'rejected' });
+        if (error instanceof ChunkError) throw new ProblemError('invalid-payload', error.message);
+        throw error;
+      }
+    }
+    const batchId = `b-${randomUUID()}`;
+    const records: BusRecord[] = chunks.map((envelope, chunk) => ({
+      tenant: request.tenant,
+      batchId,
+      chunk,
+      chunks: chunks.length,
+      receivedAt,
+      envelope,
+    }));
+    batches.track({ id: batchId, tenant: request.tenant, source: source.name, chunks: chunks.length, nodes, edges, receivedAt });
+    try {
+      await bus.publish(records);
+    } catch {
+      // The journal error itself is logged by the bus; the client learns only that nothing was kept.
+      batches.forget(batchId);
+      metrics.ingestBatches.inc({ source: source.name, result: 'failed' });
+      throw new ProblemError('unavailable', 'the report could not be made durable; nothing was stored, retry later', {
+      });
+    }
+    metrics.ingestBatches.inc({ source: source.name, result: 'accepted' });
+    return warnings.length ? { batchId, nodes, edges, warnings } : { batchId, nodes, edges };
+  };
+}

@@ -1,0 +1,57 @@
+// One tenant's isolated state: its graph and writer, its path store and the record of its last pass.
+import { createTenantGraph } from '../graph/model.js';
+import { GraphWriter, type DropReason } from '../graph/writer.js';
+import type { Log } from '../log/logger.js';
+import { PathStore, type PassOutcome, type PriorityThresholds } from '../paths/path-store.js';
+
+export interface PassRecord {
+  at: number;
+  graphVersion: number;
+  seconds: number;
+  compileSeconds: number;
+  findSeconds: number;
+  nodes: number;
+  edges: number;
+  starts: number;
+  targets: number;
+  outcome: PassOutcome;
+}
+
+export interface PruneRecord {
+  prunedNodes: number;
+  prunedEdges: number;
+  lastPrunedAt: number | null;
+}
+
+export class TenantState {
+  readonly writer: GraphWriter;
+  readonly paths: PathStore;
+  lastPass: PassRecord | null = null;
+  passes = 0;
+  readonly pruning: PruneRecord = { prunedNodes: 0, prunedEdges: 0, lastPrunedAt: null };
+
+  constructor(
+    readonly name: string,
+    options: { log: Log; parkedTtlMs: number; thresholds: PriorityThresholds; onDrop?: (r: DropReason, n: number) => void },
+  ) {
+    this.writer = new GraphWriter(createTenantGraph(), {
+      log: options.log.child({ tenant: name }),
+      parkedTtlMs: options.parkedTtlMs,
+      onDrop: options.onDrop,
+    });
+    this.paths = new PathStore(options.thresholds);
+  }
+
+  get graph() {
+    return this.writer.graph;
+  }
+
+  /** True when the graph changed since the last pass (or no pass ran yet). */
+  get stale(): boolean {
+    return this.lastPass === null || this.lastPass.graphVersion !== this.writer.version;
+  }
+}
+
+/** Tenant names: short, lowercase, safe in metric labels and file names. */
+export const TENANT_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+export const DEFAULT_TENANT = 'default';

@@ -1,0 +1,225 @@
+// Attack-path records across analyzer passes: a path opens when its route first appears, resolves when a
+// pass no longer finds it, and reopens (counted) when it comes back. Path ids are stable per
+// (start, target) pair. Routes of open paths point into the pass's compiled graph and are
+// materialized only when read; a resolving path freezes its last route.
+import { createHash } from 'node:crypto';
+import type { CompiledGraph } from '../analysis/compiled-graph.js';
+import type { PairPath } from '../analysis/best-paths.js';
+import { EDGE_TYPES, NODE_LABELS, WEIGHT_BASES } from '../graph/vocabulary.js';
+import type { EdgeType, NodeLabel, WeightBasis } from '../graph/vocabulary.js';
+
+export type Priority = 'P1' | 'P2' | 'P3';
+export type PathState = 'open' | 'resolved';
+
+export interface PriorityThresholds {
+  p1: number;
+  p2: number;
+}
+
+export interface PathNode {
+  id: string;
+  name: string;
+  label: NodeLabel;
+}
+
+export interface PathStep {
+  from: string;
+  to: string;
+  type: EdgeType;
+  probability: number;
+  weightBasis: WeightBasis;
+}
+
+type Route = { compiled: CompiledGraph; start: number; target: number; edges: Int32Array } | FrozenRoute;
+interface FrozenRoute {
+  nodes: PathNode[];
+  steps: PathStep[];
+}
+
+export interface PathRecord {
+  id: string;
+  startId: string;
+  targetId: string;
+  state: PathState;
+  score: number;
+  priority: Priority;
+  directAccess: boolean;
+  /** Epoch ms when the path was first seen, when its current open period began, and when it last resolved. */
+  firstSeen: number;
+  openedAt: number;
+  resolvedAt: number | null;
+  reopens: number;
+  route: Route;
+}
+
+export interface PassOutcome {
+  opened: number;
+  reopened: number;
+  resolved: number;
+  open: number;
+  critical: number;
+}
+
+/** A path's priority (DECISIONS.md): P1 when direct access or score >= p1, P2 when >= p2, else P3. */
+export function priorityOf(score: number, directAccess: boolean, t: PriorityThresholds): Priority {
+  if (directAccess || score >= t.p1) return 'P1';
+  return score >= t.p2 ? 'P2' : 'P3';
+}
+
+export function pathId(startId: string, targetId: string): string {
+  return `ap-${createHash('sha1').update(`${startId}>${targetId}`).digest('hex').slice(0, 16)}`;
+}
+
+/** The direct-access path of a target has no start; its id is derived from the target alone. */
+export function directPathId(targetId: string): string {
+  return pathId('direct-access', targetId);
+}
+
+export function routeNodes(record: PathRecord): PathNode[] {
+  const route = record.route;
+  if ('nodes' in route) return route.nodes;
+  const g = route.compiled;
+  const node = (i: number): PathNode => ({
+    id: g.nodeIds[i],
+    name: g.names[i],
+    label: NODE_LABELS[g.labels[i]],
+  });
+  const nodes = [node(route.start)];
+  for (const e of route.edges) nodes.push(node(g.edgeTo[e]));
+  return nodes;
+}
+
+export function routeSteps(record: PathRecord): PathStep[] {
+  const route = record.route;
+  if ('steps' in route) return route.steps;
+  const g = route.compiled;
+  return Array.from(route.edges, (e) => ({
+    from: g.nodeIds[g.edgeFrom[e]],
+    to: g.nodeIds[g.edgeTo[e]],
+    type: EDGE_TYPES[g.edgeType[e]],
+    probability: g.edgeP[e],
+    weightBasis: WEIGHT_BASES[g.edgeBasis[e]],
+  }));
+}
+
+function freeze(record: PathRecord): FrozenRoute {
+  return { nodes: routeNodes(record), steps: routeSteps(record) };
+}
+
+export class PathStore {
+  private readonly byPair = new Map<string, PathRecord>();
+  private readonly byId = new Map<string, PathRecord>();
+  private sortedOpen: PathRecord[] | null = null;
+
+  constructor(private thresholds: PriorityThresholds) {}
+
+  /** Folds one analyzer pass into the store. */
+  applyPass(compiled: CompiledGraph, found: PairPath[], now: number): PassOutcome {
+    const outcome: PassOutcome = { opened: 0, reopened: 0, resolved: 0, open: 0, critical: 0 };
+    const seen = new Set<PathRecord>();
+    const upsert = (pair: string, startId: string, targetId: string, id: () => string, score: number, direct: boolean, route: Route) => {
+      let record = this.byPair.get(pair);
+      const priority = priorityOf(score, direct, this.thresholds);
+      if (!record) {
+        record = {
+          id: id(),
+          startId,
+          targetId,
+          state: 'open',
+          score,
+          priority,
+          directAccess: direct,
+          firstSeen: now,
+          openedAt: now,
+          resolvedAt: null,
+          reopens: 0,
+          route,
+        };
+        this.byPair.set(pair, record);
+        this.byId.set(record.id, record);
+        outcome.opened++;
+      } else {
+        if (record.state === 'resolved') {
+          record.state = 'open';
+          record.openedAt = now;
+          record.reopens++;
+          outcome.reopened++;
+        }
+        record.score = score;
+        record.priority = priority;
+        record.route = route;
+      }
+      seen.add(record);
+    };
+    for (const t of compiled.directAccess) {
+      const targetId = compiled.nodeIds[t];
+      upsert(`direct-access>${targetId}`, targetId, targetId, () => directPathId(targetId), 1, true, {
+        compiled,
+        start: t,
+        target: t,
+        edges: new Int32Array(0),
+      });
+    }
+    for (const p of found) {
+      const startId = compiled.nodeIds[p.start];
+      const targetId = compiled.nodeIds[p.target];
+      upsert(`${startId}>${targetId}`, startId, targetId, () => pathId(startId, targetId), p.score, false, {
+        compiled,
+        start: p.start,
+        target: p.target,
+        edges: p.edges,
+      });
+    }
+    for (const record of this.byPair.values()) {
+      if (record.state !== 'open') continue;
+      if (!seen.has(record)) {
+        record.route = freeze(record);
+        record.state = 'resolved';
+        record.resolvedAt = now;
+        outcome.resolved++;
+      } else {
+        outcome.open++;
+        if (record.priority === 'P1') outcome.critical++;
+      }
+    }
+    this.sortedOpen = null;
+    return outcome;
+  }
+
+  get(id: string): PathRecord | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Open paths, highest score first (ties by id), cached until the next pass. */
+  open(): readonly PathRecord[] {
+    if (!this.sortedOpen) {
+      this.sortedOpen = [...this.byPair.values()]
+        .filter((r) => r.state === 'open')
+        .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    }
+    return this.sortedOpen;
+  }
+
+  all(): IterableIterator<PathRecord> {
+    return this.byPair.values();
+  }
+
+  get size(): number {
+    return this.byPair.size;
+  }
+
+  /** Records as plain JSON for snapshots; routes are frozen so they outlive the compiled graph. */
+  *serialize(): Iterable<object> {
+    for (const r of this.byPair.values()) {
+      const { route: _route, ...rest } = r;
+      yield { ...rest, route: freeze(r) };
+    }
+  }
+
+  restore(record: Omit<PathRecord, 'route'> & { route: FrozenRoute }): void {
+    const pair = record.directAccess ? `direct-access>${record.targetId}` : `${record.startId}>${record.targetId}`;
+    this.byPair.set(pair, record);
+    this.byId.set(record.id, record);
+    this.sortedOpen = null;
+  }
+}
