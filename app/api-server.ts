@@ -9,7 +9,12 @@ import { createHttpApp } from './plugins/http-base.js';
 import { createResolvers, type GraphqlContext } from './graphql/resolvers.js';
 import { SCHEMA_SDL } from './graphql/schema.js';
 
-export function buildApiServer(deps: { engine: Engine; metrics: Metrics; logger: Logger; now?: () => number }): FastifyInstance {
+export function buildApiServer(deps: {
+  engine: Engine;
+  metrics: Metrics;
+  logger: Logger;
+  now?: () => number;
+}): FastifyInstance {
   const now = deps.now ?? Date.now;
   const app = createHttpApp({ logger: deps.logger, name: 'api' });
   app.get('/healthz', async (_request, reply) => reply.type('text/plain').send('ok'));
@@ -23,7 +28,11 @@ export function buildApiServer(deps: { engine: Engine; metrics: Metrics; logger:
     graphiql: true,
     context: (request): GraphqlContext => {
       const header = request.headers['x-tenant'];
-      return { engine: deps.engine, tenant: typeof header === 'string' && header ? header : DEFAULT_TENANT, now: now() };
+      return {
+        engine: deps.engine,
+        tenant: typeof header === 'string' && header ? header : DEFAULT_TENANT,
+        now: now(),
+      };
     },
   });
   return app;

@@ -28,7 +28,10 @@ export async function main(argv: string[]): Promise<number> {
       await runServer({ demoByDefault: false, version: VERSION });
       return -1; // keeps running
     case 'healthz': {
-      const { values } = parseArgs({ args: normalizeFlags(rest), options: { url: { type: 'string', default: 'http://127.0.0.1:8080' } } });
+      const { values } = parseArgs({
+        args: normalizeFlags(rest),
+        options: { url: { type: 'string', default: 'http://127.0.0.1:8080' } },
+      });
       const url = new URL('/healthz', values.url);
       try {
         const response = await fetch(url, { signal: AbortSignal.timeout(5000) });

@@ -38,11 +38,20 @@ export function engineConfigFrom(settings: Settings): EngineConfig {
   };
 }
 
-export async function buildService(options: { settings: Settings; logger?: Logger; now?: () => number }): Promise<Service> {
+export async function buildService(options: {
+  settings: Settings;
+  logger?: Logger;
+  now?: () => number;
+}): Promise<Service> {
   const { settings } = options;
   const logger = options.logger ?? createLogger({ format: settings.logFormat, level: settings.logLevel });
   const metrics = createMetrics({ processMetrics: true });
-  const engine = await createEngine({ config: engineConfigFrom(settings), log: logger, metrics, now: options.now });
+  const engine = await createEngine({
+    config: engineConfigFrom(settings),
+    log: logger,
+    metrics,
+    now: options.now,
+  });
   const ingestApp = buildIngestServer({ engine, logger });
   const apiApp = buildApiServer({ engine, metrics, logger, now: options.now });
   let closed = false;
@@ -76,13 +85,21 @@ export interface RunningService extends Service {
   apiUrl: string;
 }
 
-export async function startService(options: { settings: Settings; demo: boolean; logger?: Logger }): Promise<RunningService> {
+export async function startService(options: {
+  settings: Settings;
+  demo: boolean;
+  logger?: Logger;
+}): Promise<RunningService> {
   const service = await buildService(options);
   const { settings, logger } = { settings: options.settings, logger: service.logger };
   try {
-    const ingestUrl = await service.ingestApp.listen({ host: settings.ingestAddr.host, port: settings.ingestAddr.port });
+    const ingestUrl = await service.ingestApp.listen({
+      host: settings.ingestAddr.host,
+      port: settings.ingestAddr.port,
+    });
     const apiUrl = await service.apiApp.listen({ host: settings.apiAddr.host, port: settings.apiAddr.port });
-    if (options.demo && (await loadDemo(service))) logger.info({ estate: DEMO_ESTATE }, 'loaded the demo estate');
+    if (options.demo && (await loadDemo(service)))
+      logger.info({ estate: DEMO_ESTATE }, 'loaded the demo estate');
     // The first pass runs now, not one interval from now, so paths are there as soon as the service is.
     await service.engine.analyzeAll();
     service.engine.start();

@@ -3,4 +3,6 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from './package-root.js';
 
-export const VERSION: string = (JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+export const VERSION: string = (
+  JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string }
+).version;

@@ -22,7 +22,23 @@ mkdirSync(outDir, { recursive: true });
 function generate(nodes: number): string {
   const file = path.join(outDir, `e${nodes}-s${starts}-t${targets}.json`);
   if (!existsSync(file)) {
-    execFileSync(process.execPath, [path.join(shared, 'gen_estate.mjs'), '--nodes', String(nodes), '--starts', String(starts), '--targets', String(targets), '--seed', '1', '--out', file], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(
+      process.execPath,
+      [
+        path.join(shared, 'gen_estate.mjs'),
+        '--nodes',
+        String(nodes),
+        '--starts',
+        String(starts),
+        '--targets',
+        String(targets),
+        '--seed',
+        '1',
+        '--out',
+        file,
+      ],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
   }
   return file;
 }
@@ -30,7 +46,8 @@ function generate(nodes: number): string {
 function yardstick(file: string): { seconds: number; pairs: number; checksum: number } | null {
   const binary = path.join(outDir, 'limit');
   try {
-    if (!existsSync(binary)) execFileSync('g++', ['-O2', '-std=c++17', path.join(shared, 'limit.cpp'), '-o', binary]);
+    if (!existsSync(binary))
+      execFileSync('g++', ['-O2', '-std=c++17', path.join(shared, 'limit.cpp'), '-o', binary]);
     const out = execFileSync(binary, [file, '--iters', '1'], { encoding: 'utf8' });
     const line = out.split('\n').find((l) => l.startsWith('paths:'))!;
     const field = (k: string) => Number(new RegExp(`${k}=([-\\d.e]+)`).exec(line)![1]);
@@ -68,11 +85,28 @@ async function* envelopes(file: string): AsyncGenerator<string> {
   if (items.length) yield flush();
 }
 
-async function graphql(apiUrl: string, query: string): Promise<any> {
-  const response = await fetch(`${apiUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+async function graphql<T>(apiUrl: string, query: string): Promise<T> {
+  const response = await fetch(`${apiUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
   const body = (await response.json()) as { data?: unknown; errors?: unknown };
   if (body.errors) throw new Error(JSON.stringify(body.errors));
-  return body.data;
+  return body.data as T;
+}
+
+interface BenchStatus {
+  graph: { nodes: number; edges: number; pendingEdges: number };
+  analyzer: {
+    passes: number;
+    upToDate: boolean;
+    lastPassSeconds: number;
+    compileSeconds: number;
+    pathfindingSeconds: number;
+    starts: number;
+    targets: number;
+  };
 }
 
 function peakRssMiB(pid: number): number {
@@ -85,10 +119,22 @@ async function runOne(nodes: number): Promise<void> {
   const stats = statSync(file).size;
   const dataDir = path.join(outDir, `data-${nodes}`);
   rmSync(dataDir, { recursive: true, force: true });
-  const child = spawn(process.execPath, ['--max-old-space-size=6144', path.join(root, 'build', 'bench', 'serve.js')], {
-    env: { ...process.env, DATA_DIR: dataDir, INGEST_ADDR: '127.0.0.1:0', API_ADDR: '127.0.0.1:0', ANALYZER_INTERVAL: '100ms', SNAPSHOT_INTERVAL: '24h', DEMO_DATA: 'false' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--max-old-space-size=6144', path.join(root, 'build', 'bench', 'serve.js')],
+    {
+      env: {
+        ...process.env,
+        DATA_DIR: dataDir,
+        INGEST_ADDR: '127.0.0.1:0',
+        API_ADDR: '127.0.0.1:0',
+        ANALYZER_INTERVAL: '100ms',
+        SNAPSHOT_INTERVAL: '24h',
+        DEMO_DATA: 'false',
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   try {
     const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
     const { ingestUrl, apiUrl, pid } = JSON.parse(line) as { ingestUrl: string; apiUrl: string; pid: number };
@@ -96,36 +142,63 @@ async function runOne(nodes: number): Promise<void> {
     let requests = 0;
     const began = performance.now();
     for await (const body of envelopes(file)) {
-      const response = await fetch(`${ingestUrl}/ingest/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      if (response.status !== 202) throw new Error(`ingest answered ${response.status}: ${await response.text()}`);
+      const response = await fetch(`${ingestUrl}/ingest/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      if (response.status !== 202)
+        throw new Error(`ingest answered ${response.status}: ${await response.text()}`);
       const receipt = (await response.json()) as { nodes: number; edges: number };
       records += receipt.nodes + receipt.edges;
       requests++;
     }
     const acknowledged = performance.now();
-    let status: any;
+    let status: BenchStatus;
     for (;;) {
-      status = (await graphql(apiUrl, '{ status { graph { nodes edges pendingEdges } analyzer { passes upToDate lastPassSeconds compileSeconds pathfindingSeconds starts targets } } }')).status;
+      status = (
+        await graphql<{ status: BenchStatus }>(
+          apiUrl,
+          '{ status { graph { nodes edges pendingEdges } analyzer { passes upToDate lastPassSeconds compileSeconds pathfindingSeconds starts targets } } }',
+        )
+      ).status;
       if (status.graph.nodes === nodes && status.analyzer.upToDate && status.analyzer.passes > 0) break;
       await new Promise((r) => setTimeout(r, 20));
     }
     const ready = performance.now();
-    const paths = (await graphql(apiUrl, '{ attackPaths { score directAccess } }')).attackPaths as { score: number; directAccess: boolean }[];
+    const paths = (
+      await graphql<{ attackPaths: { score: number; directAccess: boolean }[] }>(
+        apiUrl,
+        '{ attackPaths { score directAccess } }',
+      )
+    ).attackPaths;
     const routed = paths.filter((p) => !p.directAccess);
     const checksum = routed.reduce((sum, p) => sum + Math.log(p.score), 0);
     const rss = peakRssMiB(pid);
     const ingestSeconds = (acknowledged - began) / 1000;
     const limit = yardstick(file);
     const a = status.analyzer;
-    console.log(`estate ${nodes} nodes, ${status.graph.edges} edges (${(stats / 1048576).toFixed(0)} MiB file, ${requests} requests)`);
-    console.log(`  ingest: ${records} records in ${ingestSeconds.toFixed(2)} s = ${Math.round(records / ingestSeconds)} nodes+edges/s (acknowledged, durable)`);
+    console.log(
+      `estate ${nodes} nodes, ${status.graph.edges} edges (${(stats / 1048576).toFixed(0)} MiB file, ${requests} requests)`,
+    );
+    console.log(
+      `  ingest: ${records} records in ${ingestSeconds.toFixed(2)} s = ${Math.round(records / ingestSeconds)} nodes+edges/s (acknowledged, durable)`,
+    );
     console.log(`  ingest -> paths ready: ${((ready - began) / 1000).toFixed(2)} s`);
-    console.log(`  analyzer pass: ${a.lastPassSeconds.toFixed(3)} s (compile ${a.compileSeconds.toFixed(3)} s, pathfinding ${a.pathfindingSeconds.toFixed(3)} s) starts=${a.starts} targets=${a.targets}`);
+    console.log(
+      `  analyzer pass: ${a.lastPassSeconds.toFixed(3)} s (compile ${a.compileSeconds.toFixed(3)} s, pathfinding ${a.pathfindingSeconds.toFixed(3)} s) starts=${a.starts} targets=${a.targets}`,
+    );
     console.log(`  paths: ${routed.length} pairs, checksum_logscore=${checksum.toFixed(6)}`);
     if (limit) {
-      const agree = limit.pairs === routed.length && Math.abs(limit.checksum - checksum) <= 1e-6 * Math.max(1, Math.abs(limit.checksum));
-      console.log(`  yardstick: paths ${limit.seconds.toFixed(3)} s, pairs=${limit.pairs} checksum=${limit.checksum.toFixed(6)} (${agree ? 'same answer' : 'DIFFERENT ANSWER'})`);
-      console.log(`  ratio to the yardstick: pathfinding ${(a.pathfindingSeconds / limit.seconds).toFixed(2)}x, whole pass ${(a.lastPassSeconds / limit.seconds).toFixed(2)}x`);
+      const agree =
+        limit.pairs === routed.length &&
+        Math.abs(limit.checksum - checksum) <= 1e-6 * Math.max(1, Math.abs(limit.checksum));
+      console.log(
+        `  yardstick: paths ${limit.seconds.toFixed(3)} s, pairs=${limit.pairs} checksum=${limit.checksum.toFixed(6)} (${agree ? 'same answer' : 'DIFFERENT ANSWER'})`,
+      );
+      console.log(
+        `  ratio to the yardstick: pathfinding ${(a.pathfindingSeconds / limit.seconds).toFixed(2)}x, whole pass ${(a.lastPassSeconds / limit.seconds).toFixed(2)}x`,
+      );
     }
     console.log(`  peak RSS of the service: ${rss.toFixed(0)} MiB`);
   } finally {

@@ -18,7 +18,8 @@ interface AttackPathsArgs {
   state?: 'OPEN' | 'RESOLVED' | 'ALL' | null;
 }
 
-const iso = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
+const iso = (ms: number | null | undefined): string | null =>
+  ms === null || ms === undefined ? null : new Date(ms).toISOString();
 
 function selectPaths(ctx: GraphqlContext, args: AttackPathsArgs): PathRecord[] {
   const state = ctx.engine.tenant(ctx.tenant);
@@ -38,7 +39,12 @@ function selectPaths(ctx: GraphqlContext, args: AttackPathsArgs): PathRecord[] {
     const graph = state.graph;
     const ids = new Set<string>();
     if (graph.hasNode(args.target)) ids.add(args.target);
-    list = list.filter((r) => ids.has(r.targetId) || (graph.hasNode(r.targetId) && graph.getNodeAttribute(r.targetId, 'name').toLowerCase() === key) || r.targetId.toLowerCase() === key);
+    list = list.filter(
+      (r) =>
+        ids.has(r.targetId) ||
+        (graph.hasNode(r.targetId) && graph.getNodeAttribute(r.targetId, 'name').toLowerCase() === key) ||
+        r.targetId.toLowerCase() === key,
+    );
   }
   if (args.priority) list = list.filter((r) => r.priority === args.priority);
   if (args.minScore !== undefined && args.minScore !== null) {
@@ -48,7 +54,11 @@ function selectPaths(ctx: GraphqlContext, args: AttackPathsArgs): PathRecord[] {
   let from = 0;
   if (args.after) {
     const index = list.findIndex((r) => r.id === args.after);
-    if (index < 0) throw new ProblemError('invalid-query', `cursor ${JSON.stringify(args.after)} names no path in this listing`);
+    if (index < 0)
+      throw new ProblemError(
+        'invalid-query',
+        `cursor ${JSON.stringify(args.after)} names no path in this listing`,
+      );
     from = index + 1;
   }
   const to = args.first === undefined || args.first === null ? list.length : from + args.first;
@@ -59,7 +69,8 @@ export function createResolvers() {
   return {
     Query: {
       attackPaths: (_: unknown, args: AttackPathsArgs, ctx: GraphqlContext) => selectPaths(ctx, args),
-      attackPath: (_: unknown, args: { id: string }, ctx: GraphqlContext) => ctx.engine.tenant(ctx.tenant)?.paths.get(args.id) ?? null,
+      attackPath: (_: unknown, args: { id: string }, ctx: GraphqlContext) =>
+        ctx.engine.tenant(ctx.tenant)?.paths.get(args.id) ?? null,
       posture: (_: unknown, __: unknown, ctx: GraphqlContext) => {
         const open = ctx.engine.tenant(ctx.tenant)?.paths.open() ?? [];
         let critical = 0;
@@ -71,7 +82,12 @@ export function createResolvers() {
           if (bases.has('kev')) kev++;
           if (bases.has('runtime')) runtime++;
         }
-        return { criticalPaths: critical, kevOnPaths: kev, runtimeConfirmed: runtime, openPaths: open.length };
+        return {
+          criticalPaths: critical,
+          kevOnPaths: kev,
+          runtimeConfirmed: runtime,
+          openPaths: open.length,
+        };
       },
       status: (_: unknown, __: unknown, ctx: GraphqlContext) => {
         const state = ctx.engine.tenant(ctx.tenant);
@@ -80,7 +96,11 @@ export function createResolvers() {
           prunedNodes: state?.pruning.prunedNodes ?? 0,
           prunedEdges: state?.pruning.prunedEdges ?? 0,
           lastPrunedAt: iso(state?.pruning.lastPrunedAt),
-          graph: { nodes: state?.graph.order ?? 0, edges: state?.graph.size ?? 0, pendingEdges: state?.writer.pendingEdges ?? 0 },
+          graph: {
+            nodes: state?.graph.order ?? 0,
+            edges: state?.graph.size ?? 0,
+            pendingEdges: state?.writer.pendingEdges ?? 0,
+          },
           analyzer: {
             passes: state?.passes ?? 0,
             lastPassAt: iso(pass?.at),
@@ -110,7 +130,10 @@ export function createResolvers() {
       firstSeen: (r: PathRecord) => iso(r.firstSeen),
       resolvedAt: (r: PathRecord) => iso(r.resolvedAt),
       openForSeconds: (r: PathRecord, _: unknown, ctx: GraphqlContext) =>
-        Math.max(0, Math.floor(((r.state === 'open' ? ctx.now : (r.resolvedAt ?? ctx.now)) - r.openedAt) / 1000)),
+        Math.max(
+          0,
+          Math.floor(((r.state === 'open' ? ctx.now : (r.resolvedAt ?? ctx.now)) - r.openedAt) / 1000),
+        ),
       nodes: (r: PathRecord) => routeNodes(r),
       steps: (r: PathRecord) => routeSteps(r),
       start: (r: PathRecord) => routeNodes(r)[0],

@@ -1,139 +1,139 @@
 // The GraphQL schema (SDL). A stable surface: test/graphql/schema.test.ts compares it with the committed
 // snapshot and fails on any drift.
 export const SCHEMA_SDL = /* GraphQL */ `
-"""
-pathgate GraphQL API. The schema is a stable surface (semver): test/graphql/schema.test.ts fails on any
-drift from test/graphql/schema.snapshot.graphql, and CHANGELOG.md lists every change.
-"""
-type Query {
   """
-  Attack paths from internet-exposed nodes to crown jewels, highest score first (ties by id).
-  Open paths by default; \`state\` selects resolved ones or all.
+  pathgate GraphQL API. The schema is a stable surface (semver): test/graphql/schema.test.ts fails on any
+  drift from test/graphql/schema.snapshot.graphql, and CHANGELOG.md lists every change.
   """
-  attackPaths(
-    "At most this many paths (default: all)."
-    first: Int
-    "Cursor: the id of the last path of the previous page."
-    after: ID
-    priority: Priority
-    minScore: Float
-    "A target node, by id or by name (case-insensitive)."
-    target: String
-    state: PathState = OPEN
-  ): [AttackPath!]!
-  "One attack path by id, open or resolved."
-  attackPath(id: ID!): AttackPath
-  posture: Posture!
-  status: Status!
-  "Whether every chunk of an ingest batch has reached the graph; null for an unknown id."
-  ingestBatch(id: ID!): IngestBatch
-}
+  type Query {
+    """
+    Attack paths from internet-exposed nodes to crown jewels, highest score first (ties by id).
+    Open paths by default; \`state\` selects resolved ones or all.
+    """
+    attackPaths(
+      "At most this many paths (default: all)."
+      first: Int
+      "Cursor: the id of the last path of the previous page."
+      after: ID
+      priority: Priority
+      minScore: Float
+      "A target node, by id or by name (case-insensitive)."
+      target: String
+      state: PathState = OPEN
+    ): [AttackPath!]!
+    "One attack path by id, open or resolved."
+    attackPath(id: ID!): AttackPath
+    posture: Posture!
+    status: Status!
+    "Whether every chunk of an ingest batch has reached the graph; null for an unknown id."
+    ingestBatch(id: ID!): IngestBatch
+  }
 
-enum Priority {
-  P1
-  P2
-  P3
-}
+  enum Priority {
+    P1
+    P2
+    P3
+  }
 
-enum PathState {
-  OPEN
-  RESOLVED
-  ALL
-}
+  enum PathState {
+    OPEN
+    RESOLVED
+    ALL
+  }
 
-enum WeightBasis {
-  kev
-  epss
-  runtime
-  cvss
-  severity
-  heuristic
-}
+  enum WeightBasis {
+    kev
+    epss
+    runtime
+    cvss
+    severity
+    heuristic
+  }
 
-type AttackPath {
-  "Stable per (starting node, target) pair."
-  id: ID!
-  "Baseline score: the product of the per-hop probabilities (1 for a direct-access path)."
-  score: Float!
-  priority: Priority!
-  "The target is open to anyone as it stands: no steps, score 1, P1."
-  directAccess: Boolean!
-  state: PathState!
-  "A P1 path (critical paths are P1 paths that are not suppressed)."
-  critical: Boolean!
-  firstSeen: String!
-  "Seconds the path has been open in its current open period (for a resolved path: how long it was open)."
-  openForSeconds: Int!
-  "How many times the path came back after being resolved."
-  reopens: Int!
-  resolvedAt: String
-  start: PathNode!
-  target: PathNode!
-  "The nodes along the route, from the starting node to the target."
-  nodes: [PathNode!]!
-  "The hops along the route, in attack order."
-  steps: [PathStep!]!
-}
+  type AttackPath {
+    "Stable per (starting node, target) pair."
+    id: ID!
+    "Baseline score: the product of the per-hop probabilities (1 for a direct-access path)."
+    score: Float!
+    priority: Priority!
+    "The target is open to anyone as it stands: no steps, score 1, P1."
+    directAccess: Boolean!
+    state: PathState!
+    "A P1 path (critical paths are P1 paths that are not suppressed)."
+    critical: Boolean!
+    firstSeen: String!
+    "Seconds the path has been open in its current open period (for a resolved path: how long it was open)."
+    openForSeconds: Int!
+    "How many times the path came back after being resolved."
+    reopens: Int!
+    resolvedAt: String
+    start: PathNode!
+    target: PathNode!
+    "The nodes along the route, from the starting node to the target."
+    nodes: [PathNode!]!
+    "The hops along the route, in attack order."
+    steps: [PathStep!]!
+  }
 
-type PathNode {
-  id: ID!
-  name: String!
-  label: String!
-}
+  type PathNode {
+    id: ID!
+    name: String!
+    label: String!
+  }
 
-type PathStep {
-  from: ID!
-  to: ID!
-  type: String!
-  probability: Float!
-  weightBasis: WeightBasis!
-}
+  type PathStep {
+    from: ID!
+    to: ID!
+    type: String!
+    probability: Float!
+    weightBasis: WeightBasis!
+  }
 
-type Posture {
-  "Open critical paths (P1, not suppressed)."
-  criticalPaths: Int!
-  "Open paths with a hop priced from a known-exploited vulnerability."
-  kevOnPaths: Int!
-  "Open paths with a hop confirmed by a runtime sensor."
-  runtimeConfirmed: Int!
-  openPaths: Int!
-}
+  type Posture {
+    "Open critical paths (P1, not suppressed)."
+    criticalPaths: Int!
+    "Open paths with a hop priced from a known-exploited vulnerability."
+    kevOnPaths: Int!
+    "Open paths with a hop confirmed by a runtime sensor."
+    runtimeConfirmed: Int!
+    openPaths: Int!
+  }
 
-type Status {
-  prunedNodes: Int!
-  prunedEdges: Int!
-  lastPrunedAt: String
-  graph: GraphStatus!
-  analyzer: AnalyzerStatus!
-}
+  type Status {
+    prunedNodes: Int!
+    prunedEdges: Int!
+    lastPrunedAt: String
+    graph: GraphStatus!
+    analyzer: AnalyzerStatus!
+  }
 
-type GraphStatus {
-  nodes: Int!
-  edges: Int!
-  pendingEdges: Int!
-}
+  type GraphStatus {
+    nodes: Int!
+    edges: Int!
+    pendingEdges: Int!
+  }
 
-type AnalyzerStatus {
-  passes: Int!
-  lastPassAt: String
-  lastPassSeconds: Float
-  compileSeconds: Float
-  pathfindingSeconds: Float
-  starts: Int
-  targets: Int
-  "False while the graph has changed since the last pass."
-  upToDate: Boolean!
-}
+  type AnalyzerStatus {
+    passes: Int!
+    lastPassAt: String
+    lastPassSeconds: Float
+    compileSeconds: Float
+    pathfindingSeconds: Float
+    starts: Int
+    targets: Int
+    "False while the graph has changed since the last pass."
+    upToDate: Boolean!
+  }
 
-type IngestBatch {
-  id: ID!
-  source: String!
-  complete: Boolean!
-  chunks: Int!
-  chunksApplied: Int!
-  nodes: Int!
-  edges: Int!
-  receivedAt: String!
-  completedAt: String
-}
+  type IngestBatch {
+    id: ID!
+    source: String!
+    complete: Boolean!
+    chunks: Int!
+    chunksApplied: Int!
+    nodes: Int!
+    edges: Int!
+    receivedAt: String!
+    completedAt: String
+  }
 `;

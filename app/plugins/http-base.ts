@@ -39,19 +39,31 @@ export function createHttpApp(options: { logger: Logger; name: string }): Fastif
     }
     switch (fastifyError.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return sendProblem(reply, problem('payload-too-large', `request body exceeds ${BODY_LIMIT} bytes (32 MiB); split the report`));
+        return sendProblem(
+          reply,
+          problem('payload-too-large', `request body exceeds ${BODY_LIMIT} bytes (32 MiB); split the report`),
+        );
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
         return sendProblem(
           reply,
-          problem('unsupported-media-type', `content type ${JSON.stringify(request.headers['content-type'] ?? '')} is not supported; send application/json`),
+          problem(
+            'unsupported-media-type',
+            `content type ${JSON.stringify(request.headers['content-type'] ?? '')} is not supported; send application/json`,
+          ),
         );
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
         return sendProblem(reply, problem('malformed-json', 'request body is empty; send a JSON document'));
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
-        return sendProblem(reply, problem('malformed-json', `request body is not valid JSON: ${fastifyError.message}`));
+        return sendProblem(
+          reply,
+          problem('malformed-json', `request body is not valid JSON: ${fastifyError.message}`),
+        );
     }
     if (error instanceof SyntaxError || fastifyError.code?.includes('JSON')) {
-      return sendProblem(reply, problem('malformed-json', `request body is not valid JSON: ${error.message}`));
+      return sendProblem(
+        reply,
+        problem('malformed-json', `request body is not valid JSON: ${error.message}`),
+      );
     }
     if (status === 404) return sendProblem(reply, problem('not-found', fastifyError.message));
     if (status === 405) return sendProblem(reply, problem('method-not-allowed', fastifyError.message));
@@ -60,7 +72,10 @@ export function createHttpApp(options: { logger: Logger; name: string }): Fastif
   return app;
 }
 
-export function sendProblem(reply: { code(n: number): unknown; type(t: string): unknown; send(b: unknown): unknown }, body: Problem) {
+export function sendProblem(
+  reply: { code(n: number): unknown; type(t: string): unknown; send(b: unknown): unknown },
+  body: Problem,
+) {
   reply.code(body.status);
   reply.type('application/problem+json');
   return reply.send(body);

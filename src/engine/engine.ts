@@ -65,7 +65,9 @@ export async function createEngine(deps: EngineDeps) {
   const snapshot = await readSnapshot(stateDir);
   if (snapshot) {
     if (snapshot.meta.format !== STATE_FORMAT) {
-      throw new Error(`engine: snapshot in ${stateDir} has format ${String(snapshot.meta.format)}, expected ${STATE_FORMAT}`);
+      throw new Error(
+        `engine: snapshot in ${stateDir} has format ${String(snapshot.meta.format)}, expected ${STATE_FORMAT}`,
+      );
     }
     await restoreState(snapshot.lines, tenant);
     snapshotSeq = snapshot.meta.seq;
@@ -111,9 +113,19 @@ export async function createEngine(deps: EngineDeps) {
 
   async function ingest(request: IngestRequest): Promise<IngestReceipt> {
     if (!TENANT_NAME.test(request.tenant)) {
-      throw new ProblemError('invalid-query', `tenant ${JSON.stringify(request.tenant)} is not a valid tenant name`, {
-        errors: [{ pointer: '/headers/x-tenant', value: request.tenant, detail: 'lowercase letters, digits, - and _; at most 63' }],
-      });
+      throw new ProblemError(
+        'invalid-query',
+        `tenant ${JSON.stringify(request.tenant)} is not a valid tenant name`,
+        {
+          errors: [
+            {
+              pointer: '/headers/x-tenant',
+              value: request.tenant,
+              detail: 'lowercase letters, digits, - and _; at most 63',
+            },
+          ],
+        },
+      );
     }
     return ingestOne(request);
   }
@@ -152,7 +164,11 @@ export async function createEngine(deps: EngineDeps) {
       await Promise.resolve();
       const seq = appliedSeq;
       if (seq === snapshotSeq) return;
-      await writeSnapshot(stateDir, { seq, format: STATE_FORMAT, writtenAt: new Date(now()).toISOString() }, serializeState(tenants));
+      await writeSnapshot(
+        stateDir,
+        { seq, format: STATE_FORMAT, writtenAt: new Date(now()).toISOString() },
+        serializeState(tenants),
+      );
       snapshotSeq = seq;
       await bus.compact(seq);
       log.info({ seq }, 'wrote graph snapshot and compacted the journal');
@@ -167,7 +183,9 @@ export async function createEngine(deps: EngineDeps) {
     timers.push(setInterval(() => void analyzeAll(), config.analyzerIntervalMs).unref());
     timers.push(
       setInterval(() => {
-        takeSnapshot().catch((error: unknown) => log.error({ err: error }, 'snapshot failed; the journal still holds everything'));
+        takeSnapshot().catch((error: unknown) =>
+          log.error({ err: error }, 'snapshot failed; the journal still holds everything'),
+        );
       }, config.snapshotIntervalMs).unref(),
     );
   }
@@ -200,9 +218,13 @@ export async function createEngine(deps: EngineDeps) {
   /** Throws the 404 problem for a source segment no normalizer handles. */
   function assertSource(name: string): void {
     if (!sources.has(name)) {
-      throw new ProblemError('unknown-source', `no ingest source named ${JSON.stringify(name)}; known: ${[...sources.keys()].join(', ')}`, {
-        errors: [{ pointer: '/path/source', value: name, detail: 'unknown ingest source' }],
-      });
+      throw new ProblemError(
+        'unknown-source',
+        `no ingest source named ${JSON.stringify(name)}; known: ${[...sources.keys()].join(', ')}`,
+        {
+          errors: [{ pointer: '/path/source', value: name, detail: 'unknown ingest source' }],
+        },
+      );
     }
   }
 

@@ -37,12 +37,17 @@ export function createIngestPipeline(deps: IngestPipelineDeps) {
   const { sources, bus, batches, metrics } = deps;
   return async function ingest(request: IngestRequest): Promise<IngestReceipt> {
     const source = sources.get(request.source);
-    if (!source) throw new ProblemError('unknown-source', `no ingest source named ${JSON.stringify(request.source)}`);
+    if (!source)
+      throw new ProblemError('unknown-source', `no ingest source named ${JSON.stringify(request.source)}`);
     const receivedAt = deps.now();
     let envelopes: EventEnvelope[];
     let warnings: string[];
     try {
-      ({ envelopes, warnings } = source.normalize({ body: request.body, query: request.query, receivedAt: new Date(receivedAt).toISOString() }));
+      ({ envelopes, warnings } = source.normalize({
+        body: request.body,
+        query: request.query,
+        receivedAt: new Date(receivedAt).toISOString(),
+      }));
     } catch (error) {
       metrics.ingestBatches.inc({ source: source.name, result: 'rejected' });
       throw error;
@@ -52,7 +57,8 @@ export function createIngestPipeline(deps: IngestPipelineDeps) {
     const chunks: EventEnvelope[] = [];
     for (const envelope of envelopes) {
       if (deps.scrub) {
-        for (const r of scrubEnvelope(envelope).redactions) metrics.ingestSecretsRedacted.inc({ kind: r.kind });
+        for (const r of scrubEnvelope(envelope).redactions)
+          metrics.ingestSecretsRedacted.inc({ kind: r.kind });
       }
       nodes += envelope.nodes.length;
       edges += envelope.edges.length;
@@ -73,15 +79,26 @@ export function createIngestPipeline(deps: IngestPipelineDeps) {
       receivedAt,
       envelope,
     }));
-    batches.track({ id: batchId, tenant: request.tenant, source: source.name, chunks: chunks.length, nodes, edges, receivedAt });
+    batches.track({
+      id: batchId,
+      tenant: request.tenant,
+      source: source.name,
+      chunks: chunks.length,
+      nodes,
+      edges,
+      receivedAt,
+    });
     try {
       await bus.publish(records);
     } catch {
       // The journal error itself is logged by the bus; the client learns only that nothing was kept.
       batches.forget(batchId);
       metrics.ingestBatches.inc({ source: source.name, result: 'failed' });
-      throw new ProblemError('unavailable', 'the report could not be made durable; nothing was stored, retry later', {
-      });
+      throw new ProblemError(
+        'unavailable',
+        'the report could not be made durable; nothing was stored, retry later',
+        {},
+      );
     }
     metrics.ingestBatches.inc({ source: source.name, result: 'accepted' });
     return warnings.length ? { batchId, nodes, edges, warnings } : { batchId, nodes, edges };

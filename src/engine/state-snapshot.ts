@@ -20,16 +20,21 @@ export function* serializeState(tenants: Map<string, TenantState>): Iterable<str
     const t = state.name;
     yield JSON.stringify({ k: 'tenant', t, pruning: state.pruning } satisfies Line);
     const graph = state.graph;
-    for (const { node, attributes } of graph.nodeEntries()) yield JSON.stringify({ k: 'node', t, id: node, a: attributes });
+    for (const { node, attributes } of graph.nodeEntries())
+      yield JSON.stringify({ k: 'node', t, id: node, a: attributes });
     for (const { edge, source, target, attributes } of graph.edgeEntries()) {
       yield JSON.stringify({ k: 'edge', t, key: edge, s: source, d: target, a: attributes });
     }
-    for (const [, entry] of state.writer.parkedEntries()) yield JSON.stringify({ k: 'parked', t, edge: entry.edge, at: entry.receivedAt });
+    for (const [, entry] of state.writer.parkedEntries())
+      yield JSON.stringify({ k: 'parked', t, edge: entry.edge, at: entry.receivedAt });
     for (const record of state.paths.serialize()) yield JSON.stringify({ k: 'path', t, r: record });
   }
 }
 
-export async function restoreState(lines: AsyncIterable<string>, tenant: (name: string) => TenantState): Promise<void> {
+export async function restoreState(
+  lines: AsyncIterable<string>,
+  tenant: (name: string) => TenantState,
+): Promise<void> {
   const touched = new Set<TenantState>();
   for await (const text of lines) {
     const line = JSON.parse(text) as Line;

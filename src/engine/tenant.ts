@@ -32,7 +32,12 @@ export class TenantState {
 
   constructor(
     readonly name: string,
-    options: { log: Log; parkedTtlMs: number; thresholds: PriorityThresholds; onDrop?: (r: DropReason, n: number) => void },
+    options: {
+      log: Log;
+      parkedTtlMs: number;
+      thresholds: PriorityThresholds;
+      onDrop?: (r: DropReason, n: number) => void;
+    },
   ) {
     this.writer = new GraphWriter(createTenantGraph(), {
       log: options.log.child({ tenant: name }),

@@ -225,7 +225,10 @@ export class GraphWriter {
   private drop(reason: DropReason, detail: Record<string, unknown>, result: WriteResult): void {
     result.dropped++;
     this.options.onDrop?.(reason, 1);
-    this.options.log.warn({ reason, ...detail }, 'graph writer dropped a value outside the vocabulary or malformed');
+    this.options.log.warn(
+      { reason, ...detail },
+      'graph writer dropped a value outside the vocabulary or malformed',
+    );
   }
 }
 

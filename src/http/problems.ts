@@ -17,8 +17,8 @@ export const PROBLEMS = {
   'method-not-allowed': { status: 405, title: 'Method not allowed on this route' },
   'payload-too-large': { status: 413, title: 'Request body exceeds the size limit' },
   'unsupported-media-type': { status: 415, title: 'Unsupported content type' },
-  'internal': { status: 500, title: 'Internal error' },
-  'unavailable': { status: 503, title: 'Service unavailable' },
+  internal: { status: 500, title: 'Internal error' },
+  unavailable: { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, ProblemType>;
 
 export type ProblemCode = keyof typeof PROBLEMS;
@@ -52,7 +52,11 @@ export function problem(
 /** An error that carries a problem; thrown by handlers and rendered by the one error handler. */
 export class ProblemError extends Error {
   readonly problem: Problem;
-  constructor(code: ProblemCode, detail: string, extra: { errors?: FieldError[]; [k: string]: unknown } = {}) {
+  constructor(
+    code: ProblemCode,
+    detail: string,
+    extra: { errors?: FieldError[]; [k: string]: unknown } = {},
+  ) {
     super(detail);
     this.problem = problem(code, detail, extra);
   }

@@ -135,7 +135,8 @@ export function createEnvelopeValidator(): (body: unknown) => EnvelopeCheck {
   ajv.addFormat('date-time', {
     type: 'string',
     validate: (s: string) =>
-      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)),
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(s) &&
+      !Number.isNaN(Date.parse(s)),
   });
   const validate = ajv.compile(ENVELOPE_SCHEMA);
   return (body: unknown): EnvelopeCheck => {
@@ -171,7 +172,11 @@ export function createEnvelopeValidator(): (body: unknown) => EnvelopeCheck {
         }
       }
       if (edges[i].from === edges[i].to) {
-        errors.push({ pointer: `/edges/${i}/to`, value: edges[i].to, detail: 'an edge may not loop back to its own node' });
+        errors.push({
+          pointer: `/edges/${i}/to`,
+          value: edges[i].to,
+          detail: 'an edge may not loop back to its own node',
+        });
       }
     }
     return errors.length ? { ok: false, errors } : { ok: true, envelope };

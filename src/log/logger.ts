@@ -12,12 +12,19 @@ export interface Log {
 
 export function createLogger(options: { format: 'text' | 'json'; level: string }): Logger {
   // Secrets must never reach a log line, even when a request is logged whole.
-  const redact = ['req.headers.authorization', 'req.headers["x-service-signature"]', 'req.headers["x-service-signature-v2"]'];
+  const redact = [
+    'req.headers.authorization',
+    'req.headers["x-service-signature"]',
+    'req.headers["x-service-signature-v2"]',
+  ];
   if (options.format === 'json') return pino({ level: options.level, redact });
   return pino({
     level: options.level,
     redact,
-    transport: { target: 'pino-pretty', options: { colorize: false, translateTime: 'SYS:standard', ignore: 'pid,hostname' } },
+    transport: {
+      target: 'pino-pretty',
+      options: { colorize: false, translateTime: 'SYS:standard', ignore: 'pid,hostname' },
+    },
   });
 }
 

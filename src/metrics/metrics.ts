@@ -49,8 +49,18 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
       labelNames: ['tenant'],
       registers,
     }),
-    graphNodes: new Gauge({ name: 'service_graph_nodes', help: 'Nodes in the graph.', labelNames: ['tenant'], registers }),
-    graphEdges: new Gauge({ name: 'service_graph_edges', help: 'Edges in the graph.', labelNames: ['tenant'], registers }),
+    graphNodes: new Gauge({
+      name: 'service_graph_nodes',
+      help: 'Nodes in the graph.',
+      labelNames: ['tenant'],
+      registers,
+    }),
+    graphEdges: new Gauge({
+      name: 'service_graph_edges',
+      help: 'Edges in the graph.',
+      labelNames: ['tenant'],
+      registers,
+    }),
     graphPendingEdges: new Gauge({
       name: 'service_graph_pending_edges',
       help: 'Edges parked until their missing endpoint arrives (up to the parked-edge TTL).',

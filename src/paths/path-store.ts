@@ -117,7 +117,15 @@ export class PathStore {
   applyPass(compiled: CompiledGraph, found: PairPath[], now: number): PassOutcome {
     const outcome: PassOutcome = { opened: 0, reopened: 0, resolved: 0, open: 0, critical: 0 };
     const seen = new Set<PathRecord>();
-    const upsert = (pair: string, startId: string, targetId: string, id: () => string, score: number, direct: boolean, route: Route) => {
+    const upsert = (
+      pair: string,
+      startId: string,
+      targetId: string,
+      id: () => string,
+      score: number,
+      direct: boolean,
+      route: Route,
+    ) => {
       let record = this.byPair.get(pair);
       const priority = priorityOf(score, direct, this.thresholds);
       if (!record) {
@@ -217,7 +225,9 @@ export class PathStore {
   }
 
   restore(record: Omit<PathRecord, 'route'> & { route: FrozenRoute }): void {
-    const pair = record.directAccess ? `direct-access>${record.targetId}` : `${record.startId}>${record.targetId}`;
+    const pair = record.directAccess
+      ? `direct-access>${record.targetId}`
+      : `${record.startId}>${record.targetId}`;
     this.byPair.set(pair, record);
     this.byId.set(record.id, record);
     this.sortedOpen = null;

@@ -17,7 +17,9 @@ afterEach(async () => {
 describe('restart', () => {
   it('restores graph, parked edges and path history from the snapshot written at shutdown', async () => {
     const first = await makeService();
-    await first.ingest(envelope([lb, app, db], [edge('ROUTES_TO', lb, app, 0.9), edge('HAS_PERMISSION', app, db, 0.9)]));
+    await first.ingest(
+      envelope([lb, app, db], [edge('ROUTES_TO', lb, app, 0.9), edge('HAS_PERMISSION', app, db, 0.9)]),
+    );
     await first.ingest(envelope([], [edge('CONNECTS_TO', app, node('Service', 'not-yet'))]));
     await first.settle();
     const before = (await first.graphql('{ attackPaths { id score firstSeen reopens } }')).attackPaths;
@@ -31,17 +33,32 @@ describe('restart', () => {
     expect(state.graph.size).toBe(2);
     expect(state.writer.pendingEdges).toBe(1);
     // Path history survives: same id, same first_seen, even before the first pass.
-    expect((await second.graphql('{ attackPaths { id score firstSeen reopens } }')).attackPaths).toEqual(before);
+    expect((await second.graphql('{ attackPaths { id score firstSeen reopens } }')).attackPaths).toEqual(
+      before,
+    );
     await second.settle();
-    expect((await second.graphql('{ attackPaths { id score firstSeen reopens } }')).attackPaths).toEqual(before);
+    expect((await second.graphql('{ attackPaths { id score firstSeen reopens } }')).attackPaths).toEqual(
+      before,
+    );
   });
 
   it('keeps every acknowledged batch when the process is killed (journal replay)', async () => {
     const dataDir = await tempDir();
-    const child = spawn(process.execPath, ['--import', 'tsx', new URL('./fixtures/serve-child.ts', import.meta.url).pathname], {
-      env: { ...process.env, DATA_DIR: dataDir, INGEST_ADDR: '127.0.0.1:0', API_ADDR: '127.0.0.1:0', ANALYZER_THREADS: '1', SNAPSHOT_INTERVAL: '1h' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', new URL('./fixtures/serve-child.ts', import.meta.url).pathname],
+      {
+        env: {
+          ...process.env,
+          DATA_DIR: dataDir,
+          INGEST_ADDR: '127.0.0.1:0',
+          API_ADDR: '127.0.0.1:0',
+          ANALYZER_THREADS: '1',
+          SNAPSHOT_INTERVAL: '1h',
+        },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     try {
       const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
       const { ingestUrl } = JSON.parse(line) as { ingestUrl: string };
@@ -51,7 +68,9 @@ describe('restart', () => {
         const response = await fetch(`${ingestUrl}/ingest/events`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(envelope(i === 0 ? [lb, svcNode] : [svcNode], [edge('ROUTES_TO', lb, svcNode)])),
+          body: JSON.stringify(
+            envelope(i === 0 ? [lb, svcNode] : [svcNode], [edge('ROUTES_TO', lb, svcNode)]),
+          ),
         });
         expect(response.status).toBe(202);
         acknowledged.push(svcNode.id);
@@ -67,6 +86,7 @@ describe('restart', () => {
     const state = revived.engine.tenant('default')!;
     expect(state.graph.order).toBe(21);
     expect(state.graph.size).toBe(20);
-    for (let i = 0; i < 20; i++) expect(state.graph.getNodeAttribute(node('Service', `svc-${i}`).id, 'props')).toEqual({ n: i });
+    for (let i = 0; i < 20; i++)
+      expect(state.graph.getNodeAttribute(node('Service', `svc-${i}`).id, 'props')).toEqual({ n: i });
   });
 });

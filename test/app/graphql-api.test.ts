@@ -12,7 +12,8 @@ afterAll(async () => {
   await svc.dispose();
 });
 
-const PATH_FIELDS = 'id score priority directAccess openForSeconds reopens nodes { id name label } steps { from to type probability weightBasis }';
+const PATH_FIELDS =
+  'id score priority directAccess openForSeconds reopens nodes { id name label } steps { from to type probability weightBasis }';
 
 describe('attackPaths on the demo estate', () => {
   it('lists open paths highest score first, with nodes and steps', async () => {
@@ -21,9 +22,20 @@ describe('attackPaths on the demo estate', () => {
     const scores = attackPaths.map((p: { score: number }) => p.score);
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
     const direct = attackPaths.find((p: { directAccess: boolean }) => p.directAccess);
-    expect(direct).toMatchObject({ score: 1, priority: 'P1', steps: [], nodes: [{ name: 'acme-customer-exports', label: 'Bucket' }] });
-    const stripe = attackPaths.find((p: { nodes: { name: string }[] }) => p.nodes.at(-1)!.name === 'shop/stripe-api-key');
-    expect(stripe.nodes.map((n: { name: string }) => n.name)).toEqual(['shop-public-alb', 'checkout-api', 'shop/stripe-api-key']);
+    expect(direct).toMatchObject({
+      score: 1,
+      priority: 'P1',
+      steps: [],
+      nodes: [{ name: 'acme-customer-exports', label: 'Bucket' }],
+    });
+    const stripe = attackPaths.find(
+      (p: { nodes: { name: string }[] }) => p.nodes.at(-1)!.name === 'shop/stripe-api-key',
+    );
+    expect(stripe.nodes.map((n: { name: string }) => n.name)).toEqual([
+      'shop-public-alb',
+      'checkout-api',
+      'shop/stripe-api-key',
+    ]);
     expect(stripe.score).toBeCloseTo(0.85 * 0.6, 12);
     expect(stripe.steps[0]).toMatchObject({ type: 'ROUTES_TO', probability: 0.85, weightBasis: 'cvss' });
     for (const path of attackPaths) expect(path.id).toMatch(/^ap-[0-9a-f]{16}$/);
@@ -31,7 +43,9 @@ describe('attackPaths on the demo estate', () => {
 
   it('does not list the credential-exposed user without SEED_IAM_USERS', async () => {
     const { attackPaths } = await svc.graphql('{ attackPaths { nodes { name } } }');
-    expect(attackPaths.some((p: { nodes: { name: string }[] }) => p.nodes[0].name === 'ci-deployer')).toBe(false);
+    expect(attackPaths.some((p: { nodes: { name: string }[] }) => p.nodes[0].name === 'ci-deployer')).toBe(
+      false,
+    );
   });
 
   it('narrows by priority, minScore and target (id or name), and pages with first/after', async () => {
@@ -41,18 +55,27 @@ describe('attackPaths on the demo estate', () => {
     expect(p1.every((p: { priority: string }) => p.priority === 'P1')).toBe(true);
     const strong = (await svc.graphql('{ attackPaths(minScore: 0.5) { score } }')).attackPaths;
     expect(strong.every((p: { score: number }) => p.score >= 0.5)).toBe(true);
-    const byName = (await svc.graphql('{ attackPaths(target: "ORDERS-postgres") { id nodes { name } } }')).attackPaths;
+    const byName = (await svc.graphql('{ attackPaths(target: "ORDERS-postgres") { id nodes { name } } }'))
+      .attackPaths;
     expect(byName.length).toBeGreaterThan(0);
-    expect(byName.every((p: { nodes: { name: string }[] }) => p.nodes.at(-1)!.name === 'orders-postgres')).toBe(true);
+    expect(
+      byName.every((p: { nodes: { name: string }[] }) => p.nodes.at(-1)!.name === 'orders-postgres'),
+    ).toBe(true);
     const targetId = byName[0] && all.find((p: { id: string }) => p.id === byName[0].id).nodes.at(-1).id;
-    expect((await svc.graphql(`{ attackPaths(target: "${targetId}") { id } }`)).attackPaths).toHaveLength(byName.length);
+    expect((await svc.graphql(`{ attackPaths(target: "${targetId}") { id } }`)).attackPaths).toHaveLength(
+      byName.length,
+    );
     const first = (await svc.graphql('{ attackPaths(first: 2) { id } }')).attackPaths;
     const next = (await svc.graphql(`{ attackPaths(first: 2, after: "${first[1].id}") { id } }`)).attackPaths;
-    expect([...first, ...next].map((p: { id: string }) => p.id)).toEqual(all.slice(0, 4).map((p: { id: string }) => p.id));
+    expect([...first, ...next].map((p: { id: string }) => p.id)).toEqual(
+      all.slice(0, 4).map((p: { id: string }) => p.id),
+    );
   });
 
   it('answers a GraphQL error for an unknown cursor', async () => {
-    await expect(svc.graphql('{ attackPaths(after: "ap-0000000000000000") { id } }')).rejects.toThrow(/cursor/);
+    await expect(svc.graphql('{ attackPaths(after: "ap-0000000000000000") { id } }')).rejects.toThrow(
+      /cursor/,
+    );
   });
 
   it('reports posture and status', async () => {
@@ -61,7 +84,12 @@ describe('attackPaths on the demo estate', () => {
     );
     const p1 = (await svc.graphql('{ attackPaths(priority: P1) { id } }')).attackPaths.length;
     expect(posture).toMatchObject({ criticalPaths: p1, kevOnPaths: 0, runtimeConfirmed: 0 });
-    expect(status).toMatchObject({ prunedNodes: 0, prunedEdges: 0, lastPrunedAt: null, graph: { nodes: 14, edges: 13, pendingEdges: 0 } });
+    expect(status).toMatchObject({
+      prunedNodes: 0,
+      prunedEdges: 0,
+      lastPrunedAt: null,
+      graph: { nodes: 14, edges: 13, pendingEdges: 0 },
+    });
     expect(status.analyzer).toMatchObject({ passes: 1, upToDate: true, starts: 2, targets: 3 });
   });
 
@@ -96,8 +124,12 @@ describe('SEED_IAM_USERS on the demo estate', () => {
       await loadDemo(seeded);
       await seeded.settle();
       const { attackPaths } = await seeded.graphql('{ attackPaths { nodes { name } } }');
-      const fromUser = attackPaths.filter((p: { nodes: { name: string }[] }) => p.nodes[0].name === 'ci-deployer');
-      expect(fromUser.map((p: { nodes: { name: string }[] }) => p.nodes.map((n) => n.name))).toEqual([['ci-deployer', 'deploy-admin', 'orders-postgres']]);
+      const fromUser = attackPaths.filter(
+        (p: { nodes: { name: string }[] }) => p.nodes[0].name === 'ci-deployer',
+      );
+      expect(fromUser.map((p: { nodes: { name: string }[] }) => p.nodes.map((n) => n.name))).toEqual([
+        ['ci-deployer', 'deploy-admin', 'orders-postgres'],
+      ]);
     } finally {
       await seeded.dispose();
     }

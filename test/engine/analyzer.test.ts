@@ -12,9 +12,18 @@ afterAll(() => finder.close());
 
 function setup(config: Partial<AnalyzerConfig> = {}) {
   let clock = 1_000_000;
-  const tenant = new TenantState('t', { log: silentLog(), parkedTtlMs: 1e9, thresholds: { p1: 0.5, p2: 0.1 } });
+  const tenant = new TenantState('t', {
+    log: silentLog(),
+    parkedTtlMs: 1e9,
+    thresholds: { p1: 0.5, p2: 0.1 },
+  });
   const metrics = createMetrics();
-  const deps = { finder, metrics, config: { seedIamUsers: false, graphTtlMs: null, ...config }, now: () => clock };
+  const deps = {
+    finder,
+    metrics,
+    config: { seedIamUsers: false, graphTtlMs: null, ...config },
+    now: () => clock,
+  };
   return {
     tenant,
     metrics,
@@ -110,7 +119,12 @@ describe('analyzer pass', () => {
 
   it('has no paths without a marker on either side', async () => {
     const s = setup();
-    s.write(envelope([node('Service', 'a'), node('Database', 'b')], [edge('CONNECTS_TO', node('Service', 'a'), node('Database', 'b'))]));
+    s.write(
+      envelope(
+        [node('Service', 'a'), node('Database', 'b')],
+        [edge('CONNECTS_TO', node('Service', 'a'), node('Database', 'b'))],
+      ),
+    );
     await s.pass();
     expect(s.tenant.paths.open()).toHaveLength(0);
   });
@@ -118,7 +132,10 @@ describe('analyzer pass', () => {
   it('adds IAM users marked credential_exposed as starts only under SEED_IAM_USERS', async () => {
     const user = node('User', 'ci-bot', { credential_exposed: true });
     const role = node('IAM_Role', 'deployer');
-    const estate = envelope([user, role, db], [edge('ASSUMES', user, role, 0.8), edge('HAS_PERMISSION', role, db, 0.8)]);
+    const estate = envelope(
+      [user, role, db],
+      [edge('ASSUMES', user, role, 0.8), edge('HAS_PERMISSION', role, db, 0.8)],
+    );
     const off = setup();
     off.write(estate);
     await off.pass();

@@ -38,7 +38,10 @@ describe('GraphWriter', () => {
     writer.apply(envelope([lb, web], [edge('ROUTES_TO', lb, web, 0.5)]), 1000);
     writer.apply(envelope([], [edge('ROUTES_TO', lb, web, 0.7), edge('CONNECTS_TO', lb, web)]), 2000);
     expect(writer.graph.size).toBe(2);
-    expect(writer.graph.getEdgeAttributes(`ROUTES_TO|${lb.id}|${web.id}`)).toMatchObject({ p: 0.7, lastSeen: 2000 });
+    expect(writer.graph.getEdgeAttributes(`ROUTES_TO|${lb.id}|${web.id}`)).toMatchObject({
+      p: 0.7,
+      lastSeen: 2000,
+    });
   });
 
   it('parks an edge whose endpoint has not arrived and lands it in the write that brings it', () => {
@@ -107,7 +110,10 @@ describe('GraphWriter', () => {
 
   it('prunes nodes and edges not re-seen since the cutoff', () => {
     const { writer } = makeWriter();
-    writer.apply(envelope([lb, web, db], [edge('ROUTES_TO', lb, web), edge('HAS_PERMISSION', web, db)]), 1000);
+    writer.apply(
+      envelope([lb, web, db], [edge('ROUTES_TO', lb, web), edge('HAS_PERMISSION', web, db)]),
+      1000,
+    );
     writer.apply(envelope([lb, web], [edge('ROUTES_TO', lb, web)]), 5000);
     expect(writer.prune(2000)).toEqual({ nodes: 1, edges: 1 });
     expect(writer.graph.hasNode(db.id)).toBe(false);

@@ -8,7 +8,9 @@ export function node(label: NodeLabel, name: string, properties: Record<string, 
 }
 
 export function edge(type: EdgeType, from: EnvelopeNode, to: EnvelopeNode, p?: number): EnvelopeEdge {
-  return p === undefined ? { type, from: from.id, to: to.id } : { type, from: from.id, to: to.id, exploit_probability: p };
+  return p === undefined
+    ? { type, from: from.id, to: to.id }
+    : { type, from: from.id, to: to.id, exploit_probability: p };
 }
 
 export function envelope(nodes: EnvelopeNode[], edges: EnvelopeEdge[] = [], source = 'test'): EventEnvelope {

@@ -13,7 +13,10 @@ export async function tempDir(prefix = 'pathgate-test-'): Promise<string> {
 export interface TestService extends Service {
   dataDir: string;
   /** POSTs a JSON body to the ingest listener. */
-  ingest(body: unknown, options?: { source?: string; tenant?: string; query?: string }): Promise<{ status: number; json: any; headers: Record<string, unknown> }>;
+  ingest(
+    body: unknown,
+    options?: { source?: string; tenant?: string; query?: string },
+  ): Promise<{ status: number; json: any; headers: Record<string, unknown> }>;
   /** Runs a GraphQL query on the API listener and returns `data` (throws on errors). */
   graphql(query: string, options?: { tenant?: string; variables?: Record<string, unknown> }): Promise<any>;
   /** Waits for every acknowledged record to reach the graph, then runs an analyzer pass. */
@@ -22,7 +25,10 @@ export interface TestService extends Service {
   dispose(options?: { keepData?: boolean }): Promise<void>;
 }
 
-export async function makeService(env: Record<string, string> = {}, options: { dataDir?: string; now?: () => number } = {}): Promise<TestService> {
+export async function makeService(
+  env: Record<string, string> = {},
+  options: { dataDir?: string; now?: () => number } = {},
+): Promise<TestService> {
   const dataDir = options.dataDir ?? (await tempDir());
   const settings = loadSettings({ ANALYZER_THREADS: '1', ...env, DATA_DIR: dataDir }, { demoData: false });
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });

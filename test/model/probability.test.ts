@@ -1,20 +1,30 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { EDGE_TYPE_PROBABILITY, RESOURCE_SCOPED_FACTOR, clampProbability, priceHop } from '../../src/model/probability.js';
+import {
+  EDGE_TYPE_PROBABILITY,
+  RESOURCE_SCOPED_FACTOR,
+  clampProbability,
+  priceHop,
+} from '../../src/model/probability.js';
 import { EDGE_TYPES } from '../../src/graph/vocabulary.js';
 
 const doc = readFileSync(new URL('../../docs/model.md', import.meta.url), 'utf8');
 
 describe('probability table', () => {
   it('prices every edge type of the vocabulary, exactly as docs/model.md lists it', () => {
-    const documented = Object.fromEntries([...doc.matchAll(/^\| `([A-Z_]+)` \| ([\d.]+) \|/gm)].map((m) => [m[1], Number(m[2])]));
+    const documented = Object.fromEntries(
+      [...doc.matchAll(/^\| `([A-Z_]+)` \| ([\d.]+) \|/gm)].map((m) => [m[1], Number(m[2])]),
+    );
     expect(Object.keys(EDGE_TYPE_PROBABILITY).sort()).toEqual([...EDGE_TYPES].sort());
     expect(documented).toEqual(EDGE_TYPE_PROBABILITY);
   });
 
   it('lets an explicit probability win, with its declared basis or heuristic', () => {
     expect(priceHop({ type: 'ROUTES_TO', p: 0.12, lastSeen: 0 })).toEqual({ p: 0.12, basis: 'heuristic' });
-    expect(priceHop({ type: 'ROUTES_TO', p: 0.97, basis: 'kev', lastSeen: 0 })).toEqual({ p: 0.97, basis: 'kev' });
+    expect(priceHop({ type: 'ROUTES_TO', p: 0.97, basis: 'kev', lastSeen: 0 })).toEqual({
+      p: 0.97,
+      basis: 'kev',
+    });
   });
 
   it('halves a resource-scoped escalation without explicit probability', () => {

@@ -12,7 +12,9 @@ export function createEventsSource(): IngestSource {
     normalize({ body }) {
       const check = validate(body);
       if (!check.ok) {
-        const vocabulary = check.errors.some((e) => e.detail.startsWith('unknown node label') || e.detail.startsWith('unknown edge type'));
+        const vocabulary = check.errors.some(
+          (e) => e.detail.startsWith('unknown node label') || e.detail.startsWith('unknown edge type'),
+        );
         const first = check.errors[0];
         throw new ProblemError(
           vocabulary ? 'unknown-vocabulary' : 'invalid-payload',
