@@ -4,5 +4,11 @@ import { loadSettings } from '../src/config/settings.js';
 import { startService } from '../app/service.js';
 
 const settings = loadSettings(process.env, { demoData: false });
-const service = await startService({ settings, demo: false, logger: pino({ level: process.env.LOG_LEVEL ?? 'warn' }) });
-process.stdout.write(`${JSON.stringify({ ingestUrl: service.ingestUrl, apiUrl: service.apiUrl, pid: process.pid })}\n`);
+const service = await startService({
+  settings,
+  demo: false,
+  logger: pino({ level: process.env.LOG_LEVEL ?? 'warn' }),
+});
+process.stdout.write(
+  `${JSON.stringify({ ingestUrl: service.ingestUrl, apiUrl: service.apiUrl, pid: process.pid })}\n`,
+);
