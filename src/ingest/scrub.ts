@@ -49,7 +49,7 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
   },
   {
     kind: 'secret-assignment',
-    pattern: /\b(?:[A-Za-z0-9_]*_)?(?:secret|password|passwd|pwd|api_?key|apikey|token|client_secret|access_key|private_key)\s*=\s*["']?([^\s"'&;,]{6,})/gi,
+    pattern: /\b(?:[A-Za-z0-9_]*_)?(?:secret|password|passwd|pwd|api_?key|apikey|token|client_secret|access_key|private_key)\s*=\s*["']?(?!\*\*\*redacted:)([^\s"'&;,]{6,})/gi,
     description: '`secret=`, `password=`, `api_key=`, `token=` ... assignments: the value after `=`',
     valueGroup: 1,
   },
