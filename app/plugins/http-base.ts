@@ -1,6 +1,6 @@
 // What both listeners share: request ids, the 32 MiB body limit, problem+json for every error, and the
 // 404 handler. Only app/service.ts listens; tests build the same app and call inject().
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { problem, ProblemError, type Problem } from '../../src/http/problems.js';
 
@@ -12,7 +12,7 @@ const INBOUND_REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/;
 
 export function createHttpApp(options: { logger: Logger; name: string }): FastifyInstance {
   const app = Fastify({
-    loggerInstance: options.logger.child({ listener: options.name }),
+    loggerInstance: options.logger.child({ listener: options.name }) as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT,
     requestIdHeader: false,
     genReqId: (req) => {
@@ -22,6 +22,8 @@ export function createHttpApp(options: { logger: Logger; name: string }): Fastif
     disableRequestLogging: false,
     return503OnClosing: true,
   });
+  // JSON only: fastify also parses text/plain by default, which would turn a wrong body into a 400.
+  app.removeContentTypeParser('text/plain');
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

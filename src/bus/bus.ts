@@ -5,6 +5,8 @@ import type { EventEnvelope } from '../ingest/envelope.js';
 /** One bus message: one chunk (at most 1 MiB serialized) of one ingest batch. */
 export interface BusRecord {
   tenant: string;
+  /** The ingest source (route) that accepted the batch, e.g. `events`. */
+  ingestSource: string;
   batchId: string;
   /** 0-based position of this chunk within its batch, and the batch's chunk count. */
   chunk: number;

@@ -89,7 +89,7 @@ export async function createEngine(deps: EngineDeps) {
     batches.track({
       id: d.batchId,
       tenant: d.tenant,
-      source: d.envelope.source,
+      source: d.ingestSource,
       chunks: d.chunks,
       nodes: 0,
       edges: 0,

@@ -73,6 +73,7 @@ export function createIngestPipeline(deps: IngestPipelineDeps) {
     const batchId = `b-${randomUUID()}`;
     const records: BusRecord[] = chunks.map((envelope, chunk) => ({
       tenant: request.tenant,
+      ingestSource: source.name,
       batchId,
       chunk,
       chunks: chunks.length,

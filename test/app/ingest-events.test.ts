@@ -39,7 +39,7 @@ describe('POST /ingest/events', () => {
       chunksApplied: 1,
       nodes: 3,
       edges: 2,
-      source: 'test',
+      source: 'events',
     });
     expect(await graphSize()).toEqual({ nodes: 3, edges: 2 });
   });
@@ -97,7 +97,7 @@ describe('POST /ingest/events', () => {
     [
       'an edge endpoint with an unknown label',
       { ...estate, edges: [{ type: 'ROUTES_TO', from: 'Spaceship:0123456789abcdef', to: app.id }] },
-      'invalid-payload',
+      'unknown-vocabulary',
       '/edges/0/from',
       'Spaceship:0123456789abcdef',
     ],

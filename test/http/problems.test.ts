@@ -4,7 +4,7 @@ import { PROBLEMS, problem, problemTypeUri } from '../../src/http/problems.js';
 
 const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
 const documented = new Map(
-  [...doc.matchAll(/^\| `([a-z-]+)` \| (\d{3}) \|/gm)].map((m) => [m[1], Number(m[2])] as const),
+  [...doc.matchAll(/^\|\s*`([a-z-]+)`\s*\|\s*(\d{3})\s*\|/gm)].map((m) => [m[1], Number(m[2])] as const),
 );
 
 describe('problem catalog', () => {

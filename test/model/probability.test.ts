@@ -13,7 +13,7 @@ const doc = readFileSync(new URL('../../docs/model.md', import.meta.url), 'utf8'
 describe('probability table', () => {
   it('prices every edge type of the vocabulary, exactly as docs/model.md lists it', () => {
     const documented = Object.fromEntries(
-      [...doc.matchAll(/^\| `([A-Z_]+)` \| ([\d.]+) \|/gm)].map((m) => [m[1], Number(m[2])]),
+      [...doc.matchAll(/^\|\s*`([A-Z_]+)`\s*\|\s*([\d.]+)\s*\|/gm)].map((m) => [m[1], Number(m[2])]),
     );
     expect(Object.keys(EDGE_TYPE_PROBABILITY).sort()).toEqual([...EDGE_TYPES].sort());
     expect(documented).toEqual(EDGE_TYPE_PROBABILITY);
