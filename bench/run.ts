@@ -72,8 +72,8 @@ async function* envelopes(file: string): AsyncGenerator<string> {
   };
   for await (const raw of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
     const line = raw.trim().replace(/,$/, '');
-    if (line.startsWith('"nodes"')) section = 'nodes';
-    else if (line.startsWith('],"edges"') || line.startsWith('"edges"')) {
+    if (line.endsWith('"nodes":[')) section = 'nodes';
+    else if (line.endsWith('"edges":[')) {
       if (items.length) yield flush();
       section = 'edges';
     } else if (line.startsWith('{"id"') || line.startsWith('{"type"')) {
@@ -155,7 +155,9 @@ async function runOne(nodes: number): Promise<void> {
     }
     const acknowledged = performance.now();
     let status: BenchStatus;
+    const deadline = Date.now() + 15 * 60_000;
     for (;;) {
+      if (Date.now() > deadline) throw new Error('bench: the analyzer did not catch up within 15 minutes');
       status = (
         await graphql<{ status: BenchStatus }>(
           apiUrl,

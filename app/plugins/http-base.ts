@@ -19,7 +19,6 @@ export function createHttpApp(options: { logger: Logger; name: string }): Fastif
       const inbound = req.headers['x-request-id'];
       return typeof inbound === 'string' && INBOUND_REQUEST_ID.test(inbound) ? inbound : crypto.randomUUID();
     },
-    disableRequestLogging: false,
     return503OnClosing: true,
   });
   // JSON only: fastify also parses text/plain by default, which would turn a wrong body into a 400.

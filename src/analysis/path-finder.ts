@@ -25,11 +25,15 @@ function unpack(result: PathJobResult): PairPath[] {
   return out;
 }
 
-/** Starts the worker from compiled JS, or from TypeScript through tsx when running from source (tests). */
+/**
+ * Starts the worker from compiled JS; when running from TypeScript source (tests), a two-line bootstrap
+ * registers tsx inside the worker first, since loader flags in execArgv do not reach worker threads.
+ */
 function spawnWorker(): Worker {
-  const fromSource = import.meta.url.endsWith('.ts');
-  const url = new URL(fromSource ? './path-worker.ts' : './path-worker.js', import.meta.url);
-  return new Worker(url, fromSource ? { execArgv: ['--import', 'tsx'] } : {});
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./path-worker.js', import.meta.url));
+  const entry = JSON.stringify(new URL('./path-worker.ts', import.meta.url).href);
+  const bootstrap = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${entry}); });`;
+  return new Worker(bootstrap, { eval: true });
 }
 
 export function createPathFinder(options: { threads: number }): PathFinder {
