@@ -14,10 +14,12 @@ export interface BusRecord {
   /** Epoch ms at which ingest accepted the batch; the writer stamps `last_seen` with it. */
   receivedAt: number;
   envelope: EventEnvelope;
+  /** `envelope` as JSON when the producer already has it: a journaling bus writes it instead of re-serializing. */
+  envelopeJson?: string;
 }
 
 /** A delivered record with its position in the bus's total order. */
-export interface Delivery extends BusRecord {
+export interface Delivery extends Omit<BusRecord, 'envelopeJson'> {
   seq: number;
 }
 

@@ -1,7 +1,8 @@
 // The embedded bus's append-only journal: segment files under one folder, one record per line,
-// `<seq> <crc32 hex> <json>\n`. Appends are group-committed (one fsync for all queued) and resolve only
-// once synced. On open, a torn final record (a crash mid-write) is cut off; damage anywhere else stops
-// the open with the file and offset, rather than silently dropping acknowledged data.
+// `<seq> <json>\n`, each group commit closed by `~<last seq> <crc32 hex of the commit's record lines>\n`.
+// Appends are group-committed (one write and one fsync for all queued) and resolve only once synced; a
+// commit is all or nothing. On open, a torn final commit (a crash mid-write) is cut off; damage anywhere
+// else stops the open with the file and offset, rather than silently dropping acknowledged data.
 import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, readFile, rm, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
@@ -25,19 +26,22 @@ interface Pending {
 
 export class JournalError extends Error {}
 
-function encode(seq: number, json: string): string {
-  return `${seq} ${crc32(json).toString(16).padStart(8, '0')} ${json}\n`;
+function commitLine(lastSeq: number, crc: number): string {
+  return `~${lastSeq} ${crc.toString(16).padStart(8, '0')}\n`;
 }
 
-/** Parses one line; undefined when it is torn or corrupt. */
-function decode(line: string): { seq: number; json: string } | undefined {
-  const a = line.indexOf(' ');
-  const b = line.indexOf(' ', a + 1);
-  if (a <= 0 || b !== a + 9) return undefined;
-  const seq = Number(line.slice(0, a));
-  const json = line.slice(b + 1);
-  if (!Number.isSafeInteger(seq) || crc32(json).toString(16).padStart(8, '0') !== line.slice(a + 1, b)) return undefined;
-  return { seq, json };
+type Line = { kind: 'record'; seq: number; json: string } | { kind: 'commit'; lastSeq: number; crc: number } | undefined;
+
+function decode(line: string): Line {
+  if (line.startsWith('~')) {
+    const space = line.indexOf(' ');
+    const lastSeq = Number(line.slice(1, space));
+    const crc = Number.parseInt(line.slice(space + 1), 16);
+    return space > 1 && Number.isSafeInteger(lastSeq) && line.length === space + 9 && !Number.isNaN(crc) ? { kind: 'commit', lastSeq, crc } : undefined;
+  }
+  const space = line.indexOf(' ');
+  const seq = Number(line.slice(0, space));
+  return space > 0 && Number.isSafeInteger(seq) ? { kind: 'record', seq, json: line.slice(space + 1) } : undefined;
 }
 
 export class Journal {
@@ -80,36 +84,57 @@ export class Journal {
     return new Journal(dir, segments, handle, tailBytes, nextSeq, totalBytes, options.rotateAt ?? SEGMENT_BYTES);
   }
 
-  /** Validates the active segment, cutting off a torn final record. */
+  /** Validates the active segment commit by commit, cutting off a torn final commit. */
   private static async recoverTail(segment: Segment): Promise<{ lastSeq: number | null; bytes: number }> {
     const buffer = await readFile(segment.file);
     let offset = 0;
+    let committedAt = 0;
     let lastSeq: number | null = null;
+    let expected: number | null = null;
+    let crc = 0;
+    let torn = false;
     while (offset < buffer.length) {
       const end = buffer.indexOf(10, offset);
-      const record = end < 0 ? undefined : decode(buffer.toString('utf8', offset, end));
-      if (!record || (lastSeq !== null && record.seq !== lastSeq + 1)) {
-        // Only the very end may be damaged: a crash can tear the last write, nothing else.
-        const rest = end < 0 ? [] : buffer.toString('utf8', end + 1).split('\n').filter(Boolean);
-        if (rest.some((line) => decode(line) !== undefined)) {
-          throw new JournalError(`journal: ${segment.file} is damaged at byte ${offset}, with intact records after it; refusing to drop them`);
-        }
-        const handle = await open(segment.file, 'r+');
-        await handle.truncate(offset);
-        await handle.sync();
-        await handle.close();
+      if (end < 0) {
+        torn = true;
         break;
       }
-      lastSeq = record.seq;
+      const line = decode(buffer.toString('utf8', offset, end));
+      if (line?.kind === 'record' && (expected === null || line.seq === expected + 1)) {
+        crc = crc32(buffer.subarray(offset, end + 1), crc);
+        expected = line.seq;
+      } else if (line?.kind === 'commit' && line.lastSeq === expected && line.crc === crc) {
+        lastSeq = expected;
+        committedAt = end + 1;
+        crc = 0;
+      } else {
+        torn = true;
+        break;
+      }
       offset = end + 1;
     }
-    return { lastSeq, bytes: Math.min(offset, buffer.length) };
+    if (torn || committedAt < buffer.length) {
+      // Only the last commit may be damaged: a crash can tear the last write, nothing before it.
+      const rest = buffer.toString('utf8', committedAt).split('\n').slice(1);
+      if (rest.some((line) => decode(line)?.kind === 'commit')) {
+        throw new JournalError(`journal: ${segment.file} is damaged at byte ${committedAt}, with committed records after it; refusing to drop them`);
+      }
+      const handle = await open(segment.file, 'r+');
+      await handle.truncate(committedAt);
+      await handle.sync();
+      await handle.close();
+    }
+    return { lastSeq, bytes: committedAt };
   }
 
   /** Appends records in order; resolves with their sequence numbers once they are on disk. */
   append(records: unknown[]): Promise<number[]> {
+    return this.appendSerialized(records.map((r) => JSON.stringify(r)));
+  }
+
+  /** Appends records already serialized as single-line JSON (the bus reuses ingest's serialization). */
+  appendSerialized(lines: string[]): Promise<number[]> {
     if (this.closed) return Promise.reject(new JournalError('journal: closed'));
-    const lines = records.map((r) => JSON.stringify(r));
     return new Promise((resolve, reject) => {
       this.queue.push({ lines, resolve, reject });
       this.flushing ??= this.flush();
@@ -121,29 +146,30 @@ export class Journal {
       while (this.queue.length) {
         const batch = this.queue;
         this.queue = [];
-        const firstSeq = this.nextSeq;
         try {
           if (this.segmentBytes >= this.rotateAt) await this.rotate();
-          let seq = firstSeq;
+          let seq = this.nextSeq;
           const seqs: number[][] = [];
           const text: string[] = [];
           for (const pending of batch) {
             const own: number[] = [];
             for (const json of pending.lines) {
-              text.push(encode(seq, json));
+              text.push(`${seq} ${json}\n`);
               own.push(seq++);
             }
             seqs.push(own);
           }
-          const data = Buffer.from(text.join(''), 'utf8');
-          await this.handle.write(data);
+          const records = Buffer.from(text.join(''), 'utf8');
+          const commit = Buffer.from(commitLine(seq - 1, crc32(records)), 'utf8');
+          await this.handle.writev([records, commit]);
           await this.handle.datasync();
           this.nextSeq = seq;
-          this.segmentBytes += data.length;
-          this.totalBytes += data.length;
+          const written = records.length + commit.length;
+          this.segmentBytes += written;
+          this.totalBytes += written;
           batch.forEach((pending, i) => pending.resolve(seqs[i]));
         } catch (error) {
-          // Cut whatever of this batch reached the file, so no unacknowledged record is replayed.
+          // Cut whatever of this commit reached the file, so no unacknowledged record is replayed.
           await this.handle.truncate(this.segmentBytes).catch(() => undefined);
           const failure = new JournalError(`journal: write to ${this.segments[this.segments.length - 1].file} failed: ${(error as Error).message}`);
           for (const pending of batch) pending.reject(failure);
@@ -163,24 +189,41 @@ export class Journal {
     this.segmentBytes = 0;
   }
 
-  /** Calls `onRecord` for every record with seq > afterSeq, in order, awaiting each. */
+  /** Calls `onRecord` for every committed record with seq > afterSeq, in order, awaiting each. */
   async replay(afterSeq: number, onRecord: (seq: number, record: unknown) => void | Promise<void>): Promise<number> {
     let count = 0;
-    const limit = this.nextSeq;
-    for (let i = 0; i < this.segments.length; i++) {
-      const segment = this.segments[i];
-      const next = this.segments[i + 1];
+    // Read only what was committed when the replay began: appends may go on meanwhile.
+    const segments = [...this.segments];
+    const activeBytes = this.segmentBytes;
+    for (let i = 0; i < segments.length; i++) {
+      const segment = segments[i];
+      const next = segments[i + 1];
       if (next && next.firstSeq <= afterSeq + 1) continue;
+      if (!next && activeBytes === 0) break;
       let offset = 0;
-      const lines = createInterface({ input: createReadStream(segment.file, { encoding: 'utf8' }), crlfDelay: Infinity });
-      for await (const line of lines) {
-        const record = decode(line);
-        if (!record) throw new JournalError(`journal: ${segment.file} has a damaged record at byte ${offset}`);
-        offset += Buffer.byteLength(line) + 1;
-        if (record.seq <= afterSeq) continue;
-        if (record.seq >= limit) break;
-        await onRecord(record.seq, JSON.parse(record.json));
-        count++;
+      let crc = 0;
+      let pending: { seq: number; json: string }[] = [];
+      const input = createReadStream(segment.file, { encoding: 'utf8', ...(next ? {} : { end: activeBytes - 1 }) });
+      const lines = createInterface({ input, crlfDelay: Infinity });
+      for await (const text of lines) {
+        const line = decode(text);
+        const at = offset;
+        offset += Buffer.byteLength(text) + 1;
+        if (line?.kind === 'record') {
+          crc = crc32(`${text}\n`, crc);
+          pending.push(line);
+          continue;
+        }
+        if (line?.kind !== 'commit' || line.crc !== crc || (pending.length && pending[pending.length - 1].seq !== line.lastSeq)) {
+          throw new JournalError(`journal: ${segment.file} has a damaged commit at byte ${at}`);
+        }
+        for (const record of pending) {
+          if (record.seq <= afterSeq) continue;
+          await onRecord(record.seq, JSON.parse(record.json));
+          count++;
+        }
+        pending = [];
+        crc = 0;
       }
     }
     return count;

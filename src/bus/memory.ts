@@ -10,6 +10,12 @@ export interface EmbeddedBus extends Bus {
   compact(uptoSeq: number): Promise<void>;
 }
 
+/** A record as one JSON line, splicing in the envelope's JSON when the producer supplied it. */
+export function serializeRecord(record: BusRecord): string {
+  const { envelope, envelopeJson, ...meta } = record;
+  return `${JSON.stringify(meta).slice(0, -1)},"envelope":${envelopeJson ?? JSON.stringify(envelope)}}`;
+}
+
 export async function createEmbeddedBus(options: { dir: string; afterSeq?: number; logger?: Log; rotateAt?: number }): Promise<EmbeddedBus> {
   const journal = await Journal.open(options.dir, { rotateAt: options.rotateAt });
   const log = options.logger;
@@ -45,8 +51,8 @@ export async function createEmbeddedBus(options: { dir: string; afterSeq?: numbe
 
   const bus: EmbeddedBus = {
     async publish(records: BusRecord[]): Promise<void> {
-      const seqs = await journal.append(records);
-      records.forEach((record, i) => queue.push({ ...record, seq: seqs[i] }));
+      const seqs = await journal.appendSerialized(records.map(serializeRecord));
+      records.forEach(({ envelopeJson: _json, ...record }, i) => queue.push({ ...record, seq: seqs[i] }));
       pump();
     },
     consume(h: BusHandler): void {

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Bus, BusRecord } from '../bus/bus.js';
 import { ProblemError } from '../http/problems.js';
-import { ChunkError, chunkEnvelope } from '../ingest/chunk.js';
+import { ChunkError, chunkEnvelope, type Chunk } from '../ingest/chunk.js';
 import type { BatchTracker } from '../ingest/batches.js';
 import type { EventEnvelope } from '../ingest/envelope.js';
 import { scrubEnvelope } from '../ingest/scrub.js';
@@ -54,7 +54,7 @@ export function createIngestPipeline(deps: IngestPipelineDeps) {
     }
     let nodes = 0;
     let edges = 0;
-    const chunks: EventEnvelope[] = [];
+    const chunks: Chunk[] = [];
     for (const envelope of envelopes) {
       if (deps.scrub) {
         for (const r of scrubEnvelope(envelope).redactions)
@@ -71,7 +71,7 @@ export function createIngestPipeline(deps: IngestPipelineDeps) {
       }
     }
     const batchId = `b-${randomUUID()}`;
-    const records: BusRecord[] = chunks.map((envelope, chunk) => ({
+    const records: BusRecord[] = chunks.map(({ envelope, json }, chunk) => ({
       tenant: request.tenant,
       ingestSource: source.name,
       batchId,
@@ -79,6 +79,7 @@ export function createIngestPipeline(deps: IngestPipelineDeps) {
       chunks: chunks.length,
       receivedAt,
       envelope,
+      envelopeJson: json,
     }));
     batches.track({
       id: batchId,

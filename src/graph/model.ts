@@ -9,6 +9,8 @@ export interface NodeAttributes {
   props: Record<string, unknown>;
   /** Epoch ms of the last observation (the ingest time of the report that last carried the node). */
   lastSeen: number;
+  /** Scratch for the analysis compiler: this node's index in the last compiled form. Not persisted. */
+  compileIndex?: number;
 }
 
 /** Attributes of an edge as stored; edges are keyed by (type, from, to). */

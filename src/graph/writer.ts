@@ -94,15 +94,17 @@ export class GraphWriter {
       this.drop('malformed', { source, from: edge?.from, to: edge?.to }, result);
       return;
     }
-    for (const end of [edge.from, edge.to]) {
-      if (!isNodeLabel(idLabel(end))) {
-        this.drop('unknown_label', { source, id: end }, result);
+    const key = edgeKey(type, edge.from, edge.to);
+    const fromMissing = !this.graph.hasNode(edge.from);
+    const toMissing = !this.graph.hasNode(edge.to);
+    if (fromMissing || toMissing) {
+      // A node in the graph passed the vocabulary check when it landed; only absent endpoints need one.
+      const missing = fromMissing && toMissing ? [edge.from, edge.to] : [fromMissing ? edge.from : edge.to];
+      const bad = missing.find((id) => !isNodeLabel(idLabel(id)));
+      if (bad !== undefined) {
+        this.drop('unknown_label', { source, id: bad }, result);
         return;
       }
-    }
-    const key = edgeKey(type, edge.from, edge.to);
-    const missing = [edge.from, edge.to].filter((id) => !this.graph.hasNode(id));
-    if (missing.length) {
       this.park(key, edge, receivedAt, missing);
       result.parked++;
       return;

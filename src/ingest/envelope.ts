@@ -64,8 +64,9 @@ export const ENVELOPE_SCHEMA = {
         additionalProperties: false,
         properties: {
           type: { enum: [...EDGE_TYPES] },
-          from: { type: 'string', pattern: '^[A-Za-z_]+:[0-9a-f]{16}$' },
-          to: { type: 'string', pattern: '^[A-Za-z_]+:[0-9a-f]{16}$' },
+          // Their shape and label are checked after the schema, with a message naming the label.
+          from: { type: 'string' },
+          to: { type: 'string' },
           exploit_probability: { type: 'number', minimum: 0, maximum: 1 },
           weight_basis: { enum: [...WEIGHT_BASES] },
           resource_scoped: { type: 'boolean' },
@@ -162,13 +163,12 @@ export function createEnvelopeValidator(): (body: unknown) => EnvelopeCheck {
     const edges = envelope.edges;
     for (let i = 0; i < edges.length && errors.length < MAX_REPORTED_ERRORS; i++) {
       for (const end of ['from', 'to'] as const) {
-        const label = idLabel(edges[i][end]);
-        if (!isNodeLabel(label)) {
-          errors.push({
-            pointer: `/edges/${i}/${end}`,
-            value: edges[i][end],
-            detail: `unknown node label ${JSON.stringify(label)} in node id ${JSON.stringify(edges[i][end])}`,
-          });
+        const id = edges[i][end];
+        const label = idLabel(id);
+        if (label === undefined) {
+          errors.push({ pointer: `/edges/${i}/${end}`, value: id, detail: `${JSON.stringify(id)} is not a node id (<Label>:<16 hex>)` });
+        } else if (!isNodeLabel(label)) {
+          errors.push({ pointer: `/edges/${i}/${end}`, value: id, detail: `unknown node label ${JSON.stringify(label)} in node id ${JSON.stringify(id)}` });
         }
       }
       if (edges[i].from === edges[i].to) {
