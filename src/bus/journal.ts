@@ -115,8 +115,10 @@ export class Journal {
     }
     if (torn || committedAt < buffer.length) {
       // Only the last commit may be damaged: a crash can tear the last write, nothing before it.
-      const rest = buffer.toString('utf8', committedAt).split('\n').slice(1);
-      if (rest.some((line) => decode(line)?.kind === 'commit')) {
+      // Torn: the last commit's records, maybe its (bad) commit line, and nothing after that line.
+      const rest = buffer.toString('utf8', committedAt).split('\n');
+      const commitAt = rest.findIndex((line) => line.startsWith('~'));
+      if (commitAt >= 0 && rest.slice(commitAt + 1).some((line) => line.length > 0)) {
         throw new JournalError(`journal: ${segment.file} is damaged at byte ${committedAt}, with committed records after it; refusing to drop them`);
       }
       const handle = await open(segment.file, 'r+');
