@@ -174,10 +174,17 @@ async function runOne(nodes: number): Promise<void> {
         await new Promise((r) => setTimeout(r, 20));
       }
     };
-    let status = await waitFor((s) => s.graph.nodes === nodes && s.analyzer.upToDate && s.analyzer.passes > 0);
+    let status = await waitFor(
+      (s) => s.graph.nodes === nodes && s.analyzer.upToDate && s.analyzer.passes > 0,
+    );
     const ready = performance.now();
     const first = status.analyzer;
-    const paths = (await graphql<{ attackPaths: { score: number; directAccess: boolean }[] }>(apiUrl, '{ attackPaths { score directAccess } }')).attackPaths;
+    const paths = (
+      await graphql<{ attackPaths: { score: number; directAccess: boolean }[] }>(
+        apiUrl,
+        '{ attackPaths { score directAccess } }',
+      )
+    ).attackPaths;
     const routed = paths.filter((p) => !p.directAccess);
     const checksum = routed.reduce((sum, p) => sum + Math.log(p.score), 0);
 
@@ -186,7 +193,10 @@ async function runOne(nodes: number): Promise<void> {
     const steady: BenchStatus['analyzer'][] = [];
     for (let round = 1; round <= 3; round++) {
       const passes = status.analyzer.passes;
-      const repriced = edgeLine.replace(/"exploit_probability":[\d.]+/, `"exploit_probability":${(0.5 + round / 10).toFixed(2)}`);
+      const repriced = edgeLine.replace(
+        /"exploit_probability":[\d.]+/,
+        `"exploit_probability":${(0.5 + round / 10).toFixed(2)}`,
+      );
       const nudge = await fetch(`${ingestUrl}/ingest/events`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -202,15 +212,23 @@ async function runOne(nodes: number): Promise<void> {
     const limit = yardstick(file);
     const pass = (a: BenchStatus['analyzer']) =>
       `${a.lastPassSeconds.toFixed(3)} s (compile ${a.compileSeconds.toFixed(3)} s, pathfinding ${a.pathfindingSeconds.toFixed(3)} s)`;
-    console.log(`estate ${nodes} nodes, ${status.graph.edges} edges (${(fileBytes / 1048576).toFixed(0)} MiB file, ${requests} requests)`);
-    console.log(`  ingest: ${records} records in ${ingestSeconds.toFixed(2)} s = ${Math.round(records / ingestSeconds)} nodes+edges/s (acknowledged, durable)`);
+    console.log(
+      `estate ${nodes} nodes, ${status.graph.edges} edges (${(fileBytes / 1048576).toFixed(0)} MiB file, ${requests} requests)`,
+    );
+    console.log(
+      `  ingest: ${records} records in ${ingestSeconds.toFixed(2)} s = ${Math.round(records / ingestSeconds)} nodes+edges/s (acknowledged, durable)`,
+    );
     console.log(`  ingest -> paths ready: ${((ready - began) / 1000).toFixed(2)} s`);
     console.log(`  first analyzer pass: ${pass(first)} starts=${first.starts} targets=${first.targets}`);
     console.log(`  steady analyzer pass (best of 3 after one repriced hop): ${pass(best)}`);
     console.log(`  paths: ${routed.length} pairs, checksum_logscore=${checksum.toFixed(6)}`);
     if (limit) {
-      const agree = limit.pairs === routed.length && Math.abs(limit.checksum - checksum) <= 1e-6 * Math.max(1, Math.abs(limit.checksum));
-      console.log(`  yardstick: paths ${limit.seconds.toFixed(3)} s, pairs=${limit.pairs} checksum=${limit.checksum.toFixed(6)} (${agree ? 'same answer' : 'DIFFERENT ANSWER'})`);
+      const agree =
+        limit.pairs === routed.length &&
+        Math.abs(limit.checksum - checksum) <= 1e-6 * Math.max(1, Math.abs(limit.checksum));
+      console.log(
+        `  yardstick: paths ${limit.seconds.toFixed(3)} s, pairs=${limit.pairs} checksum=${limit.checksum.toFixed(6)} (${agree ? 'same answer' : 'DIFFERENT ANSWER'})`,
+      );
       console.log(
         `  ratio to the yardstick: pathfinding ${(best.pathfindingSeconds / limit.seconds).toFixed(2)}x (first pass ${(first.pathfindingSeconds / limit.seconds).toFixed(2)}x), whole steady pass ${(best.lastPassSeconds / limit.seconds).toFixed(2)}x`,
       );

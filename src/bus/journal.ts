@@ -30,18 +30,25 @@ function commitLine(lastSeq: number, crc: number): string {
   return `~${lastSeq} ${crc.toString(16).padStart(8, '0')}\n`;
 }
 
-type Line = { kind: 'record'; seq: number; json: string } | { kind: 'commit'; lastSeq: number; crc: number } | undefined;
+type Line =
+  | { kind: 'record'; seq: number; json: string }
+  | { kind: 'commit'; lastSeq: number; crc: number }
+  | undefined;
 
 function decode(line: string): Line {
   if (line.startsWith('~')) {
     const space = line.indexOf(' ');
     const lastSeq = Number(line.slice(1, space));
     const crc = Number.parseInt(line.slice(space + 1), 16);
-    return space > 1 && Number.isSafeInteger(lastSeq) && line.length === space + 9 && !Number.isNaN(crc) ? { kind: 'commit', lastSeq, crc } : undefined;
+    return space > 1 && Number.isSafeInteger(lastSeq) && line.length === space + 9 && !Number.isNaN(crc)
+      ? { kind: 'commit', lastSeq, crc }
+      : undefined;
   }
   const space = line.indexOf(' ');
   const seq = Number(line.slice(0, space));
-  return space > 0 && Number.isSafeInteger(seq) ? { kind: 'record', seq, json: line.slice(space + 1) } : undefined;
+  return space > 0 && Number.isSafeInteger(seq)
+    ? { kind: 'record', seq, json: line.slice(space + 1) }
+    : undefined;
 }
 
 export class Journal {
@@ -81,7 +88,15 @@ export class Journal {
     }
     const handle = await open(segments[segments.length - 1].file, 'a');
     await syncDir(dir);
-    return new Journal(dir, segments, handle, tailBytes, nextSeq, totalBytes, options.rotateAt ?? SEGMENT_BYTES);
+    return new Journal(
+      dir,
+      segments,
+      handle,
+      tailBytes,
+      nextSeq,
+      totalBytes,
+      options.rotateAt ?? SEGMENT_BYTES,
+    );
   }
 
   /** Validates the active segment commit by commit, cutting off a torn final commit. */
@@ -119,7 +134,9 @@ export class Journal {
       const rest = buffer.toString('utf8', committedAt).split('\n');
       const commitAt = rest.findIndex((line) => line.startsWith('~'));
       if (commitAt >= 0 && rest.slice(commitAt + 1).some((line) => line.length > 0)) {
-        throw new JournalError(`journal: ${segment.file} is damaged at byte ${committedAt}, with committed records after it; refusing to drop them`);
+        throw new JournalError(
+          `journal: ${segment.file} is damaged at byte ${committedAt}, with committed records after it; refusing to drop them`,
+        );
       }
       const handle = await open(segment.file, 'r+');
       await handle.truncate(committedAt);
@@ -173,7 +190,9 @@ export class Journal {
         } catch (error) {
           // Cut whatever of this commit reached the file, so no unacknowledged record is replayed.
           await this.handle.truncate(this.segmentBytes).catch(() => undefined);
-          const failure = new JournalError(`journal: write to ${this.segments[this.segments.length - 1].file} failed: ${(error as Error).message}`);
+          const failure = new JournalError(
+            `journal: write to ${this.segments[this.segments.length - 1].file} failed: ${(error as Error).message}`,
+          );
           for (const pending of batch) pending.reject(failure);
         }
       }
@@ -184,7 +203,10 @@ export class Journal {
 
   private async rotate(): Promise<void> {
     await this.handle.close();
-    const segment = { firstSeq: this.nextSeq, file: path.join(this.dir, `${String(this.nextSeq).padStart(12, '0')}.log`) };
+    const segment = {
+      firstSeq: this.nextSeq,
+      file: path.join(this.dir, `${String(this.nextSeq).padStart(12, '0')}.log`),
+    };
     this.handle = await open(segment.file, 'a');
     await syncDir(this.dir);
     this.segments.push(segment);
@@ -192,7 +214,10 @@ export class Journal {
   }
 
   /** Calls `onRecord` for every committed record with seq > afterSeq, in order, awaiting each. */
-  async replay(afterSeq: number, onRecord: (seq: number, record: unknown) => void | Promise<void>): Promise<number> {
+  async replay(
+    afterSeq: number,
+    onRecord: (seq: number, record: unknown) => void | Promise<void>,
+  ): Promise<number> {
     let count = 0;
     // Read only what was committed when the replay began: appends may go on meanwhile.
     const segments = [...this.segments];
@@ -205,7 +230,10 @@ export class Journal {
       let offset = 0;
       let crc = 0;
       let pending: { seq: number; json: string }[] = [];
-      const input = createReadStream(segment.file, { encoding: 'utf8', ...(next ? {} : { end: activeBytes - 1 }) });
+      const input = createReadStream(segment.file, {
+        encoding: 'utf8',
+        ...(next ? {} : { end: activeBytes - 1 }),
+      });
       const lines = createInterface({ input, crlfDelay: Infinity });
       for await (const text of lines) {
         const line = decode(text);
@@ -216,7 +244,11 @@ export class Journal {
           pending.push(line);
           continue;
         }
-        if (line?.kind !== 'commit' || line.crc !== crc || (pending.length && pending[pending.length - 1].seq !== line.lastSeq)) {
+        if (
+          line?.kind !== 'commit' ||
+          line.crc !== crc ||
+          (pending.length && pending[pending.length - 1].seq !== line.lastSeq)
+        ) {
           throw new JournalError(`journal: ${segment.file} has a damaged commit at byte ${at}`);
         }
         for (const record of pending) {

@@ -16,7 +16,12 @@ export function serializeRecord(record: BusRecord): string {
   return `${JSON.stringify(meta).slice(0, -1)},"envelope":${envelopeJson ?? JSON.stringify(envelope)}}`;
 }
 
-export async function createEmbeddedBus(options: { dir: string; afterSeq?: number; logger?: Log; rotateAt?: number }): Promise<EmbeddedBus> {
+export async function createEmbeddedBus(options: {
+  dir: string;
+  afterSeq?: number;
+  logger?: Log;
+  rotateAt?: number;
+}): Promise<EmbeddedBus> {
   const journal = await Journal.open(options.dir, { rotateAt: options.rotateAt });
   const log = options.logger;
   let handler: BusHandler | null = null;
@@ -29,7 +34,10 @@ export async function createEmbeddedBus(options: { dir: string; afterSeq?: numbe
     try {
       await handler!(delivery);
     } catch (error) {
-      log?.error({ err: error, seq: delivery.seq, batchId: delivery.batchId }, 'bus consumer failed on a record; continuing');
+      log?.error(
+        { err: error, seq: delivery.seq, batchId: delivery.batchId },
+        'bus consumer failed on a record; continuing',
+      );
     }
   }
 

@@ -44,14 +44,17 @@ export async function writeSnapshot(dir: string, meta: SnapshotMeta, lines: Iter
 }
 
 /** Reads a snapshot, verifying its trailer first; undefined when there is none. */
-export async function readSnapshot(dir: string): Promise<{ meta: SnapshotMeta; lines: AsyncIterable<string> } | undefined> {
+export async function readSnapshot(
+  dir: string,
+): Promise<{ meta: SnapshotMeta; lines: AsyncIterable<string> } | undefined> {
   const file = path.join(dir, SNAPSHOT_FILE);
   try {
     await stat(file);
   } catch {
     return undefined;
   }
-  const readLines = () => createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  const readLines = () =>
+    createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
   let meta: SnapshotMeta | undefined;
   let crc = 0;
   let count = -1;
@@ -67,7 +70,9 @@ export async function readSnapshot(dir: string): Promise<{ meta: SnapshotMeta; l
     count++;
   }
   if (!meta || !trailer || trailer.lines !== count || trailer.crc !== crc) {
-    throw new SnapshotError(`snapshot: ${file} is incomplete or damaged (trailer does not match its content); restore it from a backup: the journal holds only what came after it`);
+    throw new SnapshotError(
+      `snapshot: ${file} is incomplete or damaged (trailer does not match its content); restore it from a backup: the journal holds only what came after it`,
+    );
   }
   const lines = async function* () {
     let first = true;

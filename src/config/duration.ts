@@ -6,7 +6,8 @@ const PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
 /** Milliseconds of a duration; throws on anything else (bare numbers included: a unit is required). */
 export function parseDuration(text: string): number {
   const trimmed = text.trim();
-  if (!WHOLE.test(trimmed)) throw new Error(`${JSON.stringify(text)} is not a duration (use e.g. 30s, 5m, 1h30m)`);
+  if (!WHOLE.test(trimmed))
+    throw new Error(`${JSON.stringify(text)} is not a duration (use e.g. 30s, 5m, 1h30m)`);
   let total = 0;
   for (const [, amount, unit] of trimmed.matchAll(PART)) total += Number(amount) * UNIT_MS[unit];
   return Math.round(total);

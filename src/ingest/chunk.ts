@@ -16,7 +16,8 @@ export interface Chunk {
 /** Splits `envelope` so that each chunk's JSON is at most `limit` UTF-8 bytes. One that fits stays whole. */
 export function chunkEnvelope(envelope: EventEnvelope, limit = BUS_MESSAGE_LIMIT): Chunk[] {
   const prefix = `${JSON.stringify({ source: envelope.source, kind: envelope.kind, observed_at: envelope.observed_at }).slice(0, -1)},`;
-  const assemble = (nodes: string[], edges: string[]) => `${prefix}"nodes":[${nodes.join(',')}],"edges":[${edges.join(',')}]}`;
+  const assemble = (nodes: string[], edges: string[]) =>
+    `${prefix}"nodes":[${nodes.join(',')}],"edges":[${edges.join(',')}]}`;
   const overhead = Buffer.byteLength(assemble([], []));
   const nodeJson = envelope.nodes.map((n) => JSON.stringify(n));
   const edgeJson = envelope.edges.map((e) => JSON.stringify(e));
@@ -26,15 +27,23 @@ export function chunkEnvelope(envelope: EventEnvelope, limit = BUS_MESSAGE_LIMIT
   const edgeSizes = edgeJson.map(size);
   const total = overhead + nodeSizes.reduce((a, b) => a + b, 0) + edgeSizes.reduce((a, b) => a + b, 0);
   // A whole array of k items has k - 1 commas.
-  if (total - (nodeSizes.length ? 1 : 0) - (edgeSizes.length ? 1 : 0) <= limit) return [{ envelope, json: assemble(nodeJson, edgeJson) }];
+  if (total - (nodeSizes.length ? 1 : 0) - (edgeSizes.length ? 1 : 0) <= limit)
+    return [{ envelope, json: assemble(nodeJson, edgeJson) }];
 
   const chunks: Chunk[] = [];
   const shell = (field: 'nodes' | 'edges', from: number, to: number): Chunk => {
     const nodes = field === 'nodes' ? envelope.nodes.slice(from, to) : [];
     const edges = field === 'edges' ? envelope.edges.slice(from, to) : [];
     return {
-      envelope: { source: envelope.source, kind: envelope.kind, observed_at: envelope.observed_at, nodes, edges },
-      json: field === 'nodes' ? assemble(nodeJson.slice(from, to), []) : assemble([], edgeJson.slice(from, to)),
+      envelope: {
+        source: envelope.source,
+        kind: envelope.kind,
+        observed_at: envelope.observed_at,
+        nodes,
+        edges,
+      },
+      json:
+        field === 'nodes' ? assemble(nodeJson.slice(from, to), []) : assemble([], edgeJson.slice(from, to)),
     };
   };
   const split = (field: 'nodes' | 'edges', sizes: number[]) => {
@@ -42,7 +51,9 @@ export function chunkEnvelope(envelope: EventEnvelope, limit = BUS_MESSAGE_LIMIT
     let bytes = overhead;
     for (let i = 0; i < sizes.length; i++) {
       if (overhead + sizes[i] - 1 > limit) {
-        throw new ChunkError(`/${field}/${i} alone is ${sizes[i] - 1} bytes, over the ${limit}-byte bus message limit`);
+        throw new ChunkError(
+          `/${field}/${i} alone is ${sizes[i] - 1} bytes, over the ${limit}-byte bus message limit`,
+        );
       }
       // The first item of a chunk needs no comma, hence the - 1 allowance.
       if (i > start && bytes + sizes[i] - 1 > limit) {

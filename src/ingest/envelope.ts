@@ -166,9 +166,17 @@ export function createEnvelopeValidator(): (body: unknown) => EnvelopeCheck {
         const id = edges[i][end];
         const label = idLabel(id);
         if (label === undefined) {
-          errors.push({ pointer: `/edges/${i}/${end}`, value: id, detail: `${JSON.stringify(id)} is not a node id (<Label>:<16 hex>)` });
+          errors.push({
+            pointer: `/edges/${i}/${end}`,
+            value: id,
+            detail: `${JSON.stringify(id)} is not a node id (<Label>:<16 hex>)`,
+          });
         } else if (!isNodeLabel(label)) {
-          errors.push({ pointer: `/edges/${i}/${end}`, value: id, detail: `unknown node label ${JSON.stringify(label)} in node id ${JSON.stringify(id)}` });
+          errors.push({
+            pointer: `/edges/${i}/${end}`,
+            value: id,
+            detail: `unknown node label ${JSON.stringify(label)} in node id ${JSON.stringify(id)}`,
+          });
         }
       }
       if (edges[i].from === edges[i].to) {

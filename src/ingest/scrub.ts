@@ -15,7 +15,8 @@ export interface SecretPattern {
 export const SECRET_PATTERNS: readonly SecretPattern[] = [
   {
     kind: 'private-key',
-    pattern: /-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----[\s\S]*?-----END (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----/g,
+    pattern:
+      /-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----[\s\S]*?-----END (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----/g,
     description: 'PEM private key blocks, BEGIN to END',
   },
   {
@@ -29,14 +30,26 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
     description: 'AWS secret access keys in an assignment',
     valueGroup: 1,
   },
-  { kind: 'google-api-key', pattern: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g, description: 'Google API keys' },
+  {
+    kind: 'google-api-key',
+    pattern: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g,
+    description: 'Google API keys',
+  },
   {
     kind: 'github-token',
     pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b/g,
     description: 'GitHub tokens (classic and fine-grained)',
   },
-  { kind: 'gitlab-token', pattern: /\bglpat-[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/g, description: 'GitLab personal access tokens' },
-  { kind: 'slack-token', pattern: /\bxox[abprs]-[A-Za-z0-9-]{10,}/g, description: 'Slack bot, user and app tokens' },
+  {
+    kind: 'gitlab-token',
+    pattern: /\bglpat-[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/g,
+    description: 'GitLab personal access tokens',
+  },
+  {
+    kind: 'slack-token',
+    pattern: /\bxox[abprs]-[A-Za-z0-9-]{10,}/g,
+    description: 'Slack bot, user and app tokens',
+  },
   {
     kind: 'slack-webhook',
     pattern: /https:\/\/hooks\.slack\.com\/services\/T[A-Za-z0-9]+\/B[A-Za-z0-9]+\/[A-Za-z0-9]+/g,
@@ -49,7 +62,8 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
   },
   {
     kind: 'secret-assignment',
-    pattern: /\b(?:[A-Za-z0-9_]*_)?(?:secret|password|passwd|pwd|api_?key|apikey|token|client_secret|access_key|private_key)\s*=\s*["']?(?!\*\*\*redacted:)([^\s"'&;,]{6,})/gi,
+    pattern:
+      /\b(?:[A-Za-z0-9_]*_)?(?:secret|password|passwd|pwd|api_?key|apikey|token|client_secret|access_key|private_key)\s*=\s*["']?(?!\*\*\*redacted:)([^\s"'&;,]{6,})/gi,
     description: '`secret=`, `password=`, `api_key=`, `token=` ... assignments: the value after `=`',
     valueGroup: 1,
   },
@@ -111,11 +125,16 @@ function scrubValue(value: unknown, path: string, redactions: Redaction[]): unkn
     }
     return changed ?? value;
   }
-  if (value !== null && typeof value === 'object') return scrubObject(value as Record<string, unknown>, path, redactions);
+  if (value !== null && typeof value === 'object')
+    return scrubObject(value as Record<string, unknown>, path, redactions);
   return value;
 }
 
-function scrubObject(props: Record<string, unknown>, path: string, redactions: Redaction[]): Record<string, unknown> {
+function scrubObject(
+  props: Record<string, unknown>,
+  path: string,
+  redactions: Redaction[],
+): Record<string, unknown> {
   let changed: Record<string, unknown> | null = null;
   for (const key in props) {
     if (PROTECTED_PROPERTIES.has(key)) continue;
@@ -127,7 +146,10 @@ function scrubObject(props: Record<string, unknown>, path: string, redactions: R
 }
 
 /** Scrubs one property bag; returns the same object when nothing matched. */
-export function scrubProperties(props: Record<string, unknown>, basePath = ''): { props: Record<string, unknown>; redactions: Redaction[] } {
+export function scrubProperties(
+  props: Record<string, unknown>,
+  basePath = '',
+): { props: Record<string, unknown>; redactions: Redaction[] } {
   const redactions: Redaction[] = [];
   return { props: scrubObject(props, basePath, redactions), redactions };
 }
@@ -136,7 +158,10 @@ export function scrubProperties(props: Record<string, unknown>, basePath = ''): 
  * Scrubs every node's and edge's properties in place (ingest owns the parsed body) and marks nodes that
  * lost a secret with `secrets_scrubbed: true`. Node ids and names, and edge endpoints, are untouched.
  */
-export function scrubEnvelope(envelope: EventEnvelope): { envelope: EventEnvelope; redactions: { kind: string; pointer: string }[] } {
+export function scrubEnvelope(envelope: EventEnvelope): {
+  envelope: EventEnvelope;
+  redactions: { kind: string; pointer: string }[];
+} {
   const all: { kind: string; pointer: string }[] = [];
   envelope.nodes.forEach((node, i) => {
     if (!node.properties) return;

@@ -16,7 +16,9 @@ describe('chunkEnvelope', () => {
   });
 
   it('splits nodes first, then edges, in order, each chunk within the limit', () => {
-    const nodes = Array.from({ length: 300 }, (_, i) => node('Service', `svc-${i}`, { pad: 'p'.repeat(50 + (i % 7)) }));
+    const nodes = Array.from({ length: 300 }, (_, i) =>
+      node('Service', `svc-${i}`, { pad: 'p'.repeat(50 + (i % 7)) }),
+    );
     const edges = nodes.slice(1).map((n, i) => edge('CONNECTS_TO', nodes[i], n));
     const env = envelope(nodes, edges);
     const limit = 4096;
@@ -35,13 +37,18 @@ describe('chunkEnvelope', () => {
   });
 
   it('counts bytes, not characters', () => {
-    const nodes = Array.from({ length: 40 }, (_, i) => node('Service', `svc-${i}`, { note: 'é'.repeat(100) }));
-    for (const c of chunkEnvelope(envelope(nodes), 2048)) expect(Buffer.byteLength(c.json)).toBeLessThanOrEqual(2048);
+    const nodes = Array.from({ length: 40 }, (_, i) =>
+      node('Service', `svc-${i}`, { note: 'é'.repeat(100) }),
+    );
+    for (const c of chunkEnvelope(envelope(nodes), 2048))
+      expect(Buffer.byteLength(c.json)).toBeLessThanOrEqual(2048);
   });
 
   it('names a single item over the limit by JSON pointer', () => {
     const big = node('Service', 'big', { blob: 'x'.repeat(BUS_MESSAGE_LIMIT) });
     expect(() => chunkEnvelope(envelope([node('Service', 'small'), big]))).toThrow(ChunkError);
-    expect(() => chunkEnvelope(envelope([node('Service', 'small'), big]))).toThrow(/^\/nodes\/1 alone is \d+ bytes/);
+    expect(() => chunkEnvelope(envelope([node('Service', 'small'), big]))).toThrow(
+      /^\/nodes\/1 alone is \d+ bytes/,
+    );
   });
 });

@@ -45,7 +45,14 @@ describe('Journal', () => {
     const dir = await tempDir();
     const journal = await Journal.open(dir);
     await journal.append([{ warm: true }]);
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => journal.append([{ i, part: 0 }, { i, part: 1 }])));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        journal.append([
+          { i, part: 0 },
+          { i, part: 1 },
+        ]),
+      ),
+    );
     expect(results.flat()).toEqual(Array.from({ length: 40 }, (_, i) => i + 2));
     const text = await readFile(await onlySegment(dir), 'utf8');
     const commits = text.split('\n').filter((l) => l.startsWith('~'));

@@ -46,14 +46,36 @@ describe('loadSettings', () => {
   });
 
   it('reads values, with booleans spelled several ways and :port meaning every interface', () => {
-    const s = loadSettings({ SEED_IAM_USERS: 'YES', SCRUB_INGEST: 'off', INGEST_ADDR: ':9081', GRAPH_TTL: '72h', ANALYZER_THREADS: '2', DEMO_DATA: '0' }, { demoData: true });
-    expect(s).toMatchObject({ seedIamUsers: true, scrubIngest: false, ingestAddr: { host: '0.0.0.0', port: 9081 }, graphTtlMs: 72 * 3_600_000, analyzerThreads: 2, demoData: false });
+    const s = loadSettings(
+      {
+        SEED_IAM_USERS: 'YES',
+        SCRUB_INGEST: 'off',
+        INGEST_ADDR: ':9081',
+        GRAPH_TTL: '72h',
+        ANALYZER_THREADS: '2',
+        DEMO_DATA: '0',
+      },
+      { demoData: true },
+    );
+    expect(s).toMatchObject({
+      seedIamUsers: true,
+      scrubIngest: false,
+      ingestAddr: { host: '0.0.0.0', port: 9081 },
+      graphTtlMs: 72 * 3_600_000,
+      analyzerThreads: 2,
+      demoData: false,
+    });
   });
 
   it('reports every bad setting at once, naming the variable and the value', () => {
     let caught: unknown;
     try {
-      loadSettings({ ANALYZER_INTERVAL: '30', LOG_FORMAT: 'xml', PRIORITY_P1_SCORE: '2', API_ADDR: 'localhost' });
+      loadSettings({
+        ANALYZER_INTERVAL: '30',
+        LOG_FORMAT: 'xml',
+        PRIORITY_P1_SCORE: '2',
+        API_ADDR: 'localhost',
+      });
     } catch (error) {
       caught = error;
     }
@@ -67,7 +89,9 @@ describe('loadSettings', () => {
   });
 
   it('refuses P2 above P1', () => {
-    expect(() => loadSettings({ PRIORITY_P1_SCORE: '0.2', PRIORITY_P2_SCORE: '0.3' })).toThrow(/above PRIORITY_P1_SCORE/);
+    expect(() => loadSettings({ PRIORITY_P1_SCORE: '0.2', PRIORITY_P2_SCORE: '0.3' })).toThrow(
+      /above PRIORITY_P1_SCORE/,
+    );
   });
 
   it('is documented: docs/configuration.md lists every setting', () => {
