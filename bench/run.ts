@@ -132,7 +132,7 @@ async function runOne(nodes: number): Promise<void> {
   rmSync(dataDir, { recursive: true, force: true });
   const child = spawn(
     process.execPath,
-    ['--max-old-space-size=6144', path.join(root, 'build', 'bench', 'serve.js')],
+    ['--max-old-space-size=6144', '--max-semi-space-size=64', path.join(root, 'build', 'bench', 'serve.js')],
     {
       env: {
         ...process.env,

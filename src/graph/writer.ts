@@ -114,12 +114,13 @@ export class GraphWriter {
   }
 
   private writeEdge(key: string, edge: EnvelopeEdge, receivedAt: number): void {
+    const exists = this.graph.hasEdge(key);
     const attrs: EdgeAttributes = { type: edge.type, lastSeen: receivedAt };
     if (typeof edge.exploit_probability === 'number') attrs.p = edge.exploit_probability;
     if (edge.weight_basis) attrs.basis = edge.weight_basis;
     if (edge.resource_scoped) attrs.resourceScoped = true;
     if (edge.properties && typeof edge.properties === 'object') attrs.props = { ...edge.properties };
-    if (this.graph.hasEdge(key)) {
+    if (exists) {
       const old = this.graph.getEdgeAttributes(key);
       if (old.p !== attrs.p || old.basis !== attrs.basis || old.resourceScoped !== attrs.resourceScoped) {
         this.analysisVersion++;
