@@ -1,5 +1,6 @@
 // The `pathgate` command line. Flags may be written `-flag` or `--flag`.
 import { parseArgs } from 'node:util';
+import { normalizeFlags } from './cli-flags.js';
 import { runServer } from './run-server.js';
 import { VERSION } from './version.js';
 
@@ -15,11 +16,6 @@ Commands:
 
 Settings are environment variables: see docs/configuration.md.
 `;
-
-/** Go-style single-dash long flags (`-url`) are accepted as well as `--url`. */
-export function normalizeFlags(args: string[]): string[] {
-  return args.map((a) => (/^-[A-Za-z][A-Za-z0-9-]+(=.*)?$/.test(a) ? `-${a}` : a));
-}
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
