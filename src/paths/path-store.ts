@@ -171,7 +171,11 @@ export class PathStore {
     for (const p of found) {
       const startId = compiled.nodeIds[p.start];
       const targetId = compiled.nodeIds[p.target];
-      upsert(`${startId}>${targetId}`, startId, targetId, () => pathId(startId, targetId), p.score, false, {
+      // The score is the product of the hops' probabilities, multiplied out: exp(−Σ cost) would turn a
+      // single 0.3 hop into 0.29999999999999993.
+      let score = 1;
+      for (const e of p.edges) score *= compiled.edgeP[e];
+      upsert(`${startId}>${targetId}`, startId, targetId, () => pathId(startId, targetId), score, false, {
         compiled,
         start: p.start,
         target: p.target,
