@@ -139,7 +139,7 @@ async function runOne(nodes: number): Promise<void> {
         DATA_DIR: dataDir,
         INGEST_ADDR: '127.0.0.1:0',
         API_ADDR: '127.0.0.1:0',
-        ANALYZER_INTERVAL: '100ms',
+        ANALYZER_INTERVAL: '250ms',
         SNAPSHOT_INTERVAL: '24h',
         DEMO_DATA: 'false',
       },

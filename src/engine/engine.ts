@@ -95,7 +95,9 @@ export async function createEngine(deps: EngineDeps) {
       edges: 0,
       receivedAt: d.receivedAt,
     });
-    batches.applied(d.batchId, now());
+    const appliedAt = now();
+    state.lastWriteAt = appliedAt;
+    batches.applied(d.batchId, appliedAt);
     appliedSeq = d.seq;
   });
   await bus.drain();
@@ -138,11 +140,15 @@ export async function createEngine(deps: EngineDeps) {
     return result;
   }
 
-  // 3. The analyzer: every interval, only for tenants whose graph changed.
-  function analyzeAll(options: { force?: boolean } = {}): Promise<void> {
+  // 3. The analyzer: every interval, only for tenants whose graph changed. A scheduled pass waits for a
+  // quiet moment in the tenant's writes (at most ten intervals); an explicit call runs every stale tenant.
+  const quietMs = Math.min(1000, config.analyzerIntervalMs);
+  const maxWaitMs = 10 * config.analyzerIntervalMs;
+  function analyzeAll(options: { force?: boolean; scheduled?: boolean } = {}): Promise<void> {
     return exclusive(async () => {
       for (const state of tenants.values()) {
         if (!options.force && !state.stale) continue;
+        if (options.scheduled && !state.due(now(), quietMs, maxWaitMs)) continue;
         try {
           await runPass(state, { finder, metrics, config, now });
         } catch (error) {
@@ -180,7 +186,7 @@ export async function createEngine(deps: EngineDeps) {
 
   const timers: NodeJS.Timeout[] = [];
   function start(): void {
-    timers.push(setInterval(() => void analyzeAll(), config.analyzerIntervalMs).unref());
+    timers.push(setInterval(() => void analyzeAll({ scheduled: true }), config.analyzerIntervalMs).unref());
     timers.push(
       setInterval(() => {
         takeSnapshot().catch((error: unknown) =>

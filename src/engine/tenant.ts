@@ -27,6 +27,8 @@ export class TenantState {
   readonly writer: GraphWriter;
   readonly paths: PathStore;
   lastPass: PassRecord | null = null;
+  /** Epoch ms of the last record applied to this tenant's graph. */
+  lastWriteAt = 0;
   passes = 0;
   readonly pruning: PruneRecord = { prunedNodes: 0, prunedEdges: 0, lastPrunedAt: null };
 
@@ -54,6 +56,17 @@ export class TenantState {
   /** True when the graph changed since the last pass (or no pass ran yet). */
   get stale(): boolean {
     return this.lastPass === null || this.lastPass.graphVersion !== this.writer.version;
+  }
+
+  /**
+   * Whether a scheduled pass should run now: the graph changed, and either writes have paused for `quietMs`
+   * (a report still streaming in is not analyzed half-way, again and again) or the last pass is older than
+   * `maxWaitMs` (continuous ingest cannot postpone analysis for ever).
+   */
+  due(now: number, quietMs: number, maxWaitMs: number): boolean {
+    if (!this.stale) return false;
+    if (now - this.lastWriteAt >= quietMs) return true;
+    return now - (this.lastPass?.at ?? 0) >= maxWaitMs;
   }
 }
 

@@ -168,3 +168,22 @@ describe('priorityOf', () => {
     expect(priorityOf(score, direct, { p1: 0.5, p2: 0.1 })).toBe(expected);
   });
 });
+
+describe('when a scheduled pass is due', () => {
+  it('waits for a quiet moment in the writes, but not longer than the maximum wait', () => {
+    const tenant = new TenantState('t', {
+      log: silentLog(),
+      parkedTtlMs: 1e9,
+      thresholds: { p1: 0.5, p2: 0.1 },
+    });
+    tenant.writer.apply(envelope([lb]), 0);
+    tenant.lastWriteAt = 10_000;
+    expect(tenant.due(10_500, 1000, 300_000)).toBe(false);
+    expect(tenant.due(11_000, 1000, 300_000)).toBe(true);
+    // Writes keep coming, always 10 ms ago: the pass still runs once the last pass is the maximum wait old.
+    tenant.lastWriteAt = 199_990;
+    expect(tenant.due(200_000, 1000, 300_000)).toBe(false);
+    tenant.lastWriteAt = 299_990;
+    expect(tenant.due(300_000, 1000, 300_000)).toBe(true);
+  });
+});
