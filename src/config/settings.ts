@@ -1,5 +1,6 @@
 // Settings from the environment, parsed once at start-up. Every bad value is reported together, each
-// naming its variable, the value and what is expected; the process then refuses to start.
+// naming its variable, the value and what is expected; the process then refuses to start. SETTINGS_DOC is
+// the documented list, and docs/configuration.md is rendered from it.
 import os from 'node:os';
 import { parseDuration } from './duration.js';
 
@@ -7,6 +8,9 @@ export interface ListenAddress {
   host: string;
   port: number;
 }
+
+export type LogFormat = 'text' | 'json';
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export interface Settings {
   dataDir: string;
@@ -16,27 +20,26 @@ export interface Settings {
   analyzerThreads: number;
   seedIamUsers: boolean;
   scrubIngest: boolean;
+  /** null: nodes and edges are never aged out. */
   graphTtlMs: number | null;
   parkedEdgeTtlMs: number;
   snapshotIntervalMs: number;
   priorityP1Score: number;
   priorityP2Score: number;
-  logFormat: 'text' | 'json';
-  logLevel: 'debug' | 'info' | 'warn' | 'error';
+  logFormat: LogFormat;
+  logLevel: LogLevel;
   demoData: boolean;
 }
 
 export class SettingsError extends Error {
+  /** One line per bad setting, each starting `NAME="value"`, or naming the settings that conflict. */
   constructor(readonly problems: string[]) {
     super(problems.length === 1 ? problems[0] : `bad settings:\n  ${problems.join('\n  ')}`);
+    this.name = 'SettingsError';
   }
 }
 
-type Parser<T> = (text: string) => T;
-
-const defaultThreads = () => Math.max(1, Math.min(4, os.availableParallelism()));
-
-/** Every setting: name, default (as text, or undefined for unset), meaning. docs/configuration.md lists the same. */
+/** Every setting: its variable, default (as documented) and meaning. docs/configuration.md shows the same. */
 export const SETTINGS_DOC: readonly { name: string; default: string; meaning: string }[] = [
   {
     name: 'DATA_DIR',
@@ -46,21 +49,29 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
   {
     name: 'INGEST_ADDR',
     default: '127.0.0.1:8081',
-    meaning: 'Ingest listener, `host:port`; `:8081` listens on every interface.',
+    meaning: 'Ingest listener, `host:port`; `:8081` listens on every interface, `[::1]:8081` on IPv6.',
   },
-  { name: 'API_ADDR', default: '127.0.0.1:8080', meaning: 'API listener (GraphQL, metrics), `host:port`.' },
+  {
+    name: 'API_ADDR',
+    default: '127.0.0.1:8080',
+    meaning: 'API listener (GraphQL, metrics), `host:port`; must not share the ingest port.',
+  },
   { name: 'ANALYZER_INTERVAL', default: '30s', meaning: 'How often the analyzer looks for changed graphs.' },
   {
     name: 'ANALYZER_THREADS',
     default: 'cores, at most 4',
-    meaning: 'Worker threads for path finding; 1 runs in-process.',
+    meaning: 'Worker threads for path finding, 1 to 64; 1 runs in-process.',
   },
   {
     name: 'SEED_IAM_USERS',
     default: 'false',
     meaning: 'Also start paths at IAM users marked `credential_exposed`.',
   },
-  { name: 'SCRUB_INGEST', default: 'true', meaning: 'Redact secrets from property values before storage.' },
+  {
+    name: 'SCRUB_INGEST',
+    default: 'true',
+    meaning: 'Redact secrets from property values before storage (docs/scrubbing.md).',
+  },
   {
     name: 'GRAPH_TTL',
     default: 'unset (off)',
@@ -70,10 +81,19 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
   {
     name: 'SNAPSHOT_INTERVAL',
     default: '5m',
-    meaning: 'How often the state is snapshotted (and the journal compacted) when it changed.',
+    meaning:
+      'How often the embedded store writes a snapshot (and compacts the journal) when the journal grew.',
   },
-  { name: 'PRIORITY_P1_SCORE', default: '0.5', meaning: 'A path scoring at least this is P1 (critical).' },
-  { name: 'PRIORITY_P2_SCORE', default: '0.1', meaning: 'A path scoring at least this is P2; below is P3.' },
+  {
+    name: 'PRIORITY_P1_SCORE',
+    default: '0.5',
+    meaning: 'A path scoring at least this is P1 (critical); 0 to 1.',
+  },
+  {
+    name: 'PRIORITY_P2_SCORE',
+    default: '0.1',
+    meaning: 'A path scoring at least this is P2, below is P3; 0 to 1, at most PRIORITY_P1_SCORE.',
+  },
   { name: 'LOG_FORMAT', default: 'text', meaning: '`text` or `json`.' },
   { name: 'LOG_LEVEL', default: 'info', meaning: '`debug`, `info`, `warn` or `error`.' },
   {
@@ -83,7 +103,47 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
   },
 ];
 
-const BOOLEAN: Record<string, boolean> = {
+/** The settings table as Markdown, from SETTINGS_DOC (docs/configuration.md holds it, prettier-aligned). */
+export function renderSettingsTable(): string {
+  const cell = (text: string) => text.replace(/\|/g, '\\|');
+  return [
+    '| variable | default | meaning |',
+    '| --- | --- | --- |',
+    ...SETTINGS_DOC.map((d) => `| \`${d.name}\` | ${cell(d.default)} | ${cell(d.meaning)} |`),
+  ].join('\n');
+}
+
+// setInterval() fires at once, every millisecond, when given more than this (about 24.8 days).
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const MAX_THREADS = 64;
+
+const defaultThreads = () => Math.max(1, Math.min(4, os.availableParallelism()));
+
+/** The defaults; `loadSettings(env, defaults)` lays the caller's over these, and the environment over both. */
+function builtInDefaults(): Settings {
+  return {
+    dataDir: './data',
+    ingestAddr: { host: '127.0.0.1', port: 8081 },
+    apiAddr: { host: '127.0.0.1', port: 8080 },
+    analyzerIntervalMs: 30_000,
+    analyzerThreads: defaultThreads(),
+    seedIamUsers: false,
+    scrubIngest: true,
+    graphTtlMs: null,
+    parkedEdgeTtlMs: 168 * 3_600_000,
+    snapshotIntervalMs: 5 * 60_000,
+    priorityP1Score: 0.5,
+    priorityP2Score: 0.1,
+    logFormat: 'text',
+    logLevel: 'info',
+    demoData: false,
+  };
+}
+
+/** A parser returns the value or throws with text that follows `NAME="value" `. */
+type Parser<T> = (text: string) => T;
+
+const BOOLEAN: Readonly<Record<string, boolean>> = {
   true: true,
   '1': true,
   yes: true,
@@ -94,81 +154,123 @@ const BOOLEAN: Record<string, boolean> = {
   off: false,
 };
 
-function parseBoolean(text: string): boolean {
+const parseBoolean: Parser<boolean> = (text) => {
   const value = BOOLEAN[text.trim().toLowerCase()];
-  if (value === undefined) throw new Error(`${JSON.stringify(text)} is not a boolean (use true or false)`);
+  if (value === undefined) throw new Error('is not a boolean (use true/false, 1/0, yes/no or on/off)');
   return value;
-}
+};
 
-function parseAddress(text: string): ListenAddress {
-  const match = /^(.*):(\d{1,5})$/.exec(text.trim());
-  const port = match ? Number(match[2]) : NaN;
-  if (!match || port > 65535)
-    throw new Error(`${JSON.stringify(text)} is not host:port (e.g. 127.0.0.1:8080 or :8080)`);
-  const host = match[1].replace(/^\[(.*)\]$/, '$1') || '0.0.0.0';
-  return { host, port };
-}
+// A hostname or IPv4 address, or an IPv6 address in brackets; `:port` alone means every interface.
+const ADDRESS = /^(?:\[([0-9A-Fa-f:.]+(?:%[\w.-]+)?)\]|([A-Za-z0-9._-]*)):(\d{1,5})$/;
+
+const parseAddress: Parser<ListenAddress> = (text) => {
+  const match = ADDRESS.exec(text.trim());
+  const port = match ? Number(match[3]) : NaN;
+  if (!match || port > 65535) throw new Error('is not host:port (e.g. 127.0.0.1:8080 or :8080)');
+  return { host: match[1] ?? (match[2] || '0.0.0.0'), port };
+};
 
 function parseEnum<T extends string>(allowed: readonly T[]): Parser<T> {
   return (text) => {
-    if (!(allowed as readonly string[]).includes(text))
-      throw new Error(`${JSON.stringify(text)} is not one of ${allowed.join(', ')}`);
-    return text as T;
+    const value = text.trim().toLowerCase();
+    if (!(allowed as readonly string[]).includes(value))
+      throw new Error(`is not one of ${allowed.join(', ')}`);
+    return value as T;
   };
 }
 
-function parseProbability(text: string): number {
-  const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value) || value < 0 || value > 1)
-    throw new Error(`${JSON.stringify(text)} is not a number between 0 and 1`);
+const parseScore: Parser<number> = (text) => {
+  const trimmed = text.trim();
+  // Plain decimals only: Number() would also take `0x1`, `1e-1` and `Infinity`.
+  const value = /^(?:\d+(?:\.\d*)?|\.\d+)$/.test(trimmed) ? Number(trimmed) : NaN;
+  if (!(value >= 0 && value <= 1)) throw new Error('is not a number from 0 to 1');
   return value;
-}
+};
 
-function parseThreads(text: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1 || value > 64)
-    throw new Error(`${JSON.stringify(text)} is not a whole number from 1 to 64`);
+const parseThreads: Parser<number> = (text) => {
+  const trimmed = text.trim();
+  const value = /^\d+$/.test(trimmed) ? Number(trimmed) : NaN;
+  if (!(value >= 1 && value <= MAX_THREADS))
+    throw new Error(`is not a whole number from 1 to ${MAX_THREADS}`);
   return value;
+};
+
+function durationParser(options: { timer?: boolean } = {}): Parser<number> {
+  return (text) => {
+    let ms: number;
+    try {
+      ms = parseDuration(text);
+    } catch {
+      throw new Error('is not a duration (use e.g. 30s, 5m, 1h30m)');
+    }
+    if (ms <= 0) throw new Error('must be longer than zero');
+    if (options.timer && ms > MAX_TIMER_MS) throw new Error('is too long (at most 596h)');
+    return ms;
+  };
 }
 
-function positiveDuration(text: string): number {
-  const ms = parseDuration(text);
-  if (ms <= 0) throw new Error(`${JSON.stringify(text)} must be longer than zero`);
-  return ms;
-}
+const isAnyHost = (host: string) => host === '0.0.0.0' || host === '::';
 
-export function loadSettings(env: NodeJS.ProcessEnv, defaults: { demoData?: boolean } = {}): Settings {
+/**
+ * Reads every setting from `env` (unset or blank means the default), over `defaults` supplied by the caller
+ * (`DEMO_DATA` differs between `npm start` and `pathgate serve`) and the built-in defaults. Throws one
+ * SettingsError listing every bad value.
+ */
+export function loadSettings(env: NodeJS.ProcessEnv, defaults: Partial<Settings> = {}): Settings {
+  const base = builtInDefaults();
+  // An explicit `undefined` in the caller's defaults means "no opinion", not "unset the default".
+  for (const [key, value] of Object.entries(defaults))
+    if (value !== undefined) Object.assign(base, { [key]: value });
   const problems: string[] = [];
+  const bad = new Set<string>();
   function read<T>(name: string, parse: Parser<T>, fallback: T): T {
     const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
+    if (raw === undefined || raw.trim() === '') return fallback;
     try {
       return parse(raw);
     } catch (error) {
-      problems.push(`${name}=${(error as Error).message}`);
+      problems.push(`${name}=${JSON.stringify(raw)} ${(error as Error).message}`);
+      bad.add(name);
       return fallback;
     }
   }
   const settings: Settings = {
-    dataDir: read('DATA_DIR', (t) => t, './data'),
-    ingestAddr: read('INGEST_ADDR', parseAddress, { host: '127.0.0.1', port: 8081 }),
-    apiAddr: read('API_ADDR', parseAddress, { host: '127.0.0.1', port: 8080 }),
-    analyzerIntervalMs: read('ANALYZER_INTERVAL', positiveDuration, 30_000),
-    analyzerThreads: read('ANALYZER_THREADS', parseThreads, defaultThreads()),
-    seedIamUsers: read('SEED_IAM_USERS', parseBoolean, false),
-    scrubIngest: read('SCRUB_INGEST', parseBoolean, true),
-    graphTtlMs: read<number | null>('GRAPH_TTL', positiveDuration, null),
-    parkedEdgeTtlMs: read('PARKED_EDGE_TTL', positiveDuration, 7 * 24 * 3_600_000),
-    snapshotIntervalMs: read('SNAPSHOT_INTERVAL', positiveDuration, 5 * 60_000),
-    priorityP1Score: read('PRIORITY_P1_SCORE', parseProbability, 0.5),
-    priorityP2Score: read('PRIORITY_P2_SCORE', parseProbability, 0.1),
-    logFormat: read('LOG_FORMAT', parseEnum(['text', 'json'] as const), 'text'),
-    logLevel: read('LOG_LEVEL', parseEnum(['debug', 'info', 'warn', 'error'] as const), 'info'),
-    demoData: read('DEMO_DATA', parseBoolean, defaults.demoData ?? false),
+    dataDir: read('DATA_DIR', (t) => t, base.dataDir),
+    ingestAddr: read('INGEST_ADDR', parseAddress, base.ingestAddr),
+    apiAddr: read('API_ADDR', parseAddress, base.apiAddr),
+    analyzerIntervalMs: read('ANALYZER_INTERVAL', durationParser({ timer: true }), base.analyzerIntervalMs),
+    analyzerThreads: read('ANALYZER_THREADS', parseThreads, base.analyzerThreads),
+    seedIamUsers: read('SEED_IAM_USERS', parseBoolean, base.seedIamUsers),
+    scrubIngest: read('SCRUB_INGEST', parseBoolean, base.scrubIngest),
+    graphTtlMs: read<number | null>('GRAPH_TTL', durationParser(), base.graphTtlMs),
+    parkedEdgeTtlMs: read('PARKED_EDGE_TTL', durationParser(), base.parkedEdgeTtlMs),
+    snapshotIntervalMs: read('SNAPSHOT_INTERVAL', durationParser({ timer: true }), base.snapshotIntervalMs),
+    priorityP1Score: read('PRIORITY_P1_SCORE', parseScore, base.priorityP1Score),
+    priorityP2Score: read('PRIORITY_P2_SCORE', parseScore, base.priorityP2Score),
+    logFormat: read('LOG_FORMAT', parseEnum<LogFormat>(['text', 'json']), base.logFormat),
+    logLevel: read('LOG_LEVEL', parseEnum<LogLevel>(['debug', 'info', 'warn', 'error']), base.logLevel),
+    demoData: read('DEMO_DATA', parseBoolean, base.demoData),
   };
-  if (settings.priorityP2Score > settings.priorityP1Score) {
+  // Cross-checks only between values that parsed, so one typo does not also report a phantom conflict.
+  if (
+    !bad.has('PRIORITY_P1_SCORE') &&
+    !bad.has('PRIORITY_P2_SCORE') &&
+    settings.priorityP2Score > settings.priorityP1Score
+  ) {
     problems.push(
-      `PRIORITY_P2_SCORE=${settings.priorityP2Score} is above PRIORITY_P1_SCORE=${settings.priorityP1Score}`,
+      `PRIORITY_P2_SCORE (${settings.priorityP2Score}) is above PRIORITY_P1_SCORE (${settings.priorityP1Score}); P2 must be at most P1`,
+    );
+  }
+  const { ingestAddr: ingest, apiAddr: api } = settings;
+  if (
+    !bad.has('INGEST_ADDR') &&
+    !bad.has('API_ADDR') &&
+    ingest.port !== 0 &&
+    ingest.port === api.port &&
+    (ingest.host === api.host || isAnyHost(ingest.host) || isAnyHost(api.host))
+  ) {
+    problems.push(
+      `INGEST_ADDR and API_ADDR both listen on port ${api.port}; give the two listeners different ports`,
     );
   }
   if (problems.length) throw new SettingsError(problems);
