@@ -1,12 +1,14 @@
-// Best path of every connected (start, target) pair: Dijkstra under cost −ln p from each node of the
-// smaller side (from targets it runs on the reversed graph). A search stops as soon as every node of the
-// other side is settled. Pure and synchronous; path-finder.ts spreads the sources over threads.
-import type { CompiledArrays } from './compiled-graph.js';
+// Best path of every connected (start, target) pair: Dijkstra under integer costs (compiled-graph.ts) from
+// each node of the smaller side, on the reversed graph when that side is the targets. A search skips nodes
+// no start→target path can use and stops once every node of the other side is settled. Routes are then
+// read off the distances canonically (the smallest edge index at each step, walking from the start), so
+// the same pairs, scores and routes come out whichever side is searched and however sources are split.
+import type { CompiledCore } from './compiled-graph.js';
 
 export interface PairPath {
   start: number;
   target: number;
-  /** Product of the hop probabilities: exp(−cost). */
+  /** Product of the hop probabilities along the route. */
   score: number;
   /** Edge indices in attack order, start → target. */
   edges: Int32Array;
@@ -14,73 +16,100 @@ export interface PairPath {
 
 export type SearchSide = 'targets' | 'starts';
 
-/** Searching from the smaller side gives the same pairs and scores for less work. */
-export function searchSide(g: CompiledArrays): SearchSide {
+/** The side to search from: the smaller one (targets on a tie), as the yardstick does. */
+export function searchSide(g: CompiledCore): SearchSide {
   return g.targets.length <= g.starts.length ? 'targets' : 'starts';
 }
 
-/** Reusable scratch space for one thread: a search touches only what it reaches and resets only that. */
-class Scratch {
-  readonly dist: Float64Array;
-  readonly settled: Uint8Array;
-  readonly via: Int32Array;
-  readonly touched: Int32Array;
-  heapKey: Float64Array;
-  heapNode: Int32Array;
-
-  constructor(n: number) {
-    this.dist = new Float64Array(n).fill(Infinity);
-    this.settled = new Uint8Array(n);
-    this.via = new Int32Array(n).fill(-1);
-    this.touched = new Int32Array(n);
-    this.heapKey = new Float64Array(Math.max(16, n));
-    this.heapNode = new Int32Array(Math.max(16, n));
-  }
-
-  grow(): void {
-    const key = new Float64Array(this.heapKey.length * 2);
-    key.set(this.heapKey);
-    const node = new Int32Array(this.heapNode.length * 2);
-    node.set(this.heapNode);
-    this.heapKey = key;
-    this.heapNode = node;
-  }
+/** The order results are returned in: by start index, then target index. */
+export function comparePairs(a: PairPath, b: PairPath): number {
+  return a.start - b.start || a.target - b.target;
 }
 
 /**
- * Runs the searches from `sources` (default: every node of the chosen side) and returns each reached
- * pair's best path. `side` may be forced; by default the smaller side is searched from.
+ * What every search over one graph from one side shares (on SharedArrayBuffers, so worker threads can
+ * take it as it is): the side, which nodes a search looks for, and the initial distances.
  */
-export function bestPaths(g: CompiledArrays, sources?: Int32Array, side: SearchSide = searchSide(g)): PairPath[] {
-  const fromTargets = side === 'targets';
-  const roots = sources ?? (fromTargets ? g.targets : g.starts);
-  const want = fromTargets ? g.isStart : g.isTarget;
-  const wantTotal = fromTargets ? g.starts.length : g.targets.length;
-  const offsets = fromTargets ? g.rOffsets : g.fOffsets;
-  const adj = fromTargets ? g.rAdj : g.fAdj;
-  const cost = fromTargets ? g.rCost : g.fCost;
-  const edgeOf = fromTargets ? g.rEdge : g.fEdge;
-  const s = new Scratch(g.nodeCount);
-  const { dist, settled, via, touched } = s;
-  const results: PairPath[] = [];
-  const reached: number[] = [];
+export interface SearchPlan {
+  side: SearchSide;
+  /** 1 on the nodes of the other side. */
+  want: Uint8Array;
+  wantCount: number;
+  /**
+   * Infinity on nodes some start→target path may use (reached from the other side, against the search),
+   * NaN elsewhere: `candidate < NaN` is false, so a search never enters them and needs no other check.
+   */
+  initialDist: Float64Array;
+}
 
-  for (let r = 0; r < roots.length; r++) {
-    const root = roots[r];
+export function planSearch(g: CompiledCore, side: SearchSide = searchSide(g)): SearchPlan {
+  const n = g.nodeCount;
+  const other = side === 'targets' ? g.starts : g.targets;
+  const want = new Uint8Array(new SharedArrayBuffer(Math.max(1, n)), 0, n);
+  for (let i = 0; i < other.length; i++) want[other[i]] = 1;
+  const relevant =
+    side === 'targets'
+      ? reachable(n, other, g.fOffsets, g.edgeTo, g.edgeUnits)
+      : reachable(n, other, g.rOffsets, g.rFrom, g.rUnits);
+  const initialDist = new Float64Array(new SharedArrayBuffer(Math.max(1, n) * 8), 0, n);
+  for (let v = 0; v < n; v++) initialDist[v] = relevant[v] === 1 ? Infinity : NaN;
+  return { side, want, wantCount: other.length, initialDist };
+}
+
+/**
+ * One thread's search state over one graph and plan: scratch arrays sized once and reset only where a
+ * search touched them. `run` may be called for any number of roots of the plan's side.
+ */
+export class PathSearch {
+  private readonly fromTargets: boolean;
+  private readonly dist: Float64Array;
+  private readonly touched: Int32Array;
+  private readonly mark: Uint8Array;
+  private readonly found: Int32Array;
+  private heapKey: Float64Array;
+  private heapNode: Int32Array;
+  /** Nodes settled by the searches so far (for benchmarks). */
+  settledTotal = 0;
+
+  constructor(
+    private readonly g: CompiledCore,
+    private readonly plan: SearchPlan,
+  ) {
+    const n = g.nodeCount;
+    this.fromTargets = plan.side === 'targets';
+    this.dist = Float64Array.from(plan.initialDist);
+    this.touched = new Int32Array(n);
+    this.mark = new Uint8Array(this.fromTargets ? 0 : n);
+    this.found = new Int32Array(plan.wantCount);
+    const capacity = Math.max(64, Math.min(n, 1 << 16));
+    this.heapKey = new Float64Array(capacity);
+    this.heapNode = new Int32Array(capacity);
+  }
+
+  /** Searches from `root` (a node of the chosen side) and appends its pairs' best paths to `out`. */
+  run(root: number, out: PairPath[]): void {
+    const g = this.g;
+    const fromTargets = this.fromTargets;
+    const offsets = fromTargets ? g.rOffsets : g.fOffsets;
+    const adj = fromTargets ? g.rFrom : g.edgeTo;
+    const units = fromTargets ? g.rUnits : g.edgeUnits;
+    const { want, wantCount } = this.plan;
+    const { dist, touched, found } = this;
+    let heapKey = this.heapKey;
+    let heapNode = this.heapNode;
+    let remaining = wantCount - want[root];
+    let foundCount = 0;
     let touchedCount = 0;
-    let heapSize = 0;
-    let remaining = wantTotal - (want[root] ? 1 : 0);
-    reached.length = 0;
+    let heapSize = 1;
+    let settled = 0;
+    const rootInitial = dist[root];
     dist[root] = 0;
-    touched[touchedCount++] = root;
-    s.heapKey[0] = 0;
-    s.heapNode[0] = root;
-    heapSize = 1;
+    heapKey[0] = 0;
+    heapNode[0] = root;
 
+    // Lazy deletion: a node may sit in the heap several times; only the entry matching dist[] counts.
+    // (Measured against an indexed decrease-key heap: no faster here, and simpler.)
     while (heapSize > 0 && remaining > 0) {
-      // Pop the minimum (lazy deletion: stale entries are skipped once settled).
-      let heapKey = s.heapKey;
-      let heapNode = s.heapNode;
       const d = heapKey[0];
       const u = heapNode[0];
       heapSize--;
@@ -91,39 +120,47 @@ export function bestPaths(g: CompiledArrays, sources?: Int32Array, side: SearchS
         for (;;) {
           let child = 2 * i + 1;
           if (child >= heapSize) break;
-          if (child + 1 < heapSize && heapKey[child + 1] < heapKey[child]) child++;
-          if (heapKey[child] >= lastKey) break;
-          heapKey[i] = heapKey[child];
+          let childKey = heapKey[child];
+          if (child + 1 < heapSize) {
+            const rightKey = heapKey[child + 1];
+            if (rightKey < childKey) {
+              child++;
+              childKey = rightKey;
+            }
+          }
+          if (childKey >= lastKey) break;
+          heapKey[i] = childKey;
           heapNode[i] = heapNode[child];
           i = child;
         }
         heapKey[i] = lastKey;
         heapNode[i] = lastNode;
       }
-      if (settled[u]) continue;
-      settled[u] = 1;
-      if (want[u] && u !== root) {
-        reached.push(u);
+      if (d > dist[u]) continue;
+      settled++;
+      if (want[u] === 1 && u !== root) {
+        found[foundCount++] = u;
         remaining--;
       }
       for (let k = offsets[u], end = offsets[u + 1]; k < end; k++) {
         const v = adj[k];
-        const nd = d + cost[k];
-        if (nd < dist[v]) {
-          if (dist[v] === Infinity) touched[touchedCount++] = v;
+        const nd = d + units[k];
+        const dv = dist[v];
+        if (nd < dv) {
+          if (dv === Infinity) touched[touchedCount++] = v;
           dist[v] = nd;
-          via[v] = edgeOf[k];
           if (heapSize === heapKey.length) {
-            s.grow();
-            heapKey = s.heapKey;
-            heapNode = s.heapNode;
+            heapKey = grow(heapKey, new Float64Array(heapSize * 2));
+            heapNode = grow(heapNode, new Int32Array(heapSize * 2));
+            this.heapKey = heapKey;
+            this.heapNode = heapNode;
           }
-          // Push and sift up.
           let i = heapSize++;
           while (i > 0) {
             const parent = (i - 1) >> 1;
-            if (heapKey[parent] <= nd) break;
-            heapKey[i] = heapKey[parent];
+            const parentKey = heapKey[parent];
+            if (parentKey <= nd) break;
+            heapKey[i] = parentKey;
             heapNode[i] = heapNode[parent];
             i = parent;
           }
@@ -132,30 +169,135 @@ export function bestPaths(g: CompiledArrays, sources?: Int32Array, side: SearchS
         }
       }
     }
+    this.settledTotal += settled;
 
-    for (const other of reached) results.push(extract(g, fromTargets, root, other, dist[other], via));
-    for (let t = 0; t < touchedCount; t++) {
-      const v = touched[t];
-      dist[v] = Infinity;
-      settled[v] = 0;
-      via[v] = -1;
+    for (let f = 0; f < foundCount; f++) {
+      const other = found[f];
+      out.push(fromTargets ? this.routeToRoot(other, root) : this.routeFromRoot(root, other));
     }
+    // Only nodes that held Infinity are ever touched; the root may have held NaN.
+    for (let t = 0; t < touchedCount; t++) dist[touched[t]] = Infinity;
+    dist[root] = rootInitial;
   }
-  return results;
+
+  /**
+   * dist[] holds costs to `target` (reverse search). Every node with cost below the start's is settled, and
+   * costs are integers of at least one unit per hop, so the tight out-edges of each node on the way are
+   * exactly the hops of best routes: take the smallest edge index each time.
+   */
+  private routeToRoot(start: number, target: number): PairPath {
+    const { edgeTo, edgeUnits, edgeP, fOffsets } = this.g;
+    const dist = this.dist;
+    const hops: number[] = [];
+    let score = 1;
+    for (let u = start; u !== target;) {
+      const du = dist[u];
+      let next = -1;
+      for (let k = fOffsets[u], end = fOffsets[u + 1]; k < end; k++) {
+        if (edgeUnits[k] + dist[edgeTo[k]] === du) {
+          next = k;
+          break;
+        }
+      }
+      if (next < 0) throw new Error('analysis/best-paths: broken search tree (reverse)');
+      hops.push(next);
+      score *= edgeP[next];
+      u = edgeTo[next];
+    }
+    return { start, target, score, edges: Int32Array.from(hops) };
+  }
+
+  /**
+   * dist[] holds costs from `start` (forward search). Marks the nodes with a tight route to the target
+   * (walking tight in-edges back from it), then walks forward from the start exactly as routeToRoot does.
+   */
+  private routeFromRoot(start: number, target: number): PairPath {
+    const { edgeTo, edgeUnits, edgeP, fOffsets, rOffsets, rFrom, rUnits } = this.g;
+    const { dist, mark } = this;
+    const marked: number[] = [target];
+    mark[target] = 1;
+    for (let s = 0; s < marked.length; s++) {
+      const v = marked[s];
+      const dv = dist[v];
+      for (let r = rOffsets[v], end = rOffsets[v + 1]; r < end; r++) {
+        const u = rFrom[r];
+        if (mark[u] === 0 && dist[u] + rUnits[r] === dv) {
+          mark[u] = 1;
+          marked.push(u);
+        }
+      }
+    }
+    const hops: number[] = [];
+    let score = 1;
+    for (let u = start; u !== target;) {
+      const du = dist[u];
+      let next = -1;
+      for (let k = fOffsets[u], end = fOffsets[u + 1]; k < end; k++) {
+        const v = edgeTo[k];
+        if (mark[v] === 1 && du + edgeUnits[k] === dist[v]) {
+          next = k;
+          break;
+        }
+      }
+      if (next < 0) throw new Error('analysis/best-paths: broken search tree (forward)');
+      hops.push(next);
+      score *= edgeP[next];
+      u = edgeTo[next];
+    }
+    for (const v of marked) mark[v] = 0;
+    return { start, target, score, edges: Int32Array.from(hops) };
+  }
 }
 
-/** Follows the search tree from `other` back to `root` and returns the route in attack order. */
-function extract(g: CompiledArrays, fromTargets: boolean, root: number, other: number, d: number, via: Int32Array): PairPath {
-  const hops: number[] = [];
-  let v = other;
-  while (v !== root) {
-    const e = via[v];
-    hops.push(e);
-    v = fromTargets ? g.edgeTo[e] : g.edgeFrom[e];
+function grow<T extends Float64Array | Int32Array>(from: T, to: T): T {
+  to.set(from);
+  return to;
+}
+
+/** Nodes reachable from `seeds` over traversable edges of the given CSR (breadth-first). */
+function reachable(
+  n: number,
+  seeds: Int32Array,
+  offsets: Int32Array,
+  adj: Int32Array,
+  units: Float64Array,
+): Uint8Array {
+  const seen = new Uint8Array(n);
+  const queue = new Int32Array(n);
+  let tail = 0;
+  for (let i = 0; i < seeds.length; i++) {
+    const s = seeds[i];
+    if (seen[s] === 0) {
+      seen[s] = 1;
+      queue[tail++] = s;
+    }
   }
-  // From targets the tree points forward (start → target) already; from starts it points back.
-  if (!fromTargets) hops.reverse();
-  return fromTargets
-    ? { start: other, target: root, score: Math.exp(-d), edges: Int32Array.from(hops) }
-    : { start: root, target: other, score: Math.exp(-d), edges: Int32Array.from(hops) };
+  for (let head = 0; head < tail; head++) {
+    const u = queue[head];
+    for (let k = offsets[u], end = offsets[u + 1]; k < end; k++) {
+      const v = adj[k];
+      if (seen[v] === 0 && units[k] !== Infinity) {
+        seen[v] = 1;
+        queue[tail++] = v;
+      }
+    }
+  }
+  return seen;
+}
+
+/**
+ * Best paths of all connected (start, target) pairs, sorted by start then target. `sources` restricts the
+ * searches to some nodes of the searched side (to split work); `side` forces a side (tests, benchmarks).
+ */
+export function bestPaths(
+  g: CompiledCore,
+  sources?: Int32Array,
+  side: SearchSide = searchSide(g),
+): PairPath[] {
+  const roots = sources ?? (side === 'targets' ? g.targets : g.starts);
+  const out: PairPath[] = [];
+  if (roots.length === 0) return out;
+  const search = new PathSearch(g, planSearch(g, side));
+  for (let i = 0; i < roots.length; i++) search.run(roots[i], out);
+  return out.sort(comparePairs);
 }

@@ -1,48 +1,73 @@
-// The compact form the analysis runs on: nodes and edges as indices, hops priced once, forward and reverse
-// adjacency as CSR typed arrays on SharedArrayBuffers, so worker threads read them without copying.
+// The compact form the analysis runs on: nodes and edges as dense indices, every hop priced once, forward
+// and reverse adjacency as CSR typed arrays on SharedArrayBuffers, so worker threads read them in place.
 import type { TenantGraph } from '../graph/model.js';
 import { EDGE_TYPES, NODE_LABELS, PROP, WEIGHT_BASES } from '../graph/vocabulary.js';
 import { priceHop } from '../model/probability.js';
 
-/** The numeric part of a compiled graph: what worker threads receive. */
-export interface CompiledArrays {
+/**
+ * Search costs are integers in units of 2^-36 nat (exact in a double up to ~131,000 nats of path cost), so a
+ * path's cost does not depend on the order its hops are added in: a search from the targets and one from
+ * the starts see the same costs and the same ties.
+ */
+export const COST_UNITS_PER_NAT = 2 ** 36;
+
+/** The numeric part of a compiled graph: everything the search needs, all on SharedArrayBuffers. */
+export interface CompiledCore {
   nodeCount: number;
   edgeCount: number;
-  edgeFrom: Int32Array;
-  edgeTo: Int32Array;
-  /** Forward CSR over traversable edges (p > 0): neighbours, costs (−ln p) and edge indices of node i at fOffsets[i]..fOffsets[i+1]. */
-  fOffsets: Int32Array;
-  fAdj: Int32Array;
-  fCost: Float64Array;
-  fEdge: Int32Array;
-  /** The same, reversed: for node i, the nodes with an edge into i. */
-  rOffsets: Int32Array;
-  rAdj: Int32Array;
-  rCost: Float64Array;
-  rEdge: Int32Array;
-  starts: Int32Array;
-  targets: Int32Array;
-  isStart: Uint8Array;
-  isTarget: Uint8Array;
-}
-
-export interface CompiledGraph extends CompiledArrays {
-  nodeIds: string[];
-  names: string[];
   /** Index into NODE_LABELS. */
   labels: Uint8Array;
+  /**
+   * Per edge, by edge index. Edges are numbered in forward CSR order (grouped by source node), so the
+   * out-edges of node u are exactly the indices fOffsets[u] .. fOffsets[u + 1] - 1.
+   */
+  edgeFrom: Int32Array;
+  edgeTo: Int32Array;
   /** Index into EDGE_TYPES. */
   edgeType: Uint8Array;
+  /** Hop probability from priceHop; 0 = not traversable. */
   edgeP: Float64Array;
+  /** −ln p; Infinity for p = 0. */
+  edgeCost: Float64Array;
   /** Index into WEIGHT_BASES. */
   edgeBasis: Uint8Array;
-  /** Targets with `public_access`: direct-access paths. */
+  /** Search cost: round(−ln p × COST_UNITS_PER_NAT) + 1 (the unit breaks exact ties toward fewer hops); Infinity for p = 0. */
+  edgeUnits: Float64Array;
+  /** Forward CSR: out-edges of u are fEdges[fOffsets[u] .. fOffsets[u + 1]) (here fEdges[k] === k). */
+  fOffsets: Int32Array;
+  fEdges: Int32Array;
+  /** Reverse CSR: in-edges of v are rEdges[rOffsets[v] .. rOffsets[v + 1]), ascending edge index. */
+  rOffsets: Int32Array;
+  rEdges: Int32Array;
+  /** edgeFrom and edgeUnits of rEdges[k], laid out by reverse slot so a reverse search reads sequentially. */
+  rFrom: Int32Array;
+  rUnits: Float64Array;
+  starts: Int32Array;
+  targets: Int32Array;
+  /** Targets with `public_access`: listed by the caller as direct-access paths. */
   directAccess: Int32Array;
+}
+
+export interface CompiledGraph extends CompiledCore {
+  nodeIds: string[];
+  names: string[];
+  /** Node index of an id, or -1. */
   indexOf(id: string): number;
 }
 
-function shared<T extends Int32Array | Float64Array | Uint8Array>(Kind: { new (b: SharedArrayBuffer): T; BYTES_PER_ELEMENT: number }, length: number): T {
-  return new Kind(new SharedArrayBuffer(Math.max(1, length) * Kind.BYTES_PER_ELEMENT));
+/** A compiled graph as a plain object for postMessage: shared arrays are shared, not copied; no strings. */
+export type SharedCompiledGraph = CompiledCore;
+
+// Zero-length arrays still get a (one-element) buffer: a SharedArrayBuffer of size 0 is legal but pointless.
+const bytes = (length: number, size: number) => new SharedArrayBuffer(Math.max(1, length) * size);
+const sharedI32 = (length: number) => new Int32Array(bytes(length, 4), 0, length);
+const sharedF64 = (length: number) => new Float64Array(bytes(length, 8), 0, length);
+const sharedU8 = (length: number) => new Uint8Array(bytes(length, 1), 0, length);
+
+function sharedFrom(values: number[]): Int32Array {
+  const out = sharedI32(values.length);
+  out.set(values);
+  return out;
 }
 
 const LABEL_INDEX = new Map<string, number>(NODE_LABELS.map((l, i) => [l, i]));
@@ -52,12 +77,10 @@ const BASIS_INDEX = new Map<string, number>(WEIGHT_BASES.map((b, i) => [b, i]));
 export function compileGraph(graph: TenantGraph, options: { seedIamUsers: boolean }): CompiledGraph {
   const n = graph.order;
   const m = graph.size;
-  const nodeIds: string[] = new Array<string>(n);
-  const names: string[] = new Array<string>(n);
-  const labels = new Uint8Array(n);
-  const isStart = shared(Uint8Array, n);
-  const isTarget = shared(Uint8Array, n);
-  const index = new Map<string, number>();
+  const nodeIds = new Array<string>(n);
+  const names = new Array<string>(n);
+  const labels = sharedU8(n);
+  const fOffsets = sharedI32(n + 1);
   const starts: number[] = [];
   const targets: number[] = [];
   const direct: number[] = [];
@@ -66,82 +89,85 @@ export function compileGraph(graph: TenantGraph, options: { seedIamUsers: boolea
     nodeIds[i] = id;
     names[i] = attrs.name;
     labels[i] = LABEL_INDEX.get(attrs.label) ?? 0;
-    index.set(id, i);
+    attrs.compileIndex = i;
+    fOffsets[i + 1] = graph.outDegree(id);
     const props = attrs.props;
-    if (props[PROP.internetExposed] === true || (options.seedIamUsers && attrs.label === 'User' && props[PROP.credentialExposed] === true)) {
-      isStart[i] = 1;
+    if (
+      props[PROP.internetExposed] === true ||
+      (options.seedIamUsers && attrs.label === 'User' && props[PROP.credentialExposed] === true)
+    ) {
       starts.push(i);
     }
     if (props[PROP.crownJewel] === true) {
-      isTarget[i] = 1;
       targets.push(i);
       if (props[PROP.publicAccess] === true) direct.push(i);
     }
     i++;
   });
+  for (let v = 0; v < n; v++) fOffsets[v + 1] += fOffsets[v];
 
-  const edgeFrom = shared(Int32Array, m);
-  const edgeTo = shared(Int32Array, m);
-  const edgeType = new Uint8Array(m);
-  const edgeP = new Float64Array(m);
-  const edgeBasis = new Uint8Array(m);
-  const outDegree = new Int32Array(n + 1);
-  const inDegree = new Int32Array(n + 1);
-  let e = 0;
-  let traversable = 0;
-  graph.forEachEdge((_key, attrs, source, target) => {
-    const from = index.get(source)!;
-    const to = index.get(target)!;
+  // One pass over graphology's edges places each edge straight at its forward CSR slot (out-degrees are
+  // known), so edge indices come out grouped by source with no second copy.
+  const edgeFrom = sharedI32(m);
+  const edgeTo = sharedI32(m);
+  const edgeType = sharedU8(m);
+  const edgeP = sharedF64(m);
+  const edgeCost = sharedF64(m);
+  const edgeBasis = sharedU8(m);
+  const edgeUnits = sharedF64(m);
+  const rOffsets = sharedI32(n + 1);
+  const cursor = fOffsets.slice(0, Math.max(1, n));
+  // Consecutive edges mostly share a type and basis: compare strings before looking them up.
+  let lastType = '';
+  let typeIndex = 0;
+  let lastBasis = '';
+  let basisIndex = 0;
+  // Endpoint indices come from the node attributes graphology hands over: no id lookups per edge.
+  graph.forEachEdge((_key, attrs, _source, _target, sourceAttrs, targetAttrs) => {
+    const from = sourceAttrs.compileIndex!;
+    const to = targetAttrs.compileIndex!;
+    const k = cursor[from]++;
     const price = priceHop(attrs);
-    edgeFrom[e] = from;
-    edgeTo[e] = to;
-    edgeType[e] = TYPE_INDEX.get(attrs.type) ?? 0;
-    edgeP[e] = price.p;
-    edgeBasis[e] = BASIS_INDEX.get(price.basis) ?? 0;
-    if (price.p > 0) {
-      outDegree[from + 1]++;
-      inDegree[to + 1]++;
-      traversable++;
+    const p = price.p;
+    if (attrs.type !== lastType) {
+      lastType = attrs.type;
+      typeIndex = TYPE_INDEX.get(lastType) ?? 0;
     }
-    e++;
+    if (price.basis !== lastBasis) {
+      lastBasis = price.basis;
+      basisIndex = BASIS_INDEX.get(lastBasis) ?? 0;
+    }
+    edgeFrom[k] = from;
+    edgeTo[k] = to;
+    edgeType[k] = typeIndex;
+    edgeBasis[k] = basisIndex;
+    edgeP[k] = p;
+    if (p > 0) {
+      const cost = p >= 1 ? 0 : -Math.log(p);
+      edgeCost[k] = cost;
+      edgeUnits[k] = Math.round(cost * COST_UNITS_PER_NAT) + 1;
+    } else {
+      edgeCost[k] = Infinity;
+      edgeUnits[k] = Infinity;
+    }
+    rOffsets[to + 1]++;
   });
+  for (let v = 0; v < n; v++) rOffsets[v + 1] += rOffsets[v];
 
-  // Counting sort into CSR: offsets are prefix sums of degrees.
-  const fOffsets = shared(Int32Array, n + 1);
-  const rOffsets = shared(Int32Array, n + 1);
-  for (let v = 0; v < n; v++) {
-    fOffsets[v + 1] = fOffsets[v] + outDegree[v + 1];
-    rOffsets[v + 1] = rOffsets[v] + inDegree[v + 1];
-  }
-  const fAdj = shared(Int32Array, traversable);
-  const fCost = shared(Float64Array, traversable);
-  const fEdge = shared(Int32Array, traversable);
-  const rAdj = shared(Int32Array, traversable);
-  const rCost = shared(Float64Array, traversable);
-  const rEdge = shared(Int32Array, traversable);
-  const fNext = fOffsets.slice(0, n);
-  const rNext = rOffsets.slice(0, n);
+  const fEdges = sharedI32(m);
+  const rEdges = sharedI32(m);
+  const rFrom = sharedI32(m);
+  const rUnits = sharedF64(m);
+  cursor.set(rOffsets.subarray(0, n));
   for (let k = 0; k < m; k++) {
-    const p = edgeP[k];
-    if (p <= 0) continue;
-    const cost = -Math.log(p);
-    const from = edgeFrom[k];
-    const to = edgeTo[k];
-    const f = fNext[from]++;
-    fAdj[f] = to;
-    fCost[f] = cost;
-    fEdge[f] = k;
-    const r = rNext[to]++;
-    rAdj[r] = from;
-    rCost[r] = cost;
-    rEdge[r] = k;
+    fEdges[k] = k;
+    const r = cursor[edgeTo[k]]++;
+    rEdges[r] = k;
+    rFrom[r] = edgeFrom[k];
+    rUnits[r] = edgeUnits[k];
   }
 
-  const toShared = (values: number[]) => {
-    const out = shared(Int32Array, values.length);
-    out.set(values);
-    return out.subarray(0, values.length);
-  };
+  let index: Map<string, number> | undefined;
   return {
     nodeCount: n,
     edgeCount: m,
@@ -152,26 +178,66 @@ export function compileGraph(graph: TenantGraph, options: { seedIamUsers: boolea
     edgeTo,
     edgeType,
     edgeP,
+    edgeCost,
     edgeBasis,
+    edgeUnits,
     fOffsets,
-    fAdj,
-    fCost,
-    fEdge,
+    fEdges,
     rOffsets,
-    rAdj,
-    rCost,
-    rEdge,
-    starts: toShared(starts),
-    targets: toShared(targets),
-    isStart,
-    isTarget,
-    directAccess: Int32Array.from(direct),
-    indexOf: (id: string) => index.get(id) ?? -1,
+    rEdges,
+    rFrom,
+    rUnits,
+    starts: sharedFrom(starts),
+    targets: sharedFrom(targets),
+    directAccess: sharedFrom(direct),
+    // Built on first use: a pass that never looks a node up does not pay for the map.
+    indexOf(id: string): number {
+      index ??= new Map(nodeIds.map((nodeId, at) => [nodeId, at]));
+      return index.get(id) ?? -1;
+    },
   };
 }
 
-/** The numeric arrays only, for posting to a worker (SharedArrayBuffers are shared, not copied). */
-export function arraysOf(g: CompiledGraph): CompiledArrays {
-  const { nodeCount, edgeCount, edgeFrom, edgeTo, fOffsets, fAdj, fCost, fEdge, rOffsets, rAdj, rCost, rEdge, starts, targets, isStart, isTarget } = g;
-  return { nodeCount, edgeCount, edgeFrom, edgeTo, fOffsets, fAdj, fCost, fEdge, rOffsets, rAdj, rCost, rEdge, starts, targets, isStart, isTarget };
+const CORE_ARRAYS = [
+  'labels',
+  'edgeFrom',
+  'edgeTo',
+  'edgeType',
+  'edgeP',
+  'edgeCost',
+  'edgeBasis',
+  'edgeUnits',
+  'fOffsets',
+  'fEdges',
+  'rOffsets',
+  'rEdges',
+  'rFrom',
+  'rUnits',
+  'starts',
+  'targets',
+  'directAccess',
+] as const satisfies readonly (keyof CompiledCore)[];
+
+/** The numeric arrays only, for postMessage: on SharedArrayBuffers they reach a worker without a copy. */
+export function toShared(g: CompiledCore): SharedCompiledGraph {
+  const out = { nodeCount: g.nodeCount, edgeCount: g.edgeCount } as Record<string, unknown>;
+  for (const key of CORE_ARRAYS) out[key] = g[key];
+  return out as unknown as SharedCompiledGraph;
+}
+
+/** Checks a received description and returns it as the searchable core (no node ids or names). */
+export function fromShared(d: SharedCompiledGraph): CompiledCore {
+  for (const key of CORE_ARRAYS) {
+    if (!ArrayBuffer.isView(d[key])) throw new Error(`analysis/compiled-graph: shared graph lacks ${key}`);
+  }
+  const { nodeCount: n, edgeCount: m } = d;
+  if (
+    d.fOffsets.length !== n + 1 ||
+    d.rOffsets.length !== n + 1 ||
+    d.edgeTo.length !== m ||
+    d.rFrom.length !== m
+  ) {
+    throw new Error('analysis/compiled-graph: shared graph arrays do not match its node and edge counts');
+  }
+  return toShared(d);
 }

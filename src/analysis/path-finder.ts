@@ -1,109 +1,164 @@
-// Runs the best-path search over a compiled graph, in-process (1 thread) or split across a persistent
-// pool of worker threads that share the graph's arrays. Results are the same either way.
-import { Worker } from 'node:worker_threads';
-import { bestPaths, searchSide, type PairPath } from './best-paths.js';
-import { arraysOf, type CompiledGraph } from './compiled-graph.js';
-import type { PathJob, PathJobResult } from './path-worker.js';
+// Runs the best-path search over a compiled graph, in-process (threads ≤ 1) or on a persistent pool of
+// worker threads that read the graph's SharedArrayBuffers in place and share out the roots between them.
+// Results are sorted the same way in every mode, so they do not depend on the thread count.
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
+import { bestPaths, comparePairs, planSearch, searchSide, type PairPath } from './best-paths.js';
+import { toShared, type CompiledGraph } from './compiled-graph.js';
+import { WORKER_ROLE, unpackPaths, type PathJob, type PathReply } from './path-worker.js';
 
 export interface PathFinder {
   find(g: CompiledGraph): Promise<PairPath[]>;
+  /** Terminates the workers; finds still running reject. */
   close(): Promise<void>;
 }
 
-type WorkerReply = { ok: true; result: PathJobResult } | { ok: false; id: number; message: string };
+export interface PathFinderOptions {
+  threads: number;
+  /** Graphs with fewer edges are searched in-process: a thread hop costs more than it saves. Default 20,000. */
+  inlineBelowEdges?: number;
+  /** Per-worker V8 limits (a worker that exceeds them fails its find). */
+  resourceLimits?: ResourceLimits;
+}
 
-function unpack(result: PathJobResult): PairPath[] {
-  const out: PairPath[] = new Array<PairPath>(result.starts.length);
-  for (let i = 0; i < out.length; i++) {
-    out[i] = {
-      start: result.starts[i],
-      target: result.targets[i],
-      score: result.scores[i],
-      edges: result.edges.subarray(result.offsets[i], result.offsets[i + 1]),
-    };
-  }
-  return out;
+interface Pending {
+  resolve: (paths: PairPath[]) => void;
+  reject: (error: Error) => void;
+}
+
+interface PooledWorker {
+  worker: Worker;
+  pending: Map<number, Pending>;
 }
 
 /**
- * Starts the worker from compiled JS; when running from TypeScript source (tests), a two-line bootstrap
- * registers tsx inside the worker first, since loader flags in execArgv do not reach worker threads.
+ * Loads path-worker.ts through tsx's module hooks, registered inside the worker: on Node 20 a Worker's
+ * `execArgv: ['--import', 'tsx']` does not apply ESM hooks to the worker's own modules (nodejs/node#47747).
  */
-function spawnWorker(): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./path-worker.js', import.meta.url));
-  const entry = JSON.stringify(new URL('./path-worker.ts', import.meta.url).href);
-  const bootstrap = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${entry}); });`;
-  return new Worker(bootstrap, { eval: true });
+const TS_BOOTSTRAP = `
+const { workerData } = require('node:worker_threads');
+import(workerData.tsx)
+  .then((api) => { api.register(); return import(workerData.entry); })
+  .catch((error) => setImmediate(() => { throw error; }));
+`;
+
+/** tsx's ESM API, located from its package.json so the worker does not depend on the working directory. */
+function tsxApiUrl(): string {
+  const require = createRequire(import.meta.url);
+  const manifest = require.resolve('tsx/package.json');
+  const { exports } = require(manifest) as { exports?: Record<string, { import?: { default?: string } }> };
+  return new URL(
+    exports?.['./esm/api']?.import?.default ?? './dist/esm/api/index.mjs',
+    pathToFileURL(manifest),
+  ).href;
 }
 
-export function createPathFinder(options: { threads: number }): PathFinder {
-  const threads = Math.max(1, Math.floor(options.threads));
-  if (threads === 1) {
-    return { find: async (g) => bestPaths(g), close: async () => undefined };
+/** From compiled JS the worker is path-worker.js; from TypeScript (tests, tsx) it runs through tsx. */
+function spawnWorker(resourceLimits: ResourceLimits | undefined): Worker {
+  if (!import.meta.url.endsWith('.ts')) {
+    return new Worker(new URL('./path-worker.js', import.meta.url), {
+      workerData: { role: WORKER_ROLE },
+      resourceLimits,
+    });
   }
-  let workers: Worker[] = [];
-  let nextJob = 1;
-  let closed = false;
+  const entry = new URL('./path-worker.ts', import.meta.url).href;
+  return new Worker(TS_BOOTSTRAP, {
+    eval: true,
+    workerData: { role: WORKER_ROLE, tsx: tsxApiUrl(), entry },
+    resourceLimits,
+  });
+}
 
-  const run = (worker: Worker, job: PathJob): Promise<PairPath[]> =>
-    new Promise((resolve, reject) => {
-      const cleanup = () => {
-        worker.off('message', onMessage);
-        worker.off('error', onError);
-        worker.off('exit', onExit);
-      };
-      const onMessage = (reply: WorkerReply) => {
-        const id = reply.ok ? reply.result.id : reply.id;
-        if (id !== job.id) return;
-        cleanup();
-        if (reply.ok) resolve(unpack(reply.result));
-        else reject(new Error(`analysis/path-finder: worker failed: ${reply.message}`));
-      };
-      const onError = (error: Error) => {
-        cleanup();
-        workers = workers.filter((w) => w !== worker);
-        reject(new Error(`analysis/path-finder: worker crashed: ${error.message}`));
-      };
-      const onExit = (code: number) => {
-        cleanup();
-        workers = workers.filter((w) => w !== worker);
-        reject(new Error(`analysis/path-finder: worker exited with code ${code}`));
-      };
-      worker.on('message', onMessage);
-      worker.on('error', onError);
-      worker.on('exit', onExit);
-      worker.postMessage(job);
+export function createPathFinder(options: PathFinderOptions): PathFinder {
+  const threads = Math.max(1, Math.floor(options.threads) || 1);
+  const inlineBelow = options.inlineBelowEdges ?? 20_000;
+  let closed = false;
+  const closedError = () => new Error('analysis/path-finder: closed');
+  if (threads === 1) {
+    return {
+      find: async (g) => {
+        if (closed) throw closedError();
+        return bestPaths(g);
+      },
+      close: async () => {
+        closed = true;
+      },
+    };
+  }
+
+  let pool: PooledWorker[] = [];
+  let nextJob = 1;
+
+  const fail = (entry: PooledWorker, error: Error) => {
+    pool = pool.filter((w) => w !== entry);
+    const pending = [...entry.pending.values()];
+    entry.pending.clear();
+    for (const p of pending) p.reject(error);
+  };
+
+  const start = (): PooledWorker => {
+    const entry: PooledWorker = { worker: spawnWorker(options.resourceLimits), pending: new Map() };
+    const { worker } = entry;
+    worker.unref();
+    worker.on('message', (reply: PathReply) => {
+      const p = entry.pending.get(reply.id);
+      if (!p) return;
+      entry.pending.delete(reply.id);
+      if (entry.pending.size === 0) worker.unref();
+      if (reply.ok) p.resolve(unpackPaths(reply.paths));
+      else p.reject(new Error(`analysis/path-finder: search failed in a worker: ${reply.message}`));
+    });
+    worker.on('error', (error) => {
+      fail(entry, new Error(`analysis/path-finder: worker crashed: ${error.message}`, { cause: error }));
+    });
+    worker.on('messageerror', (error) => {
+      fail(entry, new Error(`analysis/path-finder: worker message unreadable: ${error.message}`));
+      void worker.terminate();
+    });
+    worker.on('exit', (code) => {
+      fail(
+        entry,
+        closed ? closedError() : new Error(`analysis/path-finder: worker exited with code ${code}`),
+      );
+    });
+    return entry;
+  };
+
+  const post = (entry: PooledWorker, job: PathJob) =>
+    new Promise<PairPath[]>((resolve, reject) => {
+      try {
+        entry.worker.postMessage(job);
+      } catch (error) {
+        reject(new Error(`analysis/path-finder: cannot send a job: ${(error as Error).message}`));
+        return;
+      }
+      entry.pending.set(job.id, { resolve, reject });
+      // Held only while a job runs, so an idle pool never keeps the process alive.
+      entry.worker.ref();
     });
 
   return {
     async find(g) {
-      if (closed) throw new Error('analysis/path-finder: closed');
+      if (closed) throw closedError();
       const side = searchSide(g);
       const roots = side === 'targets' ? g.targets : g.starts;
-      // Small searches are not worth a thread hop.
-      if (roots.length < 2 || g.edgeCount < 10_000) return bestPaths(g, roots, side);
-      while (workers.length < threads) workers.push(spawnWorker());
-      // Interleaved shares balance better than halves: neighbouring roots often cost alike.
-      const shares = workers.map((_, w) => roots.filter((_root, i) => i % workers.length === w));
-      const graph = arraysOf(g);
-      const parts = await Promise.all(workers.map((worker, w) => run(worker, { id: nextJob++, graph, sources: Int32Array.from(shares[w]), side })));
-      // Restore the order of a single-threaded search, so results do not depend on the thread count.
-      const byRoot = new Map<number, PairPath[]>();
-      parts.forEach((part) => {
-        for (const p of part) {
-          const root = side === 'targets' ? p.target : p.start;
-          let list = byRoot.get(root);
-          if (!list) byRoot.set(root, (list = []));
-          list.push(p);
-        }
-      });
-      return Array.from(roots).flatMap((root) => byRoot.get(root) ?? []);
+      if (roots.length < 2 || g.edgeCount < inlineBelow) return bestPaths(g, roots, side);
+      while (pool.length < threads) pool.push(start());
+      const graph = toShared(g);
+      const plan = planSearch(g, side);
+      const next = new Int32Array(new SharedArrayBuffer(4));
+      const id = nextJob++;
+      // Every worker takes roots from the shared counter until none are left; no more workers than roots.
+      const active = pool.slice(0, Math.min(pool.length, roots.length));
+      const parts = await Promise.all(active.map((entry) => post(entry, { id, graph, plan, roots, next })));
+      return parts.flat().sort(comparePairs);
     },
     async close() {
       closed = true;
-      const all = workers;
-      workers = [];
-      await Promise.all(all.map((w) => w.terminate()));
+      const all = pool;
+      pool = [];
+      await Promise.all(all.map((entry) => entry.worker.terminate()));
     },
   };
 }
