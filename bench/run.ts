@@ -132,7 +132,7 @@ async function runOne(nodes: number): Promise<void> {
   rmSync(dataDir, { recursive: true, force: true });
   const child = spawn(
     process.execPath,
-    ['--max-old-space-size=6144', '--max-semi-space-size=64', path.join(root, 'build', 'bench', 'serve.js')],
+    ['--max-old-space-size=3584', '--max-semi-space-size=64', path.join(root, 'build', 'bench', 'serve.js')],
     {
       env: {
         ...process.env,
@@ -180,13 +180,13 @@ async function runOne(nodes: number): Promise<void> {
     const ready = performance.now();
     const first = status.analyzer;
     const paths = (
-      await graphql<{ attackPaths: { score: number; directAccess: boolean }[] }>(
+      await graphql<{ attackPaths: { logScore: number; directAccess: boolean }[] }>(
         apiUrl,
-        '{ attackPaths { score directAccess } }',
+        '{ attackPaths { logScore directAccess } }',
       )
     ).attackPaths;
     const routed = paths.filter((p) => !p.directAccess);
-    const checksum = routed.reduce((sum, p) => sum + Math.log(p.score), 0);
+    const checksum = routed.reduce((sum, p) => sum + p.logScore, 0);
 
     // Steady-state passes: one hop repriced each time, as a live estate changes between passes.
     const edgeLine = await firstEdgeLine(file);

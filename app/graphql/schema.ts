@@ -55,6 +55,8 @@ export const SCHEMA_SDL = /* GraphQL */ `
     id: ID!
     "Baseline score: the product of the per-hop probabilities (1 for a direct-access path)."
     score: Float!
+    "Natural log of the score, summed hop by hop: exact even where a long, weak route's score underflows to 0."
+    logScore: Float!
     priority: Priority!
     "The target is open to anyone as it stands: no steps, score 1, P1."
     directAccess: Boolean!

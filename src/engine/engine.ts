@@ -143,7 +143,8 @@ export async function createEngine(deps: EngineDeps) {
   // 3. The analyzer: every interval, only for tenants whose graph changed. A scheduled pass waits for a
   // quiet moment in the tenant's writes (at most ten intervals); an explicit call runs every stale tenant.
   const quietMs = Math.min(1000, config.analyzerIntervalMs);
-  const maxWaitMs = 10 * config.analyzerIntervalMs;
+  // Ten intervals, and never less than a minute: a pass on a half-written large estate is wasted work.
+  const maxWaitMs = Math.max(10 * config.analyzerIntervalMs, 60_000);
   function analyzeAll(options: { force?: boolean; scheduled?: boolean } = {}): Promise<void> {
     return exclusive(async () => {
       for (const state of tenants.values()) {

@@ -42,6 +42,8 @@ export interface PathRecord {
   targetId: string;
   state: PathState;
   score: number;
+  /** ln(score), summed hop by hop: exact where a very long, weak route's score underflows to 0. */
+  logScore: number;
   priority: Priority;
   directAccess: boolean;
   /** Epoch ms when the path was first seen, when its current open period began, and when it last resolved. */
@@ -123,6 +125,7 @@ export class PathStore {
       targetId: string,
       id: () => string,
       score: number,
+      logScore: number,
       direct: boolean,
       route: Route,
     ) => {
@@ -135,6 +138,7 @@ export class PathStore {
           targetId,
           state: 'open',
           score,
+          logScore,
           priority,
           directAccess: direct,
           firstSeen: now,
@@ -154,6 +158,7 @@ export class PathStore {
           outcome.reopened++;
         }
         record.score = score;
+        record.logScore = logScore;
         record.priority = priority;
         record.route = route;
       }
@@ -161,7 +166,7 @@ export class PathStore {
     };
     for (const t of compiled.directAccess) {
       const targetId = compiled.nodeIds[t];
-      upsert(`direct-access>${targetId}`, targetId, targetId, () => directPathId(targetId), 1, true, {
+      upsert(`direct-access>${targetId}`, targetId, targetId, () => directPathId(targetId), 1, 0, true, {
         compiled,
         start: t,
         target: t,
@@ -174,13 +179,26 @@ export class PathStore {
       // The score is the product of the hops' probabilities, multiplied out: exp(−Σ cost) would turn a
       // single 0.3 hop into 0.29999999999999993.
       let score = 1;
-      for (const e of p.edges) score *= compiled.edgeP[e];
-      upsert(`${startId}>${targetId}`, startId, targetId, () => pathId(startId, targetId), score, false, {
-        compiled,
-        start: p.start,
-        target: p.target,
-        edges: p.edges,
-      });
+      let logScore = 0;
+      for (const e of p.edges) {
+        score *= compiled.edgeP[e];
+        logScore += Math.log(compiled.edgeP[e]);
+      }
+      upsert(
+        `${startId}>${targetId}`,
+        startId,
+        targetId,
+        () => pathId(startId, targetId),
+        score,
+        logScore,
+        false,
+        {
+          compiled,
+          start: p.start,
+          target: p.target,
+          edges: p.edges,
+        },
+      );
     }
     for (const record of this.byPair.values()) {
       if (record.state !== 'open') continue;

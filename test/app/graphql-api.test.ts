@@ -13,7 +13,7 @@ afterAll(async () => {
 });
 
 const PATH_FIELDS =
-  'id score priority directAccess openForSeconds reopens nodes { id name label } steps { from to type probability weightBasis }';
+  'id score logScore priority directAccess openForSeconds reopens nodes { id name label } steps { from to type probability weightBasis }';
 
 describe('attackPaths on the demo estate', () => {
   it('lists open paths highest score first, with nodes and steps', async () => {
@@ -37,6 +37,8 @@ describe('attackPaths on the demo estate', () => {
       'shop/stripe-api-key',
     ]);
     expect(stripe.score).toBeCloseTo(0.85 * 0.6, 12);
+    expect(stripe.logScore).toBeCloseTo(Math.log(0.85 * 0.6), 12);
+    expect(direct.logScore).toBe(0);
     expect(stripe.steps[0]).toMatchObject({ type: 'ROUTES_TO', probability: 0.85, weightBasis: 'cvss' });
     for (const path of attackPaths) expect(path.id).toMatch(/^ap-[0-9a-f]{16}$/);
   });
