@@ -1,7 +1,10 @@
 // The analyzer's path phase against the yardstick (../shared/bench/limit.cpp) on a gen_estate.mjs file:
 //   npx tsx bench/paths.ts /tmp/e100k.json [--runs 5] [--threads 1,2] [--from auto|starts|targets]
+//                                          [--limit /tmp/limit]
 // Loads the file into a TenantGraph (not timed as analysis), then times compileGraph and find(), and prints
-// pairs and checksum_logscore (Σ ln score) to compare with the yardstick's `paths:` line.
+// pairs and checksum_logscore (Σ ln score) to compare with the yardstick's `paths:` line. With --limit the
+// yardstick binary runs on the same file afterwards and the ratios are printed.
+import { execFileSync } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { bestPaths, type PairPath, type SearchSide } from '../src/analysis/best-paths.js';
@@ -94,6 +97,7 @@ async function main(): Promise<void> {
     report(`bestPaths from=${side}`, g, found, times);
     return;
   }
+  const medians: [number, number, string][] = [];
   for (const threads of threadCounts) {
     const finder = createPathFinder({ threads });
     const times: number[] = [];
@@ -107,16 +111,41 @@ async function main(): Promise<void> {
     } finally {
       await finder.close();
     }
-    report(`find threads=${threads}`, g, found, times);
+    medians.push([
+      threads,
+      report(`find threads=${threads}`, g, found, times),
+      `${found.length} ${checksum(g, found).toFixed(6)}`,
+    ]);
+  }
+  const limit = option('limit', '');
+  if (limit) {
+    // Run after ours, never alongside: both phases are memory-bound.
+    const line = execFileSync(limit, [file, '--iters', '0'], { encoding: 'utf8' })
+      .split('\n')
+      .find((l) => l.startsWith('paths:'));
+    const field = (k: string) => new RegExp(`${k}=([-\\d.e]+)`).exec(line ?? '')?.[1] ?? '?';
+    const seconds = Number(field('time_s'));
+    console.log(
+      `yardstick: pairs=${field('pairs')} checksum_logscore=${field('checksum_logscore')} time=${seconds}s`,
+    );
+    for (const [threads, median, answer] of medians) {
+      const same = answer === `${field('pairs')} ${field('checksum_logscore')}`;
+      console.log(
+        `ratio threads=${threads}: ${(median / 1000 / seconds).toFixed(2)}x (median) answer ${same ? 'matches' : 'DIFFERS'}`,
+      );
+    }
   }
 }
 
-function report(what: string, g: CompiledGraph, found: PairPath[], times: number[]): void {
+/** Prints one line of figures and returns the median time in ms. */
+function report(what: string, g: CompiledGraph, found: PairPath[], times: number[]): number {
   const sorted = [...times].sort((a, b) => a - b);
+  const median = sorted[sorted.length >> 1];
   console.log(
     `${what}: pairs=${found.length} checksum_logscore=${checksum(g, found).toFixed(6)} ` +
-      `first=${fmt(times[0])} best=${fmt(sorted[0])} median=${fmt(sorted[sorted.length >> 1])} rss=${rss()}`,
+      `first=${fmt(times[0])} best=${fmt(sorted[0])} median=${fmt(median)} rss=${rss()}`,
   );
+  return median;
 }
 
 await main();
