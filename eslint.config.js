@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'build/', 'dist/', 'data/', 'coverage/'] },
+  { ignores: ['node_modules/', 'build/', 'dist/', 'data/', 'coverage/', 'scratch/', 'bench-out/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -7,6 +7,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     // CI reads the JSON summary to print its closing "N passed, N failed" line.
-    reporters: process.env.CI ? ['default', ['json', { outputFile: 'build/test-results.json' }]] : ['default'],
+    reporters: process.env.CI
+      ? ['default', ['json', { outputFile: 'build/test-results.json' }]]
+      : ['default'],
   },
 });
