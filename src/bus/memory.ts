@@ -10,27 +10,45 @@ export interface EmbeddedBus extends Bus {
   compact(uptoSeq: number): Promise<void>;
 }
 
+/** The logging the bus does; pino satisfies it. */
+export type BusLog = Pick<Log, 'info' | 'warn' | 'error'>;
+
 /** A record as one JSON line, splicing in the envelope's JSON when the producer supplied it. */
 export function serializeRecord(record: BusRecord): string {
   const { envelope, envelopeJson, ...meta } = record;
   return `${JSON.stringify(meta).slice(0, -1)},"envelope":${envelopeJson ?? JSON.stringify(envelope)}}`;
 }
 
+const ignore = () => undefined;
+
 export async function createEmbeddedBus(options: {
   dir: string;
+  /** Records up to this seq are already reflected (by a snapshot) and are not delivered. */
   afterSeq?: number;
-  logger?: Log;
+  logger?: BusLog;
   rotateAt?: number;
 }): Promise<EmbeddedBus> {
   const journal = await Journal.open(options.dir, { rotateAt: options.rotateAt });
   const log = options.logger;
+  if (journal.recovered) {
+    log?.warn(
+      { ...journal.recovered },
+      'journal: cut off a torn final write (a crash mid-write); it had not been acknowledged',
+    );
+  }
   let handler: BusHandler | null = null;
-  let replaying: Promise<void> | null = null;
-  const queue: Delivery[] = [];
-  let pumping: Promise<void> | null = null;
-  let idle: (() => void)[] = [];
+  // The highest seq handed to the consumer. Replay and live delivery may both hold a record published
+  // before consume(); this keeps delivery exactly-once.
+  let delivered = options.afterSeq ?? 0;
+  // Deliveries run one after another on this chain; a failed replay rejects it and stops delivery.
+  let chain: Promise<void> = Promise.resolve();
+  let early: Delivery[] = [];
+  const publishing = new Set<Promise<unknown>>();
+  let closed = false;
 
   async function deliver(delivery: Delivery): Promise<void> {
+    if (delivery.seq <= delivered) return;
+    delivered = delivery.seq;
     try {
       await handler!(delivery);
     } catch (error) {
@@ -41,56 +59,78 @@ export async function createEmbeddedBus(options: {
     }
   }
 
-  async function deliverQueued(): Promise<void> {
-    while (queue.length) await deliver(queue.shift()!);
-  }
-
-  function pump(): void {
-    if (pumping || !handler || replaying) return;
-    // Cleared in a callback, which always runs after this assignment, even when the queue is empty.
-    pumping = deliverQueued().finally(() => {
-      pumping = null;
-      const waiting = idle;
-      idle = [];
-      for (const resolve of waiting) resolve();
-      if (queue.length) pump();
-    });
+  function enqueue(delivery: Delivery): void {
+    if (!handler) {
+      early.push(delivery);
+      return;
+    }
+    chain = chain.then(() => deliver(delivery));
+    chain.catch(ignore);
   }
 
   const bus: EmbeddedBus = {
-    async publish(records: BusRecord[]): Promise<void> {
-      const seqs = await journal.appendSerialized(records.map(serializeRecord));
-      records.forEach(({ envelopeJson: _json, ...record }, i) => queue.push({ ...record, seq: seqs[i] }));
-      pump();
+    publish(records: BusRecord[]): Promise<void> {
+      let lines: string[];
+      try {
+        lines = records.map(serializeRecord);
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
+      const done = journal.appendSerialized(lines).then(
+        (seqs) => {
+          // The same objects go on to the consumer, minus the JSON the journal needed.
+          records.forEach(({ envelopeJson: _json, ...record }, i) =>
+            enqueue(Object.assign(record, { seq: seqs[i] })),
+          );
+        },
+        (error: unknown) => {
+          log?.error({ err: error, records: records.length }, 'bus: a batch could not be journaled');
+          throw error;
+        },
+      );
+      publishing.add(done);
+      const settle = () => publishing.delete(done);
+      done.then(settle, settle);
+      return done;
     },
     consume(h: BusHandler): void {
       if (handler) throw new Error('bus: a consumer is already registered');
       handler = h;
-      replaying = journal
-        .replay(options.afterSeq ?? 0, (seq, record) => deliver({ ...(record as BusRecord), seq }))
+      chain = journal
+        .replay(delivered, (seq, record) => deliver({ ...(record as BusRecord), seq }))
         .then(
           (count) => {
             if (count) log?.info({ records: count }, 'replayed journal records');
           },
           (error: unknown) => {
-            log?.error({ err: error }, 'journal replay failed');
+            log?.error({ err: error }, 'journal replay failed; nothing more is delivered');
             throw error;
           },
-        )
-        .finally(() => {
-          replaying = null;
-          pump();
-        });
+        );
+      chain.catch(ignore);
+      const waiting = early;
+      early = [];
+      for (const delivery of waiting) enqueue(delivery);
     },
     async drain(): Promise<void> {
-      if (replaying) await replaying;
-      while (pumping || queue.length) {
-        if (!pumping) pump();
-        await new Promise<void>((resolve) => idle.push(resolve));
+      // Batches still being journaled count as published; a failed one is simply not delivered.
+      for (;;) {
+        if (publishing.size) {
+          await Promise.allSettled([...publishing]);
+          continue;
+        }
+        const current = chain;
+        await current;
+        if (current === chain && !publishing.size) return;
       }
     },
     async close(): Promise<void> {
-      await bus.drain();
+      if (closed) return;
+      closed = true;
+      // Without a consumer there is nothing to drain; the records wait in the journal. A failed replay
+      // was logged and reported by drain() already.
+      if (handler) await bus.drain().catch(ignore);
+      else await Promise.allSettled([...publishing]);
       await journal.close();
     },
     lastSeq: () => journal.lastSeq,

@@ -1,15 +1,15 @@
 // Atomic snapshot files: written to a temporary file, synced, renamed over the old one, folder synced.
 // The first line is the metadata, the last a trailer with the line count and a CRC-32 of everything
 // before it; a snapshot whose trailer does not match is refused, naming the file.
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, rename, stat } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { once } from 'node:events';
-import { createInterface } from 'node:readline';
 import { crc32 } from 'node:zlib';
-import { syncDir } from './journal.js';
+import { readLines, syncDir } from './journal.js';
 
 export const SNAPSHOT_FILE = 'snapshot.ndjson';
+const NEWLINE = Buffer.from('\n');
+/** Lines are written in pieces of about this many characters. */
+const WRITE_PIECE = 4 * 1024 * 1024;
 
 export interface SnapshotMeta {
   seq: number;
@@ -18,29 +18,60 @@ export interface SnapshotMeta {
 
 export class SnapshotError extends Error {}
 
+/** Replaces `<dir>/snapshot.ndjson` atomically: either the old snapshot or the whole new one survives. */
 export async function writeSnapshot(dir: string, meta: SnapshotMeta, lines: Iterable<string>): Promise<void> {
+  if (!Number.isSafeInteger(meta.seq) || meta.seq < 0) {
+    throw new SnapshotError(`snapshot: meta.seq must be a non-negative integer, not ${String(meta.seq)}`);
+  }
   await mkdir(dir, { recursive: true });
   const target = path.join(dir, SNAPSHOT_FILE);
   const temp = `${target}.tmp`;
-  const out = createWriteStream(temp);
-  let crc = 0;
-  let count = 0;
-  const write = async (text: string) => {
-    crc = crc32(text, crc);
-    if (!out.write(text)) await once(out, 'drain');
-  };
-  await write(`${JSON.stringify(meta)}\n`);
-  for (const line of lines) {
-    await write(`${line}\n`);
-    count++;
+  const handle = await open(temp, 'w');
+  try {
+    let crc = 0;
+    let count = 0;
+    let piece: string[] = [];
+    let pieceChars = 0;
+    const put = async (buffer: Buffer) => {
+      const { bytesWritten } = await handle.write(buffer);
+      if (bytesWritten !== buffer.length)
+        throw new Error(`short write: ${bytesWritten} of ${buffer.length} bytes`);
+    };
+    const cut = async () => {
+      const buffer = Buffer.from(piece.join(''), 'utf8');
+      piece = [];
+      pieceChars = 0;
+      crc = crc32(buffer, crc);
+      await put(buffer);
+    };
+    piece.push(`${JSON.stringify(meta)}\n`);
+    for (const line of lines) {
+      // A newline inside a line would shift every later line on reading.
+      if (line.includes('\n')) throw new SnapshotError(`snapshot: line ${count + 1} contains a newline`);
+      piece.push(line, '\n');
+      pieceChars += line.length + 1;
+      count++;
+      if (pieceChars >= WRITE_PIECE) await cut();
+    }
+    await cut();
+    await put(Buffer.from(`${JSON.stringify({ end: true, lines: count, crc })}\n`, 'utf8'));
+    await handle.sync();
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw error;
   }
-  out.end(`${JSON.stringify({ end: true, lines: count, crc })}\n`);
-  await once(out, 'finish');
-  const handle = await open(temp, 'r+');
-  await handle.sync();
   await handle.close();
   await rename(temp, target);
   await syncDir(dir);
+}
+
+function parse(line: Buffer): unknown {
+  try {
+    return JSON.parse(line.toString('utf8'));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Reads a snapshot, verifying its trailer first; undefined when there is none. */
@@ -48,42 +79,50 @@ export async function readSnapshot(
   dir: string,
 ): Promise<{ meta: SnapshotMeta; lines: AsyncIterable<string> } | undefined> {
   const file = path.join(dir, SNAPSHOT_FILE);
+  let identity: string;
   try {
-    await stat(file);
-  } catch {
-    return undefined;
+    const info = await stat(file);
+    identity = `${info.ino}:${info.size}:${info.mtimeMs}`;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
   }
-  const readLines = () =>
-    createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-  let meta: SnapshotMeta | undefined;
-  let crc = 0;
-  let count = -1;
-  let trailer: { end?: boolean; lines?: number; crc?: number } | undefined;
-  for await (const line of readLines()) {
-    if (trailer) throw new SnapshotError(`snapshot: ${file} has data after its trailer`);
-    if (line.startsWith('{"end":true')) {
-      trailer = JSON.parse(line) as typeof trailer;
-      continue;
-    }
-    crc = crc32(`${line}\n`, crc);
-    if (meta === undefined) meta = JSON.parse(line) as SnapshotMeta;
-    count++;
-  }
-  if (!meta || !trailer || trailer.lines !== count || trailer.crc !== crc) {
-    throw new SnapshotError(
-      `snapshot: ${file} is incomplete or damaged (trailer does not match its content); restore it from a backup: the journal holds only what came after it`,
+  const damaged = (why: string) =>
+    new SnapshotError(
+      `snapshot: ${file} is incomplete or damaged (${why}); restore it from a backup: the journal holds only what came after it`,
     );
-  }
-  const lines = async function* () {
-    let first = true;
-    for await (const line of readLines()) {
-      if (first) {
-        first = false;
-        continue;
-      }
-      if (line.startsWith('{"end":true')) return;
-      yield line;
+
+  // Every line but the last is checksummed; the last is the trailer.
+  let meta: unknown;
+  let previous: Buffer | undefined;
+  let crc = 0;
+  let lines = -1;
+  for await (const line of readLines(file)) {
+    if (!line.terminated) throw damaged(`unterminated line at byte ${line.offset}`);
+    if (previous) {
+      crc = crc32(NEWLINE, crc32(previous, crc));
+      if (lines++ < 0) meta = parse(previous);
     }
-  };
-  return { meta, lines: lines() };
+    previous = line.text;
+  }
+  const trailer =
+    previous && (parse(previous) as { end?: unknown; lines?: unknown; crc?: unknown } | undefined);
+  if (!trailer || trailer.end !== true) throw damaged('no trailer');
+  if (trailer.lines !== lines || trailer.crc !== crc) throw damaged('the trailer does not match the content');
+  const seq = (meta as SnapshotMeta | undefined)?.seq;
+  if (typeof seq !== 'number' || !Number.isSafeInteger(seq))
+    throw damaged('its first line is not metadata with a seq');
+
+  async function* content(): AsyncGenerator<string> {
+    const info = await stat(file);
+    if (`${info.ino}:${info.size}:${info.mtimeMs}` !== identity) {
+      throw new SnapshotError(`snapshot: ${file} was replaced while being read`);
+    }
+    let index = 0;
+    for await (const line of readLines(file)) {
+      if (index > 0 && index <= lines) yield line.text.toString('utf8');
+      index++;
+    }
+  }
+  return { meta: meta as SnapshotMeta, lines: content() };
 }

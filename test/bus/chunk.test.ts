@@ -51,4 +51,59 @@ describe('chunkEnvelope', () => {
       /^\/nodes\/1 alone is \d+ bytes/,
     );
   });
+  it('keeps an envelope whole when it fits, however its items are spread in size', async () => {
+    // Mostly small items and a few large ones, all of them where an even sample looks (every 7th of
+    // 2000): the sample overestimates the size sevenfold, yet the envelope fits.
+    const nodes = Array.from({ length: 2000 }, (_, i) =>
+      node('Service', `svc-${i}`, i % 168 === 0 ? { blob: 'x'.repeat(60_000) } : {}),
+    );
+    const env = envelope(nodes);
+    const size = Buffer.byteLength(JSON.stringify(env));
+    expect(size).toBeGreaterThan(BUS_MESSAGE_LIMIT * 0.5);
+    expect(size).toBeLessThanOrEqual(BUS_MESSAGE_LIMIT);
+    const chunks = chunkEnvelope(env);
+    expect(chunks).toHaveLength(1);
+    expect(chunks[0].envelope).toBe(env);
+  });
+
+  it('keeps an envelope between 90% and 100% of the limit whole', () => {
+    const nodes = Array.from({ length: 100 }, (_, i) =>
+      node('Service', `svc-${i}`, { pad: 'p'.repeat(9_800) }),
+    );
+    const env = envelope(nodes);
+    const size = Buffer.byteLength(JSON.stringify(env));
+    expect(size).toBeGreaterThan(BUS_MESSAGE_LIMIT * 0.9);
+    expect(size).toBeLessThanOrEqual(BUS_MESSAGE_LIMIT);
+    expect(chunkEnvelope(env)).toHaveLength(1);
+  });
+
+  it('splits items of very uneven sizes within the limit, in order', () => {
+    const nodes = Array.from({ length: 3000 }, (_, i) =>
+      node('Service', `svc-${i}`, { pad: 'q'.repeat(i < 2000 ? 10 : 3_000 + (i % 11) * 200) }),
+    );
+    const edges = nodes.slice(1).map((n, i) => edge('CONNECTS_TO', nodes[i], n, 0.5));
+    const env = envelope(nodes, edges);
+    const limit = 64 * 1024;
+    const chunks = chunkEnvelope(env, limit);
+    for (const c of chunks) {
+      expect(Buffer.byteLength(c.json)).toBeLessThanOrEqual(limit);
+      expect(c.envelope).toMatchObject({ source: env.source, kind: env.kind, observed_at: env.observed_at });
+    }
+    expect(chunks.flatMap((c) => c.envelope.nodes)).toEqual(nodes);
+    expect(chunks.flatMap((c) => c.envelope.edges)).toEqual(edges);
+    // A split at 90%, halved at worst: chunks are not needlessly small.
+    expect(chunks.length).toBeLessThan((Buffer.byteLength(JSON.stringify(env)) / limit) * 2.5);
+  });
+
+  it('names a single edge over the limit by JSON pointer and size', () => {
+    const a = node('Service', 'a');
+    const b = node('Service', 'b');
+    const edges = [
+      edge('CONNECTS_TO', a, b),
+      { ...edge('CONNECTS_TO', b, a), properties: { blob: 'y'.repeat(5000) } },
+    ];
+    expect(() => chunkEnvelope(envelope([a, b], edges), 4096)).toThrow(
+      /^\/edges\/1 alone is \d+ bytes \(\d+ as a chunk\), over the 4096-byte bus message limit$/,
+    );
+  });
 });

@@ -1,8 +1,24 @@
-import { appendFile, readFile, readdir, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { appendFile, open, readFile, readdir, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Journal, JournalError } from '../../src/bus/journal.js';
 import { tempDir } from '../helpers/service.js';
+import { crashRecord, type CrashRecord } from './fixtures/crash-record.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** The FileHandle class's prototype, to make writes fail on purpose. */
+async function fileHandlePrototype(dir: string) {
+  const handle = await open(path.join(dir, 'probe'), 'w');
+  await handle.close();
+  return Object.getPrototypeOf(handle) as FileHandle;
+}
+
+async function segments(dir: string): Promise<string[]> {
+  return (await readdir(dir)).filter((f) => f.endsWith('.log')).sort();
+}
 
 async function replayAll(journal: Journal, afterSeq = 0) {
   const seen: [number, unknown][] = [];
@@ -17,6 +33,10 @@ async function onlySegment(dir: string): Promise<string> {
   expect(files).toHaveLength(1);
   return path.join(dir, files[0]);
 }
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 describe('Journal', () => {
   it('keeps records in order with their sequence numbers across a reopen', async () => {
@@ -121,5 +141,229 @@ describe('Journal', () => {
     const reopened = await Journal.open(dir, { rotateAt: 200 });
     expect(reopened.lastSeq).toBe(10);
     await reopened.close();
+  });
+  it('writes nothing for an empty append, and a reopen still finds every record', async () => {
+    const dir = await tempDir();
+    const journal = await Journal.open(dir);
+    expect(await journal.append([])).toEqual([]);
+    expect(await journal.append([{ a: 1 }])).toEqual([1]);
+    expect(await journal.append([])).toEqual([]);
+    await journal.close();
+    const reopened = await Journal.open(dir);
+    expect(reopened.recovered).toBeUndefined();
+    expect(await replayAll(reopened)).toEqual([[1, { a: 1 }]]);
+    await reopened.close();
+  });
+
+  it('refuses a pre-serialized record that spans lines, and writes nothing of its batch', async () => {
+    const dir = await tempDir();
+    const journal = await Journal.open(dir);
+    await expect(journal.appendSerialized(['{"a":1}', '{\n"b":2}'])).rejects.toThrow(
+      /record 1 is not single-line/,
+    );
+    expect(await journal.appendSerialized(['{"a":1}'])).toEqual([1]);
+    expect(await replayAll(journal)).toEqual([[1, { a: 1 }]]);
+    await journal.close();
+  });
+
+  it('streams records longer than a read, across rotated segments', async () => {
+    const dir = await tempDir();
+    const journal = await Journal.open(dir, { rotateAt: 2 * 1024 * 1024 });
+    const big = (i: number) => ({ i, blob: `${'é'.repeat(300_000)}${'z'.repeat(500_000)}${i}` });
+    for (let i = 0; i < 6; i++) await journal.append([big(i)]);
+    expect((await segments(dir)).length).toBeGreaterThan(1);
+    await journal.close();
+    const reopened = await Journal.open(dir, { rotateAt: 2 * 1024 * 1024 });
+    const seen = await replayAll(reopened, 1);
+    expect(seen.map(([seq]) => seq)).toEqual([2, 3, 4, 5, 6]);
+    expect(seen.every(([seq, r]) => JSON.stringify(r) === JSON.stringify(big(seq - 1)))).toBe(true);
+    await reopened.close();
+  });
+
+  it('cuts a torn write off a freshly rotated segment and goes on with the seq it is named after', async () => {
+    const dir = await tempDir();
+    const journal = await Journal.open(dir, { rotateAt: 100 });
+    await journal.append([{ pad: 'x'.repeat(120) }]);
+    await journal.append([{ pad: 'y'.repeat(120) }]);
+    await journal.close();
+    const files = await segments(dir);
+    expect(files).toEqual(['000000000001.log', '000000000002.log']);
+    // The crash came mid-way through the next segment's first write.
+    await writeFile(path.join(dir, '000000000003.log'), '3 {"lost":');
+    const reopened = await Journal.open(dir, { rotateAt: 100 });
+    expect(reopened.recovered).toEqual({
+      file: path.join(dir, '000000000003.log'),
+      offset: 0,
+      droppedBytes: 10,
+    });
+    expect(reopened.lastSeq).toBe(2);
+    expect(await reopened.append([{ next: true }])).toEqual([3]);
+    expect((await replayAll(reopened)).map(([seq]) => seq)).toEqual([1, 2, 3]);
+    await reopened.close();
+  });
+
+  it('refuses to open when an earlier commit line is damaged and a later commit is whole', async () => {
+    const dir = await tempDir();
+    const journal = await Journal.open(dir);
+    await journal.append([{ a: 1 }]);
+    await journal.append([{ a: 2 }]);
+    await journal.close();
+    const file = await onlySegment(dir);
+    const text = await readFile(file, 'utf8');
+    // Bit rot in the first commit line, which then no longer looks like one.
+    await writeFile(file, text.replace(/^~1 /m, '#1 '));
+    const error = await Journal.open(dir).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalError);
+    expect((error as Error).message).toContain(file);
+    expect(await readFile(file, 'utf8')).toBe(text.replace(/^~1 /m, '#1 '));
+  });
+
+  it('reports damage in an older segment on replay, naming the file and byte', async () => {
+    const dir = await tempDir();
+    const journal = await Journal.open(dir, { rotateAt: 100 });
+    for (let i = 1; i <= 3; i++) await journal.append([{ i, pad: 'x'.repeat(120) }]);
+    await journal.close();
+    const first = path.join(dir, '000000000001.log');
+    const text = await readFile(first, 'utf8');
+    await writeFile(first, text.replace('"i":1', '"i":7'));
+    const reopened = await Journal.open(dir, { rotateAt: 100 });
+    const error = await replayAll(reopened).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalError);
+    expect((error as Error).message).toMatch(
+      new RegExp(`${first.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is damaged at byte \\d+`),
+    );
+    // Replay after it does not read the damaged segment.
+    expect((await replayAll(reopened, 1)).map(([seq]) => seq)).toEqual([2, 3]);
+    await reopened.close();
+  });
+
+  it('rejects a commit whose write fails, naming file and byte, and keeps no trace of it', async () => {
+    const dir = await tempDir();
+    const proto = await fileHandlePrototype(dir);
+    const journal = await Journal.open(dir);
+    await journal.append([{ a: 1 }]);
+    vi.spyOn(proto, 'writev').mockRejectedValueOnce(new Error('EIO: i/o error, write'));
+    const failed = await journal.append([{ lost: 1 }, { lost: 2 }]).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(JournalError);
+    expect((failed as Error).message).toMatch(/000000000001\.log at byte \d+ failed: EIO/);
+    // A failed fsync is as bad as a failed write: the records were never acknowledged.
+    vi.spyOn(proto, 'datasync').mockRejectedValueOnce(new Error('EIO: i/o error, fsync'));
+    await expect(journal.append([{ lost: 3 }])).rejects.toThrow(/failed: EIO: i\/o error, fsync/);
+    expect(await journal.append([{ a: 2 }])).toEqual([2]);
+    await journal.close();
+    const reopened = await Journal.open(dir);
+    expect(reopened.recovered).toBeUndefined();
+    expect(await replayAll(reopened)).toEqual([
+      [1, { a: 1 }],
+      [2, { a: 2 }],
+    ]);
+    await reopened.close();
+  });
+
+  it('stops appending when a failed write cannot be cut back', async () => {
+    const dir = await tempDir();
+    const proto = await fileHandlePrototype(dir);
+    const journal = await Journal.open(dir);
+    await journal.append([{ a: 1 }]);
+    vi.spyOn(proto, 'datasync').mockRejectedValueOnce(new Error('EIO: i/o error, fsync'));
+    vi.spyOn(proto, 'truncate').mockRejectedValueOnce(new Error('EIO: i/o error, truncate'));
+    await expect(journal.append([{ lost: 1 }])).rejects.toThrow(/EIO/);
+    await expect(journal.append([{ b: 2 }])).rejects.toThrow(
+      /could not be cut back.*refusing further appends/,
+    );
+    await journal.close();
+    // The written but unacknowledged commit may surface after a reopen; everything acknowledged does.
+    const reopened = await Journal.open(dir);
+    expect((await replayAll(reopened))[0]).toEqual([1, { a: 1 }]);
+    await reopened.close();
+  });
+
+  it('keeps the active segment however far compaction reaches', async () => {
+    const dir = await tempDir();
+    const journal = await Journal.open(dir, { rotateAt: 100 });
+    for (let i = 1; i <= 4; i++) await journal.append([{ i, pad: 'x'.repeat(120) }]);
+    await journal.compact(1000);
+    expect(await segments(dir)).toEqual(['000000000004.log']);
+    await journal.close();
+    const reopened = await Journal.open(dir, { rotateAt: 100 });
+    expect(reopened.lastSeq).toBe(4);
+    expect(await reopened.append([{ i: 5 }])).toEqual([5]);
+    await reopened.close();
+  });
+
+  it('recovers exactly the committed records from a cut at any byte of the final commit', async () => {
+    const dir = await tempDir();
+    const journal = await Journal.open(dir);
+    await journal.append([{ a: 1 }, { a: 2 }]);
+    await journal.close();
+    const file = await onlySegment(dir);
+    const committed = await readFile(file);
+    const reopened = await Journal.open(dir);
+    await reopened.append([{ b: 3, pad: 'é'.repeat(40) }, { b: 4 }]);
+    await reopened.close();
+    const full = await readFile(file);
+    for (let cut = committed.length; cut < full.length; cut++) {
+      await writeFile(file, full.subarray(0, cut));
+      const torn = await Journal.open(dir);
+      expect(torn.lastSeq).toBe(2);
+      expect(torn.recovered?.droppedBytes ?? 0).toBe(cut - committed.length);
+      expect((await replayAll(torn)).map(([seq]) => seq)).toEqual([1, 2]);
+      await torn.close();
+      expect(await readFile(file)).toEqual(committed);
+    }
+  });
+
+  it('keeps every acknowledged record through repeated SIGKILLs of a writing process', async () => {
+    const dir = await tempDir();
+    const rotateAt = 256 * 1024;
+    const fixture = path.join(here, 'fixtures', 'journal-writer.ts');
+    const acked = new Map<number, number>();
+    for (let round = 0; round < 3; round++) {
+      const before = acked.size;
+      const child = spawn(process.execPath, ['--import', 'tsx', fixture, dir, String(rotateAt)], {
+        cwd: path.resolve(here, '../..'),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      let buffered = '';
+      let armed = false;
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      child.stdout.setEncoding('utf8').on('data', (d: string) => {
+        buffered += d;
+        for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
+          const [seq, n] = buffered.slice(0, nl).split(' ').map(Number);
+          acked.set(seq, n);
+          buffered = buffered.slice(nl + 1);
+        }
+        // Killed at a random moment after enough acknowledgements: between writes, mid-write or mid-fsync.
+        if (acked.size - before >= 60 && !armed) {
+          armed = true;
+          setTimeout(() => child.kill('SIGKILL'), Math.random() * 100);
+        }
+      });
+      const [code, signal] = await new Promise<[number | null, string | null]>((resolve, reject) => {
+        child.on('error', reject);
+        child.on('close', (c, s) => resolve([c, s]));
+      });
+      expect({ code, signal, stderr: signal ? '' : stderr }).toEqual({
+        code: null,
+        signal: 'SIGKILL',
+        stderr: '',
+      });
+
+      const journal = await Journal.open(dir, { rotateAt });
+      const found = new Map<number, CrashRecord>();
+      let last = 0;
+      await journal.replay(0, (seq, record) => {
+        expect(seq).toBe(last + 1);
+        last = seq;
+        found.set(seq, record as CrashRecord);
+      });
+      expect(journal.lastSeq).toBe(last);
+      expect(last).toBeGreaterThanOrEqual(Math.max(...acked.keys()));
+      for (const [seq, n] of acked) expect(found.get(seq)).toEqual(crashRecord(n));
+      await journal.close();
+    }
+    expect((await segments(dir)).length).toBeGreaterThan(1);
   });
 });

@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { open, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { BusRecord, Delivery } from '../../src/bus/bus.js';
 import { createEmbeddedBus, serializeRecord } from '../../src/bus/memory.js';
 import { tempDir } from '../helpers/service.js';
@@ -12,6 +14,14 @@ const record = (batchId: string, chunk = 0, chunks = 1): BusRecord => ({
   chunks,
   receivedAt: 1000,
   envelope: envelope([node('Service', batchId)]),
+});
+
+function stubLog() {
+  return { info: vi.fn(), warn: vi.fn(), error: vi.fn() };
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
 });
 
 describe('embedded bus', () => {
@@ -74,5 +84,153 @@ describe('embedded bus', () => {
     const withJson = serializeRecord({ ...r, envelopeJson: JSON.stringify(r.envelope) });
     expect(JSON.parse(withJson)).toEqual(JSON.parse(serializeRecord(r)));
     expect(JSON.parse(withJson)).not.toHaveProperty('envelopeJson');
+  });
+  it('delivers the published objects themselves, one at a time, awaiting an async consumer', async () => {
+    const bus = await createEmbeddedBus({ dir: await tempDir() });
+    const published = [record('a', 0, 3), record('a', 1, 3), record('a', 2, 3)];
+    const seen: Delivery[] = [];
+    let inside = 0;
+    bus.consume(async (d) => {
+      expect(inside++).toBe(0);
+      await new Promise((r) => setImmediate(r));
+      seen.push(d);
+      inside--;
+    });
+    await Promise.all([bus.publish(published.slice(0, 2)), bus.publish(published.slice(2))]);
+    await bus.drain();
+    expect(seen.map((d) => d.seq)).toEqual([1, 2, 3]);
+    seen.forEach((d, i) => expect(d.envelope).toBe(published[i].envelope));
+    await bus.close();
+  });
+
+  it('delivers a batch published before consume() exactly once', async () => {
+    const bus = await createEmbeddedBus({ dir: await tempDir() });
+    await bus.publish([record('early')]);
+    const seen: string[] = [];
+    bus.consume((d) => {
+      seen.push(`${d.seq}:${d.batchId}`);
+    });
+    await bus.publish([record('late')]);
+    await bus.drain();
+    expect(seen).toEqual(['1:early', '2:late']);
+    await bus.close();
+  });
+
+  it('replays everything after a reopen exactly once and in order; afterSeq skips what a snapshot holds', async () => {
+    const dir = await tempDir();
+    const first = await createEmbeddedBus({ dir, rotateAt: 300 });
+    first.consume(() => undefined);
+    for (let i = 1; i <= 12; i++) await first.publish([record(`b${i}`, 0, 2), record(`b${i}`, 1, 2)]);
+    expect(first.lastSeq()).toBe(24);
+    await first.close();
+
+    for (const afterSeq of [0, 7, 24]) {
+      const bus = await createEmbeddedBus({ dir, afterSeq, rotateAt: 300 });
+      const seqs: number[] = [];
+      bus.consume((d) => {
+        seqs.push(d.seq);
+        expect(d.batchId).toBe(`b${Math.ceil(d.seq / 2)}`);
+        expect(d.envelope.nodes[0].name).toBe(d.batchId);
+      });
+      await bus.drain();
+      expect(seqs).toEqual(Array.from({ length: 24 - afterSeq }, (_, i) => afterSeq + i + 1));
+      await bus.close();
+    }
+  });
+
+  it('drain() waits for a publish still being journaled', async () => {
+    const bus = await createEmbeddedBus({ dir: await tempDir() });
+    const seen: string[] = [];
+    bus.consume((d) => {
+      seen.push(d.batchId);
+    });
+    const publishing = bus.publish([record('a')]);
+    await bus.drain();
+    expect(seen).toEqual(['a']);
+    await publishing;
+    await bus.close();
+  });
+
+  it('rejects a publish whose journal write fails, delivers none of it, logs it, and goes on', async () => {
+    const dir = await tempDir();
+    const log = stubLog();
+    const bus = await createEmbeddedBus({ dir, logger: log });
+    const seen: string[] = [];
+    bus.consume((d) => {
+      seen.push(d.batchId);
+    });
+    const probe = await open(path.join(dir, 'probe'), 'w');
+    await probe.close();
+    vi.spyOn(Object.getPrototypeOf(probe), 'datasync').mockRejectedValueOnce(
+      new Error('EIO: i/o error, fsync'),
+    );
+    await expect(bus.publish([record('lost', 0, 2), record('lost', 1, 2)])).rejects.toThrow(/EIO/);
+    expect(log.error).toHaveBeenCalledWith(expect.objectContaining({ records: 2 }), expect.any(String));
+    await bus.publish([record('kept')]);
+    await bus.drain();
+    expect(seen).toEqual(['kept']);
+    await bus.close();
+
+    const reopened = await createEmbeddedBus({ dir });
+    const replayed: string[] = [];
+    reopened.consume((d) => {
+      replayed.push(`${d.seq}:${d.batchId}`);
+    });
+    await reopened.drain();
+    expect(replayed).toEqual(['1:kept']);
+    await reopened.close();
+  });
+
+  it('warns when opening cut off a torn write', async () => {
+    const dir = await tempDir();
+    const first = await createEmbeddedBus({ dir });
+    await first.publish([record('a')]);
+    await first.close();
+    const file = path.join(dir, '000000000001.log');
+    await writeFile(file, `${await readFile(file, 'utf8')}2 {"tena`);
+    const log = stubLog();
+    const bus = await createEmbeddedBus({ dir, logger: log });
+    expect(log.warn).toHaveBeenCalledWith(
+      expect.objectContaining({ file, droppedBytes: 8 }),
+      expect.any(String),
+    );
+    expect(bus.lastSeq()).toBe(1);
+    await bus.close();
+  });
+
+  it('stops delivering when replay finds damage, and drain() reports it', async () => {
+    const dir = await tempDir();
+    const first = await createEmbeddedBus({ dir, rotateAt: 100 });
+    for (const id of ['a', 'b', 'c']) await first.publish([record(id)]);
+    await first.close();
+    const file = path.join(dir, '000000000001.log');
+    await writeFile(file, (await readFile(file, 'utf8')).replace('"batchId":"a"', '"batchId":"z"'));
+    const log = stubLog();
+    const bus = await createEmbeddedBus({ dir, rotateAt: 100, logger: log });
+    const seen: string[] = [];
+    bus.consume((d) => {
+      seen.push(d.batchId);
+    });
+    await bus.publish([record('d')]);
+    await expect(bus.drain()).rejects.toThrow(/000000000001\.log is damaged at byte \d+/);
+    expect(seen).toEqual([]);
+    expect(log.error).toHaveBeenCalled();
+    await bus.close();
+  });
+
+  it('closes without a consumer; what was published waits in the journal', async () => {
+    const dir = await tempDir();
+    const bus = await createEmbeddedBus({ dir });
+    await bus.publish([record('a')]);
+    await bus.close();
+    await expect(bus.publish([record('b')])).rejects.toThrow(/closed/);
+    const reopened = await createEmbeddedBus({ dir });
+    const seen: string[] = [];
+    reopened.consume((d) => {
+      seen.push(d.batchId);
+    });
+    await reopened.drain();
+    expect(seen).toEqual(['a']);
+    await reopened.close();
   });
 });

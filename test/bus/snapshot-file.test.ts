@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SNAPSHOT_FILE, SnapshotError, readSnapshot, writeSnapshot } from '../../src/bus/snapshot-file.js';
@@ -41,5 +41,45 @@ describe('snapshot files', () => {
     const error = await readSnapshot(dir).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SnapshotError);
     expect((error as Error).message).toContain(file);
+  });
+  it('keeps lines that hold a carriage return or look like the trailer', async () => {
+    const dir = await tempDir();
+    const lines = ['{"a":"x\ry"}', '{"end":true,"lines":0,"crc":0}', '', '{"é":"\u2028"}'];
+    await writeSnapshot(dir, { seq: 3 }, lines);
+    expect(await collect((await readSnapshot(dir))!.lines)).toEqual(lines);
+  });
+
+  it('streams a large snapshot, lines longer than a read included', async () => {
+    const dir = await tempDir();
+    const lines = Array.from({ length: 20 }, (_, i) => JSON.stringify({ i, blob: 'b'.repeat(300_000 + i) }));
+    await writeSnapshot(dir, { seq: 9 }, lines);
+    expect(await collect((await readSnapshot(dir))!.lines)).toEqual(lines);
+  });
+
+  it('leaves the previous snapshot, and no temporary file, when a write fails', async () => {
+    const dir = await tempDir();
+    await writeSnapshot(dir, { seq: 1 }, ['{"old":true}']);
+    function* failing() {
+      yield '{"new":true}';
+      throw new Error('serialization failed');
+    }
+    await expect(writeSnapshot(dir, { seq: 2 }, failing())).rejects.toThrow('serialization failed');
+    await expect(writeSnapshot(dir, { seq: 2 }, ['{"a":\n1}'])).rejects.toThrow(SnapshotError);
+    expect(await readdir(dir)).toEqual([SNAPSHOT_FILE]);
+    const snapshot = (await readSnapshot(dir))!;
+    expect(snapshot.meta.seq).toBe(1);
+    expect(await collect(snapshot.lines)).toEqual(['{"old":true}']);
+  });
+
+  it.each([
+    ['empty', () => ''],
+    ['cut mid-line', (text: string) => text.slice(0, 12)],
+    ['without metadata', () => `${JSON.stringify({ end: true, lines: -1, crc: 0 })}\n`],
+  ])('refuses a snapshot file that is %s', async (_what, content) => {
+    const dir = await tempDir();
+    await writeSnapshot(dir, { seq: 7 }, ['{"a":1}']);
+    const file = path.join(dir, SNAPSHOT_FILE);
+    await writeFile(file, content(await readFile(file, 'utf8')));
+    await expect(readSnapshot(dir)).rejects.toThrow(SnapshotError);
   });
 });
