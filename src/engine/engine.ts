@@ -167,7 +167,9 @@ export async function createEngine(deps: EngineDeps) {
     let release!: () => void;
     hold = new Promise<void>((resolve) => (release = resolve));
     try {
-      // Let the handler that may be mid-flight finish; from here no record is applied until release.
+      // The consumer applies a record synchronously right after checking `hold`, so none is half-applied
+      // here; one already released by an earlier hold runs in this microtask turn. From here no record is
+      // applied until release. Keep the consumer's apply synchronous, or this stops holding.
       await Promise.resolve();
       const seq = appliedSeq;
       if (seq === snapshotSeq) return;
