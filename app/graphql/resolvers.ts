@@ -1,6 +1,6 @@
 // GraphQL resolvers: thin reads over the caller's tenant. Routes are materialized only when asked for.
 import type { Engine } from '../../src/engine/engine.js';
-import { routeNodes, routeSteps, type PathRecord } from '../../src/paths/path-store.js';
+import { routeHasBasis, routeNodes, routeSteps, type PathRecord } from '../../src/paths/path-store.js';
 import { ProblemError } from '../../src/http/problems.js';
 
 export interface GraphqlContext {
@@ -37,13 +37,11 @@ function selectPaths(ctx: GraphqlContext, args: AttackPathsArgs): PathRecord[] {
   if (args.target) {
     const key = args.target.toLowerCase();
     const graph = state.graph;
-    const ids = new Set<string>();
-    if (graph.hasNode(args.target)) ids.add(args.target);
+    // By id (any case) or by the target's name (case-insensitive).
     list = list.filter(
       (r) =>
-        ids.has(r.targetId) ||
-        (graph.hasNode(r.targetId) && graph.getNodeAttribute(r.targetId, 'name').toLowerCase() === key) ||
-        r.targetId.toLowerCase() === key,
+        r.targetId.toLowerCase() === key ||
+        (graph.hasNode(r.targetId) && graph.getNodeAttribute(r.targetId, 'name').toLowerCase() === key),
     );
   }
   if (args.priority) list = list.filter((r) => r.priority === args.priority);
@@ -78,9 +76,8 @@ export function createResolvers() {
         let runtime = 0;
         for (const record of open) {
           if (record.priority === 'P1') critical++;
-          const bases = new Set(routeSteps(record).map((s) => s.weightBasis));
-          if (bases.has('kev')) kev++;
-          if (bases.has('runtime')) runtime++;
+          if (routeHasBasis(record, 'kev')) kev++;
+          if (routeHasBasis(record, 'runtime')) runtime++;
         }
         return {
           criticalPaths: critical,

@@ -14,7 +14,12 @@ import type { Log } from '../log/logger.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { PriorityThresholds } from '../paths/path-store.js';
 import { runPass, type AnalyzerConfig } from './analyzer.js';
-import { createIngestPipeline, type IngestReceipt, type IngestRequest } from './ingest-pipeline.js';
+import {
+  createIngestPipeline,
+  sourceNamed,
+  type IngestReceipt,
+  type IngestRequest,
+} from './ingest-pipeline.js';
 import { restoreState, serializeState, STATE_FORMAT } from './state-snapshot.js';
 import { TENANT_NAME, TenantState } from './tenant.js';
 
@@ -226,15 +231,7 @@ export async function createEngine(deps: EngineDeps) {
 
   /** Throws the 404 problem for a source segment no normalizer handles. */
   function assertSource(name: string): void {
-    if (!sources.has(name)) {
-      throw new ProblemError(
-        'unknown-source',
-        `no ingest source named ${JSON.stringify(name)}; known: ${[...sources.keys()].join(', ')}`,
-        {
-          errors: [{ pointer: '/path/source', value: name, detail: 'unknown ingest source' }],
-        },
-      );
-    }
+    sourceNamed(sources, name);
   }
 
   return {

@@ -33,12 +33,23 @@ export interface IngestPipelineDeps {
   now: () => number;
 }
 
+/** The source named `name`, or the 404 problem for a source segment no normalizer handles. */
+export function sourceNamed(sources: ReadonlyMap<string, IngestSource>, name: string): IngestSource {
+  const source = sources.get(name);
+  if (source) return source;
+  throw new ProblemError(
+    'unknown-source',
+    `no ingest source named ${JSON.stringify(name)}; known: ${[...sources.keys()].join(', ')}`,
+    {
+      errors: [{ pointer: '/path/source', value: name, detail: 'unknown ingest source' }],
+    },
+  );
+}
+
 export function createIngestPipeline(deps: IngestPipelineDeps) {
   const { sources, bus, batches, metrics } = deps;
   return async function ingest(request: IngestRequest): Promise<IngestReceipt> {
-    const source = sources.get(request.source);
-    if (!source)
-      throw new ProblemError('unknown-source', `no ingest source named ${JSON.stringify(request.source)}`);
+    const source = sourceNamed(sources, request.source);
     const receivedAt = deps.now();
     let envelopes: EventEnvelope[];
     let warnings: string[];

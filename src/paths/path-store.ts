@@ -104,6 +104,14 @@ export function routeSteps(record: PathRecord): PathStep[] {
   }));
 }
 
+/** Whether any hop of the route was priced on this basis; reads the compiled arrays, allocates nothing. */
+export function routeHasBasis(record: PathRecord, basis: WeightBasis): boolean {
+  const route = record.route;
+  if ('steps' in route) return route.steps.some((s) => s.weightBasis === basis);
+  const index = WEIGHT_BASES.indexOf(basis);
+  return route.edges.some((e) => route.compiled.edgeBasis[e] === index);
+}
+
 function freeze(record: PathRecord): FrozenRoute {
   return { nodes: routeNodes(record), steps: routeSteps(record) };
 }
@@ -176,20 +184,16 @@ export class PathStore {
     for (const p of found) {
       const startId = compiled.nodeIds[p.start];
       const targetId = compiled.nodeIds[p.target];
-      // The score is the product of the hops' probabilities, multiplied out: exp(−Σ cost) would turn a
-      // single 0.3 hop into 0.29999999999999993.
-      let score = 1;
+      // p.score is the product of the hops' probabilities, multiplied out by the search; the log is summed
+      // separately because a long route's product underflows to 0.
       let logScore = 0;
-      for (const e of p.edges) {
-        score *= compiled.edgeP[e];
-        logScore += Math.log(compiled.edgeP[e]);
-      }
+      for (const e of p.edges) logScore += Math.log(compiled.edgeP[e]);
       upsert(
         `${startId}>${targetId}`,
         startId,
         targetId,
         () => pathId(startId, targetId),
-        score,
+        p.score,
         logScore,
         false,
         {
