@@ -186,20 +186,30 @@ export class PathSearch {
    * exactly the hops of best routes: take the smallest edge index each time.
    */
   private routeToRoot(start: number, target: number): PairPath {
-    const { edgeTo, edgeUnits, edgeP, fOffsets } = this.g;
+    const { edgeTo, edgeUnits } = this.g;
     const dist = this.dist;
+    return this.walk(start, target, 'reverse', (u, k) => edgeUnits[k] + dist[edgeTo[k]] === dist[u]);
+  }
+
+  /** Walks from `start` to `target`, taking at each node the lowest-indexed out-edge `tight` accepts. */
+  private walk(
+    start: number,
+    target: number,
+    direction: string,
+    tight: (u: number, k: number) => boolean,
+  ): PairPath {
+    const { edgeTo, edgeP, fOffsets } = this.g;
     const hops: number[] = [];
     let score = 1;
     for (let u = start; u !== target;) {
-      const du = dist[u];
       let next = -1;
       for (let k = fOffsets[u], end = fOffsets[u + 1]; k < end; k++) {
-        if (edgeUnits[k] + dist[edgeTo[k]] === du) {
+        if (tight(u, k)) {
           next = k;
           break;
         }
       }
-      if (next < 0) throw new Error('analysis/best-paths: broken search tree (reverse)');
+      if (next < 0) throw new Error(`analysis/best-paths: broken search tree (${direction})`);
       hops.push(next);
       score *= edgeP[next];
       u = edgeTo[next];
@@ -212,7 +222,7 @@ export class PathSearch {
    * (walking tight in-edges back from it), then walks forward from the start exactly as routeToRoot does.
    */
   private routeFromRoot(start: number, target: number): PairPath {
-    const { edgeTo, edgeUnits, edgeP, fOffsets, rOffsets, rFrom, rUnits } = this.g;
+    const { edgeTo, edgeUnits, rOffsets, rFrom, rUnits } = this.g;
     const { dist, mark } = this;
     const marked: number[] = [target];
     mark[target] = 1;
@@ -227,25 +237,14 @@ export class PathSearch {
         }
       }
     }
-    const hops: number[] = [];
-    let score = 1;
-    for (let u = start; u !== target;) {
-      const du = dist[u];
-      let next = -1;
-      for (let k = fOffsets[u], end = fOffsets[u + 1]; k < end; k++) {
-        const v = edgeTo[k];
-        if (mark[v] === 1 && du + edgeUnits[k] === dist[v]) {
-          next = k;
-          break;
-        }
-      }
-      if (next < 0) throw new Error('analysis/best-paths: broken search tree (forward)');
-      hops.push(next);
-      score *= edgeP[next];
-      u = edgeTo[next];
-    }
+    const route = this.walk(
+      start,
+      target,
+      'forward',
+      (u, k) => mark[edgeTo[k]] === 1 && dist[u] + edgeUnits[k] === dist[edgeTo[k]],
+    );
     for (const v of marked) mark[v] = 0;
-    return { start, target, score, edges: Int32Array.from(hops) };
+    return route;
   }
 }
 
