@@ -41,7 +41,7 @@ async function load(file: string): Promise<TenantGraph> {
       graph.addNode(node.id, { label: node.label, name: node.name, props: node.properties, lastSeen: 0 });
     } else if (line.startsWith('{"type"')) {
       const edge = JSON.parse(line) as EdgeLine;
-      graph.addDirectedEdgeWithKey(`${edge.type}|${edge.from}|${edge.to}`, edge.from, edge.to, {
+      graph.addDirectedEdge(edge.from, edge.to, {
         type: edge.type,
         p: edge.exploit_probability,
         lastSeen: 0,

@@ -11,7 +11,8 @@ export const STATE_FORMAT = 1;
 type Line =
   | { k: 'tenant'; t: string; pruning: PruneRecord }
   | { k: 'node'; t: string; id: string; a: NodeAttributes }
-  | { k: 'edge'; t: string; key: string; s: string; d: string; a: EdgeAttributes }
+  // Edges are identified by (type, s, d); `key` (written by early builds) is ignored.
+  | { k: 'edge'; t: string; key?: string; s: string; d: string; a: EdgeAttributes }
   | { k: 'parked'; t: string; edge: EnvelopeEdge; at: number }
   | { k: 'path'; t: string; r: PathRecord };
 
@@ -22,8 +23,8 @@ export function* serializeState(tenants: Map<string, TenantState>): Iterable<str
     const graph = state.graph;
     for (const { node, attributes } of graph.nodeEntries())
       yield JSON.stringify({ k: 'node', t, id: node, a: attributes });
-    for (const { edge, source, target, attributes } of graph.edgeEntries()) {
-      yield JSON.stringify({ k: 'edge', t, key: edge, s: source, d: target, a: attributes });
+    for (const { source, target, attributes } of graph.edgeEntries()) {
+      yield JSON.stringify({ k: 'edge', t, s: source, d: target, a: attributes });
     }
     for (const [, entry] of state.writer.parkedEntries())
       yield JSON.stringify({ k: 'parked', t, edge: entry.edge, at: entry.receivedAt });
@@ -48,7 +49,7 @@ export async function restoreState(
         state.graph.mergeNode(line.id, line.a);
         break;
       case 'edge':
-        state.graph.mergeDirectedEdgeWithKey(line.key, line.s, line.d, line.a);
+        state.graph.addDirectedEdge(line.s, line.d, line.a);
         break;
       case 'parked':
         state.writer.restoreParked(line.edge, line.at);

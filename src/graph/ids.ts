@@ -1,10 +1,11 @@
 // Node id derivation: `<Label>:<first 16 hex of SHA-1 of the lowercased name>`.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { NodeLabel } from './vocabulary.js';
 
 /** The id of the node with this label and name; the same name in any case gives the same id. */
 export function nodeId(label: NodeLabel, name: string): string {
-  return `${label}:${createHash('sha1').update(name.toLowerCase(), 'utf8').digest('hex').slice(0, 16)}`;
+  // One-shot hash: several times faster than createHash() per call, and ingest derives one id per node.
+  return `${label}:${hash('sha1', name.toLowerCase(), 'hex').slice(0, 16)}`;
 }
 
 const ID_SHAPE = /^([A-Za-z_]+):([0-9a-f]{16})$/;

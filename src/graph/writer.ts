@@ -4,8 +4,8 @@
 import type { EnvelopeEdge, EventEnvelope } from '../ingest/envelope.js';
 import type { Log } from '../log/logger.js';
 import { edgeKey, idLabel } from './ids.js';
-import type { EdgeAttributes, TenantGraph } from './model.js';
-import { isEdgeType, isNodeLabel } from './vocabulary.js';
+import { findEdge, type EdgeAttributes, type TenantGraph } from './model.js';
+import { isEdgeType, isNodeLabel, type EdgeType } from './vocabulary.js';
 
 export interface WriteResult {
   nodes: number;
@@ -94,7 +94,6 @@ export class GraphWriter {
       this.drop('malformed', { source, from: edge?.from, to: edge?.to }, result);
       return;
     }
-    const key = edgeKey(type, edge.from, edge.to);
     const fromMissing = !this.graph.hasNode(edge.from);
     const toMissing = !this.graph.hasNode(edge.to);
     if (fromMissing || toMissing) {
@@ -105,32 +104,33 @@ export class GraphWriter {
         this.drop('unknown_label', { source, id: bad }, result);
         return;
       }
-      this.park(key, edge, receivedAt, missing);
+      this.park(edgeKey(type, edge.from, edge.to), edge, receivedAt, missing);
       result.parked++;
       return;
     }
-    this.writeEdge(key, edge, receivedAt);
+    this.writeEdge(edge, receivedAt);
     result.edges++;
   }
 
-  private writeEdge(key: string, edge: EnvelopeEdge, receivedAt: number): void {
-    const exists = this.graph.hasEdge(key);
-    const attrs: EdgeAttributes = { type: edge.type, lastSeen: receivedAt };
+  private writeEdge(edge: EnvelopeEdge, receivedAt: number): void {
+    const type = edge.type as EdgeType;
+    const existing = findEdge(this.graph, type, edge.from, edge.to);
+    const attrs: EdgeAttributes = { type, lastSeen: receivedAt };
     if (typeof edge.exploit_probability === 'number') attrs.p = edge.exploit_probability;
     if (edge.weight_basis) attrs.basis = edge.weight_basis;
     if (edge.resource_scoped) attrs.resourceScoped = true;
     if (edge.properties && typeof edge.properties === 'object') attrs.props = { ...edge.properties };
-    if (exists) {
-      const old = this.graph.getEdgeAttributes(key);
+    if (existing !== undefined) {
+      const old = this.graph.getEdgeAttributes(existing);
       if (old.p !== attrs.p || old.basis !== attrs.basis || old.resourceScoped !== attrs.resourceScoped) {
         this.analysisVersion++;
       }
       if (old.props && attrs.props) attrs.props = { ...old.props, ...attrs.props };
       else if (old.props) attrs.props = old.props;
       attrs.lastSeen = Math.max(old.lastSeen, receivedAt);
-      this.graph.replaceEdgeAttributes(key, attrs);
+      this.graph.replaceEdgeAttributes(existing, attrs);
     } else {
-      this.graph.addDirectedEdgeWithKey(key, edge.from, edge.to, attrs);
+      this.graph.addDirectedEdge(edge.from, edge.to, attrs);
       this.analysisVersion++;
     }
   }
@@ -167,7 +167,7 @@ export class GraphWriter {
       if (!entry) continue;
       if (!this.graph.hasNode(entry.edge.from) || !this.graph.hasNode(entry.edge.to)) continue;
       this.unpark(key);
-      this.writeEdge(key, entry.edge, entry.receivedAt);
+      this.writeEdge(entry.edge, entry.receivedAt);
       result.landed++;
     }
   }
@@ -217,7 +217,7 @@ export class GraphWriter {
   restoreParked(edge: EnvelopeEdge, receivedAt: number): void {
     const missing = [edge.from, edge.to].filter((id) => !this.graph.hasNode(id));
     if (missing.length) this.park(edgeKey(edge.type, edge.from, edge.to), edge, receivedAt, missing);
-    else this.writeEdge(edgeKey(edge.type, edge.from, edge.to), edge, receivedAt);
+    else this.writeEdge(edge, receivedAt);
   }
 
   /** Marks the graph changed after a bulk restore that bypassed apply(). */

@@ -87,7 +87,8 @@ export interface FieldError {
 /** Reported errors are capped so that a huge bad report yields a readable answer. */
 export const MAX_REPORTED_ERRORS = 50;
 
-function describe(error: ErrorObject, body: unknown): FieldError {
+/** One ajv error as a FieldError naming its JSON pointer (and the value there). */
+export function describeSchemaError(error: ErrorObject, body: unknown): FieldError {
   const pointer = error.instancePath || '/';
   const value = valueAt(body, error.instancePath);
   if (error.keyword === 'enum') {
@@ -142,7 +143,7 @@ export function createEnvelopeValidator(): (body: unknown) => EnvelopeCheck {
   const validate = ajv.compile(ENVELOPE_SCHEMA);
   return (body: unknown): EnvelopeCheck => {
     if (!validate(body)) {
-      const errors = (validate.errors ?? []).slice(0, MAX_REPORTED_ERRORS).map((e) => describe(e, body));
+      const errors = (validate.errors ?? []).slice(0, MAX_REPORTED_ERRORS).map((e) => describeSchemaError(e, body));
       return { ok: false, errors };
     }
     const envelope = body as unknown as EventEnvelope;

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPathFinder } from '../../src/analysis/path-finder.js';
 import { runPass, type AnalyzerConfig } from '../../src/engine/analyzer.js';
+import { findEdge } from '../../src/graph/model.js';
 import { TenantState } from '../../src/engine/tenant.js';
 import { silentLog } from '../../src/log/logger.js';
 import { createMetrics } from '../../src/metrics/metrics.js';
@@ -68,7 +69,7 @@ describe('analyzer pass', () => {
     expect(opened).toMatchObject({ state: 'open', reopens: 0 });
 
     s.advance(60_000);
-    s.tenant.graph.dropEdge(`HAS_PERMISSION|${app.id}|${db.id}`);
+    s.tenant.graph.dropEdge(findEdge(s.tenant.graph, 'HAS_PERMISSION', app.id, db.id)!);
     s.tenant.writer.touch();
     await s.pass();
     expect(s.tenant.paths.open()).toHaveLength(0);

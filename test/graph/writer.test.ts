@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTenantGraph } from '../../src/graph/model.js';
+import { createTenantGraph, findEdge } from '../../src/graph/model.js';
 import { GraphWriter, type DropReason } from '../../src/graph/writer.js';
 import { silentLog } from '../../src/log/logger.js';
 import { edge, envelope, node } from '../helpers/envelope.js';
@@ -38,10 +38,12 @@ describe('GraphWriter', () => {
     writer.apply(envelope([lb, web], [edge('ROUTES_TO', lb, web, 0.5)]), 1000);
     writer.apply(envelope([], [edge('ROUTES_TO', lb, web, 0.7), edge('CONNECTS_TO', lb, web)]), 2000);
     expect(writer.graph.size).toBe(2);
-    expect(writer.graph.getEdgeAttributes(`ROUTES_TO|${lb.id}|${web.id}`)).toMatchObject({
-      p: 0.7,
-      lastSeen: 2000,
-    });
+    expect(writer.graph.getEdgeAttributes(findEdge(writer.graph, 'ROUTES_TO', lb.id, web.id)!)).toMatchObject(
+      {
+        p: 0.7,
+        lastSeen: 2000,
+      },
+    );
   });
 
   it('parks an edge whose endpoint has not arrived and lands it in the write that brings it', () => {
@@ -53,9 +55,10 @@ describe('GraphWriter', () => {
     const second = writer.apply(envelope([web]), 5000);
     expect(second.landed).toBe(1);
     expect(writer.pendingEdges).toBe(0);
-    expect(writer.graph.hasEdge(`ROUTES_TO|${lb.id}|${web.id}`)).toBe(true);
+    const landed = findEdge(writer.graph, 'ROUTES_TO', lb.id, web.id);
+    expect(landed).toBeDefined();
     // The landed edge keeps the time it was reported.
-    expect(writer.graph.getEdgeAttribute(`ROUTES_TO|${lb.id}|${web.id}`, 'lastSeen')).toBe(1000);
+    expect(writer.graph.getEdgeAttribute(landed!, 'lastSeen')).toBe(1000);
   });
 
   it('waits for both endpoints when both are missing', () => {
