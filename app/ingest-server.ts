@@ -7,6 +7,7 @@ import { createHttpApp } from './plugins/http-base.js';
 
 export function buildIngestServer(deps: { engine: Engine; logger: Logger }): FastifyInstance {
   const app = createHttpApp({ logger: deps.logger, name: 'ingest' });
+  const receiving = new WeakSet<object>();
   app.get('/healthz', async (_request, reply) => reply.type('text/plain').send('ok'));
   app.post<{ Params: { source: string }; Querystring: Record<string, string | undefined> }>(
     '/ingest/:source',
@@ -14,6 +15,15 @@ export function buildIngestServer(deps: { engine: Engine; logger: Logger }): Fas
       // An unknown source answers 404 before its body is read, whatever the body holds.
       onRequest: async (request) => {
         deps.engine.assertSource(request.params.source);
+        // From here until the answer is sent, the analyzer holds scheduled passes (writes are coming).
+        receiving.add(request);
+        deps.engine.receiving(true);
+      },
+      onResponse: async (request) => {
+        if (receiving.delete(request)) deps.engine.receiving(false);
+      },
+      onRequestAbort: async (request) => {
+        if (receiving.delete(request)) deps.engine.receiving(false);
       },
     },
     async (request, reply) => {

@@ -3,6 +3,7 @@
 import type { TenantGraph } from '../graph/model.js';
 import { EDGE_TYPES, NODE_LABELS, PROP, WEIGHT_BASES } from '../graph/vocabulary.js';
 import { priceHop } from '../model/probability.js';
+import { workloadPricer } from './workload-price.js';
 
 /**
  * Search costs are integers in units of 2^-36 nat (exact in a double up to ~131,000 nats of path cost), so a
@@ -123,11 +124,16 @@ export function compileGraph(graph: TenantGraph, options: { seedIamUsers: boolea
   let lastBasis = '';
   let basisIndex = 0;
   // Endpoint indices come from the node attributes graphology hands over: no id lookups per edge.
-  graph.forEachEdge((_key, attrs, _source, _target, sourceAttrs, targetAttrs) => {
+  const workloadPrice = workloadPricer(graph);
+  graph.forEachEdge((_key, attrs, _source, target, sourceAttrs, targetAttrs) => {
     const from = sourceAttrs.compileIndex!;
     const to = targetAttrs.compileIndex!;
     const k = cursor[from]++;
-    const price = priceHop(attrs);
+    // A hop into a workload without an explicit probability is priced from the CVEs of what it runs.
+    const price =
+      targetAttrs.label === 'Service' && attrs.p === undefined
+        ? priceHop(attrs, workloadPrice(target))
+        : priceHop(attrs);
     const p = price.p;
     if (attrs.type !== lastType) {
       lastType = attrs.type;

@@ -14,6 +14,11 @@ export interface BusRecord {
   /** Epoch ms at which ingest accepted the batch; the writer stamps `last_seen` with it. */
   receivedAt: number;
   envelope: EventEnvelope;
+  /**
+   * Set on every chunk of a batch that is a complete snapshot of this scope (`<source>|<scope>`): once its
+   * last chunk is applied, what the scope's previous snapshot held and this one omits is retracted.
+   */
+  scope?: string;
   /** `envelope` as JSON when the producer already has it: a journaling bus writes it instead of re-serializing. */
   envelopeJson?: string;
 }

@@ -21,7 +21,7 @@ import {
   type IngestRequest,
 } from './ingest-pipeline.js';
 import { restoreState, serializeState, STATE_FORMAT } from './state-snapshot.js';
-import { TENANT_NAME, TenantState } from './tenant.js';
+import { TENANT_NAME, TenantState, type IngestActivity } from './tenant.js';
 
 export interface EngineConfig extends AnalyzerConfig {
   dataDir: string;
@@ -90,7 +90,15 @@ export async function createEngine(deps: EngineDeps) {
   bus.consume(async (d: Delivery) => {
     if (hold) await hold;
     const state = tenant(d.tenant);
-    state.writer.apply(d.envelope, d.receivedAt);
+    state.writer.apply(d.envelope, d.receivedAt, d.scope);
+    if (d.scope !== undefined && d.chunk === d.chunks - 1) {
+      const swept = state.writer.completeScope(d.scope);
+      metrics.graphSweeps.inc({ tenant: d.tenant, source: d.ingestSource });
+      if (swept.nodes) metrics.graphSwept.inc({ tenant: d.tenant, kind: 'node' }, swept.nodes);
+      if (swept.edges) metrics.graphSwept.inc({ tenant: d.tenant, kind: 'edge' }, swept.edges);
+      if (swept.nodes || swept.edges)
+        log.info({ tenant: d.tenant, scope: d.scope, ...swept }, 'complete snapshot retracted what it omits');
+    }
     batches.track({
       id: d.batchId,
       tenant: d.tenant,
@@ -148,13 +156,14 @@ export async function createEngine(deps: EngineDeps) {
   // 3. The analyzer: every interval, only for tenants whose graph changed. A scheduled pass waits for a
   // quiet moment in the tenant's writes (at most ten intervals); an explicit call runs every stale tenant.
   const quietMs = Math.min(1000, config.analyzerIntervalMs);
+  const ingestActivity: IngestActivity = { receiving: 0, lastAt: 0 };
   // Ten intervals, and never less than a minute: a pass on a half-written large estate is wasted work.
   const maxWaitMs = Math.max(10 * config.analyzerIntervalMs, 60_000);
   function analyzeAll(options: { force?: boolean; scheduled?: boolean } = {}): Promise<void> {
     return exclusive(async () => {
       for (const state of tenants.values()) {
         if (!options.force && !state.stale) continue;
-        if (options.scheduled && !state.due(now(), quietMs, maxWaitMs)) continue;
+        if (options.scheduled && !state.due(now(), quietMs, maxWaitMs, ingestActivity)) continue;
         try {
           await runPass(state, { finder, metrics, config, now });
         } catch (error) {
@@ -237,6 +246,11 @@ export async function createEngine(deps: EngineDeps) {
   return {
     ingest,
     assertSource,
+    /** The ingest listener calls this when a request starts (true) and when its answer is sent (false). */
+    receiving(started: boolean): void {
+      ingestActivity.receiving = Math.max(0, ingestActivity.receiving + (started ? 1 : -1));
+      ingestActivity.lastAt = now();
+    },
     tenant: (name: string) => tenants.get(name),
     tenants: () => tenants.values(),
     batches,

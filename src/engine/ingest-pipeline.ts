@@ -4,6 +4,12 @@ import { randomUUID } from 'node:crypto';
 import type { Bus, BusRecord } from '../bus/bus.js';
 import { ProblemError } from '../http/problems.js';
 import { ChunkError, chunkEnvelope, type Chunk } from '../ingest/chunk.js';
+import {
+  checkSnapshotRequest,
+  completenessScope,
+  readIngestContext,
+  stampPullRequest,
+} from '../ingest/context.js';
 import type { BatchTracker } from '../ingest/batches.js';
 import type { EventEnvelope } from '../ingest/envelope.js';
 import { scrubEnvelope } from '../ingest/scrub.js';
@@ -53,12 +59,18 @@ export function createIngestPipeline(deps: IngestPipelineDeps) {
     const receivedAt = deps.now();
     let envelopes: EventEnvelope[];
     let warnings: string[];
+    let scope: string | undefined;
     try {
-      ({ envelopes, warnings } = source.normalize({
+      const context = readIngestContext(request.query);
+      checkSnapshotRequest(source, context);
+      const output = source.normalize({
         body: request.body,
         query: request.query,
         receivedAt: new Date(receivedAt).toISOString(),
-      }));
+      });
+      ({ envelopes, warnings } = output);
+      stampPullRequest(envelopes, context, output.mentioned);
+      scope = completenessScope(source, context, output);
     } catch (error) {
       metrics.ingestBatches.inc({ source: source.name, result: 'rejected' });
       throw error;
@@ -91,6 +103,7 @@ export function createIngestPipeline(deps: IngestPipelineDeps) {
       receivedAt,
       envelope,
       envelopeJson: json,
+      ...(scope !== undefined && { scope }),
     }));
     batches.track({
       id: batchId,

@@ -4,6 +4,7 @@ import type { EnvelopeEdge } from '../ingest/envelope.js';
 import type { EdgeAttributes, NodeAttributes } from '../graph/model.js';
 import type { PathRecord } from '../paths/path-store.js';
 import type { PruneRecord, TenantState } from './tenant.js';
+import type { ScopeState } from '../graph/scope-ledger.js';
 
 /** Bumped whenever the line format changes; an older snapshot is refused rather than misread. */
 export const STATE_FORMAT = 1;
@@ -14,7 +15,8 @@ type Line =
   // Edges are identified by (type, s, d); `key` (written by early builds) is ignored.
   | { k: 'edge'; t: string; key?: string; s: string; d: string; a: EdgeAttributes }
   | { k: 'parked'; t: string; edge: EnvelopeEdge; at: number }
-  | { k: 'path'; t: string; r: PathRecord };
+  | { k: 'path'; t: string; r: PathRecord }
+  | { k: 'scopes'; t: string; s: ScopeState };
 
 export function* serializeState(tenants: Map<string, TenantState>): Iterable<string> {
   for (const state of tenants.values()) {
@@ -29,6 +31,8 @@ export function* serializeState(tenants: Map<string, TenantState>): Iterable<str
     for (const [, entry] of state.writer.parkedEntries())
       yield JSON.stringify({ k: 'parked', t, edge: entry.edge, at: entry.receivedAt });
     for (const record of state.paths.serialize()) yield JSON.stringify({ k: 'path', t, r: record });
+    if (state.writer.scopes.scopeCount)
+      yield JSON.stringify({ k: 'scopes', t, s: state.writer.scopes.serialize() } satisfies Line);
   }
 }
 
@@ -57,9 +61,15 @@ export async function restoreState(
       case 'path':
         state.paths.restore(line.r as Parameters<TenantState['paths']['restore']>[0]);
         break;
+      case 'scopes':
+        state.writer.scopes.restore(line.s);
+        break;
       default:
         throw new Error(`engine: unknown snapshot line kind ${JSON.stringify((line as { k: unknown }).k)}`);
     }
   }
-  for (const state of touched) state.writer.touch();
+  for (const state of touched) {
+    state.writer.reindex();
+    state.writer.touch();
+  }
 }

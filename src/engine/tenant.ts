@@ -17,6 +17,15 @@ export interface PassRecord {
   outcome: PassOutcome;
 }
 
+/** Reports being received right now count as writes in progress: no pass runs on a half-sent estate. */
+export interface IngestActivity {
+  receiving: number;
+  /** Epoch ms at which the last ingest request started or ended. */
+  lastAt: number;
+}
+
+const IDLE: IngestActivity = { receiving: 0, lastAt: 0 };
+
 export interface PruneRecord {
   prunedNodes: number;
   prunedEdges: number;
@@ -63,9 +72,10 @@ export class TenantState {
    * (a report still streaming in is not analyzed half-way, again and again) or the last pass is older than
    * `maxWaitMs` (continuous ingest cannot postpone analysis for ever).
    */
-  due(now: number, quietMs: number, maxWaitMs: number): boolean {
+  due(now: number, quietMs: number, maxWaitMs: number, ingest: IngestActivity = IDLE): boolean {
     if (!this.stale) return false;
-    if (now - this.lastWriteAt >= quietMs) return true;
+    const lastActivity = Math.max(this.lastWriteAt, ingest.lastAt);
+    if (!ingest.receiving && now - lastActivity >= quietMs) return true;
     return now - (this.lastPass?.at ?? 0) >= maxWaitMs;
   }
 }

@@ -24,6 +24,10 @@ export interface EdgeAttributes {
   /** Basis declared with an explicit probability (defaults to `heuristic`). */
   basis?: WeightBasis;
   resourceScoped?: boolean;
+  /** Confidence of the identity join that stitched this edge to an image (< 1 lowers its price). */
+  joinConfidence?: number;
+  /** Stitched to an image reference no scan has matched yet; the join's confidence is set when one does. */
+  joinPending?: true;
   props?: Record<string, unknown>;
   lastSeen: number;
 }

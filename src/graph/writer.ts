@@ -3,8 +3,18 @@
 // the endpoint; drops, with a log line, any label or type outside the vocabulary, whatever route it came by.
 import type { EnvelopeEdge, EventEnvelope } from '../ingest/envelope.js';
 import type { Log } from '../log/logger.js';
+import { parseImageRef } from '../identity/image-ref.js';
 import { edgeKey, idLabel } from './ids.js';
+import {
+  IMAGE_IDENTITY_PROPS,
+  ImageIdentity,
+  JOIN_CONFIDENCE,
+  RESOLUTION_PENDING,
+  RESOLVE_REF,
+  type ResolutionMethod,
+} from './image-identity.js';
 import { findEdge, type EdgeAttributes, type TenantGraph } from './model.js';
+import { ScopeLedger } from './scope-ledger.js';
 import { isEdgeType, isNodeLabel, type EdgeType } from './vocabulary.js';
 
 export interface WriteResult {
@@ -14,6 +24,14 @@ export interface WriteResult {
   landed: number;
   dropped: number;
 }
+
+export interface SweepResult {
+  nodes: number;
+  edges: number;
+}
+
+/** How a reference node of the envelope being applied was resolved: the stitched edges' join confidence. */
+type Stitch = number | 'pending';
 
 export type DropReason = 'unknown_label' | 'unknown_edge_type' | 'malformed' | 'parked_expired';
 
@@ -35,11 +53,15 @@ export class GraphWriter {
   private readonly parked = new Map<string, ParkedEdge>();
   /** missing node id -> keys of parked edges waiting for it */
   private readonly waitingOn = new Map<string, Set<string>>();
+  readonly images: ImageIdentity;
+  readonly scopes = new ScopeLedger();
 
   constructor(
     readonly graph: TenantGraph,
     private readonly options: GraphWriterOptions,
-  ) {}
+  ) {
+    this.images = new ImageIdentity(graph);
+  }
 
   get version(): number {
     return this.analysisVersion;
@@ -49,12 +71,18 @@ export class GraphWriter {
     return this.parked.size;
   }
 
-  /** Applies one envelope (one bus chunk) received at `receivedAt` (epoch ms). */
-  apply(envelope: EventEnvelope, receivedAt: number): WriteResult {
+  /**
+   * Applies one envelope (one bus chunk) received at `receivedAt` (epoch ms). With `scope`, the envelope
+   * belongs to a complete snapshot of that scope: call `completeScope` after its last chunk.
+   */
+  apply(envelope: EventEnvelope, receivedAt: number, scope?: string): WriteResult {
     const result: WriteResult = { nodes: 0, edges: 0, parked: 0, landed: 0, dropped: 0 };
     const nodes = Array.isArray(envelope?.nodes) ? envelope.nodes : [];
     const edges = Array.isArray(envelope?.edges) ? envelope.edges : [];
     const arrived: string[] = [];
+    // Image references resolved in this envelope: their id as sent -> the node they joined.
+    let remap: Map<string, string> | undefined;
+    let stitches: Map<string, Stitch> | undefined;
     for (const node of nodes) {
       const label: unknown = node?.label;
       if (!isNodeLabel(label)) {
@@ -65,26 +93,151 @@ export class GraphWriter {
         this.drop('malformed', { source: envelope.source, id: node?.id }, result);
         continue;
       }
-      const props = node.properties && typeof node.properties === 'object' ? node.properties : {};
-      if (this.graph.hasNode(node.id)) {
-        const attrs = this.graph.getNodeAttributes(node.id);
-        if (changesProps(attrs.props, props) || attrs.name !== node.name) this.analysisVersion++;
-        attrs.props = { ...attrs.props, ...props };
-        attrs.name = node.name;
-        if (receivedAt > attrs.lastSeen) attrs.lastSeen = receivedAt;
-      } else {
-        this.graph.addNode(node.id, { label, name: node.name, props: { ...props }, lastSeen: receivedAt });
-        this.analysisVersion++;
-        if (this.waitingOn.has(node.id)) arrived.push(node.id);
+      let id = node.id;
+      let name = node.name;
+      let props = node.properties && typeof node.properties === 'object' ? node.properties : {};
+      const reference = label === 'Image' ? props[RESOLVE_REF] : undefined;
+      if (typeof reference === 'string') {
+        const resolved = this.resolveReference(id, reference, props);
+        props = resolved.props;
+        if (resolved.id !== id) {
+          (remap ??= new Map()).set(id, resolved.id);
+          id = resolved.id;
+          name = this.graph.getNodeAttributes(id).name;
+        }
+        (stitches ??= new Map()).set(id, resolved.stitch);
       }
+      const existed = this.graph.hasNode(id);
+      if (existed) {
+        const attrs = this.graph.getNodeAttributes(id);
+        if (changesProps(attrs.props, props) || attrs.name !== name) this.analysisVersion++;
+        const wasPending = typeof attrs.props[RESOLUTION_PENDING] === 'string';
+        attrs.props = { ...attrs.props, ...props };
+        attrs.name = name;
+        if (receivedAt > attrs.lastSeen) attrs.lastSeen = receivedAt;
+        // A scan of an image that references were waiting for under the same tag: they join it now.
+        if (wasPending && typeof reference !== 'string') this.joinPendingInPlace(id);
+      } else {
+        this.graph.addNode(id, { label, name, props: { ...props }, lastSeen: receivedAt });
+        this.analysisVersion++;
+        if (this.waitingOn.has(id)) arrived.push(id);
+      }
+      if (label === 'Image' && typeof reference !== 'string') this.noteScannedImage(id);
+      if (scope !== undefined) this.scopes.claim(scope, id, existed);
+      else if (this.scopes.scopeCount) this.scopes.assert(id);
       result.nodes++;
     }
-    for (const edge of edges) this.upsertEdge(edge, receivedAt, envelope.source, result);
+    for (const raw of edges) {
+      let edge = raw;
+      if (remap && (remap.has(raw?.from) || remap.has(raw?.to))) {
+        edge = { ...raw, from: remap.get(raw.from) ?? raw.from, to: remap.get(raw.to) ?? raw.to };
+      }
+      const stitch = stitches && (stitches.get(edge?.from) ?? stitches.get(edge?.to));
+      this.upsertEdge(edge, receivedAt, envelope.source, result, scope, stitch);
+    }
     for (const id of arrived) this.landParkedFor(id, result);
     return result;
   }
 
-  private upsertEdge(edge: EnvelopeEdge, receivedAt: number, source: string, result: WriteResult): void {
+  /** Where an Image reference lands (see image-identity.ts), with the properties it brings. */
+  private resolveReference(
+    id: string,
+    reference: string,
+    incoming: Record<string, unknown>,
+  ): { id: string; props: Record<string, unknown>; stitch: Stitch } {
+    const props = { ...incoming };
+    delete props[RESOLVE_REF];
+    const ref = parseImageRef(reference);
+    if (!ref) return { id, props, stitch: 1 };
+    const join = this.images.resolve(ref, id);
+    if (!join) {
+      if (!this.graph.hasNode(id) || this.images.isPending(id)) {
+        props[RESOLUTION_PENDING] = reference;
+        this.images.notePending(id, ref);
+      }
+      return { id, props, stitch: 'pending' };
+    }
+    // The scan's own description of the image wins over what a reference says about it.
+    for (const key of IMAGE_IDENTITY_PROPS) delete props[key];
+    props.resolution_method = join.method;
+    props.resolution_confidence = join.confidence;
+    props.resolution_alias = reference;
+    return { id: join.id, props, stitch: join.confidence };
+  }
+
+  /** Indexes a scanned image and joins the references that were waiting for it by digest or bare name. */
+  private noteScannedImage(id: string): void {
+    for (const pending of this.images.noteScanned(id, this.graph.getNodeAttributes(id)))
+      this.mergePending(pending.id, id, pending.method);
+  }
+
+  /** A pending reference under the scanned image's own id joins by tag. */
+  private joinPendingInPlace(id: string): void {
+    const attrs = this.graph.getNodeAttributes(id);
+    const alias = attrs.props[RESOLUTION_PENDING];
+    delete attrs.props[RESOLUTION_PENDING];
+    Object.assign(attrs.props, {
+      resolution_method: 'tag',
+      resolution_confidence: JOIN_CONFIDENCE.tag,
+      resolution_alias: alias,
+    });
+    const settle = (_key: string, edge: EdgeAttributes) => {
+      if (!edge.joinPending) return;
+      delete edge.joinPending;
+      edge.joinConfidence = JOIN_CONFIDENCE.tag;
+    };
+    this.graph.forEachInEdge(id, settle);
+    this.graph.forEachOutEdge(id, settle);
+    this.analysisVersion++;
+  }
+
+  /** Moves a pending reference node's edges and properties onto the image it resolved to, then drops it. */
+  private mergePending(pendingId: string, imageId: string, method: ResolutionMethod): void {
+    const graph = this.graph;
+    const pending = graph.getNodeAttributes(pendingId);
+    const image = graph.getNodeAttributes(imageId);
+    const props = { ...pending.props };
+    const alias = props[RESOLUTION_PENDING];
+    delete props[RESOLUTION_PENDING];
+    for (const key of IMAGE_IDENTITY_PROPS) delete props[key];
+    image.props = {
+      ...image.props,
+      ...props,
+      resolution_method: method,
+      resolution_confidence: JOIN_CONFIDENCE[method],
+      resolution_alias: alias,
+    };
+    const moves: { from: string; to: string; attrs: EdgeAttributes }[] = [];
+    graph.forEachEdge(pendingId, (_key, attrs, source, target) => {
+      const moved = { ...attrs };
+      if (moved.joinPending) {
+        delete moved.joinPending;
+        moved.joinConfidence = JOIN_CONFIDENCE[method];
+      }
+      moves.push({
+        from: source === pendingId ? imageId : source,
+        to: target === pendingId ? imageId : target,
+        attrs: moved,
+      });
+    });
+    this.dropNode(pendingId);
+    for (const move of moves) {
+      if (move.from === move.to) continue;
+      const existing = findEdge(graph, move.attrs.type, move.from, move.to);
+      if (existing !== undefined) graph.replaceEdgeAttributes(existing, move.attrs);
+      else graph.addDirectedEdge(move.from, move.to, move.attrs);
+    }
+    this.analysisVersion++;
+  }
+
+  private upsertEdge(
+    edge: EnvelopeEdge,
+    receivedAt: number,
+    source: string,
+    result: WriteResult,
+    scope?: string,
+    stitch?: Stitch,
+  ): void {
     const type: unknown = edge?.type;
     if (!isEdgeType(type)) {
       this.drop('unknown_edge_type', { source, type }, result);
@@ -104,15 +257,20 @@ export class GraphWriter {
         this.drop('unknown_label', { source, id: bad }, result);
         return;
       }
-      this.park(edgeKey(type, edge.from, edge.to), edge, receivedAt, missing);
+      const key = edgeKey(type, edge.from, edge.to);
+      this.park(key, edge, receivedAt, missing);
+      if (scope !== undefined) this.scopes.claim(scope, key, false);
       result.parked++;
       return;
     }
-    this.writeEdge(edge, receivedAt);
+    const existed = this.writeEdge(edge, receivedAt, stitch);
+    if (scope !== undefined) this.scopes.claim(scope, edgeKey(type, edge.from, edge.to), existed);
+    else if (this.scopes.scopeCount) this.scopes.assert(edgeKey(type, edge.from, edge.to));
     result.edges++;
   }
 
-  private writeEdge(edge: EnvelopeEdge, receivedAt: number): void {
+  /** Writes an edge whose endpoints are present; returns whether it existed before. */
+  private writeEdge(edge: EnvelopeEdge, receivedAt: number, stitch?: Stitch): boolean {
     const type = edge.type as EdgeType;
     const existing = findEdge(this.graph, type, edge.from, edge.to);
     const attrs: EdgeAttributes = { type, lastSeen: receivedAt };
@@ -120,19 +278,65 @@ export class GraphWriter {
     if (edge.weight_basis) attrs.basis = edge.weight_basis;
     if (edge.resource_scoped) attrs.resourceScoped = true;
     if (edge.properties && typeof edge.properties === 'object') attrs.props = { ...edge.properties };
+    if (stitch === 'pending') attrs.joinPending = true;
+    else if (stitch !== undefined && stitch < 1) attrs.joinConfidence = stitch;
     if (existing !== undefined) {
       const old = this.graph.getEdgeAttributes(existing);
-      if (old.p !== attrs.p || old.basis !== attrs.basis || old.resourceScoped !== attrs.resourceScoped) {
+      if (
+        old.p !== attrs.p ||
+        old.basis !== attrs.basis ||
+        old.resourceScoped !== attrs.resourceScoped ||
+        old.joinConfidence !== attrs.joinConfidence
+      ) {
         this.analysisVersion++;
       }
       if (old.props && attrs.props) attrs.props = { ...old.props, ...attrs.props };
       else if (old.props) attrs.props = old.props;
       attrs.lastSeen = Math.max(old.lastSeen, receivedAt);
       this.graph.replaceEdgeAttributes(existing, attrs);
-    } else {
-      this.graph.addDirectedEdge(edge.from, edge.to, attrs);
-      this.analysisVersion++;
+      return true;
     }
+    this.graph.addDirectedEdge(edge.from, edge.to, attrs);
+    this.analysisVersion++;
+    return false;
+  }
+
+  /**
+   * Ends a complete snapshot of `scope` (after its last chunk): retracts what the scope's previous snapshot
+   * held and this one omitted, unless another scope still claims it or a partial report asserted it.
+   */
+  completeScope(scope: string): SweepResult {
+    const swept: SweepResult = { nodes: 0, edges: 0 };
+    for (const item of this.scopes.complete(scope)) {
+      const bar = item.indexOf('|');
+      if (bar < 0) {
+        if (!this.graph.hasNode(item)) continue;
+        swept.edges += this.graph.degree(item);
+        this.dropNode(item);
+        swept.nodes++;
+        continue;
+      }
+      if (this.unpark(item)) continue;
+      const [type, from, to] = item.split('|');
+      if (!this.graph.hasNode(from) || !this.graph.hasNode(to)) continue;
+      const key = findEdge(this.graph, type as EdgeType, from, to);
+      if (key === undefined) continue;
+      this.graph.dropEdge(key);
+      swept.edges++;
+    }
+    if (swept.nodes || swept.edges) this.analysisVersion++;
+    return swept;
+  }
+
+  /** Drops a node and its edges, and forgets every claim on them. */
+  private dropNode(id: string): void {
+    if (this.scopes.scopeCount) {
+      this.graph.forEachEdge(id, (_key, attrs, source, target) =>
+        this.scopes.forget(edgeKey(attrs.type, source, target)),
+      );
+      this.scopes.forget(id);
+    }
+    this.graph.dropNode(id);
   }
 
   private park(key: string, edge: EnvelopeEdge, receivedAt: number, missing: string[]): void {
@@ -193,8 +397,11 @@ export class GraphWriter {
     const graph = this.graph;
     const edgesBefore = graph.size;
     const staleEdges: string[] = [];
-    graph.forEachEdge((key, attrs) => {
-      if (attrs.lastSeen < cutoff) staleEdges.push(key);
+    graph.forEachEdge((key, attrs, source, target) => {
+      if (attrs.lastSeen < cutoff) {
+        staleEdges.push(key);
+        if (this.scopes.scopeCount) this.scopes.forget(edgeKey(attrs.type, source, target));
+      }
     });
     for (const key of staleEdges) graph.dropEdge(key);
     const staleNodes: string[] = [];
@@ -202,7 +409,7 @@ export class GraphWriter {
       if (attrs.lastSeen < cutoff) staleNodes.push(id);
     });
     // Dropping a node drops its remaining edges too; they count as pruned edges.
-    for (const id of staleNodes) graph.dropNode(id);
+    for (const id of staleNodes) this.dropNode(id);
     const removed = { nodes: staleNodes.length, edges: edgesBefore - graph.size };
     if (removed.nodes || removed.edges) this.analysisVersion++;
     return removed;
@@ -218,6 +425,11 @@ export class GraphWriter {
     const missing = [edge.from, edge.to].filter((id) => !this.graph.hasNode(id));
     if (missing.length) this.park(edgeKey(edge.type, edge.from, edge.to), edge, receivedAt, missing);
     else this.writeEdge(edge, receivedAt);
+  }
+
+  /** Rebuilds derived indexes after a bulk restore that bypassed apply(). */
+  reindex(): void {
+    this.images.reindex();
   }
 
   /** Marks the graph changed after a bulk restore that bypassed apply(). */

@@ -12,6 +12,8 @@ export interface Metrics {
   graphEdges: Gauge<'tenant'>;
   graphPendingEdges: Gauge<'tenant'>;
   graphDropped: Counter<'reason'>;
+  graphSweeps: Counter<'tenant' | 'source'>;
+  graphSwept: Counter<'tenant' | 'kind'>;
   graphPrunedNodes: Counter<'tenant'>;
   graphPrunedEdges: Counter<'tenant'>;
   ingestBatches: Counter<'source' | 'result'>;
@@ -71,6 +73,18 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
       name: 'service_graph_dropped_total',
       help: 'Values the graph writer dropped: outside the vocabulary, malformed, or parked too long.',
       labelNames: ['reason'],
+      registers,
+    }),
+    graphSweeps: new Counter({
+      name: 'service_graph_sweeps_total',
+      help: 'Complete snapshots applied (each retracts what its scope no longer holds).',
+      labelNames: ['tenant', 'source'],
+      registers,
+    }),
+    graphSwept: new Counter({
+      name: 'service_graph_swept_total',
+      help: 'Nodes and edges retracted by complete snapshots.',
+      labelNames: ['tenant', 'kind'],
       registers,
     }),
     graphPrunedNodes: new Counter({

@@ -39,14 +39,74 @@ export function clampProbability(p: number): number {
   return p > 1 ? 1 : p;
 }
 
-/** The price of one hop: the report's explicit probability wins, else the table. */
-export function priceHop(edge: EdgeAttributes): HopPrice {
+/**
+ * The price of one hop: the report's explicit probability wins, else `fallback` (a workload's CVE price,
+ * see priceWorkload), else the table. An edge stitched by a weaker identity join is multiplied by the
+ * join's confidence.
+ */
+export function priceHop(edge: EdgeAttributes, fallback?: HopPrice): HopPrice {
   let price: HopPrice =
     edge.p !== undefined
       ? { p: clampProbability(edge.p), basis: edge.basis ?? 'heuristic' }
-      : { p: EDGE_TYPE_PROBABILITY[edge.type], basis: 'heuristic' };
+      : (fallback ?? { p: EDGE_TYPE_PROBABILITY[edge.type], basis: 'heuristic' });
   if (edge.resourceScoped && edge.type === 'CAN_ESCALATE_TO' && edge.p === undefined) {
     price = { p: price.p * RESOURCE_SCOPED_FACTOR, basis: price.basis };
   }
+  if (edge.joinConfidence !== undefined && edge.joinConfidence < 1) {
+    price = { p: price.p * edge.joinConfidence, basis: price.basis };
+  }
   return price;
+}
+
+// ---- CVEs: the hop into a workload is priced from the most exploitable CVE of the image it runs. ----
+
+/** A CVE listed in CISA's Known Exploited Vulnerabilities catalog: exploitation is observed in the wild. */
+export const KEV_PROBABILITY = 0.9;
+/** Exploitation of the CVE observed at runtime on this estate (a runtime sensor's alert). */
+export const RUNTIME_PROBABILITY = 0.8;
+/** CVSS base score s (0-10) maps to p = s / 10 × this: even a 10.0 is not a certainty on its own. */
+export const CVSS_SCALE = 0.8;
+/** The scanner's severity, when no score is given. */
+export const SEVERITY_PROBABILITY: Readonly<Record<string, number>> = {
+  CRITICAL: 0.7,
+  HIGH: 0.5,
+  MEDIUM: 0.25,
+  LOW: 0.1,
+};
+/** A CVE with no usable signal at all. */
+export const UNKNOWN_CVE_PROBABILITY = 0.05;
+
+/** Evidence order: observed before estimated. A CVE is priced by the first signal it carries. */
+export const CVE_EVIDENCE_ORDER: readonly WeightBasis[] = [
+  'kev',
+  'epss',
+  'runtime',
+  'cvss',
+  'severity',
+  'heuristic',
+];
+
+/**
+ * The price of exploiting one CVE, from the first evidence it carries (CVE node properties):
+ * `kev: true`, `epss` (the EPSS probability itself), `runtime_observed: true`, `cvss_score`, `severity`.
+ */
+export function priceCve(props: Record<string, unknown>): HopPrice {
+  if (props.kev === true) return { p: KEV_PROBABILITY, basis: 'kev' };
+  const epss = props.epss;
+  if (typeof epss === 'number' && epss > 0 && epss <= 1) return { p: epss, basis: 'epss' };
+  if (props.runtime_observed === true) return { p: RUNTIME_PROBABILITY, basis: 'runtime' };
+  const cvss = props.cvss_score;
+  if (typeof cvss === 'number' && cvss > 0 && cvss <= 10)
+    return { p: (cvss / 10) * CVSS_SCALE, basis: 'cvss' };
+  const severity =
+    typeof props.severity === 'string' ? SEVERITY_PROBABILITY[props.severity.toUpperCase()] : undefined;
+  if (severity !== undefined) return { p: severity, basis: 'severity' };
+  return { p: UNKNOWN_CVE_PROBABILITY, basis: 'heuristic' };
+}
+
+/** The more exploitable of two prices; on a tie, the one on stronger evidence. */
+export function moreExploitable(a: HopPrice | undefined, b: HopPrice): HopPrice {
+  if (!a || b.p > a.p) return b;
+  if (b.p === a.p && CVE_EVIDENCE_ORDER.indexOf(b.basis) < CVE_EVIDENCE_ORDER.indexOf(a.basis)) return b;
+  return a;
 }

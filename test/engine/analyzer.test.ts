@@ -187,4 +187,21 @@ describe('when a scheduled pass is due', () => {
     tenant.lastWriteAt = 299_990;
     expect(tenant.due(300_000, 1000, 300_000)).toBe(true);
   });
+
+  it('counts an ingest request still being received as a write in progress', () => {
+    const tenant = new TenantState('t', {
+      log: silentLog(),
+      parkedTtlMs: 1e9,
+      thresholds: { p1: 0.5, p2: 0.1 },
+    });
+    tenant.writer.apply(envelope([lb]), 0);
+    tenant.lastWriteAt = 10_000;
+    // A report started arriving at 10.2 s and is still being parsed at 12 s: no pass yet.
+    expect(tenant.due(12_000, 1000, 300_000, { receiving: 1, lastAt: 10_200 })).toBe(false);
+    // It was answered at 12.5 s: quiet again from there.
+    expect(tenant.due(13_000, 1000, 300_000, { receiving: 0, lastAt: 12_500 })).toBe(false);
+    expect(tenant.due(13_500, 1000, 300_000, { receiving: 0, lastAt: 12_500 })).toBe(true);
+    // The maximum wait still bounds it.
+    expect(tenant.due(300_000, 1000, 300_000, { receiving: 3, lastAt: 299_999 })).toBe(true);
+  });
 });

@@ -1,9 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
+  CVSS_SCALE,
   EDGE_TYPE_PROBABILITY,
+  KEV_PROBABILITY,
   RESOURCE_SCOPED_FACTOR,
+  RUNTIME_PROBABILITY,
+  SEVERITY_PROBABILITY,
+  UNKNOWN_CVE_PROBABILITY,
   clampProbability,
+  moreExploitable,
+  priceCve,
   priceHop,
 } from '../../src/model/probability.js';
 import { EDGE_TYPES } from '../../src/graph/vocabulary.js';
@@ -41,5 +48,47 @@ describe('probability table', () => {
     [1.5, 1],
   ])('clamps %s to %s', (input, expected) => {
     expect(clampProbability(input)).toBe(expected);
+  });
+
+  it('prices a CVE by its first evidence, observed before estimated, as docs/model.md lists it', () => {
+    expect(priceCve({ kev: true, epss: 0.02, cvss_score: 9.8 })).toEqual({
+      p: KEV_PROBABILITY,
+      basis: 'kev',
+    });
+    expect(priceCve({ epss: 0.02, cvss_score: 9.8 })).toEqual({ p: 0.02, basis: 'epss' });
+    expect(priceCve({ runtime_observed: true, cvss_score: 9.8 })).toEqual({
+      p: RUNTIME_PROBABILITY,
+      basis: 'runtime',
+    });
+    expect(priceCve({ cvss_score: 9.8, severity: 'LOW' }).p).toBeCloseTo(0.98 * CVSS_SCALE);
+    expect(priceCve({ severity: 'high' })).toEqual({ p: SEVERITY_PROBABILITY.HIGH, basis: 'severity' });
+    expect(priceCve({})).toEqual({ p: UNKNOWN_CVE_PROBABILITY, basis: 'heuristic' });
+    const cveSection = doc.slice(doc.indexOf('## Hops into a workload'));
+    expect(cveSection).toMatch(new RegExp(`\\| kev +\\| \`kev: true\`[^|]*\\| ${KEV_PROBABILITY} `));
+    expect(cveSection).toContain(`score ÷ 10 × ${CVSS_SCALE}`);
+    for (const [severity, p] of Object.entries(SEVERITY_PROBABILITY))
+      expect(cveSection).toContain(`${severity} ${p}`);
+    expect(cveSection).toMatch(new RegExp(`\\| heuristic +\\| nothing usable +\\| ${UNKNOWN_CVE_PROBABILITY} `));
+  });
+
+  it('keeps the more exploitable price, the stronger basis on a tie', () => {
+    expect(moreExploitable({ p: 0.5, basis: 'cvss' }, { p: 0.6, basis: 'severity' })).toEqual({
+      p: 0.6,
+      basis: 'severity',
+    });
+    expect(moreExploitable({ p: 0.5, basis: 'cvss' }, { p: 0.5, basis: 'epss' })).toEqual({
+      p: 0.5,
+      basis: 'epss',
+    });
+  });
+
+  it('multiplies a hop stitched by a weaker identity join by its confidence', () => {
+    expect(priceHop({ type: 'BUILT_FROM', joinConfidence: 0.6, lastSeen: 0 }).p).toBeCloseTo(
+      EDGE_TYPE_PROBABILITY.BUILT_FROM * 0.6,
+    );
+    expect(priceHop({ type: 'ROUTES_TO', lastSeen: 0 }, { p: 0.7, basis: 'cvss' })).toEqual({
+      p: 0.7,
+      basis: 'cvss',
+    });
   });
 });

@@ -9,6 +9,7 @@ export function createEventsSource(): IngestSource {
     name: 'events',
     version: '1',
     description: 'A raw event envelope: source, kind, observed_at, nodes[], edges[].',
+    snapshots: 'query',
     normalize({ body }) {
       const check = validate(body);
       if (!check.ok) {

@@ -12,12 +12,25 @@ export interface NormalizeInput {
 export interface NormalizeOutput {
   envelopes: EventEnvelope[];
   warnings: string[];
+  /**
+   * The completeness scope a report declares by itself (spec "Snapshot rules"): `image:<canonical ref>`
+   * for an image scanned by reference, `repo:<repo>` for a code scan. What a newer complete report of
+   * the same scope omits is retracted. The pipeline ignores it for pull-request scans and `snapshot=none`.
+   */
+  scope?: string;
+  /** Ids of nodes the report only mentions (e.g. a synthetic `cluster-admin`): never stamped with PR context. */
+  mentioned?: string[];
 }
 
 export interface IngestSource {
   name: string;
   version: string;
   description: string;
+  /**
+   * How the source declares completeness: `self` (the report itself is complete, `scope` above;
+   * `snapshot=none` marks it partial), or `query` (only through the `snapshot` query parameter).
+   */
+  snapshots: 'self' | 'query';
   /** Throws a ProblemError (400, naming the offending JSON pointer) when the report is malformed. */
   normalize(input: NormalizeInput): NormalizeOutput;
 }

@@ -1,0 +1,34 @@
+// The hop into a workload (a `Service` node) running an image with CVEs is priced from the image's most
+// exploitable CVE (src/model/probability.ts: priceCve), scaled by the confidence of the identity join that
+// says the workload runs that image. Shape read: Service DEPENDS_ON Image, CVE AFFECTS Image.
+import type { TenantGraph } from '../graph/model.js';
+import { moreExploitable, priceCve, type HopPrice } from '../model/probability.js';
+
+/** A per-compile pricer: each workload and image is looked at once. */
+export function workloadPricer(graph: TenantGraph): (workload: string) => HopPrice | undefined {
+  const workloads = new Map<string, HopPrice | undefined>();
+  const images = new Map<string, HopPrice | undefined>();
+  const imagePrice = (image: string): HopPrice | undefined => {
+    if (images.has(image)) return images.get(image);
+    let best: HopPrice | undefined;
+    graph.forEachInEdge(image, (_key, attrs, _source, _target, sourceAttrs) => {
+      if (attrs.type === 'AFFECTS' && sourceAttrs.label === 'CVE')
+        best = moreExploitable(best, priceCve(sourceAttrs.props));
+    });
+    images.set(image, best);
+    return best;
+  };
+  return (workload: string) => {
+    if (workloads.has(workload)) return workloads.get(workload);
+    let best: HopPrice | undefined;
+    graph.forEachOutEdge(workload, (_key, attrs, _source, target, _sourceAttrs, targetAttrs) => {
+      if (attrs.type !== 'DEPENDS_ON' || targetAttrs.label !== 'Image') return;
+      const price = imagePrice(target);
+      if (!price) return;
+      const confidence = attrs.joinConfidence ?? 1;
+      best = moreExploitable(best, { p: price.p * confidence, basis: price.basis });
+    });
+    workloads.set(workload, best);
+    return best;
+  };
+}

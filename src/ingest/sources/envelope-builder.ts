@@ -1,0 +1,66 @@
+// Normalizers build envelopes through this: nodes are deduplicated by id (properties merged, later
+// wins), ids are derived by the one rule, and edges are deduplicated by (type, from, to).
+import { nodeId } from '../../graph/ids.js';
+import type { EdgeType, EventKind, NodeLabel, WeightBasis } from '../../graph/vocabulary.js';
+import type { EnvelopeEdge, EnvelopeNode, EventEnvelope } from '../envelope.js';
+
+export interface EdgeOptions {
+  exploit_probability?: number;
+  weight_basis?: WeightBasis;
+  properties?: Record<string, unknown>;
+}
+
+export class EnvelopeBuilder {
+  private readonly nodes = new Map<string, EnvelopeNode>();
+  private readonly edges = new Map<string, EnvelopeEdge>();
+
+  constructor(
+    private readonly source: string,
+    private readonly kind: EventKind,
+    private readonly observedAt: string,
+  ) {}
+
+  /** Adds (or merges into) the node with this label and name; returns its id. */
+  node(label: NodeLabel, name: string, properties: Record<string, unknown> = {}): string {
+    const id = nodeId(label, name);
+    const existing = this.nodes.get(id);
+    if (existing) existing.properties = { ...existing.properties, ...withoutUndefined(properties) };
+    else this.nodes.set(id, { id, label, name, properties: withoutUndefined(properties) });
+    return id;
+  }
+
+  edge(type: EdgeType, from: string, to: string, options: EdgeOptions = {}): void {
+    const key = `${type}|${from}|${to}`;
+    const existing = this.edges.get(key);
+    const edge: EnvelopeEdge = { type, from, to };
+    if (options.exploit_probability !== undefined) edge.exploit_probability = options.exploit_probability;
+    if (options.weight_basis !== undefined) edge.weight_basis = options.weight_basis;
+    if (options.properties) edge.properties = withoutUndefined(options.properties);
+    if (existing) {
+      const properties = { ...existing.properties, ...edge.properties };
+      Object.assign(existing, edge);
+      if (Object.keys(properties).length) existing.properties = properties;
+    } else this.edges.set(key, edge);
+  }
+
+  hasNode(id: string): boolean {
+    return this.nodes.has(id);
+  }
+
+  build(): EventEnvelope {
+    return {
+      source: this.source,
+      kind: this.kind,
+      observed_at: this.observedAt,
+      nodes: [...this.nodes.values()],
+      edges: [...this.edges.values()],
+    };
+  }
+}
+
+/** Drops undefined values, so that an absent field never overwrites a stored one. */
+function withoutUndefined(properties: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(properties)) if (value !== undefined) out[key] = value;
+  return out;
+}
