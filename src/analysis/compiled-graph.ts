@@ -62,8 +62,50 @@ export type SharedCompiledGraph = CompiledCore;
 // Zero-length arrays still get a (one-element) buffer: a SharedArrayBuffer of size 0 is legal but pointless.
 const bytes = (length: number, size: number) => new SharedArrayBuffer(Math.max(1, length) * size);
 const sharedI32 = (length: number) => new Int32Array(bytes(length, 4), 0, length);
-const sharedF64 = (length: number) => new Float64Array(bytes(length, 8), 0, length);
-const sharedU8 = (length: number) => new Uint8Array(bytes(length, 1), 0, length);
+
+type ArrayKind = 'i32' | 'f64' | 'u8';
+const BYTES: Readonly<Record<ArrayKind, number>> = { i32: 4, f64: 8, u8: 1 };
+
+/**
+ * SharedArrayBuffers kept from one compile to the next (one set per tenant). Reusing them keeps a large
+ * estate's memory flat across passes: fresh buffers each pass would stay alive in idle worker threads until
+ * those happen to collect garbage, and two generations would coexist during every compile. A compile
+ * overwrites the previous one's arrays, so the caller must stop reading that one first (PathStore.freezeRoutes).
+ */
+export class CompileBuffers {
+  private readonly buffers = new Map<string, SharedArrayBuffer>();
+
+  /** `headroom`: how much larger than asked a buffer is made, so that a growing estate rarely reallocates. */
+  constructor(private readonly headroom = 1.25) {}
+
+  /** A view of `length` elements over the buffer named `name`, grown (with headroom) when too small. */
+  view<K extends ArrayKind>(
+    name: string,
+    kind: K,
+    length: number,
+  ): K extends 'i32' ? Int32Array : K extends 'f64' ? Float64Array : Uint8Array {
+    const size = BYTES[kind];
+    let buffer = this.buffers.get(name);
+    if (!buffer || buffer.byteLength < Math.max(1, length) * size) {
+      buffer = bytes(Math.ceil(Math.max(1, length) * this.headroom), size);
+      this.buffers.set(name, buffer);
+    }
+    const view =
+      kind === 'i32'
+        ? new Int32Array(buffer, 0, length)
+        : kind === 'f64'
+          ? new Float64Array(buffer, 0, length)
+          : new Uint8Array(buffer, 0, length);
+    return view as never;
+  }
+
+  /** Bytes held, for tests and the bench. */
+  get byteLength(): number {
+    let total = 0;
+    for (const buffer of this.buffers.values()) total += buffer.byteLength;
+    return total;
+  }
+}
 
 function sharedFrom(values: number[]): Int32Array {
   const out = sharedI32(values.length);
@@ -75,13 +117,21 @@ const LABEL_INDEX = new Map<string, number>(NODE_LABELS.map((l, i) => [l, i]));
 const TYPE_INDEX = new Map<string, number>(EDGE_TYPES.map((t, i) => [t, i]));
 const BASIS_INDEX = new Map<string, number>(WEIGHT_BASES.map((b, i) => [b, i]));
 
-export function compileGraph(graph: TenantGraph, options: { seedIamUsers: boolean }): CompiledGraph {
+export function compileGraph(
+  graph: TenantGraph,
+  options: { seedIamUsers: boolean; buffers?: CompileBuffers },
+): CompiledGraph {
   const n = graph.order;
   const m = graph.size;
+  // Without a pool, a throwaway one: every array gets a fresh buffer of its exact size.
+  const pool = options.buffers ?? new CompileBuffers(1);
+  const sharedI32 = (name: string, length: number) => pool.view(name, 'i32', length);
+  const sharedF64 = (name: string, length: number) => pool.view(name, 'f64', length);
+  const sharedU8 = (name: string, length: number) => pool.view(name, 'u8', length);
   const nodeIds = new Array<string>(n);
   const names = new Array<string>(n);
-  const labels = sharedU8(n);
-  const fOffsets = sharedI32(n + 1);
+  const labels = sharedU8('labels', n);
+  const fOffsets = sharedI32('fOffsets', n + 1);
   const starts: number[] = [];
   const targets: number[] = [];
   const direct: number[] = [];
@@ -109,14 +159,17 @@ export function compileGraph(graph: TenantGraph, options: { seedIamUsers: boolea
 
   // One pass over graphology's edges places each edge straight at its forward CSR slot (out-degrees are
   // known), so edge indices come out grouped by source with no second copy.
-  const edgeFrom = sharedI32(m);
-  const edgeTo = sharedI32(m);
-  const edgeType = sharedU8(m);
-  const edgeP = sharedF64(m);
-  const edgeCost = sharedF64(m);
-  const edgeBasis = sharedU8(m);
-  const edgeUnits = sharedF64(m);
-  const rOffsets = sharedI32(n + 1);
+  const edgeFrom = sharedI32('edgeFrom', m);
+  const edgeTo = sharedI32('edgeTo', m);
+  const edgeType = sharedU8('edgeType', m);
+  const edgeP = sharedF64('edgeP', m);
+  const edgeCost = sharedF64('edgeCost', m);
+  const edgeBasis = sharedU8('edgeBasis', m);
+  const edgeUnits = sharedF64('edgeUnits', m);
+  const rOffsets = sharedI32('rOffsets', n + 1);
+  // Counted up below: a reused buffer holds the last compile's counts.
+  rOffsets.fill(0);
+  fOffsets[0] = 0;
   const cursor = fOffsets.slice(0, Math.max(1, n));
   // Consecutive edges mostly share a type and basis: compare strings before looking them up.
   let lastType = '';
@@ -160,10 +213,10 @@ export function compileGraph(graph: TenantGraph, options: { seedIamUsers: boolea
   });
   for (let v = 0; v < n; v++) rOffsets[v + 1] += rOffsets[v];
 
-  const fEdges = sharedI32(m);
-  const rEdges = sharedI32(m);
-  const rFrom = sharedI32(m);
-  const rUnits = sharedF64(m);
+  const fEdges = sharedI32('fEdges', m);
+  const rEdges = sharedI32('rEdges', m);
+  const rFrom = sharedI32('rFrom', m);
+  const rUnits = sharedF64('rUnits', m);
   cursor.set(rOffsets.subarray(0, n));
   for (let k = 0; k < m; k++) {
     fEdges[k] = k;

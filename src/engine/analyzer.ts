@@ -32,7 +32,12 @@ export async function runPass(
   }
   // Compilation is synchronous, so it sees one consistent graph even while writes keep arriving.
   const graphVersion = tenant.writer.version;
-  const compiled = compileGraph(tenant.graph, { seedIamUsers: config.seedIamUsers });
+  // The last pass's routes point into the buffers this compile reuses: copy them out first.
+  tenant.paths.freezeRoutes();
+  const compiled = compileGraph(tenant.graph, {
+    seedIamUsers: config.seedIamUsers,
+    buffers: tenant.compileBuffers,
+  });
   const compiledAt = performance.now();
   const found = await finder.find(compiled);
   const foundAt = performance.now();

@@ -1,4 +1,5 @@
 // One tenant's isolated state: its graph and writer, its path store and the record of its last pass.
+import { CompileBuffers } from '../analysis/compiled-graph.js';
 import { createTenantGraph } from '../graph/model.js';
 import { GraphWriter, type DropReason } from '../graph/writer.js';
 import type { Log } from '../log/logger.js';
@@ -34,6 +35,8 @@ export interface PruneRecord {
 
 export class TenantState {
   readonly writer: GraphWriter;
+  /** The analyzer's compiled arrays, reused pass after pass. */
+  readonly compileBuffers = new CompileBuffers();
   readonly paths: PathStore;
   lastPass: PassRecord | null = null;
   /** Epoch ms of the last record applied to this tenant's graph. */

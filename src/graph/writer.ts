@@ -118,7 +118,7 @@ export class GraphWriter {
         // A scan of an image that references were waiting for under the same tag: they join it now.
         if (wasPending && typeof reference !== 'string') this.joinPendingInPlace(id);
       } else {
-        this.graph.addNode(id, { label, name, props: { ...props }, lastSeen: receivedAt });
+        this.graph.addNode(id, { label, name, props: ownProps(props), lastSeen: receivedAt });
         this.analysisVersion++;
         if (this.waitingOn.has(id)) arrived.push(id);
       }
@@ -445,6 +445,14 @@ export class GraphWriter {
       'graph writer dropped a value outside the vocabulary or malformed',
     );
   }
+}
+
+/** Most nodes of a large estate carry no properties: they share one frozen empty object (props are replaced, never mutated, once stored). */
+const NO_PROPS: Record<string, unknown> = Object.freeze({});
+
+function ownProps(props: Record<string, unknown>): Record<string, unknown> {
+  for (const _key in props) return { ...props };
+  return NO_PROPS;
 }
 
 function changesProps(current: Record<string, unknown>, incoming: Record<string, unknown>): boolean {

@@ -123,6 +123,16 @@ export class PathStore {
 
   constructor(private thresholds: PriorityThresholds) {}
 
+  /**
+   * Copies every route that still points into a compiled graph into plain records, so that graph's
+   * arrays may be reused by the next compile (CompileBuffers) while reads go on.
+   */
+  freezeRoutes(): void {
+    for (const record of this.byId.values()) {
+      if (!('nodes' in record.route)) record.route = freeze(record);
+    }
+  }
+
   /** Folds one analyzer pass into the store. */
   applyPass(compiled: CompiledGraph, found: PairPath[], now: number): PassOutcome {
     const outcome: PassOutcome = { opened: 0, reopened: 0, resolved: 0, open: 0, critical: 0 };

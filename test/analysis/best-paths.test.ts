@@ -2,7 +2,13 @@
 // pairs, scores and routes whichever side is searched and however the sources are split.
 import { describe, expect, it } from 'vitest';
 import { bestPaths, searchSide, type PairPath, type SearchSide } from '../../src/analysis/best-paths.js';
-import { compileGraph, fromShared, toShared, type CompiledGraph } from '../../src/analysis/compiled-graph.js';
+import {
+  CompileBuffers,
+  compileGraph,
+  fromShared,
+  toShared,
+  type CompiledGraph,
+} from '../../src/analysis/compiled-graph.js';
 import { createTenantGraph, type TenantGraph } from '../../src/graph/model.js';
 import type { EdgeType, NodeLabel } from '../../src/graph/vocabulary.js';
 
@@ -64,6 +70,28 @@ function randomEstate(seed: number, n: number, outDegree: number): TenantGraph {
 }
 
 describe('compileGraph', () => {
+  it('reuses pooled buffers across compiles of different graphs and gives what a fresh compile gives', () => {
+    const pool = new CompileBuffers();
+    const big = randomEstate(7, 300, 4);
+    const small = randomEstate(8, 120, 3);
+    compileGraph(big, { seedIamUsers: false, buffers: pool });
+    const held = pool.byteLength;
+    const reused = toShared(compileGraph(small, { seedIamUsers: false, buffers: pool }));
+    expect(pool.byteLength).toBe(held); // nothing new allocated for the smaller graph
+    const fresh = toShared(compileGraph(small, { seedIamUsers: false }));
+    for (const [key, value] of Object.entries(fresh)) {
+      const got = (reused as unknown as Record<string, unknown>)[key];
+      if (ArrayBuffer.isView(value))
+        expect(Array.from(got as Int32Array), key).toEqual(Array.from(value as Int32Array));
+      else expect(got, key).toEqual(value);
+    }
+    // And back to the bigger graph: the buffers grow only when needed.
+    const again = toShared(compileGraph(big, { seedIamUsers: false, buffers: pool }));
+    expect(Array.from(again.rOffsets)).toEqual(
+      Array.from(toShared(compileGraph(big, { seedIamUsers: false })).rOffsets),
+    );
+  });
+
   it('numbers edges by source, prices each hop once and builds both adjacencies', () => {
     const g = compile(
       estate({ a: { start: true }, b: {}, t: { label: 'Database', target: true, public: true } }, [
