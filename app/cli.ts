@@ -1,6 +1,7 @@
 // The `pathgate` command line. Flags may be written `-flag` or `--flag`.
 import { parseArgs } from 'node:util';
 import { normalizeFlags } from './cli-flags.js';
+import { ingestReal } from './ingest-real.js';
 import { runServer } from './run-server.js';
 import { VERSION } from './version.js';
 
@@ -11,6 +12,11 @@ Usage: pathgate <command> [flags]
 Commands:
   serve                 run the service (ingest on INGEST_ADDR, API on API_ADDR); empty unless DEMO_DATA=true
   healthz [-url URL]    ask a running listener for /healthz (default http://127.0.0.1:8080); exit 0 when ok
+  ingestreal <dir> [-url URL] [-repo REPO] [-tenant T]
+                        post every recognised report under <dir> (trivy, semgrep, CycloneDX, provenance,
+                        build, event envelopes) to a running ingest listener (default http://127.0.0.1:8081)
+                        and print what each produced; -repo names the repository of code-scanner reports
+                        (default: the folder's name); exit 0 when every recognised report was accepted
   version               print the version
   help                  print this help
 
@@ -38,6 +44,31 @@ export async function main(argv: string[]): Promise<number> {
         process.stderr.write(`pathgate healthz: ${url.href}: ${(error as Error).message}\n`);
         return 1;
       }
+    }
+    case 'ingestreal': {
+      const { values, positionals } = parseArgs({
+        args: normalizeFlags(rest),
+        allowPositionals: true,
+        options: {
+          url: { type: 'string', default: 'http://127.0.0.1:8081' },
+          repo: { type: 'string' },
+          tenant: { type: 'string' },
+        },
+      });
+      if (positionals.length !== 1) {
+        process.stderr.write(
+          `pathgate ingestreal: expected one folder, got ${positionals.length}\n\n${USAGE}`,
+        );
+        return 2;
+      }
+      const summary = await ingestReal({
+        dir: positionals[0],
+        url: values.url,
+        repo: values.repo,
+        tenant: values.tenant,
+        out: (line) => process.stdout.write(`${line}\n`),
+      });
+      return summary.rejected ? 1 : 0;
     }
     case 'version':
     case '-version':
