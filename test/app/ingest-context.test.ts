@@ -27,7 +27,7 @@ describe('pull-request context', () => {
     });
     expect(response.status).toBe(202);
     await service.settle();
-    const props = service.engine.tenant('default').graph.getNodeAttributes(web.id).props;
+    const props = service.engine.tenant('default')!.graph.getNodeAttributes(web.id).props;
     expect(props).toMatchObject({ repo_slug: 'acme/shop', pr_number: 42, commit_sha: sha });
   });
 
@@ -72,7 +72,7 @@ describe('snapshots', () => {
       query: 'snapshot=cluster:prod',
     });
     await service.settle();
-    const graph = service.engine.tenant('default').graph;
+    const graph = service.engine.tenant('default')!.graph;
     expect(graph.hasNode(cache.id)).toBe(false);
     expect(graph.hasNode(db.id)).toBe(true);
     expect(await metric(service, 'service_graph_sweeps_total')).toEqual([
@@ -92,7 +92,7 @@ describe('snapshots', () => {
     await service.ingest(envelope([web]), { query: 'snapshot=none' });
     await service.ingest(envelope([web]), { query: 'pr=3' });
     await service.settle();
-    expect(service.engine.tenant('default').graph.order).toBe(3);
+    expect(service.engine.tenant('default')!.graph.order).toBe(3);
   });
 
   it('remembers what a scope held across a snapshot and restart', async () => {
@@ -105,6 +105,6 @@ describe('snapshots', () => {
     service = await makeService({}, { dataDir });
     await service.ingest(envelope([web]), { query: 'snapshot=cluster:prod' });
     await service.settle();
-    expect(service.engine.tenant('default').graph.order).toBe(1);
+    expect(service.engine.tenant('default')!.graph.order).toBe(1);
   });
 });
