@@ -6,6 +6,7 @@ import type { Bus, Delivery } from '../bus/bus.js';
 import { createEmbeddedBus } from '../bus/memory.js';
 import { readSnapshot, writeSnapshot } from '../bus/snapshot-file.js';
 import { createPathFinder, type PathFinder } from '../analysis/path-finder.js';
+import { warmUp } from '../analysis/warm-up.js';
 import { ProblemError } from '../http/problems.js';
 import { BatchTracker } from '../ingest/batches.js';
 import { createSources } from '../ingest/sources/index.js';
@@ -170,7 +171,25 @@ export async function createEngine(deps: EngineDeps) {
           log.error({ tenant: state.name, err: error }, 'analyzer pass failed');
         }
       }
+      if (options.scheduled) armQuietCheck();
     });
+  }
+
+  // Between interval ticks, one more check is armed for the moment a stale tenant's writes will have
+  // paused, so paths are ready as soon as a burst of reports is in rather than up to an interval later.
+  // It never brings a tenant's passes closer together than the interval.
+  let quietCheck: NodeJS.Timeout | undefined;
+  function armQuietCheck(): void {
+    if (!running || ingestActivity.receiving) return;
+    let wake = Infinity;
+    for (const state of tenants.values()) {
+      if (!state.stale) continue;
+      const quietAt = Math.max(state.lastWriteAt, ingestActivity.lastAt) + quietMs;
+      wake = Math.min(wake, Math.max(quietAt, (state.lastPass?.at ?? 0) + config.analyzerIntervalMs));
+    }
+    if (wake === Infinity) return;
+    clearTimeout(quietCheck);
+    quietCheck = setTimeout(() => void analyzeAll({ scheduled: true }), Math.max(10, wake - now())).unref();
   }
 
   function takeSnapshot(): Promise<void> {
@@ -202,7 +221,11 @@ export async function createEngine(deps: EngineDeps) {
   }
 
   const timers: NodeJS.Timeout[] = [];
+  let running = false;
   function start(): void {
+    running = true;
+    // In the background: a pass that starts meanwhile simply queues behind it on the workers.
+    warmUp(finder).catch((error: unknown) => log.warn({ err: error }, 'analyzer warm-up failed'));
     timers.push(setInterval(() => void analyzeAll({ scheduled: true }), config.analyzerIntervalMs).unref());
     timers.push(
       setInterval(() => {
@@ -226,7 +249,9 @@ export async function createEngine(deps: EngineDeps) {
   async function close(): Promise<void> {
     if (closed) return;
     closed = true;
+    running = false;
     for (const t of timers) clearInterval(t);
+    clearTimeout(quietCheck);
     await turn;
     await bus.drain();
     try {
@@ -250,6 +275,7 @@ export async function createEngine(deps: EngineDeps) {
     receiving(started: boolean): void {
       ingestActivity.receiving = Math.max(0, ingestActivity.receiving + (started ? 1 : -1));
       ingestActivity.lastAt = now();
+      if (!started) armQuietCheck();
     },
     tenant: (name: string) => tenants.get(name),
     tenants: () => tenants.values(),
