@@ -53,7 +53,7 @@ export async function restoreState(
         state.graph.mergeNode(line.id, line.a);
         break;
       case 'edge':
-        state.graph.addDirectedEdge(line.s, line.d, line.a);
+        state.writer.restoreEdge(line.s, line.d, line.a);
         break;
       case 'parked':
         state.writer.restoreParked(line.edge, line.at);

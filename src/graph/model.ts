@@ -15,7 +15,7 @@ export interface NodeAttributes {
 
 /**
  * Attributes of an edge as stored. An edge is identified by (type, from, to): at most one edge of a type
- * between two nodes (`findEdge`). graphology's own edge keys are generated and never leave the process.
+ * between two nodes (`findEdge`). graphology's edge keys come from the writer's counter and never leave the process.
  */
 export interface EdgeAttributes {
   type: EdgeType;
