@@ -1,9 +1,12 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { normalizeFlags } from '../../app/cli-flags.js';
+import { makeService, tempDir } from '../helpers/service.js';
 
 const run = promisify(execFile);
 const cli = fileURLToPath(new URL('../../app/cli.ts', import.meta.url));
@@ -58,5 +61,42 @@ describe('pathgate CLI', () => {
     const down = await pathgate('healthz', '--url', url);
     expect(down.code).toBe(1);
     expect(down.stderr).toContain(url);
+  });
+
+  it('ingestreal: posts every recognised report under a folder and says what each produced', async () => {
+    const dir = await tempDir('pathgate-ingestreal-');
+    const events = {
+      source: 'cli-test',
+      kind: 'asset',
+      observed_at: '2026-11-01T00:00:00Z',
+      nodes: [{ label: 'Service', name: 'web' }],
+      edges: [],
+    };
+    await mkdir(path.join(dir, 'nested'));
+    await writeFile(path.join(dir, 'nested', 'estate.json'), JSON.stringify(events));
+    await writeFile(path.join(dir, 'notes.json'), JSON.stringify({ hello: 'world' }));
+    await writeFile(path.join(dir, 'broken.json'), '{ nope');
+    await writeFile(
+      path.join(dir, 'bad.json'),
+      JSON.stringify({ ...events, nodes: [{ label: 'Spaceship', name: 'x' }] }),
+    );
+    const service = await makeService();
+    const url = await service.ingestApp.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const result = await pathgate('ingestreal', dir, '-url', url);
+      expect(result.stdout).toContain('nested/estate.json: events -> 202, 1 nodes, 0 edges');
+      expect(result.stdout).toContain('notes.json: skipped, not a report any ingest source takes');
+      expect(result.stdout).toContain('broken.json: skipped, not JSON');
+      expect(result.stdout).toMatch(/bad\.json: events -> 400 .*Spaceship/);
+      expect(result.stdout).toContain('1 accepted, 1 rejected, 2 skipped');
+      expect(result.code).toBe(1);
+      await service.settle();
+      expect(service.engine.tenant('default')!.graph.order).toBe(1);
+    } finally {
+      await service.dispose();
+      await rm(dir, { recursive: true, force: true });
+    }
+    const usage = await pathgate('ingestreal');
+    expect(usage.code).toBe(2);
   });
 });
