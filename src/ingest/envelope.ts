@@ -143,7 +143,9 @@ export function createEnvelopeValidator(): (body: unknown) => EnvelopeCheck {
   const validate = ajv.compile(ENVELOPE_SCHEMA);
   return (body: unknown): EnvelopeCheck => {
     if (!validate(body)) {
-      const errors = (validate.errors ?? []).slice(0, MAX_REPORTED_ERRORS).map((e) => describeSchemaError(e, body));
+      const errors = (validate.errors ?? [])
+        .slice(0, MAX_REPORTED_ERRORS)
+        .map((e) => describeSchemaError(e, body));
       return { ok: false, errors };
     }
     const envelope = body as unknown as EventEnvelope;

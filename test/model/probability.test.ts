@@ -68,7 +68,9 @@ describe('probability table', () => {
     expect(cveSection).toContain(`score ÷ 10 × ${CVSS_SCALE}`);
     for (const [severity, p] of Object.entries(SEVERITY_PROBABILITY))
       expect(cveSection).toContain(`${severity} ${p}`);
-    expect(cveSection).toMatch(new RegExp(`\\| heuristic +\\| nothing usable +\\| ${UNKNOWN_CVE_PROBABILITY} `));
+    expect(cveSection).toMatch(
+      new RegExp(`\\| heuristic +\\| nothing usable +\\| ${UNKNOWN_CVE_PROBABILITY} `),
+    );
   });
 
   it('keeps the more exploitable price, the stronger basis on a tie', () => {
