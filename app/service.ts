@@ -13,7 +13,7 @@ import { buildApiServer } from './api-server.js';
 import { buildIngestServer } from './ingest-server.js';
 import { packageRoot } from './package-root.js';
 
-export const DEMO_ESTATE = path.join(packageRoot(), 'fixtures', 'demo', 'estate.json');
+export const DEMO_DIR = path.join(packageRoot(), 'fixtures', 'demo');
 
 export interface Service {
   engine: Engine;
@@ -71,11 +71,26 @@ export async function buildService(options: {
 }
 
 /** Loads the demo estate through the real ingest path, unless the default tenant already holds a graph. */
+/** The demo reports, in the order a team's tools would send them; each goes through its own source. */
+export const DEMO_REPORTS: readonly { file: string; source: string; query?: Record<string, string> }[] = [
+  { file: 'trivy-checkout-api.json', source: 'trivy' },
+  { file: 'build-checkout-api.json', source: 'build' },
+  { file: 'semgrep-checkout-api.json', source: 'semgrep', query: { repo: 'github.com/acme/checkout-api' } },
+  { file: 'estate.json', source: 'events' },
+];
+
 export async function loadDemo(service: Service): Promise<boolean> {
   const existing = service.engine.tenant(DEFAULT_TENANT);
   if (existing && existing.graph.order > 0) return false;
-  const body: unknown = JSON.parse(await readFile(DEMO_ESTATE, 'utf8'));
-  await service.engine.ingest({ tenant: DEFAULT_TENANT, source: 'events', body, query: {} });
+  for (const report of DEMO_REPORTS) {
+    const body: unknown = JSON.parse(await readFile(path.join(DEMO_DIR, report.file), 'utf8'));
+    await service.engine.ingest({
+      tenant: DEFAULT_TENANT,
+      source: report.source,
+      body,
+      query: report.query ?? {},
+    });
+  }
   await service.engine.drain();
   return true;
 }
@@ -99,7 +114,7 @@ export async function startService(options: {
     });
     const apiUrl = await service.apiApp.listen({ host: settings.apiAddr.host, port: settings.apiAddr.port });
     if (options.demo && (await loadDemo(service)))
-      logger.info({ estate: DEMO_ESTATE }, 'loaded the demo estate');
+      logger.info({ reports: DEMO_REPORTS.length, dir: DEMO_DIR }, 'loaded the demo estate');
     // The first pass runs now, not one interval from now, so paths are there as soon as the service is.
     await service.engine.analyzeAll();
     service.engine.start();

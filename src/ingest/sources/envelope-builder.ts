@@ -29,6 +29,13 @@ export class EnvelopeBuilder {
     return id;
   }
 
+  /** Merges properties into a node already added. */
+  stamp(id: string, properties: Record<string, unknown>): void {
+    const node = this.nodes.get(id);
+    if (!node) throw new Error(`stamp: no node ${id} in this envelope`);
+    node.properties = { ...node.properties, ...withoutUndefined(properties) };
+  }
+
   edge(type: EdgeType, from: string, to: string, options: EdgeOptions = {}): void {
     const key = `${type}|${from}|${to}`;
     const existing = this.edges.get(key);

@@ -1,8 +1,18 @@
 // SOURCES: the one table of ingest sources, name -> normalizer. Adding a source is one file and one row.
+import { createBuildSource } from './build.js';
 import { createEventsSource } from './events.js';
+import { createSemgrepSource } from './semgrep.js';
+import { createSupplyChainSource } from './supplychain.js';
+import { createTrivySource } from './trivy.js';
 import type { IngestSource } from './source.js';
 
 export function createSources(): ReadonlyMap<string, IngestSource> {
-  const sources: IngestSource[] = [createEventsSource()];
+  const sources: IngestSource[] = [
+    createEventsSource(),
+    createTrivySource(),
+    createSemgrepSource(),
+    createBuildSource(),
+    createSupplyChainSource(),
+  ];
   return new Map(sources.map((s) => [s.name, s]));
 }

@@ -1,0 +1,110 @@
+// How a software package is named in the graph, whichever tool reported it: by its purl without
+// qualifiers or subpath (`pkg:maven/org.springframework/spring-beans@5.3.15`), so that an image scan and an
+// SBOM of the same image meet on one node. Language packages are `Library` nodes; distribution packages
+// (deb, rpm, apk, ...) are `Package` nodes. A package reported without a purl gets one built from its type.
+
+export interface PackageRef {
+  label: 'Library' | 'Package';
+  /** The node name: the purl without qualifiers and subpath. */
+  name: string;
+  /** The purl as reported (qualifiers kept), or the one built for it. */
+  purl: string;
+  /** purl type: maven, npm, pypi, golang, deb, ... */
+  ecosystem: string;
+}
+
+/** Trivy's and CycloneDX tools' package types -> purl types, for packages reported without a purl. */
+const PURL_TYPE: Readonly<Record<string, string>> = {
+  jar: 'maven',
+  pom: 'maven',
+  gradle: 'maven',
+  'node-pkg': 'npm',
+  yarn: 'npm',
+  pnpm: 'npm',
+  bun: 'npm',
+  pip: 'pypi',
+  pipenv: 'pypi',
+  poetry: 'pypi',
+  'python-pkg': 'pypi',
+  uv: 'pypi',
+  gobinary: 'golang',
+  gomod: 'golang',
+  go: 'golang',
+  'rust-binary': 'cargo',
+  bundler: 'gem',
+  gemspec: 'gem',
+  'dotnet-core': 'nuget',
+  'packages-props': 'nuget',
+  alpine: 'apk',
+  debian: 'deb',
+  ubuntu: 'deb',
+  redhat: 'rpm',
+  centos: 'rpm',
+  rocky: 'rpm',
+  alma: 'rpm',
+  amazon: 'rpm',
+  'cbl-mariner': 'rpm',
+  photon: 'rpm',
+  suse: 'rpm',
+  oracle: 'rpm',
+};
+
+/** Operating-system package managers: their packages are `Package` nodes, not libraries. */
+const DISTRIBUTION_TYPES = new Set(['deb', 'rpm', 'apk', 'alpm', 'ebuild', 'opkg', 'qpkg']);
+
+/** CycloneDX component types: what a component is, not which ecosystem it comes from. */
+const COMPONENT_TYPES = new Set([
+  'application',
+  'framework',
+  'library',
+  'container',
+  'platform',
+  'operating-system',
+  'device',
+  'device-driver',
+  'firmware',
+  'file',
+  'machine-learning-model',
+  'data',
+  'cryptographic-asset',
+]);
+
+const PURL = /^pkg:([a-z][a-z0-9.+-]*)\/[^\s]+$/i;
+
+export interface PackageFacts {
+  name: string;
+  version?: string;
+  /** A purl type, or a tool's package type (`jar`, `gobinary`, `debian`, ...). */
+  type?: string;
+  purl?: string;
+}
+
+/** The graph name of a package; undefined when it has neither a usable purl nor a name. */
+export function packageRef(facts: PackageFacts): PackageRef | undefined {
+  const purl = facts.purl?.trim();
+  const matched = purl ? PURL.exec(purl) : null;
+  if (purl && matched) {
+    const ecosystem = matched[1].toLowerCase();
+    return { label: labelFor(ecosystem), name: stripQualifiers(purl), purl, ecosystem };
+  }
+  const name = facts.name.trim();
+  if (!name) return undefined;
+  const type =
+    facts.type && !COMPONENT_TYPES.has(facts.type.toLowerCase()) ? facts.type.toLowerCase() : undefined;
+  const ecosystem =
+    (type && (PURL_TYPE[type] ?? (/^[a-z][a-z0-9.+-]*$/.test(type) ? type : undefined))) || 'generic';
+  // Maven coordinates are `group:artifact`; in a purl the group is the namespace.
+  const path = ecosystem === 'maven' ? name.replace(':', '/') : name;
+  const version = facts.version?.trim();
+  const built = `pkg:${ecosystem}/${path}${version ? `@${version}` : ''}`;
+  return { label: labelFor(ecosystem), name: built, purl: built, ecosystem };
+}
+
+function labelFor(ecosystem: string): 'Library' | 'Package' {
+  return DISTRIBUTION_TYPES.has(ecosystem) ? 'Package' : 'Library';
+}
+
+/** `pkg:npm/a@1?x=y#sub` -> `pkg:npm/a@1`; percent-encoding is left as the tool wrote it. */
+function stripQualifiers(purl: string): string {
+  return purl.replace(/[?#].*$/, '');
+}

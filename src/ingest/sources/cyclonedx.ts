@@ -1,0 +1,180 @@
+// Reading a CycloneDX document (JSON, spec 1.2 to 1.7) for the supply-chain source: the image it describes
+// (metadata.component, with Trivy's RepoTag/RepoDigest/Reference properties), its package components
+// (nested ones too) and any vulnerabilities it lists against them.
+import { isImageId, parseImageRef, type ImageRef } from '../../identity/image-ref.js';
+import { packageRef, type PackageRef } from '../../identity/package-ref.js';
+
+export interface CdxComponent {
+  type?: string;
+  name?: string;
+  version?: string;
+  purl?: string;
+  'bom-ref'?: string;
+  properties?: { name?: string; value?: string }[];
+  components?: CdxComponent[];
+}
+
+interface CdxRating {
+  source?: { name?: string };
+  score?: number;
+  severity?: string;
+  method?: string;
+  vector?: string;
+}
+
+interface CdxVulnerability {
+  id?: string;
+  source?: { name?: string };
+  ratings?: CdxRating[];
+  cwes?: number[];
+  description?: string;
+  published?: string;
+  advisories?: { url?: string }[];
+  affects?: { ref?: string }[];
+}
+
+export interface CdxDocument {
+  bomFormat: 'CycloneDX';
+  specVersion?: string;
+  metadata?: { component?: CdxComponent };
+  components?: CdxComponent[];
+  vulnerabilities?: CdxVulnerability[];
+}
+
+export interface SbomPackage extends PackageRef {
+  packageName: string;
+  version?: string;
+  bomRef?: string;
+}
+
+export interface SbomVulnerability {
+  id: string;
+  severity?: string;
+  cvssScore?: number;
+  cvssVector?: string;
+  cvssSource?: string;
+  cwe?: string[];
+  url?: string;
+  publishedAt?: string;
+  /** bom-refs of the components it affects */
+  affects: string[];
+}
+
+/** Component types that are packages; applications, containers, the OS and files are not. */
+const PACKAGE_TYPES = new Set(['library', 'framework']);
+
+export const CYCLONEDX_SCHEMA = {
+  type: 'object',
+  required: ['bomFormat'],
+  properties: {
+    bomFormat: { const: 'CycloneDX' },
+    specVersion: { type: 'string' },
+    metadata: { type: 'object', properties: { component: { type: 'object' } } },
+    components: { type: 'array', items: { type: 'object' } },
+    vulnerabilities: {
+      type: 'array',
+      items: { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1 } } },
+    },
+  },
+} as const;
+
+/** The image a container SBOM describes, as Trivy and Syft write it; undefined for other SBOMs. */
+export function sbomImage(doc: CdxDocument): ImageRef | undefined {
+  const component = doc.metadata?.component;
+  if (!component || (component.type !== undefined && component.type !== 'container')) return undefined;
+  const property = (name: string) =>
+    component.properties?.filter((p) => p.name === name && p.value).map((p) => p.value!) ?? [];
+  const candidates = [
+    ...property('aquasecurity:trivy:Reference'),
+    ...property('aquasecurity:trivy:RepoTag'),
+    component.version && component.name ? `${component.name}:${component.version}` : undefined,
+    component.name,
+  ];
+  const digest = property('aquasecurity:trivy:RepoDigest')
+    .map((d) => parseImageRef(d)?.digest)
+    .find(Boolean);
+  for (const candidate of candidates) {
+    if (!candidate || isImageId(candidate) || /\.(?:tar|tar\.gz|tgz)$/i.test(candidate)) continue;
+    const ref = parseImageRef(candidate);
+    if (ref) return digest && !ref.digest ? parseImageRef(`${ref.raw}@${digest}`) : ref;
+  }
+  return ociPurlImage(component.purl);
+}
+
+/** `pkg:oci/ubuntu@sha256%3A..?repository_url=index.docker.io%2Flibrary%2Fubuntu&tag=x` -> an image ref */
+export function ociPurlImage(purl: string | undefined): ImageRef | undefined {
+  const match = purl && /^pkg:(oci|docker)\/([^@?#]+)(?:@([^?#]+))?(?:\?([^#]*))?/.exec(purl);
+  if (!match) return undefined;
+  const [, type, path, version, query] = match;
+  const qualifiers = new URLSearchParams(query ?? '');
+  const repository = qualifiers.get('repository_url') ?? decodeURIComponent(path);
+  const at = version ? decodeURIComponent(version) : undefined;
+  const tag = qualifiers.get('tag') ?? (at && !at.includes(':') ? at : undefined);
+  const digest = at?.includes(':') ? at : undefined;
+  if (type === 'oci' && !digest && !tag) return undefined;
+  return parseImageRef(`${repository}${tag ? `:${tag}` : ''}${digest ? `@${digest}` : ''}`);
+}
+
+/** Every package component, nested ones included, once per graph name. */
+export function sbomPackages(doc: CdxDocument): SbomPackage[] {
+  const found = new Map<string, SbomPackage>();
+  const walk = (components: CdxComponent[] | undefined) => {
+    for (const component of components ?? []) {
+      if (component.type === undefined || PACKAGE_TYPES.has(component.type)) {
+        const ref = component.name
+          ? packageRef({ name: component.name, version: component.version, purl: component.purl })
+          : undefined;
+        if (ref && !found.has(ref.name)) {
+          found.set(ref.name, {
+            ...ref,
+            packageName: component.name!,
+            version: component.version,
+            bomRef: component['bom-ref'],
+          });
+        }
+      }
+      walk(component.components);
+    }
+  };
+  walk(doc.components);
+  return [...found.values()];
+}
+
+/** Vulnerabilities a CycloneDX document lists, scored like Trivy's (docs/model.md). */
+export function sbomVulnerabilities(doc: CdxDocument): SbomVulnerability[] {
+  return (doc.vulnerabilities ?? []).flatMap((v) => {
+    if (!v.id) return [];
+    const ratings = v.ratings ?? [];
+    const own = v.source?.name;
+    const severity =
+      ratings.find((r) => r.source?.name === own && r.severity)?.severity ??
+      ratings.find((r) => r.source?.name === 'nvd' && r.severity)?.severity ??
+      ratings.find((r) => r.severity)?.severity;
+    const scored = ratings.filter((r) => typeof r.score === 'number' && r.score > 0);
+    const byMethod = (methods: RegExp) => [
+      ...scored.filter((r) => methods.test(r.method ?? '') && r.source?.name === own),
+      ...scored.filter((r) => methods.test(r.method ?? '') && r.source?.name === 'nvd'),
+      ...scored.filter((r) => methods.test(r.method ?? '')),
+    ];
+    const cvss = [...byMethod(/^CVSSv4/i), ...byMethod(/^CVSSv3/i), ...byMethod(/^CVSSv2/i)][0];
+    return [
+      {
+        id: v.id,
+        severity: severity && severity !== 'unknown' ? normalizeSeverity(severity) : undefined,
+        cvssScore: cvss?.score,
+        cvssVector: cvss?.vector,
+        cvssSource: cvss?.source?.name,
+        cwe: v.cwes?.length ? v.cwes.map((c) => `CWE-${c}`) : undefined,
+        url: v.advisories?.find((a) => a.url)?.url,
+        publishedAt: v.published,
+        affects: (v.affects ?? []).map((a) => a.ref).filter((r): r is string => typeof r === 'string'),
+      },
+    ];
+  });
+}
+
+/** CycloneDX severities are lower-case and include `info` and `none`. */
+function normalizeSeverity(severity: string): string {
+  const upper = severity.toUpperCase();
+  return upper === 'INFO' || upper === 'NONE' ? 'LOW' : upper;
+}

@@ -1,0 +1,285 @@
+// Source `supplychain`: what is known about how an image (or package) was built and what it contains.
+// Accepts the spec's report `{image, signed?, slsa_level?, provenance_builder?, source_repo?, sbom?}` (sbom a
+// CycloneDX document or a component array; `provenance` any shape below), and the real documents on their
+// own: a CycloneDX SBOM, an in-toto statement, a DSSE envelope, a Sigstore bundle or npm attestations
+// (`?image=` names the image when the document does not). Stamps `signed`, `slsaLevel`, `sbomComponents`
+// and `provenance_builder` on the subject; each component is a Library/Package the subject DEPENDS_ON; the
+// source repository is drawn as BUILT_FROM.
+import { parseImageRef, type ImageRef } from '../../identity/image-ref.js';
+import { packageRef } from '../../identity/package-ref.js';
+import type { FieldError } from '../envelope.js';
+import {
+  CYCLONEDX_SCHEMA,
+  ociPurlImage,
+  sbomImage,
+  sbomPackages,
+  sbomVulnerabilities,
+  type CdxDocument,
+  type SbomPackage,
+} from './cyclonedx.js';
+import { EnvelopeBuilder } from './envelope-builder.js';
+import { isProvenanceDocument, ProvenanceError, readProvenance, type Provenance } from './provenance.js';
+import { reportProblem, reportSchema } from './report-schema.js';
+import type { IngestSource } from './source.js';
+
+interface ComponentEntry {
+  name: string;
+  version?: string;
+  type?: string;
+  purl?: string;
+}
+
+interface SupplyChainReport {
+  image: string;
+  signed?: boolean;
+  slsa_level?: number;
+  provenance_builder?: string;
+  source_repo?: string;
+  sbom?: CdxDocument | ComponentEntry[];
+  provenance?: unknown;
+}
+
+const COMPONENTS_SCHEMA = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['name'],
+    properties: {
+      name: { type: 'string', minLength: 1 },
+      version: { type: 'string' },
+      type: { type: 'string' },
+      purl: { type: 'string', pattern: '^pkg:[A-Za-z][A-Za-z0-9.+-]*/' },
+    },
+  },
+};
+
+/** SLSA Build L3 builders: slsa-framework's own reusable workflows, released and named `*_slsa3.yml`. */
+const SLSA3_BUILDER =
+  /^https:\/\/github\.com\/slsa-framework\/[^/]+\/\.github\/workflows\/[^@]+_slsa3\.yml@refs\/tags\/v\d/;
+
+interface Subject {
+  id: string;
+  /** the image's sha256 digest, to check a provenance document against */
+  digest?: string;
+}
+
+export function createSupplyChainSource(): IngestSource {
+  const checkReport = reportSchema<SupplyChainReport>('supplychain', {
+    type: 'object',
+    required: ['image'],
+    properties: {
+      image: { type: 'string', minLength: 1 },
+      signed: { type: 'boolean' },
+      slsa_level: { type: 'integer', minimum: 0, maximum: 4 },
+      provenance_builder: { type: 'string', minLength: 1 },
+      source_repo: { type: 'string', minLength: 1 },
+      sbom: { if: { type: 'array' }, then: COMPONENTS_SCHEMA, else: CYCLONEDX_SCHEMA },
+      provenance: { type: 'object' },
+    },
+  });
+  const checkSbom = reportSchema<CdxDocument>('supplychain', CYCLONEDX_SCHEMA);
+  return {
+    name: 'supplychain',
+    version: '1',
+    description:
+      'Supply chain: {image, signed?, slsa_level?, provenance_builder?, source_repo?, sbom?}, a CycloneDX SBOM, ' +
+      'or provenance (in-toto statement, DSSE envelope, Sigstore bundle, npm attestations).',
+    snapshots: 'query',
+    normalize({ body, query, receivedAt }) {
+      const report = readReport(body, query.image, checkReport, checkSbom);
+      const warnings: string[] = [];
+      const provenance = report.provenance === undefined ? undefined : provenanceOf(report);
+      const out = new EnvelopeBuilder('supplychain', 'asset', receivedAt);
+      const cdx = report.sbom !== undefined && !Array.isArray(report.sbom) ? report.sbom : undefined;
+
+      const subjects: Subject[] = [];
+      if (report.image !== undefined) {
+        const ref = imageRef(report.image, report.pointer);
+        subjects.push({ id: addImage(out, ref), digest: ref.digest });
+        const digests = provenance?.subjects.map((s) => s.digest).filter(Boolean) ?? [];
+        if (ref.digest && digests.length && !digests.includes(ref.digest)) {
+          warnings.push(
+            `supplychain report: the provenance's subjects do not include ${ref.digest}, the image's digest`,
+          );
+        }
+      } else if (provenance) {
+        for (const subject of provenance.subjects)
+          subjects.push({ id: addSubject(out, subject, provenance) });
+      }
+
+      const signed = report.signed ?? provenance?.signed;
+      const builder = report.provenance_builder ?? provenance?.builder;
+      const slsa = slsaLevel(report.slsa_level, signed, builder, provenance);
+      const packages = report.sbom === undefined ? undefined : componentsOf(report.sbom);
+      const stamp = {
+        signed,
+        signature_verified: provenance?.signed ? false : undefined,
+        slsaLevel: slsa?.level,
+        slsa_level_basis: slsa?.basis,
+        provenance_builder: builder,
+        provenance_format: provenance?.format,
+        provenance_predicate: provenance?.predicateTypes.length ? provenance.predicateTypes : undefined,
+        provenance_build_type: provenance?.buildType,
+        sbomComponents: packages?.length,
+        sbom_format: cdx ? `cyclonedx ${cdx.specVersion ?? ''}`.trim() : packages ? 'components' : undefined,
+      };
+      const sourceRepo = report.source_repo?.trim() ?? provenance?.sourceRepo;
+      const repository = sourceRepo ? out.node('Repository', sourceRepo) : undefined;
+      for (const subject of subjects) {
+        out.stamp(subject.id, stamp);
+        if (repository) {
+          out.edge('BUILT_FROM', subject.id, repository, {
+            properties: { commit_sha: provenance?.commit, source_uri: provenance?.sourceUri, builder },
+          });
+        }
+      }
+
+      const byRef = new Map<string, string>();
+      for (const pkg of packages ?? []) {
+        const id = out.node(pkg.label, pkg.name, {
+          purl: pkg.purl,
+          package: pkg.packageName,
+          version: pkg.version,
+          ecosystem: pkg.ecosystem,
+        });
+        if (pkg.bomRef) byRef.set(pkg.bomRef, id);
+        for (const subject of subjects)
+          out.edge('DEPENDS_ON', subject.id, id, { properties: { sbom: true } });
+      }
+      const mentioned: string[] = [];
+      if (cdx) {
+        for (const v of sbomVulnerabilities(cdx)) {
+          const cve = out.node('CVE', v.id, {
+            severity: v.severity,
+            cvss_score: v.cvssScore,
+            cvss_vector: v.cvssVector,
+            cvss_source: v.cvssSource,
+            cwe: v.cwe,
+            url: v.url,
+            published_at: v.publishedAt,
+          });
+          mentioned.push(cve);
+          const affected = v.affects
+            .map((ref) => byRef.get(ref))
+            .filter((id): id is string => id !== undefined);
+          for (const id of affected) out.edge('AFFECTS', cve, id);
+          for (const subject of subjects)
+            out.edge('AFFECTS', cve, subject.id, {
+              properties: { via: affected.length ? 'sbom' : undefined },
+            });
+        }
+      }
+      if (!subjects.length) warnings.push('supplychain report: no subject to attach it to');
+      return { envelopes: [out.build()], warnings, mentioned };
+    },
+  };
+}
+
+type Read = SupplyChainReport & { image?: string; pointer: string };
+
+/** The report in the spec's shape, whichever shape was posted. */
+function readReport(
+  body: unknown,
+  queryImage: string | undefined,
+  checkReport: (body: unknown) => SupplyChainReport,
+  checkSbom: (body: unknown) => CdxDocument,
+): Read {
+  const image = queryImage?.trim() || undefined;
+  if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+    if ('bomFormat' in body) {
+      const sbom = checkSbom(body);
+      const described = image ?? sbomImage(sbom)?.raw;
+      if (!described) {
+        throw reportProblem('supplychain', [
+          {
+            pointer: '/metadata/component',
+            detail: 'the SBOM names no container image; say which with ?image=<reference>',
+          },
+        ]);
+      }
+      return { image: described, sbom, pointer: image ? '/query/image' : '/metadata/component' };
+    }
+    if (isProvenanceDocument(body)) return { image, provenance: body, pointer: '/query/image' } as Read;
+  }
+  return { ...checkReport(body), pointer: '/image' };
+}
+
+function provenanceOf(report: Read): Provenance {
+  try {
+    return readProvenance(report.provenance, report.pointer === '/image' ? '/provenance' : '');
+  } catch (error) {
+    if (error instanceof ProvenanceError) throw reportProblem('supplychain', error.errors);
+    throw error;
+  }
+}
+
+function imageRef(image: string, pointer: string): ImageRef {
+  const ref = parseImageRef(image);
+  if (ref) return ref;
+  const error: FieldError = {
+    pointer,
+    value: image,
+    detail: 'not an image reference (registry/name:tag or name@sha256:...)',
+  };
+  throw reportProblem('supplychain', [error]);
+}
+
+/** A reference to an image: the graph writer joins it to the scanned image (docs/identity.md). */
+function addImage(out: EnvelopeBuilder, ref: ImageRef): string {
+  return out.node('Image', ref.canonical, {
+    image_ref: ref.raw,
+    registry: ref.registry,
+    digests: ref.digest ? [ref.digest] : undefined,
+    resolve_ref: ref.raw,
+  });
+}
+
+/** A provenance subject: an image (docker/oci purl, or a registry reference), a package purl, or a file. */
+function addSubject(out: EnvelopeBuilder, subject: { name: string; digest?: string }, p: Provenance): string {
+  const purlImage = ociPurlImage(subject.name);
+  const plain = subject.name.startsWith('pkg:') ? undefined : parseImageRef(subject.name);
+  const container = /container|docker|buildkit|oci/i.test(`${p.buildType ?? ''} ${p.builder ?? ''}`);
+  const image = purlImage ?? (plain && (plain.registry !== undefined || container) ? plain : undefined);
+  if (image) {
+    const pinned = subject.digest && !image.digest ? parseImageRef(`${image.raw}@${subject.digest}`) : image;
+    return addImage(out, pinned ?? image);
+  }
+  if (subject.name.startsWith('pkg:')) {
+    const ref = packageRef({ name: subject.name, purl: subject.name });
+    if (ref)
+      return out.node(ref.label, ref.name, {
+        purl: ref.purl,
+        ecosystem: ref.ecosystem,
+        digest: subject.digest,
+      });
+  }
+  return out.node('Package', subject.name, { digest: subject.digest });
+}
+
+function componentsOf(sbom: CdxDocument | ComponentEntry[]): SbomPackage[] {
+  if (!Array.isArray(sbom)) return sbomPackages(sbom);
+  const found = new Map<string, SbomPackage>();
+  for (const entry of sbom) {
+    const ref = packageRef(entry);
+    if (ref && !found.has(ref.name))
+      found.set(ref.name, { ...ref, packageName: entry.name, version: entry.version });
+  }
+  return [...found.values()];
+}
+
+/**
+ * The SLSA build level: as declared, else derived from the provenance: signed by an SLSA3 builder 3,
+ * signed 2, unsigned 1 (docs/identity.md). No provenance and no declaration: no level.
+ */
+export function slsaLevel(
+  declared: number | undefined,
+  signed: boolean | undefined,
+  builder: string | undefined,
+  provenance: Provenance | undefined,
+): { level: number; basis: string } | undefined {
+  if (declared !== undefined) return { level: declared, basis: 'declared' };
+  if (!provenance) return undefined;
+  if (signed && builder && SLSA3_BUILDER.test(builder)) return { level: 3, basis: 'slsa3-builder' };
+  if (signed) return { level: 2, basis: 'signed-provenance' };
+  return { level: 1, basis: 'provenance' };
+}

@@ -1,0 +1,479 @@
+// Source `trivy`: a Trivy JSON report (SchemaVersion 2) of a container image. The image is named as the spec
+// says (docs/identity.md): a registry scan by its reference, an archive scan by `Metadata.Reference` or its
+// first tag, an archive saved by image ID by its path (with `name_note`, joining nothing). Each
+// vulnerability is a CVE node that AFFECTS the image; language packages (jar, npm, pip, gobinary, ...) are
+// Library nodes the image DEPENDS_ON, and their CVEs AFFECT them too. Secrets and failed misconfiguration
+// checks Trivy found in the image become Secret and Misconfiguration nodes. A scan by reference is complete
+// for its image: the next one retracts the CVEs and libraries it no longer lists.
+import { isImageId, parseImageRef, type ImageRef } from '../../identity/image-ref.js';
+import { packageRef } from '../../identity/package-ref.js';
+import { EnvelopeBuilder } from './envelope-builder.js';
+import { reportProblem, reportSchema } from './report-schema.js';
+import type { IngestSource } from './source.js';
+
+interface TrivyReport {
+  SchemaVersion: number;
+  CreatedAt?: string;
+  ArtifactName: string;
+  ArtifactType?: string;
+  Trivy?: { Version?: string };
+  Metadata?: {
+    OS?: { Family?: string; Name?: string; EOSL?: boolean };
+    ImageID?: string;
+    RepoTags?: string[];
+    RepoDigests?: string[];
+    Reference?: string;
+  };
+  Results?: TrivyResult[];
+}
+
+interface TrivyResult {
+  Target: string;
+  Class?: string;
+  Type?: string;
+  Packages?: TrivyPackage[];
+  Vulnerabilities?: TrivyVulnerability[];
+  Secrets?: TrivySecret[];
+  Misconfigurations?: TrivyMisconfiguration[];
+}
+
+interface TrivyPackage {
+  ID?: string;
+  Name: string;
+  Version?: string;
+  Identifier?: { PURL?: string };
+  Relationship?: string;
+  FilePath?: string;
+}
+
+interface CvssEntry {
+  V2Vector?: string;
+  V3Vector?: string;
+  V40Vector?: string;
+  V2Score?: number;
+  V3Score?: number;
+  V40Score?: number;
+}
+
+interface TrivyVulnerability {
+  VulnerabilityID: string;
+  PkgID?: string;
+  PkgName?: string;
+  PkgPath?: string;
+  PkgIdentifier?: { PURL?: string };
+  InstalledVersion?: string;
+  FixedVersion?: string;
+  Status?: string;
+  SeveritySource?: string;
+  PrimaryURL?: string;
+  Title?: string;
+  Severity?: string;
+  CweIDs?: string[];
+  CVSS?: Record<string, CvssEntry>;
+  PublishedDate?: string;
+  LastModifiedDate?: string;
+}
+
+interface TrivySecret {
+  RuleID: string;
+  Category?: string;
+  Severity?: string;
+  Title?: string;
+  StartLine?: number;
+}
+
+interface TrivyMisconfiguration {
+  ID?: string;
+  AVDID?: string;
+  Title?: string;
+  Message?: string;
+  Resolution?: string;
+  Severity?: string;
+  PrimaryURL?: string;
+  Status?: string;
+}
+
+const SEVERITY = { type: 'string' };
+const STRINGS = { type: 'array', items: { type: 'string' } };
+
+export function createTrivySource(): IngestSource {
+  const check = reportSchema<TrivyReport>('trivy', {
+    type: 'object',
+    required: ['SchemaVersion', 'ArtifactName'],
+    properties: {
+      SchemaVersion: { const: 2 },
+      ArtifactName: { type: 'string' },
+      ArtifactType: { type: 'string' },
+      CreatedAt: { type: 'string' },
+      Metadata: {
+        type: 'object',
+        properties: {
+          ImageID: { type: 'string' },
+          RepoTags: { type: ['array', 'null'], items: { type: 'string' } },
+          RepoDigests: { type: ['array', 'null'], items: { type: 'string' } },
+          Reference: { type: 'string' },
+        },
+      },
+      Results: {
+        type: ['array', 'null'],
+        items: {
+          type: 'object',
+          required: ['Target'],
+          properties: {
+            Target: { type: 'string' },
+            Class: { type: 'string' },
+            Type: { type: 'string' },
+            Packages: {
+              type: ['array', 'null'],
+              items: { type: 'object', required: ['Name'], properties: { Name: { type: 'string' } } },
+            },
+            Vulnerabilities: {
+              type: ['array', 'null'],
+              items: {
+                type: 'object',
+                required: ['VulnerabilityID'],
+                properties: {
+                  VulnerabilityID: { type: 'string', minLength: 1 },
+                  PkgName: { type: 'string' },
+                  Severity: SEVERITY,
+                  CweIDs: { type: ['array', 'null'], items: { type: 'string' } },
+                  CVSS: {
+                    type: 'object',
+                    additionalProperties: {
+                      type: 'object',
+                      properties: { V2Score: { type: 'number' }, V3Score: { type: 'number' } },
+                    },
+                  },
+                },
+              },
+            },
+            Secrets: {
+              type: ['array', 'null'],
+              items: { type: 'object', required: ['RuleID'], properties: { RuleID: { type: 'string' } } },
+            },
+            Misconfigurations: { type: ['array', 'null'], items: { type: 'object' } },
+          },
+        },
+      },
+    },
+  });
+  return {
+    name: 'trivy',
+    version: '1',
+    description:
+      'Trivy JSON (SchemaVersion 2) image scan: Image, CVE AFFECTS Image, Image DEPENDS_ON Library; complete per image.',
+    snapshots: 'self',
+    normalize({ body, receivedAt }) {
+      const report = check(body);
+      const image = nameImage(report);
+      const warnings: string[] = [];
+      if (report.ArtifactType !== undefined && report.ArtifactType !== 'container_image') {
+        throw reportProblem('trivy', [
+          {
+            pointer: '/ArtifactType',
+            value: report.ArtifactType,
+            detail: 'not an image scan: pathgate takes `trivy image` reports (ArtifactType container_image)',
+          },
+        ]);
+      }
+      const metadata = report.Metadata ?? {};
+      const results = report.Results ?? [];
+      const out = new EnvelopeBuilder('trivy', 'finding', receivedAt);
+      const vulnerabilities = results.reduce((n, r) => n + (r.Vulnerabilities?.length ?? 0), 0);
+      const os = metadata.OS?.Family ? `${metadata.OS.Family} ${metadata.OS.Name ?? ''}`.trim() : undefined;
+      const imageId = out.node('Image', image.name, {
+        image_ref: image.ref?.raw ?? report.ArtifactName,
+        registry: image.ref?.registry,
+        repo_tags: nonEmpty(metadata.RepoTags),
+        digests: image.digests.length ? image.digests : undefined,
+        image_id: metadata.ImageID,
+        name_note: image.note,
+        os,
+        os_eosl: metadata.OS?.EOSL,
+        scanner: 'trivy',
+        scanner_version: report.Trivy?.Version,
+        scanned_at: report.CreatedAt,
+        vulnerability_count: vulnerabilities,
+      });
+      const mentioned: string[] = [];
+      for (const [index, result] of results.entries()) {
+        const libraries = result.Class === 'lang-pkgs' ? addLibraries(out, imageId, result) : new Map();
+        for (const vulnerability of result.Vulnerabilities ?? []) {
+          const cve = addVulnerability(out, imageId, result, vulnerability);
+          mentioned.push(cve);
+          const library = libraryFor(vulnerability, result, libraries);
+          if (library) {
+            const id = addLibrary(out, imageId, result, library);
+            out.edge('AFFECTS', cve, id, {
+              properties: {
+                installed_version: vulnerability.InstalledVersion,
+                fixed_version: vulnerability.FixedVersion || undefined,
+                status: vulnerability.Status,
+              },
+            });
+          }
+        }
+        for (const secret of result.Secrets ?? []) addSecret(out, imageId, image.name, result, secret);
+        for (const misconfiguration of result.Misconfigurations ?? []) {
+          if (misconfiguration.Status !== undefined && misconfiguration.Status !== 'FAIL') continue;
+          if (!addMisconfiguration(out, imageId, image.name, result, misconfiguration))
+            warnings.push(
+              `trivy report: /Results/${index}/Misconfigurations: a check without ID was skipped`,
+            );
+        }
+      }
+      if (image.note) warnings.push(`trivy report: ${image.note}`);
+      // CVE nodes are shared by every image they affect: a pull-request stamp belongs on the image only.
+      return { envelopes: [out.build()], warnings, scope: image.scope, mentioned };
+    },
+  };
+}
+
+interface ImageName {
+  name: string;
+  ref?: ImageRef;
+  digests: string[];
+  /** Set when the image cannot be joined to anything (archive saved by image ID). */
+  note?: string;
+  scope?: string;
+}
+
+/** The spec's naming of the scanned image; see docs/identity.md. */
+function nameImage(report: TrivyReport): ImageName {
+  const artifact = report.ArtifactName.trim();
+  const metadata = report.Metadata ?? {};
+  if (!artifact) {
+    const target = report.Results?.find((r) => r.Target.trim())?.Target.replace(/\s+\(.*\)$/, '');
+    throw reportProblem('trivy', [
+      {
+        pointer: '/ArtifactName',
+        value: report.ArtifactName,
+        detail:
+          'empty: the report does not say which image was scanned' +
+          (target ? ` (its first target is "${target}"; scan the image by that reference)` : ''),
+      },
+    ]);
+  }
+  const digests = [...new Set(nonEmpty(metadata.RepoDigests)?.flatMap(digestOf) ?? [])];
+  if (!isArchive(artifact) && !isImageId(artifact)) {
+    const ref = parseImageRef(artifact);
+    if (!ref) {
+      throw reportProblem('trivy', [
+        {
+          pointer: '/ArtifactName',
+          value: report.ArtifactName,
+          detail:
+            'neither an image reference (registry/name:tag or name@sha256:...) nor an image archive path',
+        },
+      ]);
+    }
+    if (ref.digest && !digests.includes(ref.digest)) digests.push(ref.digest);
+    return { name: ref.canonical, ref, digests, scope: `image:${ref.canonical}` };
+  }
+  // An archive (or an image given by ID): the reference it was saved under, if it has one.
+  const tagged = [metadata.Reference, ...(nonEmpty(metadata.RepoTags) ?? [])]
+    .filter((r): r is string => typeof r === 'string' && r.trim() !== '' && !isImageId(r))
+    .map((r) => parseImageRef(r))
+    .find((r): r is ImageRef => r !== undefined);
+  if (tagged) {
+    if (tagged.digest && !digests.includes(tagged.digest)) digests.push(tagged.digest);
+    return { name: tagged.canonical, ref: tagged, digests, scope: `image:${tagged.canonical}` };
+  }
+  return {
+    name: artifact,
+    digests,
+    note:
+      `archive saved by image ID${metadata.ImageID ? ` (${metadata.ImageID})` : ''}: ` +
+      'it carries no reference, so it keeps its path and joins no build, workload or attestation',
+  };
+}
+
+function isArchive(artifact: string): boolean {
+  return (
+    /\.(?:tar|tar\.gz|tgz|tar\.zst|tar\.xz|tar\.bz2)$/i.test(artifact) ||
+    artifact.startsWith('/') ||
+    artifact.startsWith('./') ||
+    artifact.startsWith('../')
+  );
+}
+
+/** `alpine@sha256:abc` -> `sha256:abc` */
+function digestOf(repoDigest: string): string[] {
+  const digest = parseImageRef(repoDigest)?.digest;
+  return digest ? [digest] : [];
+}
+
+function nonEmpty(values: string[] | null | undefined): string[] | undefined {
+  const kept = (values ?? []).filter((v) => typeof v === 'string' && v.trim() !== '');
+  return kept.length ? kept : undefined;
+}
+
+interface LibraryRef {
+  label: 'Library' | 'Package';
+  name: string;
+  purl: string;
+  packageName: string;
+  version?: string;
+  path?: string;
+}
+
+function addLibraries(out: EnvelopeBuilder, imageId: string, result: TrivyResult): Map<string, LibraryRef> {
+  const libraries = new Map<string, LibraryRef>();
+  for (const pkg of result.Packages ?? []) {
+    // The root of a Go binary or a lockfile is the application itself, not a dependency.
+    if (pkg.Relationship === 'root') continue;
+    const library = libraryRef(result.Type, pkg.Name, pkg.Version, pkg.Identifier?.PURL, pkg.FilePath);
+    if (!library) continue;
+    addLibrary(out, imageId, result, library, pkg.Relationship);
+    libraries.set(pkg.ID ?? `${pkg.Name}@${pkg.Version ?? ''}`, library);
+    libraries.set(library.name, library);
+  }
+  return libraries;
+}
+
+function addLibrary(
+  out: EnvelopeBuilder,
+  imageId: string,
+  result: TrivyResult,
+  library: LibraryRef,
+  relationship?: string,
+): string {
+  const id = out.node(library.label, library.name, {
+    purl: library.purl,
+    package: library.packageName,
+    version: library.version,
+    ecosystem: result.Type,
+    path: library.path,
+  });
+  out.edge('DEPENDS_ON', imageId, id, { properties: { target: result.Target, relationship } });
+  return id;
+}
+
+/** The library a language-package vulnerability is in: the reported package, or one built for it. */
+function libraryFor(
+  vulnerability: TrivyVulnerability,
+  result: TrivyResult,
+  libraries: Map<string, LibraryRef>,
+): LibraryRef | undefined {
+  if (result.Class !== 'lang-pkgs' || !vulnerability.PkgName) return undefined;
+  const byId = vulnerability.PkgID ? libraries.get(vulnerability.PkgID) : undefined;
+  if (byId) return byId;
+  const library = libraryRef(
+    result.Type,
+    vulnerability.PkgName,
+    vulnerability.InstalledVersion,
+    vulnerability.PkgIdentifier?.PURL,
+    vulnerability.PkgPath,
+  );
+  return library && (libraries.get(library.name) ?? library);
+}
+
+function libraryRef(
+  type: string | undefined,
+  packageName: string,
+  version: string | undefined,
+  purl: string | undefined,
+  path: string | undefined,
+): LibraryRef | undefined {
+  const ref = packageRef({ name: packageName, version, type, purl });
+  return ref && { label: ref.label, name: ref.name, purl: ref.purl, packageName, version, path };
+}
+
+function addVulnerability(
+  out: EnvelopeBuilder,
+  imageId: string,
+  result: TrivyResult,
+  v: TrivyVulnerability,
+): string {
+  const cvss = preferredCvss(v);
+  const id = out.node('CVE', v.VulnerabilityID, {
+    severity: v.Severity?.toUpperCase(),
+    severity_source: v.SeveritySource,
+    cvss_score: cvss?.score,
+    cvss_vector: cvss?.vector,
+    cvss_source: cvss?.source,
+    cvss: v.CVSS,
+    title: v.Title,
+    url: v.PrimaryURL,
+    cwe: v.CweIDs?.length ? v.CweIDs : undefined,
+    published_at: v.PublishedDate,
+    last_modified_at: v.LastModifiedDate,
+  });
+  out.edge('AFFECTS', id, imageId, {
+    properties: {
+      package: v.PkgName,
+      installed_version: v.InstalledVersion,
+      fixed_version: v.FixedVersion || undefined,
+      status: v.Status,
+      severity: v.Severity?.toUpperCase(),
+      target: result.Target,
+    },
+  });
+  return id;
+}
+
+/**
+ * The CVSS score Trivy's own severity came from (SeveritySource), else NVD's, else any vendor's; v3 (or
+ * v4) before v2, which scores the same flaws differently.
+ */
+function preferredCvss(
+  v: TrivyVulnerability,
+): { score: number; vector?: string; source: string } | undefined {
+  const entries = Object.entries(v.CVSS ?? {});
+  if (!entries.length) return undefined;
+  const order = [v.SeveritySource, 'nvd', ...entries.map(([source]) => source)];
+  for (const pick of [
+    (e: CvssEntry) => (e.V40Score !== undefined ? { score: e.V40Score, vector: e.V40Vector } : undefined),
+    (e: CvssEntry) => (e.V3Score !== undefined ? { score: e.V3Score, vector: e.V3Vector } : undefined),
+    (e: CvssEntry) => (e.V2Score !== undefined ? { score: e.V2Score, vector: e.V2Vector } : undefined),
+  ]) {
+    for (const source of order) {
+      const entry = source === undefined ? undefined : v.CVSS?.[source];
+      const found = entry && pick(entry);
+      if (found && found.score > 0) return { ...found, source: source! };
+    }
+  }
+  return undefined;
+}
+
+/** A secret Trivy found in the image: where and what kind, never the matched text. */
+function addSecret(
+  out: EnvelopeBuilder,
+  imageId: string,
+  imageName: string,
+  result: TrivyResult,
+  secret: TrivySecret,
+): void {
+  const line = secret.StartLine !== undefined ? `:${secret.StartLine}` : '';
+  const id = out.node('Secret', `${imageName}:${result.Target}${line}:${secret.RuleID}`, {
+    rule_id: secret.RuleID,
+    category: secret.Category,
+    severity: secret.Severity?.toUpperCase(),
+    title: secret.Title,
+    path: result.Target,
+    line: secret.StartLine,
+  });
+  out.edge('AFFECTS', id, imageId);
+}
+
+function addMisconfiguration(
+  out: EnvelopeBuilder,
+  imageId: string,
+  imageName: string,
+  result: TrivyResult,
+  m: TrivyMisconfiguration,
+): boolean {
+  const check = m.AVDID ?? m.ID;
+  if (!check) return false;
+  const id = out.node('Misconfiguration', `${imageName}:${result.Target}:${check}`, {
+    check_id: check,
+    title: m.Title,
+    message: m.Message,
+    resolution: m.Resolution,
+    severity: m.Severity?.toUpperCase(),
+    url: m.PrimaryURL,
+    path: result.Target,
+  });
+  out.edge('AFFECTS', id, imageId);
+  return true;
+}
