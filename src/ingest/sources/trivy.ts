@@ -94,7 +94,6 @@ interface TrivyMisconfiguration {
 }
 
 const SEVERITY = { type: 'string' };
-const STRINGS = { type: 'array', items: { type: 'string' } };
 
 export function createTrivySource(): IngestSource {
   const check = reportSchema<TrivyReport>('trivy', {
@@ -195,12 +194,15 @@ export function createTrivySource(): IngestSource {
         scanned_at: report.CreatedAt,
         vulnerability_count: vulnerabilities,
       });
-      const mentioned: string[] = [];
+      // The packages each CVE was found in: one image, one CVE, possibly several packages.
+      const packagesOf = new Map<string, Set<string>>();
       for (const [index, result] of results.entries()) {
         const libraries = result.Class === 'lang-pkgs' ? addLibraries(out, imageId, result) : new Map();
         for (const vulnerability of result.Vulnerabilities ?? []) {
           const cve = addVulnerability(out, imageId, result, vulnerability);
-          mentioned.push(cve);
+          let packages = packagesOf.get(cve);
+          if (!packages) packagesOf.set(cve, (packages = new Set()));
+          if (vulnerability.PkgName) packages.add(vulnerability.PkgName);
           const library = libraryFor(vulnerability, result, libraries);
           if (library) {
             const id = addLibrary(out, imageId, result, library);
@@ -222,6 +224,10 @@ export function createTrivySource(): IngestSource {
             );
         }
       }
+      for (const [cve, packages] of packagesOf) {
+        if (packages.size > 1) out.edge('AFFECTS', cve, imageId, { properties: { packages: [...packages] } });
+      }
+      const mentioned = [...packagesOf.keys()];
       if (image.note) warnings.push(`trivy report: ${image.note}`);
       // CVE nodes are shared by every image they affect: a pull-request stamp belongs on the image only.
       return { envelopes: [out.build()], warnings, scope: image.scope, mentioned };
@@ -310,6 +316,7 @@ function nonEmpty(values: string[] | null | undefined): string[] | undefined {
 
 interface LibraryRef {
   label: 'Library' | 'Package';
+  ecosystem: string;
   name: string;
   purl: string;
   packageName: string;
@@ -342,7 +349,8 @@ function addLibrary(
     purl: library.purl,
     package: library.packageName,
     version: library.version,
-    ecosystem: result.Type,
+    ecosystem: library.ecosystem,
+    package_type: result.Type,
     path: library.path,
   });
   out.edge('DEPENDS_ON', imageId, id, { properties: { target: result.Target, relationship } });
@@ -376,7 +384,17 @@ function libraryRef(
   path: string | undefined,
 ): LibraryRef | undefined {
   const ref = packageRef({ name: packageName, version, type, purl });
-  return ref && { label: ref.label, name: ref.name, purl: ref.purl, packageName, version, path };
+  return (
+    ref && {
+      label: ref.label,
+      ecosystem: ref.ecosystem,
+      name: ref.name,
+      purl: ref.purl,
+      packageName,
+      version,
+      path,
+    }
+  );
 }
 
 function addVulnerability(
