@@ -1,13 +1,16 @@
 // `npm run bench`: synthetic layered estates (the shared generator, seeded) sent through the real ingest
 // path of a service running in a child process, then: ingest throughput, time until paths are ready,
 // analyzer pass time, peak RSS; and the yardstick (shared/bench/limit.cpp) on the same file, for the ratio.
+// Then the report suite (bench/reports.ts): Trivy reports, real and synthetic, in reports/s and ms/report.
 //   BENCH_SIZES=10000,100000,1000000 (default)  BENCH_STARTS=64  BENCH_TARGETS=32  BENCH_DIR=bench-out
+//   BENCH_SUITES=estates,reports (default; either alone to run one)
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createReadStream, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { runReportBench } from './reports.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const shared = path.resolve(root, '..', 'shared', 'bench');
@@ -246,4 +249,6 @@ async function runOne(nodes: number): Promise<void> {
   }
 }
 
-for (const nodes of sizes) await runOne(nodes);
+const suites = new Set((process.env.BENCH_SUITES ?? 'estates,reports').split(','));
+if (suites.has('estates')) for (const nodes of sizes) await runOne(nodes);
+if (suites.has('reports')) await runReportBench(root, outDir);

@@ -437,22 +437,27 @@ function addVulnerability(
 function preferredCvss(
   v: TrivyVulnerability,
 ): { score: number; vector?: string; source: string } | undefined {
-  const entries = Object.entries(v.CVSS ?? {});
-  if (!entries.length) return undefined;
-  const order = [v.SeveritySource, 'nvd', ...entries.map(([source]) => source)];
-  for (const pick of [
-    (e: CvssEntry) => (e.V40Score !== undefined ? { score: e.V40Score, vector: e.V40Vector } : undefined),
-    (e: CvssEntry) => (e.V3Score !== undefined ? { score: e.V3Score, vector: e.V3Vector } : undefined),
-    (e: CvssEntry) => (e.V2Score !== undefined ? { score: e.V2Score, vector: e.V2Vector } : undefined),
-  ]) {
-    for (const source of order) {
-      const entry = source === undefined ? undefined : v.CVSS?.[source];
-      const found = entry && pick(entry);
-      if (found && found.score > 0) return { ...found, source: source! };
+  const cvss = v.CVSS;
+  if (!cvss) return undefined;
+  for (const [score, vector] of CVSS_VERSIONS) {
+    for (const source of [v.SeveritySource, 'nvd']) {
+      const entry = source === undefined ? undefined : cvss[source];
+      if (entry && (entry[score] ?? 0) > 0)
+        return { score: entry[score]!, vector: entry[vector], source: source! };
+    }
+    for (const source in cvss) {
+      const entry = cvss[source];
+      if ((entry[score] ?? 0) > 0) return { score: entry[score]!, vector: entry[vector], source };
     }
   }
   return undefined;
 }
+
+const CVSS_VERSIONS = [
+  ['V40Score', 'V40Vector'],
+  ['V3Score', 'V3Vector'],
+  ['V2Score', 'V2Vector'],
+] as const;
 
 /** A secret Trivy found in the image: where and what kind, never the matched text. */
 function addSecret(
