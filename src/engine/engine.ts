@@ -111,6 +111,7 @@ export async function createEngine(deps: EngineDeps) {
     });
     const appliedAt = now();
     state.lastWriteAt = appliedAt;
+    if (!state.firstWriteAt) state.firstWriteAt = appliedAt;
     batches.applied(d.batchId, appliedAt);
     appliedSeq = d.seq;
   });

@@ -41,6 +41,8 @@ export class TenantState {
   lastPass: PassRecord | null = null;
   /** Epoch ms of the last record applied to this tenant's graph. */
   lastWriteAt = 0;
+  /** Epoch ms of the first record applied: the longest wait of a tenant that never had a pass starts there. */
+  firstWriteAt = 0;
   passes = 0;
   readonly pruning: PruneRecord = { prunedNodes: 0, prunedEdges: 0, lastPrunedAt: null };
 
@@ -79,7 +81,9 @@ export class TenantState {
     if (!this.stale) return false;
     const lastActivity = Math.max(this.lastWriteAt, ingest.lastAt);
     if (!ingest.receiving && now - lastActivity >= quietMs) return true;
-    return now - (this.lastPass?.at ?? 0) >= maxWaitMs;
+    // A tenant that never had a pass waits from its first write, not from 1970: otherwise a new estate
+    // streaming in gets a wasted pass on its first part.
+    return now - (this.lastPass?.at ?? this.firstWriteAt) >= maxWaitMs;
   }
 }
 

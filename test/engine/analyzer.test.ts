@@ -204,4 +204,19 @@ describe('when a scheduled pass is due', () => {
     // The maximum wait still bounds it.
     expect(tenant.due(300_000, 1000, 300_000, { receiving: 3, lastAt: 299_999 })).toBe(true);
   });
+
+  it('measures the maximum wait of a tenant that never had a pass from its first write', () => {
+    const tenant = new TenantState('t', {
+      log: silentLog(),
+      parkedTtlMs: 1e9,
+      thresholds: { p1: 0.5, p2: 0.1 },
+    });
+    tenant.writer.apply(envelope([lb]), 0);
+    const t0 = Date.parse('2026-11-22T10:00:00Z');
+    tenant.firstWriteAt = t0;
+    tenant.lastWriteAt = t0 + 2_000;
+    // A new estate still streaming in (epoch clock): no pass on its first part.
+    expect(tenant.due(t0 + 2_010, 1000, 60_000, { receiving: 1, lastAt: t0 + 2_005 })).toBe(false);
+    expect(tenant.due(t0 + 60_000, 1000, 60_000, { receiving: 1, lastAt: t0 + 59_990 })).toBe(true);
+  });
 });
