@@ -3,12 +3,10 @@
 // Reports: the largest real Trivy report in ../shared/fixtures/real/trivy, and a synthetic one with
 // 10,000 vulnerabilities (2,000 packages, five findings each) shaped like Trivy's own output.
 //   BENCH_REPORT_ROUNDS=20 (service posts per report)
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { createTrivySource } from '../src/ingest/sources/trivy.js';
+import { startBenchService } from './child.js';
 
 const rounds = Number(process.env.BENCH_REPORT_ROUNDS ?? 20);
 
@@ -131,23 +129,9 @@ function normalizeOnly(report: Report): void {
 }
 
 async function throughService(root: string, outDir: string, report: Report): Promise<void> {
-  const dataDir = path.join(outDir, 'data-reports');
-  rmSync(dataDir, { recursive: true, force: true });
-  const child = spawn(process.execPath, [path.join(root, 'build', 'bench', 'serve.js')], {
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      INGEST_ADDR: '127.0.0.1:0',
-      API_ADDR: '127.0.0.1:0',
-      ANALYZER_INTERVAL: '250ms',
-      SNAPSHOT_INTERVAL: '24h',
-      DEMO_DATA: 'false',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const service = await startBenchService(root, path.join(outDir, 'data-reports'));
   try {
-    const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
-    const { ingestUrl, apiUrl } = JSON.parse(line) as { ingestUrl: string; apiUrl: string };
+    const { ingestUrl, apiUrl } = service;
     const bodies = Array.from({ length: rounds }, (_, n) => JSON.stringify(asImage(report.body, n)));
     const bytes = bodies[0].length;
     let expectedNodes = 0;
@@ -183,8 +167,7 @@ async function throughService(root: string, outDir: string, report: Report): Pro
         `in the graph ${perReport(applied - began)}`,
     );
   } finally {
-    child.kill('SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
+    service.stop();
   }
 }
 

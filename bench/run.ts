@@ -4,12 +4,12 @@
 // Then the report suite (bench/reports.ts): Trivy reports, real and synthetic, in reports/s and ms/report.
 //   BENCH_SIZES=10000,100000,1000000 (default)  BENCH_STARTS=64  BENCH_TARGETS=32  BENCH_DIR=bench-out
 //   BENCH_SUITES=estates,reports (default; either alone to run one)
-import { execFileSync, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createReadStream, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createReadStream, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { startBenchService } from './child.js';
 import { runReportBench } from './reports.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -131,27 +131,9 @@ function peakRssMiB(pid: number): number {
 async function runOne(nodes: number): Promise<void> {
   const file = generate(nodes);
   const fileBytes = statSync(file).size;
-  const dataDir = path.join(outDir, `data-${nodes}`);
-  rmSync(dataDir, { recursive: true, force: true });
-  const child = spawn(
-    process.execPath,
-    ['--max-old-space-size=3584', '--max-semi-space-size=64', path.join(root, 'build', 'bench', 'serve.js')],
-    {
-      env: {
-        ...process.env,
-        DATA_DIR: dataDir,
-        INGEST_ADDR: '127.0.0.1:0',
-        API_ADDR: '127.0.0.1:0',
-        ANALYZER_INTERVAL: process.env.BENCH_ANALYZER_INTERVAL ?? '250ms',
-        SNAPSHOT_INTERVAL: '24h',
-        DEMO_DATA: 'false',
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
+  const service = await startBenchService(root, path.join(outDir, `data-${nodes}`));
   try {
-    const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
-    const { ingestUrl, apiUrl, pid } = JSON.parse(line) as { ingestUrl: string; apiUrl: string; pid: number };
+    const { ingestUrl, apiUrl, pid } = service;
     let records = 0;
     let requests = 0;
     // Every request body is built before the clock starts, so that the figures are the service's and the
@@ -244,8 +226,7 @@ async function runOne(nodes: number): Promise<void> {
     }
     console.log(`  peak RSS of the service: ${rss.toFixed(0)} MiB`);
   } finally {
-    child.kill('SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
+    service.stop();
   }
 }
 

@@ -171,13 +171,19 @@ describe('priorityOf', () => {
 });
 
 describe('when a scheduled pass is due', () => {
-  it('waits for a quiet moment in the writes, but not longer than the maximum wait', () => {
+  /** A tenant whose graph changed and that never had a pass. */
+  function staleTenant(): TenantState {
     const tenant = new TenantState('t', {
       log: silentLog(),
       parkedTtlMs: 1e9,
       thresholds: { p1: 0.5, p2: 0.1 },
     });
     tenant.writer.apply(envelope([lb]), 0);
+    return tenant;
+  }
+
+  it('waits for a quiet moment in the writes, but not longer than the maximum wait', () => {
+    const tenant = staleTenant();
     tenant.lastWriteAt = 10_000;
     expect(tenant.due(10_500, 1000, 300_000)).toBe(false);
     expect(tenant.due(11_000, 1000, 300_000)).toBe(true);
@@ -189,12 +195,7 @@ describe('when a scheduled pass is due', () => {
   });
 
   it('counts an ingest request still being received as a write in progress', () => {
-    const tenant = new TenantState('t', {
-      log: silentLog(),
-      parkedTtlMs: 1e9,
-      thresholds: { p1: 0.5, p2: 0.1 },
-    });
-    tenant.writer.apply(envelope([lb]), 0);
+    const tenant = staleTenant();
     tenant.lastWriteAt = 10_000;
     // A report started arriving at 10.2 s and is still being parsed at 12 s: no pass yet.
     expect(tenant.due(12_000, 1000, 300_000, { receiving: 1, lastAt: 10_200 })).toBe(false);
@@ -206,12 +207,7 @@ describe('when a scheduled pass is due', () => {
   });
 
   it('measures the maximum wait of a tenant that never had a pass from its first write', () => {
-    const tenant = new TenantState('t', {
-      log: silentLog(),
-      parkedTtlMs: 1e9,
-      thresholds: { p1: 0.5, p2: 0.1 },
-    });
-    tenant.writer.apply(envelope([lb]), 0);
+    const tenant = staleTenant();
     const t0 = Date.parse('2026-11-22T10:00:00Z');
     tenant.firstWriteAt = t0;
     tenant.lastWriteAt = t0 + 2_000;
