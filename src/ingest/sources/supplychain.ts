@@ -57,12 +57,6 @@ const COMPONENTS_SCHEMA = {
 const SLSA3_BUILDER =
   /^https:\/\/github\.com\/slsa-framework\/[^/]+\/\.github\/workflows\/[^@]+_slsa3\.yml@refs\/tags\/v\d/;
 
-interface Subject {
-  id: string;
-  /** the image's sha256 digest, to check a provenance document against */
-  digest?: string;
-}
-
 export function createSupplyChainSource(): IngestSource {
   const checkReport = reportSchema<SupplyChainReport>('supplychain', {
     type: 'object',
@@ -92,10 +86,10 @@ export function createSupplyChainSource(): IngestSource {
       const out = new EnvelopeBuilder('supplychain', 'asset', receivedAt);
       const cdx = report.sbom !== undefined && !Array.isArray(report.sbom) ? report.sbom : undefined;
 
-      const subjects: Subject[] = [];
+      const subjects: string[] = [];
       if (report.image !== undefined) {
         const ref = imageRef(report.image, report.pointer);
-        subjects.push({ id: addImage(out, ref), digest: ref.digest });
+        subjects.push(addImage(out, ref));
         const digests = provenance?.subjects.map((s) => s.digest).filter(Boolean) ?? [];
         if (ref.digest && digests.length && !digests.includes(ref.digest)) {
           warnings.push(
@@ -103,8 +97,7 @@ export function createSupplyChainSource(): IngestSource {
           );
         }
       } else if (provenance) {
-        for (const subject of provenance.subjects)
-          subjects.push({ id: addSubject(out, subject, provenance) });
+        for (const subject of provenance.subjects) subjects.push(addSubject(out, subject, provenance));
       }
 
       const signed = report.signed ?? provenance?.signed;
@@ -123,12 +116,12 @@ export function createSupplyChainSource(): IngestSource {
         sbomComponents: packages?.length,
         sbom_format: cdx ? `cyclonedx ${cdx.specVersion ?? ''}`.trim() : packages ? 'components' : undefined,
       };
-      const sourceRepo = report.source_repo?.trim() ?? provenance?.sourceRepo;
+      const sourceRepo = report.source_repo?.trim() || provenance?.sourceRepo;
       const repository = sourceRepo ? out.node('Repository', sourceRepo) : undefined;
       for (const subject of subjects) {
-        out.stamp(subject.id, stamp);
+        out.stamp(subject, stamp);
         if (repository) {
-          out.edge('BUILT_FROM', subject.id, repository, {
+          out.edge('BUILT_FROM', subject, repository, {
             properties: { commit_sha: provenance?.commit, source_uri: provenance?.sourceUri, builder },
           });
         }
@@ -143,8 +136,7 @@ export function createSupplyChainSource(): IngestSource {
           ecosystem: pkg.ecosystem,
         });
         if (pkg.bomRef) byRef.set(pkg.bomRef, id);
-        for (const subject of subjects)
-          out.edge('DEPENDS_ON', subject.id, id, { properties: { sbom: true } });
+        for (const subject of subjects) out.edge('DEPENDS_ON', subject, id, { properties: { sbom: true } });
       }
       const mentioned: string[] = [];
       if (cdx) {
@@ -163,13 +155,9 @@ export function createSupplyChainSource(): IngestSource {
             .map((ref) => byRef.get(ref))
             .filter((id): id is string => id !== undefined);
           for (const id of affected) out.edge('AFFECTS', cve, id);
-          for (const subject of subjects)
-            out.edge('AFFECTS', cve, subject.id, {
-              properties: { via: affected.length ? 'sbom' : undefined },
-            });
+          for (const subject of subjects) out.edge('AFFECTS', cve, subject);
         }
       }
-      if (!subjects.length) warnings.push('supplychain report: no subject to attach it to');
       return { envelopes: [out.build()], warnings, mentioned };
     },
   };
