@@ -1,12 +1,26 @@
 // The ingest listener (8081): GET /healthz and POST /ingest/<source>.
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import type { IngestSecrets } from '../src/auth/ingest-signature.js';
 import type { Engine } from '../src/engine/engine.js';
 import { DEFAULT_TENANT } from '../src/engine/tenant.js';
+import type { Metrics } from '../src/metrics/metrics.js';
 import { createHttpApp } from './plugins/http-base.js';
+import { registerIngestAuth } from './plugins/ingest-auth.js';
 
-export function buildIngestServer(deps: { engine: Engine; logger: Logger }): FastifyInstance {
+export function buildIngestServer(deps: {
+  engine: Engine;
+  logger: Logger;
+  metrics: Metrics;
+  secrets: IngestSecrets;
+  now?: () => number;
+}): FastifyInstance {
   const app = createHttpApp({ logger: deps.logger, name: 'ingest' });
+  const auth = registerIngestAuth(app, {
+    secrets: deps.secrets,
+    metrics: deps.metrics,
+    now: deps.now ?? Date.now,
+  });
   const receiving = new WeakSet<object>();
   app.get('/healthz', async (_request, reply) => reply.type('text/plain').send('ok'));
   app.post<{ Params: { source: string }; Querystring: Record<string, string | undefined> }>(
@@ -15,6 +29,7 @@ export function buildIngestServer(deps: { engine: Engine; logger: Logger }): Fas
       // An unknown source answers 404 before its body is read, whatever the body holds.
       onRequest: async (request) => {
         deps.engine.assertSource(request.params.source);
+        auth.beforeBody(request);
         // From here until the answer is sent, the analyzer holds scheduled passes (writes are coming).
         receiving.add(request);
         deps.engine.receiving(true);
@@ -27,8 +42,10 @@ export function buildIngestServer(deps: { engine: Engine; logger: Logger }): Fas
       },
     },
     async (request, reply) => {
+      // Signed ingest speaks for the tenant whose secret signed it; open ingest for the one it names.
       const header = request.headers['x-tenant'];
-      const tenant = typeof header === 'string' && header.length ? header : DEFAULT_TENANT;
+      const tenant =
+        auth.verify(request) ?? (typeof header === 'string' && header.length ? header : DEFAULT_TENANT);
       const receipt = await deps.engine.ingest({
         tenant,
         source: request.params.source,

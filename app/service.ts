@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { signingEnabled } from '../src/auth/ingest-signature.js';
 import type { Settings } from '../src/config/settings.js';
 import { createEngine, type Engine, type EngineConfig } from '../src/engine/engine.js';
 import { DEFAULT_TENANT } from '../src/engine/tenant.js';
@@ -52,7 +53,18 @@ export async function buildService(options: {
     metrics,
     now: options.now,
   });
-  const ingestApp = buildIngestServer({ engine, logger });
+  const ingestApp = buildIngestServer({
+    engine,
+    logger,
+    metrics,
+    secrets: settings.ingestSecrets,
+    now: options.now,
+  });
+  if (!signingEnabled(settings.ingestSecrets)) {
+    logger.warn(
+      'ingest is open: no INGEST_HMAC_SECRET or INGEST_HMAC_SECRETS is set, so anyone who reaches the ingest listener can write to the graph',
+    );
+  }
   const apiApp = buildApiServer({ engine, metrics, logger, now: options.now });
   let closed = false;
   return {

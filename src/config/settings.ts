@@ -1,7 +1,10 @@
 // Settings from the environment, parsed once at start-up. Every bad value is reported together, each
 // naming its variable, the value and what is expected; the process then refuses to start. SETTINGS_DOC is
 // the documented list, and docs/configuration.md is rendered from it.
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import type { IngestSecrets } from '../auth/ingest-signature.js';
+import { TENANT_NAME } from '../engine/tenant.js';
 import { parseDuration } from './duration.js';
 
 export interface ListenAddress {
@@ -29,6 +32,8 @@ export interface Settings {
   logFormat: LogFormat;
   logLevel: LogLevel;
   demoData: boolean;
+  /** Ingest signatures; none configured means ingest is open (logged as a warning). */
+  ingestSecrets: IngestSecrets;
 }
 
 export class SettingsError extends Error {
@@ -97,6 +102,23 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
   { name: 'LOG_FORMAT', default: 'text', meaning: '`text` or `json`.' },
   { name: 'LOG_LEVEL', default: 'info', meaning: '`debug`, `info`, `warn` or `error`.' },
   {
+    name: 'INGEST_HMAC_SECRET',
+    default: 'unset (ingest open)',
+    meaning:
+      'Secret signing every ingest request for the default tenant (docs/security.md); `INGEST_HMAC_SECRET_FILE` reads it from a file.',
+  },
+  {
+    name: 'INGEST_HMAC_SECRETS',
+    default: 'unset',
+    meaning:
+      'Per-tenant secrets, `<tenant>:<secret>,...`; a request names its tenant with `X-Tenant`. Also `INGEST_HMAC_SECRETS_FILE`.',
+  },
+  {
+    name: 'INGEST_HMAC_ACCEPT_V1',
+    default: 'true',
+    meaning: 'Also accept v1 signatures (`X-Service-Signature`, body only, no replay protection).',
+  },
+  {
     name: 'DEMO_DATA',
     default: 'true under npm start, false under pathgate serve',
     meaning: 'Load the demo estate when the graph is empty.',
@@ -137,6 +159,7 @@ function builtInDefaults(): Settings {
     logFormat: 'text',
     logLevel: 'info',
     demoData: false,
+    ingestSecrets: { tenants: new Map(), acceptV1: true },
   };
 }
 
@@ -250,6 +273,11 @@ export function loadSettings(env: NodeJS.ProcessEnv, defaults: Partial<Settings>
     logFormat: read('LOG_FORMAT', parseEnum<LogFormat>(['text', 'json']), base.logFormat),
     logLevel: read('LOG_LEVEL', parseEnum<LogLevel>(['debug', 'info', 'warn', 'error']), base.logLevel),
     demoData: read('DEMO_DATA', parseBoolean, base.demoData),
+    ingestSecrets: {
+      single: readSecret(env, 'INGEST_HMAC_SECRET', problems),
+      tenants: parseTenantSecrets(readSecret(env, 'INGEST_HMAC_SECRETS', problems), problems),
+      acceptV1: read('INGEST_HMAC_ACCEPT_V1', parseBoolean, base.ingestSecrets.acceptV1),
+    },
   };
   // Cross-checks only between values that parsed, so one typo does not also report a phantom conflict.
   if (
@@ -275,4 +303,51 @@ export function loadSettings(env: NodeJS.ProcessEnv, defaults: Partial<Settings>
   }
   if (problems.length) throw new SettingsError(problems);
   return settings;
+}
+
+/**
+ * A secret-bearing setting: from `NAME`, or from the file `NAME_FILE` names (one trailing newline
+ * stripped). Problems name the variable and the file, never the secret.
+ */
+function readSecret(env: NodeJS.ProcessEnv, name: string, problems: string[]): string | undefined {
+  const direct = env[name];
+  const file = env[`${name}_FILE`];
+  const hasDirect = direct !== undefined && direct !== '';
+  const hasFile = file !== undefined && file.trim() !== '';
+  if (hasDirect && hasFile) {
+    problems.push(`${name} and ${name}_FILE are both set; set one`);
+    return undefined;
+  }
+  if (hasFile) {
+    try {
+      const text = readFileSync(file.trim(), 'utf8').replace(/\r?\n$/, '');
+      if (!text) problems.push(`${name}_FILE=${JSON.stringify(file)} is empty`);
+      return text || undefined;
+    } catch (error) {
+      problems.push(
+        `${name}_FILE=${JSON.stringify(file)} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
+      return undefined;
+    }
+  }
+  return hasDirect ? direct : undefined;
+}
+
+/** `INGEST_HMAC_SECRETS`: `<tenant>:<secret>,...`; a bad entry is named by its position, never echoed. */
+function parseTenantSecrets(text: string | undefined, problems: string[]): Map<string, string> {
+  const tenants = new Map<string, string>();
+  if (text === undefined) return tenants;
+  text.split(',').forEach((entry, index) => {
+    const colon = entry.indexOf(':');
+    const tenant = colon < 0 ? '' : entry.slice(0, colon).trim();
+    const secret = colon < 0 ? '' : entry.slice(colon + 1).trim();
+    if (!TENANT_NAME.test(tenant) || !secret) {
+      problems.push(
+        `INGEST_HMAC_SECRETS entry ${index + 1} is not <tenant>:<secret> (tenant: lowercase letters, digits, - and _)`,
+      );
+    } else if (tenants.has(tenant)) {
+      problems.push(`INGEST_HMAC_SECRETS names tenant ${JSON.stringify(tenant)} twice`);
+    } else tenants.set(tenant, secret);
+  });
+  return tenants;
 }

@@ -13,6 +13,7 @@ export const PROBLEMS = {
   'unknown-vocabulary': { status: 400, title: 'Node label or edge type outside the closed vocabulary' },
   'invalid-query': { status: 400, title: 'Invalid query parameter' },
   'snapshot-refused': { status: 400, title: 'The report cannot declare a complete snapshot' },
+  unauthorized: { status: 401, title: 'Missing or invalid credentials' },
   'not-found': { status: 404, title: 'No such route' },
   'unknown-source': { status: 404, title: 'Unknown ingest source' },
   'method-not-allowed': { status: 405, title: 'Method not allowed on this route' },

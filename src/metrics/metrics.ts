@@ -18,6 +18,8 @@ export interface Metrics {
   graphPrunedEdges: Counter<'tenant'>;
   ingestBatches: Counter<'source' | 'result'>;
   ingestSecretsRedacted: Counter<'kind'>;
+  ingestSignatures: Counter<'version'>;
+  authDenied: Counter<'surface' | 'reason'>;
 }
 
 export function createMetrics(options: { processMetrics?: boolean } = {}): Metrics {
@@ -109,6 +111,18 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
       name: 'service_ingest_secrets_redacted_total',
       help: 'Secrets redacted from property values at ingest, by kind.',
       labelNames: ['kind'],
+      registers,
+    }),
+    ingestSignatures: new Counter({
+      name: 'service_ingest_signatures_total',
+      help: 'Ingest requests accepted with a valid signature, by signature version (v1, v2).',
+      labelNames: ['version'],
+      registers,
+    }),
+    authDenied: new Counter({
+      name: 'service_auth_denied_total',
+      help: 'Requests refused by authentication or authorization, by surface and reason.',
+      labelNames: ['surface', 'reason'],
       registers,
     }),
   };

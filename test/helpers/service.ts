@@ -2,7 +2,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { loadSettings } from '../../src/config/settings.js';
 import { buildService, type Service } from '../../app/service.js';
 
@@ -27,11 +27,11 @@ export interface TestService extends Service {
 
 export async function makeService(
   env: Record<string, string> = {},
-  options: { dataDir?: string; now?: () => number } = {},
+  options: { dataDir?: string; now?: () => number; logger?: Logger } = {},
 ): Promise<TestService> {
   const dataDir = options.dataDir ?? (await tempDir());
   const settings = loadSettings({ ANALYZER_THREADS: '1', ...env, DATA_DIR: dataDir }, { demoData: false });
-  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const service = await buildService({ settings, logger, now: options.now });
   return {
     ...service,

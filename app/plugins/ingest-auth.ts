@@ -1,0 +1,79 @@
+// Ingest signatures on the ingest listener (src/auth/ingest-signature.ts). When secrets are configured,
+// the JSON body is kept as received (its bytes are signed), the cheap checks run before the body is read,
+// and the signature is verified before the report reaches a normalizer. The authenticated tenant is the
+// one the report is routed to. Without secrets, ingest is open and X-Tenant is taken as sent.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import {
+  precheck,
+  ReplayCache,
+  SignatureError,
+  signingEnabled,
+  verify,
+  type IngestSecrets,
+} from '../../src/auth/ingest-signature.js';
+import { ProblemError } from '../../src/http/problems.js';
+import type { Metrics } from '../../src/metrics/metrics.js';
+
+export interface IngestAuth {
+  enabled: boolean;
+  /** onRequest: refuses what can be refused without the body (no signature, stale time, unknown tenant). */
+  beforeBody(request: FastifyRequest): void;
+  /** preHandler: verifies the signature over the body; returns the tenant it authenticates. */
+  verify(request: FastifyRequest): string | undefined;
+}
+
+export function registerIngestAuth(
+  app: FastifyInstance,
+  deps: { secrets: IngestSecrets; metrics: Metrics; now: () => number },
+): IngestAuth {
+  if (!signingEnabled(deps.secrets)) return { enabled: false, beforeBody() {}, verify: () => undefined };
+  const replay = new ReplayCache();
+  const rawBodies = new WeakMap<FastifyRequest, Buffer>();
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    rawBodies.set(request, body as Buffer);
+    parseJson(request, (body as Buffer).toString('utf8'), done);
+  });
+  const refuse = (error: unknown): never => {
+    if (!(error instanceof SignatureError)) throw error;
+    deps.metrics.authDenied.inc({ surface: 'ingest', reason: error.reason });
+    throw new ProblemError('unauthorized', error.message, {
+      errors: [{ pointer: '/headers/x-service-signature-v2', detail: error.message }],
+      reason: error.reason,
+    });
+  };
+  return {
+    enabled: true,
+    beforeBody(request) {
+      try {
+        precheck(
+          deps.secrets,
+          { method: request.method, url: request.url, headers: request.headers },
+          deps.now(),
+        );
+      } catch (error) {
+        refuse(error);
+      }
+    },
+    verify(request) {
+      try {
+        const signed = verify(
+          deps.secrets,
+          {
+            method: request.method,
+            url: request.url,
+            headers: request.headers,
+            body: rawBodies.get(request) ?? Buffer.alloc(0),
+          },
+          replay,
+          deps.now(),
+        );
+        deps.metrics.ingestSignatures.inc({ version: signed.version });
+        return signed.tenant;
+      } catch (error) {
+        return refuse(error);
+      }
+    },
+  };
+}
