@@ -16,7 +16,8 @@ Commands:
                         post every recognised report under <dir> (trivy, semgrep, CycloneDX, provenance,
                         build, event envelopes) to a running ingest listener (default http://127.0.0.1:8081)
                         and print what each produced; -repo names the repository of code-scanner reports
-                        (default: the folder's name); exit 0 when every recognised report was accepted
+                        (default: the folder's name); signs each request (v2) with $INGEST_HMAC_SECRET
+                        when set; exit 0 when every recognised report was accepted
   version               print the version
   help                  print this help
 
@@ -66,6 +67,8 @@ export async function main(argv: string[]): Promise<number> {
         url: values.url,
         repo: values.repo,
         tenant: values.tenant,
+        // The sending side of a signed listener: the secret comes from the environment, never a flag.
+        secret: process.env.INGEST_HMAC_SECRET || undefined,
         out: (line) => process.stdout.write(`${line}\n`),
       });
       return summary.rejected ? 1 : 0;

@@ -2,6 +2,7 @@
 // and prints what each produced. Exit 0 when every recognised report was accepted, 1 otherwise.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { signV2 } from '../src/auth/ingest-signature.js';
 import { recognizeReport } from '../src/ingest/recognize.js';
 
 export interface IngestRealOptions {
@@ -10,6 +11,8 @@ export interface IngestRealOptions {
   /** `repo` for code-scanner reports; default: the folder's name. */
   repo?: string;
   tenant?: string;
+  /** When set, each request is signed (v2) with it, as a listener with INGEST_HMAC_SECRET(S) requires. */
+  secret?: string;
   out: (line: string) => void;
 }
 
@@ -50,24 +53,31 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
     }
     const url = new URL(`/ingest/${source}`, options.url);
     if (source === 'semgrep') url.searchParams.set('repo', repo);
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        ...(options.tenant !== undefined && { 'x-tenant': options.tenant }),
-      },
-      body: JSON.stringify(report),
-    });
-    const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+    const body = JSON.stringify(report);
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (options.tenant !== undefined) headers['x-tenant'] = options.tenant;
+    if (options.secret !== undefined) {
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      headers['x-service-timestamp'] = timestamp;
+      headers['x-service-signature-v2'] = signV2(options.secret, {
+        timestamp,
+        method: 'POST',
+        path: url.pathname,
+        rawQuery: url.search.slice(1),
+        body,
+      });
+    }
+    const response = await fetch(url, { method: 'POST', headers, body });
+    const answer = (await response.json().catch(() => ({}))) as Record<string, unknown>;
     if (response.status === 202) {
       summary.accepted++;
-      const warnings = Array.isArray(body.warnings) ? `, ${body.warnings.length} warning(s)` : '';
+      const warnings = Array.isArray(answer.warnings) ? `, ${answer.warnings.length} warning(s)` : '';
       options.out(
-        `${shown}: ${source} -> 202, ${body.nodes} nodes, ${body.edges} edges (batch ${body.batchId}${warnings})`,
+        `${shown}: ${source} -> 202, ${answer.nodes} nodes, ${answer.edges} edges (batch ${answer.batchId}${warnings})`,
       );
     } else {
       summary.rejected++;
-      options.out(`${shown}: ${source} -> ${response.status} ${String(body.detail ?? body.title ?? '')}`);
+      options.out(`${shown}: ${source} -> ${response.status} ${String(answer.detail ?? answer.title ?? '')}`);
     }
   }
   options.out(`${summary.accepted} accepted, ${summary.rejected} rejected, ${summary.skipped} skipped`);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { normalizeFlags } from '../../app/cli-flags.js';
+import { ingestReal } from '../../app/ingest-real.js';
 import { makeService, tempDir } from '../helpers/service.js';
 
 const run = promisify(execFile);
@@ -98,5 +99,34 @@ describe('pathgate CLI', () => {
     }
     const usage = await pathgate('ingestreal');
     expect(usage.code).toBe(2);
+  });
+
+  it('ingestreal signs its requests when given the secret of a signed listener', async () => {
+    const dir = await tempDir('pathgate-ingestreal-signed-');
+    await writeFile(
+      path.join(dir, 'estate.json'),
+      JSON.stringify({
+        source: 't',
+        kind: 'asset',
+        observed_at: '2026-11-01T00:00:00Z',
+        nodes: [{ label: 'Service', name: 'web' }],
+        edges: [],
+      }),
+    );
+    const service = await makeService({ INGEST_HMAC_SECRET: 'cli-signing-secret' });
+    const url = await service.ingestApp.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const lines: string[] = [];
+      const unsigned = await ingestReal({ dir, url, out: (l) => lines.push(l) });
+      expect(unsigned.rejected).toBe(1);
+      expect(lines[0]).toMatch(/estate\.json: events -> 401 .*signed/);
+      const signed = await ingestReal({ dir, url, secret: 'cli-signing-secret', out: () => undefined });
+      expect(signed).toEqual({ accepted: 1, rejected: 0, skipped: 0 });
+      await service.settle();
+      expect(service.engine.tenant('default')!.graph.order).toBe(1);
+    } finally {
+      await service.dispose();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
