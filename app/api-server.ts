@@ -1,23 +1,88 @@
-// The API listener (8080): GET /healthz, POST /graphql, GET /metrics.
+// The API listener (8080): GET /healthz, GET /auth/config, GET /auth/me, POST /graphql, GET /metrics.
+// Every route passes through the client guard (rate limit, lockout) and the policy layer (app/plugins/
+// api-auth.ts); a route states what it needs in `config.access`.
 import type { FastifyInstance } from 'fastify';
 import mercurius from 'mercurius';
 import type { Logger } from 'pino';
+import type { TrustedProxies } from '../src/auth/client-ip.js';
+import type { OidcVerifier } from '../src/auth/oidc.js';
+import { canWrite } from '../src/auth/principal.js';
+import type { Lockout } from '../src/auth/rate-limit.js';
+import { apiAuthEnabled, type AuthSettings } from '../src/config/settings.js';
 import type { Engine } from '../src/engine/engine.js';
-import { DEFAULT_TENANT } from '../src/engine/tenant.js';
 import type { Metrics } from '../src/metrics/metrics.js';
+import { registerApiAuth } from './plugins/api-auth.js';
+import { registerClientGuard } from './plugins/client-guard.js';
+import { registerCors } from './plugins/cors.js';
 import { createHttpApp } from './plugins/http-base.js';
 import { createResolvers, type GraphqlContext } from './graphql/resolvers.js';
 import { SCHEMA_SDL } from './graphql/schema.js';
 
-export function buildApiServer(deps: {
+export interface ApiServerDeps {
   engine: Engine;
   metrics: Metrics;
   logger: Logger;
+  auth: AuthSettings;
+  lockout: Lockout;
+  trusted: TrustedProxies;
+  oidc?: OidcVerifier;
   now?: () => number;
-}): FastifyInstance {
+  https?: { cert: string; key: string };
+}
+
+export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
   const now = deps.now ?? Date.now;
-  const app = createHttpApp({ logger: deps.logger, name: 'api' });
-  app.get('/healthz', async (_request, reply) => reply.type('text/plain').send('ok'));
+  const app = createHttpApp({ logger: deps.logger, name: 'api', https: deps.https });
+  const authOn = apiAuthEnabled(deps.auth);
+  registerClientGuard(app, {
+    surface: 'api',
+    ratePerSecond: deps.auth.apiRateRps,
+    trusted: deps.trusted,
+    lockout: deps.lockout,
+    metrics: deps.metrics,
+    now,
+  });
+  registerCors(app, deps.auth.corsOrigins);
+  registerApiAuth(app, {
+    auth: deps.auth,
+    oidc: deps.oidc,
+    lockout: deps.lockout,
+    metrics: deps.metrics,
+    log: deps.logger,
+    now,
+  });
+  app.get('/healthz', { config: { access: 'public' } }, async (_request, reply) =>
+    reply.type('text/plain').send('ok'),
+  );
+  app.get('/auth/config', { config: { access: 'public' } }, async () => {
+    const { oidcPublic, oidc, apiTokens, anonymousRole } = deps.auth;
+    const mode = [apiTokens.length ? 'token' : '', oidc ? 'oidc' : ''].filter(Boolean).join('+') || 'open';
+    return {
+      authRequired: authOn,
+      mode,
+      ...(oidc && {
+        oidc: {
+          clientId: oidcPublic.clientId ?? null,
+          authorizeUrl: oidcPublic.authorizeUrl ?? null,
+          tokenUrl: oidcPublic.tokenUrl ?? null,
+          logoutUrl: oidcPublic.logoutUrl ?? null,
+          issuer: oidc.issuer,
+        },
+      }),
+      ...(anonymousRole && { anonymousRole }),
+    };
+  });
+  app.get('/auth/me', { config: { access: 'self' } }, async (request) => {
+    const p = request.principal;
+    return {
+      subject: p.subject,
+      role: p.role,
+      tenant: p.tenant ?? null,
+      anonymous: p.anonymous,
+      canWrite: canWrite(p),
+      ...(p.apps && { apps: p.apps }),
+    };
+  });
   app.get('/metrics', async (_request, reply) => {
     deps.engine.refreshGauges();
     return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
@@ -25,15 +90,14 @@ export function buildApiServer(deps: {
   void app.register(mercurius, {
     schema: SCHEMA_SDL,
     resolvers: createResolvers() as never,
-    graphiql: true,
-    context: (request): GraphqlContext => {
-      const header = request.headers['x-tenant'];
-      return {
-        engine: deps.engine,
-        tenant: typeof header === 'string' && header ? header : DEFAULT_TENANT,
-        now: now(),
-      };
-    },
+    // The in-browser playground only when nothing needs protecting.
+    graphiql: !authOn,
+    context: (request): GraphqlContext => ({
+      engine: deps.engine,
+      tenant: request.tenant,
+      principal: request.principal,
+      now: now(),
+    }),
   });
   return app;
 }

@@ -1,11 +1,14 @@
 // The ingest listener (8081): GET /healthz and POST /ingest/<source>.
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import type { TrustedProxies } from '../src/auth/client-ip.js';
 import type { IngestSecrets } from '../src/auth/ingest-signature.js';
+import type { Lockout } from '../src/auth/rate-limit.js';
 import type { Engine } from '../src/engine/engine.js';
 import { DEFAULT_TENANT } from '../src/engine/tenant.js';
 import type { Metrics } from '../src/metrics/metrics.js';
 import { createHttpApp } from './plugins/http-base.js';
+import { registerClientGuard } from './plugins/client-guard.js';
 import { registerIngestAuth } from './plugins/ingest-auth.js';
 
 export function buildIngestServer(deps: {
@@ -13,13 +16,33 @@ export function buildIngestServer(deps: {
   logger: Logger;
   metrics: Metrics;
   secrets: IngestSecrets;
+  ratePerSecond: number;
+  trusted: TrustedProxies;
+  lockout: Lockout;
   now?: () => number;
+  https?: { cert: string; key: string };
 }): FastifyInstance {
-  const app = createHttpApp({ logger: deps.logger, name: 'ingest' });
+  const now = deps.now ?? Date.now;
+  const app = createHttpApp({ logger: deps.logger, name: 'ingest', https: deps.https });
+  registerClientGuard(app, {
+    surface: 'ingest',
+    ratePerSecond: deps.ratePerSecond,
+    trusted: deps.trusted,
+    lockout: deps.lockout,
+    metrics: deps.metrics,
+    now,
+  });
   const auth = registerIngestAuth(app, {
     secrets: deps.secrets,
     metrics: deps.metrics,
-    now: deps.now ?? Date.now,
+    now,
+    onFailure: (request) => {
+      if (deps.lockout.fail(request.clientIp, now()))
+        deps.logger.warn(
+          { event: 'auth.lockout.alert', client: request.clientIp },
+          'client locked out after repeated failed ingest signatures',
+        );
+    },
   });
   const receiving = new WeakSet<object>();
   app.get('/healthz', async (_request, reply) => reply.type('text/plain').send('ok'));

@@ -5,7 +5,10 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { signingEnabled } from '../src/auth/ingest-signature.js';
-import type { Settings } from '../src/config/settings.js';
+import { TrustedProxies } from '../src/auth/client-ip.js';
+import { createOidcVerifier } from '../src/auth/oidc.js';
+import { Lockout } from '../src/auth/rate-limit.js';
+import { apiAuthEnabled, type Settings } from '../src/config/settings.js';
 import { createEngine, type Engine, type EngineConfig } from '../src/engine/engine.js';
 import { DEFAULT_TENANT } from '../src/engine/tenant.js';
 import { createLogger } from '../src/log/logger.js';
@@ -53,19 +56,47 @@ export async function buildService(options: {
     metrics,
     now: options.now,
   });
+  const { auth } = settings;
+  const now = options.now ?? Date.now;
+  // One lockout for both listeners: a client guessing on either is the same client.
+  const lockout = new Lockout({
+    threshold: auth.lockoutThreshold,
+    windowMs: 5 * 60_000,
+    lockMs: 15 * 60_000,
+  });
+  const trusted = new TrustedProxies(auth.trustedProxies);
   const ingestApp = buildIngestServer({
     engine,
     logger,
     metrics,
     secrets: settings.ingestSecrets,
-    now: options.now,
+    ratePerSecond: auth.ingestRateRps,
+    trusted,
+    lockout,
+    now,
+    https: auth.tls,
   });
+  for (const note of auth.notes) logger[note.level](note.message);
+  if (!apiAuthEnabled(auth))
+    logger.warn(
+      'the API is open: no API_TOKENS or OIDC_JWKS_URL is set, so anyone who reaches it reads every path',
+    );
   if (!signingEnabled(settings.ingestSecrets)) {
     logger.warn(
       'ingest is open: no INGEST_HMAC_SECRET or INGEST_HMAC_SECRETS is set, so anyone who reaches the ingest listener can write to the graph',
     );
   }
-  const apiApp = buildApiServer({ engine, metrics, logger, now: options.now });
+  const apiApp = buildApiServer({
+    engine,
+    metrics,
+    logger,
+    auth,
+    lockout,
+    trusted,
+    oidc: auth.oidc && createOidcVerifier(auth.oidc),
+    now,
+    https: auth.tls,
+  });
   let closed = false;
   return {
     engine,

@@ -27,6 +27,9 @@ export async function startBenchService(root: string, dataDir: string): Promise<
         ANALYZER_INTERVAL: process.env.BENCH_ANALYZER_INTERVAL ?? '250ms',
         SNAPSHOT_INTERVAL: '24h',
         DEMO_DATA: 'false',
+        // The bench is one client sending as fast as it can, polling status every 20 ms.
+        INGEST_RATE_RPS: '100000',
+        API_RATE_RPS: '100000',
       },
       stdio: ['ignore', 'pipe', 'inherit'],
     },

@@ -1,12 +1,22 @@
 // GraphQL resolvers: thin reads over the caller's tenant. Routes are materialized only when asked for.
+import type { Principal } from '../../src/auth/principal.js';
+import { pathFilter } from '../../src/auth/scope.js';
 import type { Engine } from '../../src/engine/engine.js';
 import { routeHasBasis, routeNodes, routeSteps, type PathRecord } from '../../src/paths/path-store.js';
 import { ProblemError } from '../../src/http/problems.js';
 
 export interface GraphqlContext {
   engine: Engine;
+  /** the caller's tenant, after its credential's binding (app/plugins/api-auth.ts) */
   tenant: string;
+  principal: Principal;
   now: number;
+}
+
+/** The tenant's open (or all) paths this principal may see: app-scoped credentials see their apps' only. */
+function visible(ctx: GraphqlContext, list: readonly PathRecord[]): readonly PathRecord[] {
+  if (!ctx.principal.apps) return list;
+  return list.filter(pathFilter(ctx.principal, ctx.engine.tenant(ctx.tenant)?.graph));
 }
 
 interface AttackPathsArgs {
@@ -28,12 +38,14 @@ function selectPaths(ctx: GraphqlContext, args: AttackPathsArgs): PathRecord[] {
     throw new ProblemError('invalid-query', `first must be 0 or more, got ${args.first}`);
   }
   const wanted = args.state ?? 'OPEN';
-  let list: readonly PathRecord[] =
+  let list: readonly PathRecord[] = visible(
+    ctx,
     wanted === 'OPEN'
       ? state.paths.open()
       : [...state.paths.all()]
           .filter((r) => wanted === 'ALL' || r.state === 'resolved')
-          .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+          .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)),
+  );
   if (args.target) {
     const key = args.target.toLowerCase();
     const graph = state.graph;
@@ -67,10 +79,12 @@ export function createResolvers() {
   return {
     Query: {
       attackPaths: (_: unknown, args: AttackPathsArgs, ctx: GraphqlContext) => selectPaths(ctx, args),
-      attackPath: (_: unknown, args: { id: string }, ctx: GraphqlContext) =>
-        ctx.engine.tenant(ctx.tenant)?.paths.get(args.id) ?? null,
+      attackPath: (_: unknown, args: { id: string }, ctx: GraphqlContext) => {
+        const record = ctx.engine.tenant(ctx.tenant)?.paths.get(args.id);
+        return record && visible(ctx, [record]).length ? record : null;
+      },
       posture: (_: unknown, __: unknown, ctx: GraphqlContext) => {
-        const open = ctx.engine.tenant(ctx.tenant)?.paths.open() ?? [];
+        const open = visible(ctx, ctx.engine.tenant(ctx.tenant)?.paths.open() ?? []);
         let critical = 0;
         let kev = 0;
         let runtime = 0;

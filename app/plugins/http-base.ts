@@ -10,12 +10,19 @@ export const BODY_LIMIT = 32 * 1024 * 1024;
 /** An inbound X-Request-Id is honoured only when short and alphanumeric (dashes allowed, as in UUIDs). */
 const INBOUND_REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/;
 
-export function createHttpApp(options: { logger: Logger; name: string }): FastifyInstance {
-  const app = Fastify({
+export function createHttpApp(options: {
+  logger: Logger;
+  name: string;
+  /** TLS_CERT_FILE / TLS_KEY_FILE contents: the listener serves HTTPS */
+  https?: { cert: string; key: string };
+}): FastifyInstance {
+  // The HTTPS instance has another server type but the same API; the rest of the app does not care.
+  const app = (Fastify as unknown as (o: object) => FastifyInstance)({
+    ...(options.https && { https: options.https }),
     loggerInstance: options.logger.child({ listener: options.name }) as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT,
     requestIdHeader: false,
-    genReqId: (req) => {
+    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
       const inbound = req.headers['x-request-id'];
       return typeof inbound === 'string' && INBOUND_REQUEST_ID.test(inbound) ? inbound : crypto.randomUUID();
     },

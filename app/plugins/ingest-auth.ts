@@ -24,7 +24,13 @@ export interface IngestAuth {
 
 export function registerIngestAuth(
   app: FastifyInstance,
-  deps: { secrets: IngestSecrets; metrics: Metrics; now: () => number },
+  deps: {
+    secrets: IngestSecrets;
+    metrics: Metrics;
+    now: () => number;
+    /** a presented signature failed (counts towards the client's lockout) */
+    onFailure?: (request: FastifyRequest) => void;
+  },
 ): IngestAuth {
   if (!signingEnabled(deps.secrets)) return { enabled: false, beforeBody() {}, verify: () => undefined };
   const replay = new ReplayCache();
@@ -35,9 +41,11 @@ export function registerIngestAuth(
     rawBodies.set(request, body as Buffer);
     parseJson(request, (body as Buffer).toString('utf8'), done);
   });
-  const refuse = (error: unknown): never => {
+  const refuse = (request: FastifyRequest, error: unknown): never => {
     if (!(error instanceof SignatureError)) throw error;
     deps.metrics.authDenied.inc({ surface: 'ingest', reason: error.reason });
+    // A missing signature is not a guess; a wrong one is.
+    if (error.reason !== 'missing') deps.onFailure?.(request);
     throw new ProblemError('unauthorized', error.message, {
       errors: [{ pointer: '/headers/x-service-signature-v2', detail: error.message }],
       reason: error.reason,
@@ -53,7 +61,7 @@ export function registerIngestAuth(
           deps.now(),
         );
       } catch (error) {
-        refuse(error);
+        refuse(request, error);
       }
     },
     verify(request) {
@@ -72,7 +80,7 @@ export function registerIngestAuth(
         deps.metrics.ingestSignatures.inc({ version: signed.version });
         return signed.tenant;
       } catch (error) {
-        return refuse(error);
+        return refuse(request, error);
       }
     },
   };

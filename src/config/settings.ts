@@ -3,7 +3,11 @@
 // the documented list, and docs/configuration.md is rendered from it.
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import { parseApiTokens, type ApiToken } from '../auth/api-tokens.js';
 import type { IngestSecrets } from '../auth/ingest-signature.js';
+import type { OidcSettings } from '../auth/oidc.js';
+import { isRole, type Role } from '../auth/principal.js';
+import { TrustedProxies } from '../auth/client-ip.js';
 import { TENANT_NAME } from '../engine/tenant.js';
 import { parseDuration } from './duration.js';
 
@@ -34,6 +38,30 @@ export interface Settings {
   demoData: boolean;
   /** Ingest signatures; none configured means ingest is open (logged as a warning). */
   ingestSecrets: IngestSecrets;
+  auth: AuthSettings;
+}
+
+/** API authentication, limits and listener hardening (docs/security.md). */
+export interface AuthSettings {
+  apiTokens: ApiToken[];
+  /** notes to log at start: dropped token entries, dropped group-role entries (never a secret) */
+  notes: { level: 'warn' | 'error'; message: string }[];
+  anonymousRole?: 'viewer';
+  oidc?: OidcSettings;
+  /** published by GET /auth/config for the SPA's PKCE login */
+  oidcPublic: { clientId?: string; authorizeUrl?: string; tokenUrl?: string; logoutUrl?: string };
+  ingestRateRps: number;
+  apiRateRps: number;
+  lockoutThreshold: number;
+  trustedProxies: string[];
+  corsOrigins: string[];
+  metricsAddr?: ListenAddress;
+  tls?: { cert: string; key: string };
+  production: boolean;
+}
+
+export function apiAuthEnabled(auth: AuthSettings): boolean {
+  return auth.apiTokens.length > 0 || auth.oidc !== undefined;
 }
 
 export class SettingsError extends Error {
@@ -119,6 +147,100 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     meaning: 'Also accept v1 signatures (`X-Service-Signature`, body only, no replay protection).',
   },
   {
+    name: 'API_TOKENS',
+    default: 'unset',
+    meaning:
+      'Static API tokens, `<token>:<role>[:<tenant>[:<YYYY-MM-DD>[:<app>|<app>...]]]`, comma separated; the token may be `sha256$<hex>`. Also `API_TOKENS_FILE`.',
+  },
+  {
+    name: 'API_ANONYMOUS_ROLE',
+    default: 'unset',
+    meaning: 'Role of callers with no credential when auth is on; only `viewer` is accepted.',
+  },
+  {
+    name: 'OIDC_JWKS_URL',
+    default: 'unset',
+    meaning: 'JWKS of the identity provider; needs OIDC_ISSUER and OIDC_AUDIENCE.',
+  },
+  { name: 'OIDC_ISSUER', default: 'unset', meaning: 'Required `iss` of OIDC tokens.' },
+  { name: 'OIDC_AUDIENCE', default: 'unset', meaning: 'Required `aud` of OIDC tokens.' },
+  { name: 'OIDC_ROLE_CLAIM', default: 'role', meaning: 'Claim holding the role.' },
+  {
+    name: 'OIDC_TENANT_CLAIM',
+    default: 'tenant',
+    meaning: 'Claim holding the tenant the subject is bound to.',
+  },
+  {
+    name: 'OIDC_APPS_CLAIM',
+    default: 'apps',
+    meaning: 'Claim holding the applications the subject is bound to.',
+  },
+  {
+    name: 'OIDC_GROUPS_CLAIM',
+    default: 'groups',
+    meaning: 'Claim holding groups (a JSON array or a delimited string).',
+  },
+  {
+    name: 'OIDC_GROUP_ROLES',
+    default: 'unset',
+    meaning: "`<group>=<role>,...`; the highest role among a subject's groups and its role claim wins.",
+  },
+  {
+    name: 'OIDC_DEFAULT_ROLE',
+    default: 'unset',
+    meaning: 'Role for everyone the identity provider authenticates (warned at start).',
+  },
+  {
+    name: 'OIDC_CLIENT_ID',
+    default: 'unset',
+    meaning: 'Public client id for the dashboard login (GET /auth/config).',
+  },
+  { name: 'OIDC_AUTHORIZE_URL', default: 'unset', meaning: 'Authorization endpoint for the PKCE login.' },
+  { name: 'OIDC_TOKEN_URL', default: 'unset', meaning: 'Token endpoint for the PKCE login.' },
+  { name: 'OIDC_LOGOUT_URL', default: 'unset', meaning: 'Logout endpoint for the dashboard.' },
+  {
+    name: 'INGEST_RATE_RPS',
+    default: '50',
+    meaning: 'Ingest requests per second per client IP (burst twice that).',
+  },
+  {
+    name: 'API_RATE_RPS',
+    default: '20',
+    meaning: 'API requests per second per client IP (burst twice that).',
+  },
+  {
+    name: 'AUTH_LOCKOUT_THRESHOLD',
+    default: '10',
+    meaning:
+      'Failed authentications from one client IP within 5 minutes that lock it out for 15 minutes (429).',
+  },
+  {
+    name: 'TRUSTED_PROXY_CIDRS',
+    default: 'unset',
+    meaning: 'Proxies whose `X-Forwarded-For` hops are believed, comma-separated CIDRs.',
+  },
+  {
+    name: 'CORS_ALLOWED_ORIGINS',
+    default: 'unset',
+    meaning: 'Origins allowed to call the API from a browser (echoed, never `*`).',
+  },
+  {
+    name: 'METRICS_ADDR',
+    default: 'unset',
+    meaning: 'A separate listener for `/metrics` only, `host:port`.',
+  },
+  {
+    name: 'TLS_CERT_FILE',
+    default: 'unset',
+    meaning: 'PEM certificate: both listeners serve HTTPS (with TLS_KEY_FILE).',
+  },
+  { name: 'TLS_KEY_FILE', default: 'unset', meaning: 'PEM private key for TLS_CERT_FILE.' },
+  {
+    name: 'PG_ENV',
+    default: 'unset',
+    meaning: '`production` refuses to start unless both the API and ingest are authenticated.',
+  },
+  {
     name: 'DEMO_DATA',
     default: 'true under npm start, false under pathgate serve',
     meaning: 'Load the demo estate when the graph is empty.',
@@ -160,6 +282,17 @@ function builtInDefaults(): Settings {
     logLevel: 'info',
     demoData: false,
     ingestSecrets: { tenants: new Map(), acceptV1: true },
+    auth: {
+      apiTokens: [],
+      notes: [],
+      oidcPublic: {},
+      ingestRateRps: 50,
+      apiRateRps: 20,
+      lockoutThreshold: 10,
+      trustedProxies: [],
+      corsOrigins: [],
+      production: false,
+    },
   };
 }
 
@@ -278,7 +411,16 @@ export function loadSettings(env: NodeJS.ProcessEnv, defaults: Partial<Settings>
       tenants: parseTenantSecrets(readSecret(env, 'INGEST_HMAC_SECRETS', problems), problems),
       acceptV1: read('INGEST_HMAC_ACCEPT_V1', parseBoolean, base.ingestSecrets.acceptV1),
     },
+    auth: readAuth(env, problems, read),
   };
+  if (settings.auth.production) {
+    const api = apiAuthEnabled(settings.auth);
+    const ingest = settings.ingestSecrets.single !== undefined || settings.ingestSecrets.tenants.size > 0;
+    if (!api || !ingest)
+      problems.push(
+        `PG_ENV=production needs both API auth (API_TOKENS or OIDC_JWKS_URL) and ingest auth (INGEST_HMAC_SECRET or INGEST_HMAC_SECRETS); missing: ${[!api && 'API', !ingest && 'ingest'].filter(Boolean).join(' and ')}`,
+      );
+  }
   // Cross-checks only between values that parsed, so one typo does not also report a phantom conflict.
   if (
     !bad.has('PRIORITY_P1_SCORE') &&
@@ -350,4 +492,129 @@ function parseTenantSecrets(text: string | undefined, problems: string[]): Map<s
     } else tenants.set(tenant, secret);
   });
   return tenants;
+}
+
+type Reader = <T>(name: string, parse: Parser<T>, fallback: T) => T;
+
+const parseRate: Parser<number> = (text) => {
+  const value = /^\d+(?:\.\d+)?$/.test(text.trim()) ? Number(text.trim()) : NaN;
+  if (!(value > 0 && value <= 100_000)) throw new Error('is not a rate above 0 (requests per second)');
+  return value;
+};
+
+const parseCount: Parser<number> = (text) => {
+  const value = /^\d+$/.test(text.trim()) ? Number(text.trim()) : NaN;
+  if (!(value >= 1 && value <= 10_000)) throw new Error('is not a whole number from 1 to 10000');
+  return value;
+};
+
+const parseUrl: Parser<string> = (text) => {
+  try {
+    const url = new URL(text.trim());
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error();
+    return url.toString();
+  } catch {
+    throw new Error('is not an http(s) URL');
+  }
+};
+
+const parseList: Parser<string[]> = (text) =>
+  text
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
+
+function readAuth(env: NodeJS.ProcessEnv, problems: string[], read: Reader): AuthSettings {
+  const notes: AuthSettings['notes'] = [];
+  const tokens = parseApiTokens(readSecret(env, 'API_TOKENS', problems));
+  for (const message of tokens.dropped) notes.push({ level: 'error', message });
+  const anonymous = read<string | undefined>('API_ANONYMOUS_ROLE', (t) => t.trim(), undefined);
+  if (anonymous !== undefined && anonymous !== 'viewer')
+    problems.push(`API_ANONYMOUS_ROLE=${JSON.stringify(anonymous)} is not accepted; only viewer is`);
+  const jwksUrl = read<string | undefined>('OIDC_JWKS_URL', parseUrl, undefined);
+  const issuer = read<string | undefined>('OIDC_ISSUER', (t) => t.trim(), undefined);
+  const audience = read<string | undefined>('OIDC_AUDIENCE', (t) => t.trim(), undefined);
+  // Every OIDC setting is read (and checked) whether or not OIDC is on, so a typo never waits for the day
+  // it is switched on.
+  const groupRoles = new Map<string, Role>();
+  for (const entry of parseList(env.OIDC_GROUP_ROLES ?? '')) {
+    const eq = entry.lastIndexOf('=');
+    const group = entry.slice(0, eq).trim();
+    const role = entry.slice(eq + 1).trim();
+    if (eq <= 0 || !isRole(role))
+      notes.push({
+        level: 'error',
+        message: `OIDC_GROUP_ROLES entry ${JSON.stringify(entry)} dropped: not <group>=<role>`,
+      });
+    else groupRoles.set(group, role);
+  }
+  const defaultRole = read<Role | undefined>(
+    'OIDC_DEFAULT_ROLE',
+    parseEnum<Role>(['none', 'viewer', 'operator', 'admin']),
+    undefined,
+  );
+  const claims = {
+    roleClaim: read('OIDC_ROLE_CLAIM', (t) => t.trim(), 'role'),
+    tenantClaim: read('OIDC_TENANT_CLAIM', (t) => t.trim(), 'tenant'),
+    appsClaim: read('OIDC_APPS_CLAIM', (t) => t.trim(), 'apps'),
+    groupsClaim: read('OIDC_GROUPS_CLAIM', (t) => t.trim(), 'groups'),
+  };
+  let oidc: OidcSettings | undefined;
+  if (jwksUrl !== undefined) {
+    if (!issuer || !audience) {
+      problems.push(
+        `OIDC_JWKS_URL is set without ${[!issuer && 'OIDC_ISSUER', !audience && 'OIDC_AUDIENCE'].filter(Boolean).join(' and ')}; both are required`,
+      );
+    } else {
+      if (defaultRole && defaultRole !== 'none')
+        notes.push({
+          level: 'warn',
+          message: `OIDC_DEFAULT_ROLE=${defaultRole}: everyone the identity provider authenticates gets it`,
+        });
+      oidc = { jwksUrl, issuer, audience, ...claims, groupRoles, defaultRole };
+    }
+  }
+  const trustedProxies = read('TRUSTED_PROXY_CIDRS', parseList, [] as string[]);
+  try {
+    new TrustedProxies(trustedProxies);
+  } catch (error) {
+    problems.push(`TRUSTED_PROXY_CIDRS: ${(error as Error).message}`);
+  }
+  const certFile = read<string | undefined>('TLS_CERT_FILE', (t) => t.trim(), undefined);
+  const keyFile = read<string | undefined>('TLS_KEY_FILE', (t) => t.trim(), undefined);
+  let tls: AuthSettings['tls'];
+  if (certFile || keyFile) {
+    if (!certFile || !keyFile) problems.push('TLS_CERT_FILE and TLS_KEY_FILE go together; set both');
+    else {
+      try {
+        tls = { cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') };
+      } catch (error) {
+        problems.push(
+          `TLS_CERT_FILE/TLS_KEY_FILE cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+        );
+      }
+    }
+  }
+  const production =
+    read<string | undefined>('PG_ENV', (t) => t.trim().toLowerCase(), undefined) === 'production';
+  return {
+    apiTokens: tokens.tokens,
+    notes,
+    anonymousRole: anonymous === 'viewer' ? 'viewer' : undefined,
+    oidc,
+    oidcPublic: {
+      clientId: read<string | undefined>('OIDC_CLIENT_ID', (t) => t.trim(), undefined),
+      authorizeUrl: read<string | undefined>('OIDC_AUTHORIZE_URL', parseUrl, undefined),
+      tokenUrl: read<string | undefined>('OIDC_TOKEN_URL', parseUrl, undefined),
+      logoutUrl: read<string | undefined>('OIDC_LOGOUT_URL', parseUrl, undefined),
+    },
+    ingestRateRps: read('INGEST_RATE_RPS', parseRate, 50),
+    apiRateRps: read('API_RATE_RPS', parseRate, 20),
+    lockoutThreshold: read('AUTH_LOCKOUT_THRESHOLD', parseCount, 10),
+    trustedProxies,
+    corsOrigins: read('CORS_ALLOWED_ORIGINS', parseList, [] as string[]),
+    metricsAddr: read<ListenAddress | undefined>('METRICS_ADDR', parseAddress, undefined),
+    tls,
+    production,
+  };
 }

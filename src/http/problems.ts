@@ -14,11 +14,13 @@ export const PROBLEMS = {
   'invalid-query': { status: 400, title: 'Invalid query parameter' },
   'snapshot-refused': { status: 400, title: 'The report cannot declare a complete snapshot' },
   unauthorized: { status: 401, title: 'Missing or invalid credentials' },
+  forbidden: { status: 403, title: 'Not allowed for this principal' },
   'not-found': { status: 404, title: 'No such route' },
   'unknown-source': { status: 404, title: 'Unknown ingest source' },
   'method-not-allowed': { status: 405, title: 'Method not allowed on this route' },
   'payload-too-large': { status: 413, title: 'Request body exceeds the size limit' },
   'unsupported-media-type': { status: 415, title: 'Unsupported content type' },
+  'too-many-requests': { status: 429, title: 'Too many requests' },
   internal: { status: 500, title: 'Internal error' },
   unavailable: { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, ProblemType>;

@@ -30,7 +30,11 @@ export async function makeService(
   options: { dataDir?: string; now?: () => number; logger?: Logger } = {},
 ): Promise<TestService> {
   const dataDir = options.dataDir ?? (await tempDir());
-  const settings = loadSettings({ ANALYZER_THREADS: '1', ...env, DATA_DIR: dataDir }, { demoData: false });
+  // Tests are one client firing requests back to back: per-IP rates well above them, unless a test sets its own.
+  const settings = loadSettings(
+    { ANALYZER_THREADS: '1', INGEST_RATE_RPS: '1000', API_RATE_RPS: '1000', ...env, DATA_DIR: dataDir },
+    { demoData: false },
+  );
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const service = await buildService({ settings, logger, now: options.now });
   return {

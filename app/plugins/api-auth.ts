@@ -1,0 +1,142 @@
+// The API listener's one policy layer: every route passes through it. A route declares what it needs in
+// `config.access` (default `read`): `public` (no credential: /healthz, /auth/config), `self` (any
+// authenticated principal, even one without a role: /auth/me), `read` (viewer or above), `write` (admin),
+// `ai` and `gate` (viewer or above, never anonymous). The principal comes from a static token or an OIDC
+// JWT; the tenant a request reads is the one its credential is bound to. docs/security.md.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { checkToken } from '../../src/auth/api-tokens.js';
+import type { OidcVerifier } from '../../src/auth/oidc.js';
+import { ANONYMOUS_VIEWER, atLeast, OPEN_PRINCIPAL, type Principal } from '../../src/auth/principal.js';
+import type { Lockout } from '../../src/auth/rate-limit.js';
+import { apiAuthEnabled, type AuthSettings } from '../../src/config/settings.js';
+import { DEFAULT_TENANT, TENANT_NAME } from '../../src/engine/tenant.js';
+import { problem, type ProblemCode } from '../../src/http/problems.js';
+import type { Log } from '../../src/log/logger.js';
+import type { Metrics } from '../../src/metrics/metrics.js';
+import { sendProblem } from './http-base.js';
+
+export type Access = 'public' | 'self' | 'read' | 'write' | 'ai' | 'gate';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal;
+    /** the tenant this request reads or writes, after the credential's binding */
+    tenant: string;
+  }
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+}
+
+export interface ApiAuthDeps {
+  auth: AuthSettings;
+  oidc?: OidcVerifier;
+  lockout: Lockout;
+  metrics: Metrics;
+  log: Log;
+  now: () => number;
+  /** called when a failure locks a client out (the audit log records `auth.lockout.alert`) */
+  onLockout?: (request: FastifyRequest) => void;
+  /** called for every refusal (the audit log records `auth.deny`) */
+  onDeny?: (request: FastifyRequest, reason: string) => void;
+}
+
+class Refusal {
+  constructor(
+    readonly code: ProblemCode,
+    readonly reason: string,
+    readonly detail: string,
+  ) {}
+}
+
+export function registerApiAuth(app: FastifyInstance, deps: ApiAuthDeps): void {
+  const enabled = apiAuthEnabled(deps.auth);
+  app.decorateRequest('principal', null as unknown as Principal);
+  app.decorateRequest('tenant', DEFAULT_TENANT);
+
+  async function authenticate(request: FastifyRequest): Promise<Principal> {
+    const header = request.headers.authorization;
+    if (!enabled) return OPEN_PRINCIPAL;
+    if (header === undefined || header === '') {
+      if (deps.auth.anonymousRole === 'viewer') return ANONYMOUS_VIEWER;
+      throw new Refusal('unauthorized', 'missing', 'send Authorization: Bearer <token>');
+    }
+    const match = /^Bearer +([^\s]+)$/i.exec(header);
+    if (!match)
+      throw new Refusal('unauthorized', 'malformed', 'the Authorization header is not Bearer <token>');
+    const token = match[1];
+    const now = deps.now();
+    const fromList = checkToken(deps.auth.apiTokens, token, now);
+    if ('principal' in fromList) return fromList.principal;
+    if (fromList.failure === 'expired') throw new Refusal('unauthorized', 'expired', 'the token has expired');
+    if (deps.oidc && token.split('.').length === 3) {
+      const fromJwt = await deps.oidc.verify(token, now);
+      if ('principal' in fromJwt) return fromJwt.principal;
+      throw new Refusal(
+        'unauthorized',
+        fromJwt.failure,
+        fromJwt.failure === 'expired' ? 'the token has expired' : 'the token is not valid here',
+      );
+    }
+    throw new Refusal('unauthorized', 'unknown', 'the token is not valid here');
+  }
+
+  function authorize(principal: Principal, access: Access, path: string): void {
+    // `/ai/*` is never for anonymous callers, whatever a future route declares.
+    const effective: Access = path.startsWith('/ai/') && access !== 'public' ? 'ai' : access;
+    if (effective === 'public' || effective === 'self') return;
+    if ((effective === 'ai' || effective === 'gate' || effective === 'write') && principal.anonymous)
+      throw new Refusal('forbidden', `anonymous_${effective}`, `anonymous callers may not use ${path}`);
+    if (effective === 'write' && principal.role !== 'admin')
+      throw new Refusal('forbidden', 'not_admin', 'writes need the admin role');
+    if (!atLeast(principal.role, 'viewer'))
+      throw new Refusal('forbidden', 'no_role', 'this credential has no role: it sees nothing');
+  }
+
+  function tenantOf(request: FastifyRequest, principal: Principal): string {
+    const header = request.headers['x-tenant'];
+    const asked = typeof header === 'string' && header !== '' ? header : undefined;
+    if (principal.tenant !== undefined) {
+      if (asked !== undefined && asked !== principal.tenant)
+        throw new Refusal(
+          'forbidden',
+          'tenant',
+          `this credential is bound to another tenant than ${JSON.stringify(asked)}`,
+        );
+      return principal.tenant;
+    }
+    if (asked !== undefined && !TENANT_NAME.test(asked))
+      throw new Refusal('forbidden', 'tenant', `${JSON.stringify(asked)} is not a tenant name`);
+    return asked ?? DEFAULT_TENANT;
+  }
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    const access: Access = request.routeOptions.config?.access ?? 'read';
+    try {
+      if (access === 'public') {
+        request.principal = enabled ? ANONYMOUS_VIEWER : OPEN_PRINCIPAL;
+        return;
+      }
+      const principal = await authenticate(request);
+      authorize(principal, access, request.url.split('?')[0]);
+      request.principal = principal;
+      request.tenant = tenantOf(request, principal);
+    } catch (error) {
+      if (!(error instanceof Refusal)) throw error;
+      deps.metrics.authDenied.inc({ surface: 'api', reason: error.reason });
+      deps.onDeny?.(request, error.reason);
+      if (error.code === 'unauthorized') {
+        reply.header('www-authenticate', 'Bearer');
+        // Only presented credentials count towards a lockout: a missing one is not a guess.
+        if (error.reason !== 'missing' && deps.lockout.fail(request.clientIp, deps.now())) {
+          deps.log.warn(
+            { event: 'auth.lockout.alert', client: request.clientIp },
+            'client locked out after repeated failed authentication',
+          );
+          deps.onLockout?.(request);
+        }
+      }
+      return sendProblem(reply, { ...problem(error.code, error.detail), reason: error.reason });
+    }
+  });
+}

@@ -1,0 +1,80 @@
+// OIDC bearer tokens: a JWT signed RS256/384/512 or ES256/384/512, verified against the identity
+// provider's JWKS (fetched and cached by jose), with the issuer and audience required. jose refuses a key of
+// the wrong kind or curve for the token's algorithm, and HS*/none are never in the allowed list, so an
+// attacker cannot pass the public key off as an HMAC secret. Claims map to a role, a tenant and apps.
+import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+import { TENANT_NAME } from '../engine/tenant.js';
+import { higher, isRole, type Principal, type Role } from './principal.js';
+
+export const OIDC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512'];
+
+export interface OidcSettings {
+  jwksUrl: string;
+  issuer: string;
+  audience: string;
+  roleClaim: string;
+  tenantClaim: string;
+  appsClaim: string;
+  groupsClaim: string;
+  /** group -> role */
+  groupRoles: ReadonlyMap<string, Role>;
+  defaultRole?: Role;
+}
+
+export type OidcCheck = { principal: Principal } | { failure: 'expired' | 'invalid' };
+
+export interface OidcVerifier {
+  verify(token: string, nowMs: number): Promise<OidcCheck>;
+}
+
+export function createOidcVerifier(settings: OidcSettings): OidcVerifier {
+  const jwks = createRemoteJWKSet(new URL(settings.jwksUrl), {
+    timeoutDuration: 5000,
+    cooldownDuration: 30_000,
+  });
+  return {
+    async verify(token, nowMs) {
+      let payload: JWTPayload;
+      try {
+        ({ payload } = await jwtVerify(token, jwks, {
+          issuer: settings.issuer,
+          audience: settings.audience,
+          algorithms: OIDC_ALGORITHMS,
+          currentDate: new Date(nowMs),
+          clockTolerance: 30,
+        }));
+      } catch (error) {
+        return { failure: error instanceof errors.JWTExpired ? 'expired' : 'invalid' };
+      }
+      return { principal: principalOf(payload, settings) };
+    },
+  };
+}
+
+/** The role is the highest of the role claim, the roles of the subject's groups and the default role. */
+export function principalOf(payload: JWTPayload, settings: OidcSettings): Principal {
+  let role: Role = settings.defaultRole ?? 'none';
+  const claimed = payload[settings.roleClaim];
+  if (isRole(claimed)) role = higher(role, claimed);
+  for (const group of listClaim(payload[settings.groupsClaim])) {
+    const mapped = settings.groupRoles.get(group);
+    if (mapped) role = higher(role, mapped);
+  }
+  const tenant = payload[settings.tenantClaim];
+  const apps = listClaim(payload[settings.appsClaim]);
+  return {
+    subject: `jwt:${typeof payload.sub === 'string' ? payload.sub : 'unknown'}`,
+    role,
+    // A tenant claim that is not a tenant name scopes to nothing rather than to everything.
+    tenant: typeof tenant === 'string' ? (TENANT_NAME.test(tenant) ? tenant : '\u0000invalid') : undefined,
+    apps: apps.length ? apps : undefined,
+    anonymous: false,
+  };
+}
+
+/** A claim given as a JSON array or a delimited string (comma, space or semicolon). */
+export function listClaim(value: unknown): string[] {
+  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string' && v !== '');
+  if (typeof value === 'string') return value.split(/[,;\s]+/).filter(Boolean);
+  return [];
+}
