@@ -101,3 +101,22 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
   });
   return app;
 }
+
+/**
+ * METRICS_ADDR: `/metrics` (and `/healthz`) alone on a listener of their own, for a scraper on an internal
+ * address; it carries no credentials, so bind it where only the scraper can reach it.
+ */
+export function buildMetricsServer(deps: {
+  engine: Engine;
+  metrics: Metrics;
+  logger: Logger;
+  https?: { cert: string; key: string };
+}): FastifyInstance {
+  const app = createHttpApp({ logger: deps.logger, name: 'metrics', https: deps.https });
+  app.get('/healthz', async (_request, reply) => reply.type('text/plain').send('ok'));
+  app.get('/metrics', async (_request, reply) => {
+    deps.engine.refreshGauges();
+    return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+  });
+  return app;
+}

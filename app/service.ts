@@ -13,7 +13,7 @@ import { createEngine, type Engine, type EngineConfig } from '../src/engine/engi
 import { DEFAULT_TENANT } from '../src/engine/tenant.js';
 import { createLogger } from '../src/log/logger.js';
 import { createMetrics, type Metrics } from '../src/metrics/metrics.js';
-import { buildApiServer } from './api-server.js';
+import { buildApiServer, buildMetricsServer } from './api-server.js';
 import { buildIngestServer } from './ingest-server.js';
 import { packageRoot } from './package-root.js';
 
@@ -25,6 +25,8 @@ export interface Service {
   logger: Logger;
   ingestApp: FastifyInstance;
   apiApp: FastifyInstance;
+  /** the `/metrics`-only listener, when METRICS_ADDR is set */
+  metricsApp?: FastifyInstance;
   close(): Promise<void>;
 }
 
@@ -97,6 +99,9 @@ export async function buildService(options: {
     now,
     https: auth.tls,
   });
+  const metricsApp = auth.metricsAddr
+    ? buildMetricsServer({ engine, metrics, logger, https: auth.tls })
+    : undefined;
   let closed = false;
   return {
     engine,
@@ -104,10 +109,11 @@ export async function buildService(options: {
     logger,
     ingestApp,
     apiApp,
+    metricsApp,
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.allSettled([ingestApp.close(), apiApp.close()]);
+      await Promise.allSettled([ingestApp.close(), apiApp.close(), metricsApp?.close()]);
       await engine.close();
     },
   };
@@ -141,6 +147,7 @@ export async function loadDemo(service: Service): Promise<boolean> {
 export interface RunningService extends Service {
   ingestUrl: string;
   apiUrl: string;
+  metricsUrl?: string;
 }
 
 export async function startService(options: {
@@ -156,12 +163,15 @@ export async function startService(options: {
       port: settings.ingestAddr.port,
     });
     const apiUrl = await service.apiApp.listen({ host: settings.apiAddr.host, port: settings.apiAddr.port });
+    const metricsAddr = settings.auth.metricsAddr;
+    const metricsUrl =
+      metricsAddr && (await service.metricsApp?.listen({ host: metricsAddr.host, port: metricsAddr.port }));
     if (options.demo && (await loadDemo(service)))
       logger.info({ reports: DEMO_REPORTS.length, dir: DEMO_DIR }, 'loaded the demo estate');
     // The first pass runs now, not one interval from now, so paths are there as soon as the service is.
     await service.engine.analyzeAll();
     service.engine.start();
-    return { ...service, ingestUrl, apiUrl };
+    return { ...service, ingestUrl, apiUrl, metricsUrl: metricsUrl || undefined };
   } catch (error) {
     await service.close();
     throw error;

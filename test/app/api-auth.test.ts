@@ -20,6 +20,8 @@ const ACME = 'acme-token-0123456789abcdef';
 const SHOP = 'shop-token-0123456789abcdef';
 const HASHED = 'hashed-token-0123456789abcdef';
 const EXPIRING = 'expiring-token-0123456789abcdef';
+type KeyPair = Awaited<ReturnType<typeof generateKeyPair>>;
+type SigningKey = Parameters<SignJWT['sign']>[0];
 const sha = (t: string) => createHash('sha256').update(t).digest('hex');
 
 const TOKENS = [
@@ -279,14 +281,14 @@ describe('OIDC', () => {
   const AUDIENCE = 'pathgate';
   let jwks: http.Server;
   let jwksUrl: string;
-  let rsa: CryptoKeyPair;
-  let ec256: CryptoKeyPair;
-  let ec384: CryptoKeyPair;
+  let rsa: KeyPair;
+  let ec256: KeyPair;
+  let ec384: KeyPair;
 
   beforeAll(async () => {
-    rsa = (await generateKeyPair('RS256', { extractable: true })) as CryptoKeyPair;
-    ec256 = (await generateKeyPair('ES256', { extractable: true })) as CryptoKeyPair;
-    ec384 = (await generateKeyPair('ES384', { extractable: true })) as CryptoKeyPair;
+    rsa = await generateKeyPair('RS256', { extractable: true });
+    ec256 = await generateKeyPair('ES256', { extractable: true });
+    ec384 = await generateKeyPair('ES384', { extractable: true });
     const keys = [
       { ...(await exportJWK(rsa.publicKey)), kid: 'rsa', use: 'sig' },
       { ...(await exportJWK(ec256.publicKey)), kid: 'ec256', use: 'sig' },
@@ -314,7 +316,7 @@ describe('OIDC', () => {
     o: {
       alg?: string;
       kid?: string;
-      key?: CryptoKey | Uint8Array;
+      key?: SigningKey;
       iss?: string;
       aud?: string;
       exp?: number;
