@@ -12,6 +12,7 @@ import { apiAuthEnabled, type AuthSettings } from '../src/config/settings.js';
 import type { Engine } from '../src/engine/engine.js';
 import type { Metrics } from '../src/metrics/metrics.js';
 import { registerApiAuth } from './plugins/api-auth.js';
+import type { Auditor } from './plugins/audit.js';
 import { registerClientGuard } from './plugins/client-guard.js';
 import { registerCors } from './plugins/cors.js';
 import { createHttpApp } from './plugins/http-base.js';
@@ -28,6 +29,7 @@ export interface ApiServerDeps {
   oidc?: OidcVerifier;
   now?: () => number;
   https?: { cert: string; key: string };
+  audit?: Auditor;
 }
 
 export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
@@ -50,7 +52,10 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
     metrics: deps.metrics,
     log: deps.logger,
     now,
+    onDeny: (request, reason) => deps.audit?.deny(request, 'api', reason),
+    onLockout: (request) => deps.audit?.lockout(request, 'api'),
   });
+  deps.audit?.register(app);
   app.get('/healthz', { config: { access: 'public' } }, async (_request, reply) =>
     reply.type('text/plain').send('ok'),
   );
@@ -97,6 +102,7 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
       tenant: request.tenant,
       principal: request.principal,
       now: now(),
+      onView: deps.audit && ((ids) => deps.audit!.view(request.principal, request.tenant, request.id, ids)),
     }),
   });
   return app;

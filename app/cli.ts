@@ -1,5 +1,7 @@
 // The `pathgate` command line. Flags may be written `-flag` or `--flag`.
 import { parseArgs } from 'node:util';
+import { verifyAuditFile } from '../src/audit/verify.js';
+import { loadSettings } from '../src/config/settings.js';
 import { normalizeFlags } from './cli-flags.js';
 import { ingestReal } from './ingest-real.js';
 import { runServer } from './run-server.js';
@@ -18,6 +20,8 @@ Commands:
                         and print what each produced; -repo names the repository of code-scanner reports
                         (default: the folder's name); signs each request (v2) with $INGEST_HMAC_SECRET
                         when set; exit 0 when every recognised report was accepted
+  verify-audit <file>   check the audit log's hash chain; names the first broken record (exit 1), reading
+                        an encrypted log with $STORE_ENCRYPTION_KEY (or STORE_ENCRYPTION_KEY_FILE)
   version               print the version
   help                  print this help
 
@@ -72,6 +76,24 @@ export async function main(argv: string[]): Promise<number> {
         out: (line) => process.stdout.write(`${line}\n`),
       });
       return summary.rejected ? 1 : 0;
+    }
+    case 'verify-audit': {
+      const { positionals } = parseArgs({ args: normalizeFlags(rest), allowPositionals: true, options: {} });
+      if (positionals.length !== 1) {
+        process.stderr.write(`pathgate verify-audit: expected one file\n\n${USAGE}`);
+        return 2;
+      }
+      // The key is read as the service reads it: STORE_ENCRYPTION_KEY or its _FILE.
+      const { audit } = loadSettings(process.env);
+      const verdict = verifyAuditFile(positionals[0], audit.key);
+      if (verdict.ok) {
+        process.stdout.write(`audit log intact: ${verdict.records} records\n`);
+        return 0;
+      }
+      process.stdout.write(
+        `audit log broken at line ${verdict.line}${verdict.seq !== null ? ` (record ${verdict.seq})` : ''}: ${verdict.problem}; ${verdict.records} records before it are intact\n`,
+      );
+      return 1;
     }
     case 'version':
     case '-version':

@@ -8,6 +8,7 @@ import type { Engine } from '../src/engine/engine.js';
 import { DEFAULT_TENANT } from '../src/engine/tenant.js';
 import type { Metrics } from '../src/metrics/metrics.js';
 import { createHttpApp } from './plugins/http-base.js';
+import type { Auditor } from './plugins/audit.js';
 import { registerClientGuard } from './plugins/client-guard.js';
 import { registerIngestAuth } from './plugins/ingest-auth.js';
 
@@ -21,6 +22,7 @@ export function buildIngestServer(deps: {
   lockout: Lockout;
   now?: () => number;
   https?: { cert: string; key: string };
+  audit?: Auditor;
 }): FastifyInstance {
   const now = deps.now ?? Date.now;
   const app = createHttpApp({ logger: deps.logger, name: 'ingest', https: deps.https });
@@ -36,12 +38,14 @@ export function buildIngestServer(deps: {
     secrets: deps.secrets,
     metrics: deps.metrics,
     now,
+    onDeny: (request, reason) => deps.audit?.deny(request, 'ingest', reason),
     onFailure: (request) => {
-      if (deps.lockout.fail(request.clientIp, now()))
-        deps.logger.warn(
-          { event: 'auth.lockout.alert', client: request.clientIp },
-          'client locked out after repeated failed ingest signatures',
-        );
+      if (!deps.lockout.fail(request.clientIp, now())) return;
+      deps.audit?.lockout(request, 'ingest');
+      deps.logger.warn(
+        { event: 'auth.lockout.alert', client: request.clientIp },
+        'client locked out after repeated failed ingest signatures',
+      );
     },
   });
   const receiving = new WeakSet<object>();

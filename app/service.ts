@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { signingEnabled } from '../src/auth/ingest-signature.js';
+import { AuditLog } from '../src/audit/audit-log.js';
 import { TrustedProxies } from '../src/auth/client-ip.js';
 import { createOidcVerifier } from '../src/auth/oidc.js';
 import { Lockout } from '../src/auth/rate-limit.js';
@@ -14,6 +15,7 @@ import { DEFAULT_TENANT } from '../src/engine/tenant.js';
 import { createLogger } from '../src/log/logger.js';
 import { createMetrics, type Metrics } from '../src/metrics/metrics.js';
 import { buildApiServer, buildMetricsServer } from './api-server.js';
+import { createAuditor } from './plugins/audit.js';
 import { buildIngestServer } from './ingest-server.js';
 import { packageRoot } from './package-root.js';
 
@@ -67,6 +69,13 @@ export async function buildService(options: {
     lockMs: 15 * 60_000,
   });
   const trusted = new TrustedProxies(auth.trustedProxies);
+  const auditor =
+    settings.audit.path !== undefined
+      ? createAuditor(new AuditLog(settings.audit.path, settings.audit.key, now), {
+          exfilThreshold: settings.audit.exfilThreshold,
+          now,
+        })
+      : undefined;
   const ingestApp = buildIngestServer({
     engine,
     logger,
@@ -77,6 +86,7 @@ export async function buildService(options: {
     lockout,
     now,
     https: auth.tls,
+    audit: auditor,
   });
   for (const note of auth.notes) logger[note.level](note.message);
   if (!apiAuthEnabled(auth))
@@ -98,6 +108,7 @@ export async function buildService(options: {
     oidc: auth.oidc && createOidcVerifier(auth.oidc),
     now,
     https: auth.tls,
+    audit: auditor,
   });
   const metricsApp = auth.metricsAddr
     ? buildMetricsServer({ engine, metrics, logger, https: auth.tls })

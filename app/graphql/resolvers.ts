@@ -11,6 +11,8 @@ export interface GraphqlContext {
   tenant: string;
   principal: Principal;
   now: number;
+  /** the audit log's `view.attack_paths`: the ids of the paths this request was shown */
+  onView?: (pathIds: string[]) => void;
 }
 
 /** The tenant's open (or all) paths this principal may see: app-scoped credentials see their apps' only. */
@@ -78,10 +80,16 @@ function selectPaths(ctx: GraphqlContext, args: AttackPathsArgs): PathRecord[] {
 export function createResolvers() {
   return {
     Query: {
-      attackPaths: (_: unknown, args: AttackPathsArgs, ctx: GraphqlContext) => selectPaths(ctx, args),
+      attackPaths: (_: unknown, args: AttackPathsArgs, ctx: GraphqlContext) => {
+        const paths = selectPaths(ctx, args);
+        ctx.onView?.(paths.map((p) => p.id));
+        return paths;
+      },
       attackPath: (_: unknown, args: { id: string }, ctx: GraphqlContext) => {
         const record = ctx.engine.tenant(ctx.tenant)?.paths.get(args.id);
-        return record && visible(ctx, [record]).length ? record : null;
+        if (!record || !visible(ctx, [record]).length) return null;
+        ctx.onView?.([record.id]);
+        return record;
       },
       posture: (_: unknown, __: unknown, ctx: GraphqlContext) => {
         const open = visible(ctx, ctx.engine.tenant(ctx.tenant)?.paths.open() ?? []);

@@ -30,6 +30,8 @@ export function registerIngestAuth(
     now: () => number;
     /** a presented signature failed (counts towards the client's lockout) */
     onFailure?: (request: FastifyRequest) => void;
+    /** every refusal (the audit log's `auth.deny`) */
+    onDeny?: (request: FastifyRequest, reason: string) => void;
   },
 ): IngestAuth {
   if (!signingEnabled(deps.secrets)) return { enabled: false, beforeBody() {}, verify: () => undefined };
@@ -44,6 +46,7 @@ export function registerIngestAuth(
   const refuse = (request: FastifyRequest, error: unknown): never => {
     if (!(error instanceof SignatureError)) throw error;
     deps.metrics.authDenied.inc({ surface: 'ingest', reason: error.reason });
+    deps.onDeny?.(request, error.reason);
     // A missing signature is not a guess; a wrong one is.
     if (error.reason !== 'missing') deps.onFailure?.(request);
     throw new ProblemError('unauthorized', error.message, {

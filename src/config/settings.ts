@@ -3,6 +3,7 @@
 // the documented list, and docs/configuration.md is rendered from it.
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import { parseStoreKey } from '../audit/cipher.js';
 import { parseApiTokens, type ApiToken } from '../auth/api-tokens.js';
 import type { IngestSecrets } from '../auth/ingest-signature.js';
 import type { OidcSettings } from '../auth/oidc.js';
@@ -39,6 +40,17 @@ export interface Settings {
   /** Ingest signatures; none configured means ingest is open (logged as a warning). */
   ingestSecrets: IngestSecrets;
   auth: AuthSettings;
+  audit: AuditSettings;
+}
+
+/** The audit log (docs/security.md). */
+export interface AuditSettings {
+  path?: string;
+  /** AUDIT_RETENTION: applies to the database chain; a file log keeps everything */
+  retentionMs?: number;
+  /** STORE_ENCRYPTION_KEY: 32 bytes; the audit log's lines are sealed with AES-256-GCM */
+  key?: Buffer;
+  exfilThreshold?: number;
 }
 
 /** API authentication, limits and listener hardening (docs/security.md). */
@@ -241,6 +253,28 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     meaning: '`production` refuses to start unless both the API and ingest are authenticated.',
   },
   {
+    name: 'AUDIT_LOG_PATH',
+    default: 'unset (no audit log)',
+    meaning: 'File of the hash-chained audit log; `pathgate verify-audit <file>` checks it.',
+  },
+  {
+    name: 'AUDIT_RETENTION',
+    default: 'unset (keep everything)',
+    meaning:
+      'How long audit records are kept in the database chain (e.g. 2160h); a file log keeps everything.',
+  },
+  {
+    name: 'STORE_ENCRYPTION_KEY',
+    default: 'unset',
+    meaning:
+      '32-byte key (64 hex digits or base64) sealing the audit log with AES-256-GCM. Also `STORE_ENCRYPTION_KEY_FILE`.',
+  },
+  {
+    name: 'EXFIL_ALERT_THRESHOLD',
+    default: 'unset (off)',
+    meaning: 'Distinct attack paths one principal may read in an hour before an `exfil.alert` audit record.',
+  },
+  {
     name: 'DEMO_DATA',
     default: 'true under npm start, false under pathgate serve',
     meaning: 'Load the demo estate when the graph is empty.',
@@ -293,6 +327,7 @@ function builtInDefaults(): Settings {
       corsOrigins: [],
       production: false,
     },
+    audit: {},
   };
 }
 
@@ -412,6 +447,12 @@ export function loadSettings(env: NodeJS.ProcessEnv, defaults: Partial<Settings>
       acceptV1: read('INGEST_HMAC_ACCEPT_V1', parseBoolean, base.ingestSecrets.acceptV1),
     },
     auth: readAuth(env, problems, read),
+    audit: {
+      path: read<string | undefined>('AUDIT_LOG_PATH', (t) => t.trim(), undefined),
+      retentionMs: read<number | undefined>('AUDIT_RETENTION', durationParser(), undefined),
+      key: readStoreKey(env, problems),
+      exfilThreshold: read<number | undefined>('EXFIL_ALERT_THRESHOLD', parseCount, undefined),
+    },
   };
   if (settings.auth.production) {
     const api = apiAuthEnabled(settings.auth);
@@ -617,4 +658,15 @@ function readAuth(env: NodeJS.ProcessEnv, problems: string[], read: Reader): Aut
     tls,
     production,
   };
+}
+
+function readStoreKey(env: NodeJS.ProcessEnv, problems: string[]): Buffer | undefined {
+  const text = readSecret(env, 'STORE_ENCRYPTION_KEY', problems);
+  if (text === undefined) return undefined;
+  try {
+    return parseStoreKey(text);
+  } catch (error) {
+    problems.push(`STORE_ENCRYPTION_KEY ${(error as Error).message}`);
+    return undefined;
+  }
 }

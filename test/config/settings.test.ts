@@ -61,6 +61,7 @@ describe('loadSettings: defaults', () => {
         tls: undefined,
         production: false,
       },
+      audit: { path: undefined, retentionMs: undefined, key: undefined, exfilThreshold: undefined },
     } satisfies Settings);
   });
 
