@@ -1,6 +1,6 @@
 // Runs the service in the foreground until SIGINT/SIGTERM, printing where to look. Shared by `npm start`
 // (demo data on by default) and `pathgate serve` (empty by default).
-import { loadSettings, SettingsError } from '../src/config/settings.js';
+import { apiAuthEnabled, loadSettings, SettingsError } from '../src/config/settings.js';
 import { DEFAULT_TENANT } from '../src/engine/tenant.js';
 import { startService } from './service.js';
 
@@ -15,7 +15,21 @@ export async function runServer(options: { demoByDefault: boolean; version: stri
     }
     throw error;
   }
-  const service = await startService({ settings, demo: settings.demoData });
+  let service;
+  try {
+    service = await startService({ settings, demo: settings.demoData });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      // One clear line: which address, and why.
+      const { address, port } = error as { address?: string; port?: number };
+      process.stderr.write(
+        `pathgate: cannot listen on ${address ?? '?'}:${port ?? '?'} (${code}); is another instance running?\n`,
+      );
+      process.exit(1);
+    }
+    throw error;
+  }
   const open = service.engine.tenant(DEFAULT_TENANT)?.paths.open() ?? [];
   const critical = open.filter((p) => p.priority === 'P1').length;
   const query = '{ attackPaths(first: 3) { id score priority directAccess nodes { name label } } }';
@@ -23,7 +37,9 @@ export async function runServer(options: { demoByDefault: boolean; version: stri
     [
       `pathgate ${options.version} is running (embedded store in ${settings.dataDir})`,
       `  ingest  ${service.ingestUrl}   POST /ingest/events`,
-      `  API     ${service.apiUrl}   POST /graphql (GraphiQL at /graphiql), GET /metrics`,
+      apiAuthEnabled(settings.auth)
+        ? `  API     ${service.apiUrl}   POST /graphql, GET /metrics (Authorization: Bearer <token>; docs/security.md)`
+        : `  API     ${service.apiUrl}   POST /graphql (GraphiQL at /graphiql), GET /metrics`,
       settings.demoData
         ? `  demo    ${open.length} open attack paths (${critical} critical) in the demo estate (fixtures/demo/)`
         : '  empty   no demo data (DEMO_DATA=false); POST reports to the ingest listener',

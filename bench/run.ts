@@ -3,12 +3,13 @@
 // analyzer pass time, peak RSS; and the yardstick (shared/bench/limit.cpp) on the same file, for the ratio.
 // Then the report suite (bench/reports.ts): Trivy reports, real and synthetic, in reports/s and ms/report.
 //   BENCH_SIZES=10000,100000,1000000 (default)  BENCH_STARTS=64  BENCH_TARGETS=32  BENCH_DIR=bench-out
-//   BENCH_SUITES=estates,reports (default; either alone to run one)
+//   BENCH_SUITES=estates,reports,auth (default; any subset; `auth` is bench/auth.ts, authentication overhead)
 import { execFileSync } from 'node:child_process';
 import { createReadStream, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { runAuthBench } from './auth.js';
 import { startBenchService } from './child.js';
 import { runReportBench } from './reports.js';
 
@@ -230,6 +231,7 @@ async function runOne(nodes: number): Promise<void> {
   }
 }
 
-const suites = new Set((process.env.BENCH_SUITES ?? 'estates,reports').split(','));
+const suites = new Set((process.env.BENCH_SUITES ?? 'estates,reports,auth').split(','));
 if (suites.has('estates')) for (const nodes of sizes) await runOne(nodes);
 if (suites.has('reports')) await runReportBench(root, outDir);
+if (suites.has('auth')) await runAuthBench();

@@ -6,6 +6,8 @@ import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
 import { TENANT_NAME } from '../engine/tenant.js';
 import { higher, isRole, type Principal, type Role } from './principal.js';
 
+const MAX_REMEMBERED = 10_000;
+
 export const OIDC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512'];
 
 export interface OidcSettings {
@@ -32,8 +34,14 @@ export function createOidcVerifier(settings: OidcSettings): OidcVerifier {
     timeoutDuration: 5000,
     cooldownDuration: 30_000,
   });
+  // A verified token is remembered until it expires: the next request with it costs a map lookup, not a
+  // signature check. Bounded; the oldest entries go first.
+  const verified = new Map<string, { principal: Principal; expiresAt: number }>();
   return {
     async verify(token, nowMs) {
+      const known = verified.get(token);
+      if (known && nowMs < known.expiresAt) return { principal: known.principal };
+      if (known) verified.delete(token);
       let payload: JWTPayload;
       try {
         ({ payload } = await jwtVerify(token, jwks, {
@@ -46,7 +54,12 @@ export function createOidcVerifier(settings: OidcSettings): OidcVerifier {
       } catch (error) {
         return { failure: error instanceof errors.JWTExpired ? 'expired' : 'invalid' };
       }
-      return { principal: principalOf(payload, settings) };
+      const principal = principalOf(payload, settings);
+      if (typeof payload.exp === 'number') {
+        if (verified.size >= MAX_REMEMBERED) verified.delete(verified.keys().next().value!);
+        verified.set(token, { principal, expiresAt: payload.exp * 1000 });
+      }
+      return { principal };
     },
   };
 }
