@@ -4,7 +4,9 @@ import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
+import { pino } from 'pino';
 import { afterEach, expect, it } from 'vitest';
 import { edge, envelope, node } from '../helpers/envelope.js';
 import { makeService, tempDir, type TestService } from '../helpers/service.js';
@@ -121,4 +123,50 @@ it('records requests, refusals and viewed paths, alerts on unusual reads, and ve
   expect(broken.stdout).toMatch(
     /broken at line 3 \(record 3\): hash does not match its contents \(edited\); 2 records before it are intact/,
   );
+});
+
+it('never writes a secret to the log, the audit log or an answer', async () => {
+  const dir = await tempDir('pathgate-secrets-');
+  const secrets = {
+    API_TOKENS: 'secret-api-token-5f0e8d2c41:admin,sha256$' + 'ab'.repeat(32) + ':viewer',
+    INGEST_HMAC_SECRET: 'secret-hmac-7c1d9e',
+    INGEST_HMAC_SECRETS: 'acme:secret-acme-hmac-3b8f',
+    STORE_ENCRYPTION_KEY: 'cd'.repeat(32),
+  };
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _e, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  service = await makeService(
+    { ...secrets, AUDIT_LOG_PATH: path.join(dir, 'audit.log'), AUTH_LOCKOUT_THRESHOLD: '2' },
+    { logger: pino({ level: 'debug' }, sink) },
+  );
+  const answers: string[] = [];
+  const call = async (app: 'api' | 'ingest', url: string, headers: Record<string, string>) => {
+    const target = app === 'api' ? service!.apiApp : service!.ingestApp;
+    const r = await target.inject({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json', ...headers },
+      payload: '{}',
+    });
+    answers.push(r.body, JSON.stringify(r.headers));
+  };
+  await call('api', '/graphql', { authorization: 'Bearer secret-api-token-5f0e8d2c41' });
+  await call('api', '/graphql', { authorization: 'Bearer secret-api-token-5f0e8d2c41-wrong' });
+  await call('ingest', '/ingest/events', { 'x-service-signature': 'sha256=secret-hmac-7c1d9e' });
+  await call('ingest', '/ingest/events', { 'x-tenant': 'acme', 'x-service-signature': 'sha256=00' });
+  await call('api', '/graphql', { authorization: 'Bearer secret-api-token-5f0e8d2c41' });
+  const everything = [...lines, ...answers, readFileSync(path.join(dir, 'audit.log'), 'utf8')].join('\n');
+  expect(lines.length).toBeGreaterThan(0);
+  for (const secret of [
+    'secret-api-token-5f0e8d2c41',
+    'secret-hmac-7c1d9e',
+    'secret-acme-hmac-3b8f',
+    'cd'.repeat(32),
+  ])
+    expect(everything).not.toContain(secret);
 });
