@@ -1,7 +1,7 @@
 // The API listener (8080): GET /healthz, GET /auth/config, GET /auth/me, POST /graphql, GET /metrics.
 // Every route passes through the client guard (rate limit, lockout) and the policy layer (app/plugins/
 // api-auth.ts); a route states what it needs in `config.access`.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import mercurius from 'mercurius';
 import type { Logger } from 'pino';
 import type { TrustedProxies } from '../src/auth/client-ip.js';
@@ -88,10 +88,7 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
       ...(p.apps && { apps: p.apps }),
     };
   });
-  app.get('/metrics', async (_request, reply) => {
-    deps.engine.refreshGauges();
-    return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
-  });
+  app.get('/metrics', metricsHandler(deps));
   void app.register(mercurius, {
     schema: SCHEMA_SDL,
     resolvers: createResolvers() as never,
@@ -120,9 +117,14 @@ export function buildMetricsServer(deps: {
 }): FastifyInstance {
   const app = createHttpApp({ logger: deps.logger, name: 'metrics', https: deps.https });
   app.get('/healthz', async (_request, reply) => reply.type('text/plain').send('ok'));
-  app.get('/metrics', async (_request, reply) => {
+  app.get('/metrics', metricsHandler(deps));
+  return app;
+}
+
+/** GET /metrics: the gauges refreshed, then the registry in Prometheus' text format. */
+function metricsHandler(deps: { engine: Engine; metrics: Metrics }) {
+  return async (_request: FastifyRequest, reply: FastifyReply) => {
     deps.engine.refreshGauges();
     return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
-  });
-  return app;
+  };
 }
