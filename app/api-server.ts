@@ -30,6 +30,8 @@ export interface ApiServerDeps {
   now?: () => number;
   https?: { cert: string; key: string };
   audit?: Auditor;
+  /** PR_ATTRIBUTION: the gate's default attribution */
+  attribution?: 'report' | 'commit';
 }
 
 export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
@@ -89,6 +91,18 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
     };
   });
   app.get('/metrics', metricsHandler(deps));
+  // The merge gate: the report in the body, the ingest query parameters plus `source` and `attribution`.
+  app.post<{ Querystring: Record<string, string | undefined> }>(
+    '/gate/impact',
+    { config: { access: 'gate' } },
+    async (request) =>
+      deps.engine.gateImpact({
+        tenant: request.tenant,
+        body: request.body,
+        query: request.query,
+        attribution: deps.attribution ?? 'report',
+      }),
+  );
   void app.register(mercurius, {
     schema: SCHEMA_SDL,
     resolvers: createResolvers() as never,

@@ -109,6 +109,7 @@ export async function buildService(options: {
     now,
     https: auth.tls,
     audit: auditor,
+    attribution: settings.prAttribution,
   });
   const metricsApp = auth.metricsAddr
     ? buildMetricsServer({ engine, metrics, logger, https: auth.tls })

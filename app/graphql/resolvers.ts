@@ -132,6 +132,8 @@ export function createResolvers() {
           },
         };
       },
+      prVerdict: (_: unknown, args: { sha: string }, ctx: GraphqlContext) =>
+        ctx.engine.prVerdict(ctx.tenant, args.sha) ?? null,
       ingestBatch: (_: unknown, args: { id: string }, ctx: GraphqlContext) => {
         const batch = ctx.engine.batches.get(args.id);
         if (!batch || batch.tenant !== ctx.tenant) return null;

@@ -27,6 +27,29 @@ export const SCHEMA_SDL = /* GraphQL */ `
     status: Status!
     "Whether every chunk of an ingest batch has reached the graph; null for an unknown id."
     ingestBatch(id: ID!): IngestBatch
+    "The merge gate's last verdict for a commit (full SHA, or a unique prefix of 7+); null when never gated."
+    prVerdict(sha: String!): PrVerdict
+  }
+
+  enum GateVerdict {
+    clean
+    blocked
+    unknown
+  }
+
+  "A merge gate decision for one commit (POST /gate/impact with sha)."
+  type PrVerdict {
+    sha: String!
+    verdict: GateVerdict!
+    reason: String!
+    "report (routes the change opens or makes likelier) or commit (routes through assets stamped with it)."
+    attribution: String!
+    opened: Int!
+    worsened: Int!
+    preexisting: Int!
+    slug: String
+    pr: Int
+    decidedAt: String!
   }
 
   enum Priority {

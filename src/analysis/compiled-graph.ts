@@ -1,6 +1,6 @@
 // The compact form the analysis runs on: nodes and edges as dense indices, every hop priced once, forward
 // and reverse adjacency as CSR typed arrays on SharedArrayBuffers, so worker threads read them in place.
-import type { TenantGraph } from '../graph/model.js';
+import type { GraphView } from '../graph/model.js';
 import { EDGE_TYPES, NODE_LABELS, PROP, WEIGHT_BASES } from '../graph/vocabulary.js';
 import { priceHop } from '../model/probability.js';
 import { workloadPricer } from './workload-price.js';
@@ -118,7 +118,7 @@ const TYPE_INDEX = new Map<string, number>(EDGE_TYPES.map((t, i) => [t, i]));
 const BASIS_INDEX = new Map<string, number>(WEIGHT_BASES.map((b, i) => [b, i]));
 
 export function compileGraph(
-  graph: TenantGraph,
+  graph: GraphView,
   options: { seedIamUsers: boolean; buffers?: CompileBuffers },
 ): CompiledGraph {
   const n = graph.order;

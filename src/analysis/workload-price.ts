@@ -1,11 +1,11 @@
 // The hop into a workload (a `Service` node) running an image with CVEs is priced from the image's most
 // exploitable CVE (src/model/probability.ts: priceCve), scaled by the confidence of the identity join that
 // says the workload runs that image. Shape read: Service DEPENDS_ON Image, CVE AFFECTS Image.
-import type { TenantGraph } from '../graph/model.js';
+import type { GraphView } from '../graph/model.js';
 import { moreExploitable, priceCve, type HopPrice } from '../model/probability.js';
 
 /** A per-compile pricer: each workload and image is looked at once. */
-export function workloadPricer(graph: TenantGraph): (workload: string) => HopPrice | undefined {
+export function workloadPricer(graph: GraphView): (workload: string) => HopPrice | undefined {
   const workloads = new Map<string, HopPrice | undefined>();
   const images = new Map<string, HopPrice | undefined>();
   const imagePrice = (image: string): HopPrice | undefined => {

@@ -41,6 +41,8 @@ export interface Settings {
   ingestSecrets: IngestSecrets;
   auth: AuthSettings;
   audit: AuditSettings;
+  /** PR_ATTRIBUTION: how the merge gate attributes routes to a change by default */
+  prAttribution: 'report' | 'commit';
 }
 
 /** The audit log (docs/security.md). */
@@ -275,6 +277,12 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     meaning: 'Distinct attack paths one principal may read in an hour before an `exfil.alert` audit record.',
   },
   {
+    name: 'PR_ATTRIBUTION',
+    default: 'report',
+    meaning:
+      'How the merge gate attributes routes: `report` (what the PR report opens or worsens) or `commit` (every route through an asset stamped with the commit).',
+  },
+  {
     name: 'DEMO_DATA',
     default: 'true under npm start, false under pathgate serve',
     meaning: 'Load the demo estate when the graph is empty.',
@@ -328,6 +336,7 @@ function builtInDefaults(): Settings {
       production: false,
     },
     audit: {},
+    prAttribution: 'report',
   };
 }
 
@@ -453,6 +462,11 @@ export function loadSettings(env: NodeJS.ProcessEnv, defaults: Partial<Settings>
       key: readStoreKey(env, problems),
       exfilThreshold: read<number | undefined>('EXFIL_ALERT_THRESHOLD', parseCount, undefined),
     },
+    prAttribution: read(
+      'PR_ATTRIBUTION',
+      parseEnum<'report' | 'commit'>(['report', 'commit']),
+      base.prAttribution,
+    ),
   };
   if (settings.auth.production) {
     const api = apiAuthEnabled(settings.auth);

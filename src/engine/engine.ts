@@ -23,6 +23,9 @@ import {
 } from './ingest-pipeline.js';
 import { restoreState, serializeState, STATE_FORMAT } from './state-snapshot.js';
 import { TENANT_NAME, TenantState, type IngestActivity } from './tenant.js';
+import { evaluateGate, type GateRequest, type GateResult } from '../gate/evaluate.js';
+import { VerdictStore } from '../gate/verdicts.js';
+import { readIngestContext } from '../ingest/context.js';
 
 export interface EngineConfig extends AnalyzerConfig {
   dataDir: string;
@@ -264,6 +267,33 @@ export async function createEngine(deps: EngineDeps) {
     await finder.close();
   }
 
+  // Gate evaluations take turns: each compiles a whole overlaid estate on this thread, and one at a time
+  // leaves ingest requests room between them.
+  const verdicts = new VerdictStore(config.dataDir);
+  let gateTurn: Promise<unknown> = Promise.resolve();
+  async function gateImpact(request: GateRequest): Promise<GateResult> {
+    if (!TENANT_NAME.test(request.tenant))
+      throw new ProblemError(
+        'invalid-query',
+        `tenant ${JSON.stringify(request.tenant)} is not a valid tenant name`,
+      );
+    const run = gateTurn.then(() =>
+      evaluateGate(tenants.get(request.tenant), request, {
+        sources,
+        finder,
+        thresholds: config.thresholds,
+        seedIamUsers: config.seedIamUsers,
+        now,
+      }),
+    );
+    gateTurn = run.catch(() => undefined);
+    const result = await run;
+    metrics.gateVerdicts.inc({ verdict: result.verdict });
+    const context = readIngestContext(request.query);
+    verdicts.record(request.tenant, result, { slug: context.slug, pr: context.pr }, now());
+    return result;
+  }
+
   /** Throws the 404 problem for a source segment no normalizer handles. */
   function assertSource(name: string): void {
     sourceNamed(sources, name);
@@ -272,6 +302,8 @@ export async function createEngine(deps: EngineDeps) {
   return {
     ingest,
     assertSource,
+    gateImpact,
+    prVerdict: (tenantName: string, sha: string) => verdicts.get(tenantName, sha),
     /** The ingest listener calls this when a request starts (true) and when its answer is sent (false). */
     receiving(started: boolean): void {
       ingestActivity.receiving = Math.max(0, ingestActivity.receiving + (started ? 1 : -1));

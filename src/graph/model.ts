@@ -34,6 +34,29 @@ export interface EdgeAttributes {
 
 export type TenantGraph = MultiDirectedGraph<NodeAttributes, EdgeAttributes>;
 
+type EdgeVisitor = (
+  key: string,
+  attrs: EdgeAttributes,
+  source: string,
+  target: string,
+  sourceAttrs: NodeAttributes,
+  targetAttrs: NodeAttributes,
+) => void;
+
+/**
+ * What the analysis compiler and the workload pricer read: a tenant graph, or the gate's copy-on-write
+ * overlay of one (src/gate/overlay.ts).
+ */
+export interface GraphView {
+  readonly order: number;
+  readonly size: number;
+  forEachNode(callback: (id: string, attrs: NodeAttributes) => void): void;
+  forEachEdge(callback: EdgeVisitor): void;
+  forEachOutEdge(id: string, callback: EdgeVisitor): void;
+  forEachInEdge(id: string, callback: EdgeVisitor): void;
+  outDegree(id: string): number;
+}
+
 export function createTenantGraph(): TenantGraph {
   useDictionaryAdjacency();
   return new MultiDirectedGraph<NodeAttributes, EdgeAttributes>({ allowSelfLoops: false });

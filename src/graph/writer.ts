@@ -12,6 +12,7 @@ import {
   RESOLUTION_PENDING,
   RESOLVE_REF,
   type ResolutionMethod,
+  type Join,
 } from './image-identity.js';
 import { findEdge, type EdgeAttributes, type TenantGraph } from './model.js';
 import { ScopeLedger } from './scope-ledger.js';
@@ -138,6 +139,12 @@ export class GraphWriter {
     }
     for (const id of arrived) this.landParkedFor(id, result);
     return result;
+  }
+
+  /** Where an image reference would join now, without writing anything (the gate's overlay asks). */
+  resolveImage(reference: string, ownId: string): Join | undefined {
+    const ref = parseImageRef(reference);
+    return ref ? this.images.resolve(ref, ownId) : undefined;
   }
 
   /** Where an Image reference lands (see image-identity.ts), with the properties it brings. */

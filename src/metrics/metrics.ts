@@ -20,6 +20,7 @@ export interface Metrics {
   ingestSecretsRedacted: Counter<'kind'>;
   ingestSignatures: Counter<'version'>;
   authDenied: Counter<'surface' | 'reason'>;
+  gateVerdicts: Counter<'verdict'>;
 }
 
 export function createMetrics(options: { processMetrics?: boolean } = {}): Metrics {
@@ -123,6 +124,12 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
       name: 'service_auth_denied_total',
       help: 'Requests refused by authentication or authorization, by surface and reason.',
       labelNames: ['surface', 'reason'],
+      registers,
+    }),
+    gateVerdicts: new Counter({
+      name: 'service_gate_verdicts_total',
+      help: 'Merge gate evaluations, by verdict (clean, blocked, unknown).',
+      labelNames: ['verdict'],
       registers,
     }),
   };

@@ -210,7 +210,6 @@ describe('the policy on every route, present and future', () => {
   it('write needs admin; ai and gate are never anonymous', async () => {
     const s = await start({ API_TOKENS: TOKENS, API_ANONYMOUS_ROLE: 'viewer' });
     s.apiApp.post('/test/write', { config: { access: 'write' } }, async () => ({ ok: true }));
-    s.apiApp.post('/gate/impact', { config: { access: 'gate' } }, async () => ({ verdict: 'clean' }));
     s.apiApp.get('/ai/explain', async () => ({ text: 'x' }));
     const post = (url: string, token?: string) =>
       s.apiApp.inject({

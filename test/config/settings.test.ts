@@ -62,6 +62,7 @@ describe('loadSettings: defaults', () => {
         production: false,
       },
       audit: { path: undefined, retentionMs: undefined, key: undefined, exfilThreshold: undefined },
+      prAttribution: 'report',
     } satisfies Settings);
   });
 

@@ -1,0 +1,381 @@
+// The merge gate: a pull request's report through the same normalizer onto a copy-on-write overlay of the
+// tenant's live graph (src/gate/overlay.ts), the same compile and search as the analyzer, and the paths
+// after compared with the paths before. `opened`: a path id the live estate does not have; `worsened`: the
+// same id with a score higher by more than 1e-9, or a higher priority; everything else found is
+// `preexisting`. `blocked` when an opened or worsened path is critical (P1, not suppressed); `clean` when
+// the report was analysed and none is; `unknown`, with the reason, when nothing could be analysed.
+// Nothing is written to the live graph or the live paths. Attribution `commit` counts every route through
+// an asset stamped with the commit instead (docs/gate.md).
+import { compileGraph } from '../analysis/compiled-graph.js';
+import type { PathFinder } from '../analysis/path-finder.js';
+import { workloadPricer } from '../analysis/workload-price.js';
+import type { TenantState } from '../engine/tenant.js';
+import { ProblemError } from '../http/problems.js';
+import type { FieldError } from '../ingest/envelope.js';
+import { checkSnapshotRequest, readIngestContext, stampPullRequest } from '../ingest/context.js';
+import { recognizeReport } from '../ingest/recognize.js';
+import type { IngestSource } from '../ingest/sources/source.js';
+import { priceCve, priceHop } from '../model/probability.js';
+import {
+  PathStore,
+  routeNodes,
+  routeSteps,
+  type PathNode,
+  type PathRecord,
+  type PathStep,
+  type Priority,
+  type PriorityThresholds,
+} from '../paths/path-store.js';
+import { Overlay } from './overlay.js';
+
+export type Verdict = 'clean' | 'blocked' | 'unknown';
+export type Attribution = 'report' | 'commit';
+
+export interface GateRequest {
+  tenant: string;
+  body: unknown;
+  query: Record<string, string | undefined>;
+  /** server default (PR_ATTRIBUTION); the query's `attribution` wins */
+  attribution: Attribution;
+}
+
+export interface Why {
+  /** `added`: the change adds this hop; `repriced`: the hop exists and the change made it likelier */
+  change: 'added' | 'repriced';
+  from: string;
+  to: string;
+  type: string;
+  probability: number;
+  previousProbability?: number;
+  weightBasis: string;
+}
+
+export interface GatePath {
+  id: string;
+  score: number;
+  previousScore: number | null;
+  priority: Priority;
+  previousPriority: Priority | null;
+  critical: boolean;
+  directAccess: boolean;
+  nodes: PathNode[];
+  steps: PathStep[];
+  why: Why[];
+  fix: string;
+}
+
+export interface GateResult {
+  verdict: Verdict;
+  reason: string;
+  analysed: boolean;
+  attribution: Attribution;
+  source: string | null;
+  opened: GatePath[];
+  worsened: GatePath[];
+  preexisting: number;
+  paths: { id: string; status: 'opened' | 'worsened' | 'preexisting'; score: number; priority: Priority }[];
+  errors?: FieldError[];
+  commit?: string;
+}
+
+export interface GateDeps {
+  sources: ReadonlyMap<string, IngestSource>;
+  finder: PathFinder;
+  thresholds: PriorityThresholds;
+  seedIamUsers: boolean;
+  now: () => number;
+}
+
+const RANK: Readonly<Record<Priority, number>> = { P3: 0, P2: 1, P1: 2 };
+const SCORE_EPSILON = 1e-9;
+
+export async function evaluateGate(
+  tenant: TenantState | undefined,
+  request: GateRequest,
+  deps: GateDeps,
+): Promise<GateResult> {
+  const attribution: Attribution =
+    request.query.attribution === 'commit' || request.query.attribution === 'report'
+      ? request.query.attribution
+      : request.attribution;
+  const empty = (reason: string, extra: Partial<GateResult> = {}): GateResult => ({
+    verdict: 'unknown',
+    reason,
+    analysed: false,
+    attribution,
+    source: null,
+    opened: [],
+    worsened: [],
+    preexisting: 0,
+    paths: [],
+    ...extra,
+  });
+  const context = readIngestContext(request.query);
+  const sha = context.sha;
+  if (!tenant || tenant.graph.order === 0)
+    return empty(`tenant ${JSON.stringify(request.tenant)} holds no estate to compare against`);
+
+  // Commit attribution, asked for, or the fallback when there is no report to compare.
+  const noReport = isEmptyReport(request.body);
+  if (attribution === 'commit' || noReport) {
+    if (!sha) {
+      return empty(
+        noReport
+          ? 'the report is empty and no sha was given, so there is nothing to compare and no commit to attribute'
+          : 'attribution commit needs the commit: pass sha',
+      );
+    }
+    return byCommit(
+      tenant,
+      sha,
+      deps,
+      noReport ? 'the report is empty; fell back to attribution by commit' : '',
+    );
+  }
+
+  const source = request.query.source ?? recognizeReport(request.body);
+  if (!source)
+    return empty('the report is not of a kind any ingest source takes; name it with ?source=<source>');
+  const normalizer = deps.sources.get(source);
+  if (!normalizer) return empty(`unknown source ${JSON.stringify(source)}`, { source });
+  let output;
+  try {
+    checkSnapshotRequest(normalizer, context);
+    output = normalizer.normalize({
+      body: request.body,
+      query: request.query,
+      receivedAt: new Date(deps.now()).toISOString(),
+    });
+  } catch (error) {
+    if (!(error instanceof ProblemError)) throw error;
+    return empty(`the report could not be read: ${error.problem.detail}`, {
+      source,
+      errors: error.problem.errors,
+    });
+  }
+  stampPullRequest(output.envelopes, context, output.mentioned);
+  if (!output.envelopes.some((e) => e.nodes.length || e.edges.length))
+    return empty('the report is empty', { source });
+
+  const overlay = new Overlay(tenant.graph, tenant.writer);
+  const at = deps.now();
+  for (const envelope of output.envelopes) overlay.apply(envelope, at);
+  // Nodes the report only mentions (a CVE id) do not make it about the estate; what it contains must.
+  const mentioned = new Set(output.mentioned ?? []);
+  if (![...overlay.touched].some((id) => !mentioned.has(id))) {
+    return empty(
+      'the report names nothing the estate holds (an unknown image, repository or asset), so no route can be compared',
+      { source },
+    );
+  }
+
+  const after = await pathsOf(overlay, deps);
+  const before = tenant.stale
+    ? await pathsOf(tenant.graph, deps)
+    : new Map(tenant.paths.open().map((r) => [r.id, r]));
+  const result = compare(before, after, overlay);
+  const critical = [...result.opened, ...result.worsened].filter((p) => p.critical);
+  const verdict: Verdict = critical.length ? 'blocked' : 'clean';
+  const reason = critical.length
+    ? `${critical.length} critical route${critical.length > 1 ? 's' : ''} opened or made likelier: ${critical
+        .slice(0, 3)
+        .map((p) => `${p.nodes[0].name} → ${p.nodes.at(-1)!.name}`)
+        .join('; ')}`
+    : result.opened.length || result.worsened.length
+      ? `${result.opened.length} route(s) opened and ${result.worsened.length} made likelier, none critical`
+      : 'the change opens no route and makes none likelier';
+  return {
+    verdict,
+    reason,
+    analysed: true,
+    attribution,
+    source,
+    ...result,
+    ...(sha && { commit: sha }),
+  };
+}
+
+function isEmptyReport(body: unknown): boolean {
+  if (body === undefined || body === null || body === '') return true;
+  if (Array.isArray(body)) return body.length === 0;
+  return typeof body === 'object' && Object.keys(body).length === 0;
+}
+
+/** Every path of a graph (live or overlaid), as path records of a throwaway store. */
+async function pathsOf(
+  graph: Parameters<typeof compileGraph>[0],
+  deps: GateDeps,
+): Promise<Map<string, PathRecord>> {
+  // Own buffers: the analyzer's pooled ones may be in use by a pass.
+  const compiled = compileGraph(graph, { seedIamUsers: deps.seedIamUsers });
+  const found = await deps.finder.find(compiled);
+  const store = new PathStore(deps.thresholds);
+  store.applyPass(compiled, found, deps.now());
+  return new Map(store.open().map((r) => [r.id, r]));
+}
+
+function compare(
+  before: Map<string, PathRecord>,
+  after: Map<string, PathRecord>,
+  overlay: Overlay,
+): Pick<GateResult, 'opened' | 'worsened' | 'preexisting' | 'paths'> {
+  const opened: GatePath[] = [];
+  const worsened: GatePath[] = [];
+  const paths: GateResult['paths'] = [];
+  let preexisting = 0;
+  const livePrice = workloadPricer(overlay.base);
+  for (const record of after.values()) {
+    const old = before.get(record.id);
+    const status = !old
+      ? 'opened'
+      : record.score > old.score + SCORE_EPSILON || RANK[record.priority] > RANK[old.priority]
+        ? 'worsened'
+        : 'preexisting';
+    paths.push({ id: record.id, status, score: record.score, priority: record.priority });
+    if (status === 'preexisting') {
+      preexisting++;
+      continue;
+    }
+    const steps = routeSteps(record);
+    const why = explain(steps, overlay, livePrice);
+    const entry: GatePath = {
+      id: record.id,
+      score: record.score,
+      previousScore: old?.score ?? null,
+      priority: record.priority,
+      previousPriority: old?.priority ?? null,
+      critical: record.priority === 'P1',
+      directAccess: record.directAccess,
+      nodes: routeNodes(record),
+      steps,
+      why,
+      fix: suggestFix(why, overlay),
+    };
+    (status === 'opened' ? opened : worsened).push(entry);
+  }
+  const byScore = (a: GatePath, b: GatePath) => b.score - a.score;
+  return { opened: opened.sort(byScore), worsened: worsened.sort(byScore), preexisting, paths };
+}
+
+/** The hops of a route the change added, or made likelier than the live graph prices them. */
+function explain(steps: PathStep[], overlay: Overlay, livePrice: ReturnType<typeof workloadPricer>): Why[] {
+  const why: Why[] = [];
+  for (const step of steps) {
+    const live = overlay.liveEdge(step.type, step.from, step.to);
+    if (!live) {
+      why.push({ change: 'added', ...hop(step) });
+      continue;
+    }
+    const target = overlay.base.getNodeAttributes(step.to);
+    const previous =
+      target.label === 'Service' && live.p === undefined
+        ? priceHop(live, livePrice(step.to))
+        : priceHop(live);
+    if (step.probability > previous.p + SCORE_EPSILON)
+      why.push({ change: 'repriced', ...hop(step), previousProbability: previous.p });
+  }
+  return why;
+}
+
+function hop(step: PathStep): Omit<Why, 'change'> {
+  return {
+    from: step.from,
+    to: step.to,
+    type: step.type,
+    probability: step.probability,
+    weightBasis: step.weightBasis,
+  };
+}
+
+/**
+ * A suggested fix: for a hop into a workload repriced by CVEs the change brings, upgrade the package the
+ * worst one is in; for an added hop, do not add it.
+ */
+function suggestFix(why: Why[], overlay: Overlay): string {
+  const cves = overlay
+    .ownEdges()
+    .filter(
+      (e) => e.attrs.type === 'AFFECTS' && !e.replaces && overlay.getNodeAttributes(e.from).label === 'CVE',
+    )
+    .map((e) => ({ cve: overlay.getNodeAttributes(e.from), edge: e.attrs.props ?? {} }))
+    .sort((a, b) => exploitability(b.cve.props) - exploitability(a.cve.props));
+  const repriced = why.find((w) => w.change === 'repriced');
+  if (repriced && cves.length) {
+    const { cve, edge } = cves[0];
+    const pkg = typeof edge.package === 'string' ? edge.package : 'the affected package';
+    const fixed = typeof edge.fixed_version === 'string' ? ` to ${edge.fixed_version}` : '';
+    return `upgrade ${pkg}${fixed} (${cve.name}${cve.props.kev === true ? ', known exploited' : ''}) in the image, or keep the previous image`;
+  }
+  const added = why.find((w) => w.change === 'added');
+  if (added) {
+    const from = overlay.getNodeAttributes(added.from).name;
+    const to = overlay.getNodeAttributes(added.to).name;
+    return `do not add ${added.type} from ${from} to ${to}, or put a control on it`;
+  }
+  return 'review the hops this change makes likelier';
+}
+
+function exploitability(props: Record<string, unknown>): number {
+  return priceCve(props).p;
+}
+
+/** Attribution by commit: every live route through an asset stamped with the commit. */
+async function byCommit(
+  tenant: TenantState,
+  sha: string,
+  deps: GateDeps,
+  fallback: string,
+): Promise<GateResult> {
+  const wanted = sha.toLowerCase();
+  const stamped = new Set<string>();
+  tenant.graph.forEachNode((id, attrs) => {
+    const commit = attrs.props.commit_sha;
+    if (typeof commit === 'string' && commit.toLowerCase().startsWith(wanted)) stamped.add(id);
+  });
+  const base = {
+    attribution: 'commit' as const,
+    source: null,
+    opened: [] as GatePath[],
+    worsened: [] as GatePath[],
+    commit: sha,
+  };
+  if (!stamped.size) {
+    return {
+      ...base,
+      verdict: 'unknown',
+      reason: `${fallback ? `${fallback}, but ` : ''}no asset in the estate carries commit ${sha}`,
+      analysed: false,
+      preexisting: 0,
+      paths: [],
+    };
+  }
+  const live = tenant.stale ? [...(await pathsOf(tenant.graph, deps)).values()] : tenant.paths.open();
+  const through = live.filter((r) => routeNodes(r).some((n) => stamped.has(n.id)));
+  const counted: GatePath[] = through.map((record) => ({
+    id: record.id,
+    score: record.score,
+    previousScore: null,
+    priority: record.priority,
+    previousPriority: null,
+    critical: record.priority === 'P1',
+    directAccess: record.directAccess,
+    nodes: routeNodes(record),
+    steps: routeSteps(record),
+    why: [],
+    fix: `review the assets commit ${sha} stamped on this route`,
+  }));
+  const critical = counted.filter((p) => p.critical);
+  return {
+    ...base,
+    verdict: critical.length ? 'blocked' : 'clean',
+    reason:
+      (fallback ? `${fallback}: ` : '') +
+      (critical.length
+        ? `${critical.length} critical route(s) pass through assets of commit ${sha}`
+        : `${counted.length} route(s) pass through assets of commit ${sha}, none critical`),
+    analysed: true,
+    opened: counted,
+    preexisting: 0,
+    paths: counted.map((p) => ({ id: p.id, status: 'opened', score: p.score, priority: p.priority })),
+  };
+}
