@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { verifyAuditFile } from '../src/audit/verify.js';
 import { loadSettings } from '../src/config/settings.js';
 import { normalizeFlags } from './cli-flags.js';
+import { gateCommand, GATE_USAGE } from './gate-cli.js';
 import { ingestReal } from './ingest-real.js';
 import { runServer } from './run-server.js';
 import { VERSION } from './version.js';
@@ -20,6 +21,7 @@ Commands:
                         and print what each produced; -repo names the repository of code-scanner reports
                         (default: the folder's name); signs each request (v2) with $INGEST_HMAC_SECRET
                         when set; exit 0 when every recognised report was accepted
+${GATE_USAGE}
   verify-audit <file>   check the audit log's hash chain; names the first broken record (exit 1), reading
                         an encrypted log with $STORE_ENCRYPTION_KEY (or STORE_ENCRYPTION_KEY_FILE)
   version               print the version
@@ -77,6 +79,12 @@ export async function main(argv: string[]): Promise<number> {
       });
       return summary.rejected ? 1 : 0;
     }
+    case 'gate':
+      return gateCommand(rest, {
+        out: (text) => process.stdout.write(text),
+        err: (text) => process.stderr.write(text),
+        isTTY: process.stdout.isTTY === true,
+      });
     case 'verify-audit': {
       const { positionals } = parseArgs({ args: normalizeFlags(rest), allowPositionals: true, options: {} });
       if (positionals.length !== 1) {

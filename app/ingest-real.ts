@@ -22,7 +22,7 @@ export interface IngestRealSummary {
   skipped: number;
 }
 
-async function* jsonFiles(dir: string): AsyncGenerator<string> {
+export async function* jsonFiles(dir: string): AsyncGenerator<string> {
   const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
   for (const entry of entries) {
     const full = path.join(dir, entry.name);

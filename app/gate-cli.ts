@@ -1,0 +1,154 @@
+// `pathgate gate`: a pull request's report through the merge gate, on a running server (-api, token from
+// PATHGATE_API_TOKEN) or with no server at all (-local <dir>: the estate built in process from a folder of
+// reports). Exit 0 clean, 1 blocked, 2 unknown (0 with -allow-unknown), 3 when the gate could not be asked.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { loadSettings } from '../src/config/settings.js';
+import { DEFAULT_TENANT } from '../src/engine/tenant.js';
+import { ProblemError } from '../src/http/problems.js';
+import { recognizeReport } from '../src/ingest/recognize.js';
+import { normalizeFlags } from './cli-flags.js';
+import { exitCodeFor, GateRequestError, renderText, requestGate, type GateAnswer } from './gate-client.js';
+import { jsonFiles } from './ingest-real.js';
+import { buildService } from './service.js';
+
+export const GATE_USAGE = `  gate -report <file> [-source S] [-slug owner/repo] [-sha SHA] [-pr N] [-attribution report|commit]
+       [-api URL | -local DIR] [-tenant T] [-region R] [-repo REPO] [-json] [-allow-unknown]
+                        ask the merge gate what a pull request's report changes: on a server (-api, default
+                        http://127.0.0.1:8080; token from $PATHGATE_API_TOKEN) or in process against the
+                        reports in DIR (-local); exit 0 clean, 1 blocked, 2 unknown (0 with -allow-unknown),
+                        3 when the gate could not be asked`;
+
+export async function gateCommand(
+  args: string[],
+  io: { out: (text: string) => void; err: (text: string) => void; isTTY: boolean },
+): Promise<number> {
+  const { values } = parseArgs({
+    args: normalizeFlags(args),
+    options: {
+      report: { type: 'string' },
+      source: { type: 'string' },
+      slug: { type: 'string' },
+      sha: { type: 'string' },
+      pr: { type: 'string' },
+      attribution: { type: 'string' },
+      api: { type: 'string' },
+      local: { type: 'string' },
+      tenant: { type: 'string' },
+      region: { type: 'string' },
+      repo: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      'allow-unknown': { type: 'boolean', default: false },
+    },
+  });
+  if (values.attribution && !['report', 'commit'].includes(values.attribution)) {
+    io.err(
+      `pathgate gate: -attribution must be report or commit, not ${JSON.stringify(values.attribution)}\n`,
+    );
+    return 3;
+  }
+  if (values.api && values.local) {
+    io.err('pathgate gate: -api and -local exclude each other\n');
+    return 3;
+  }
+  let report = '';
+  if (values.report) {
+    try {
+      report = await readFile(values.report, 'utf8');
+    } catch (error) {
+      io.err(
+        `pathgate gate: cannot read ${values.report}: ${(error as NodeJS.ErrnoException).code ?? error}\n`,
+      );
+      return 3;
+    }
+  } else if (values.attribution !== 'commit' && !values.sha) {
+    io.err('pathgate gate: give -report <file> (or -sha with -attribution commit)\n');
+    return 3;
+  }
+  const query = {
+    source: values.source,
+    slug: values.slug,
+    sha: values.sha,
+    pr: values.pr,
+    attribution: values.attribution,
+    region: values.region,
+    repo: values.repo,
+  };
+  let answer: GateAnswer;
+  try {
+    answer = values.local
+      ? await gateLocally(values.local, report, query, values.tenant)
+      : await requestGate({
+          apiUrl: values.api ?? 'http://127.0.0.1:8080',
+          token: process.env.PATHGATE_API_TOKEN || undefined,
+          report,
+          query,
+          tenant: values.tenant,
+        });
+  } catch (error) {
+    if (!(error instanceof GateRequestError) && !(error instanceof ProblemError)) throw error;
+    io.err(`pathgate gate: ${error.message}\n`);
+    return 3;
+  }
+  io.out(
+    values.json || !io.isTTY ? `${JSON.stringify(answer, null, values.json ? 2 : 0)}\n` : renderText(answer),
+  );
+  return exitCodeFor(answer.verdict, values['allow-unknown']);
+}
+
+/** -local: the estate from a folder of reports, in a throwaway service, then the gate on it. */
+async function gateLocally(
+  dir: string,
+  report: string,
+  query: Record<string, string | undefined>,
+  tenant = DEFAULT_TENANT,
+): Promise<GateAnswer> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pathgate-gate-'));
+  const env = { ...process.env, DATA_DIR: dataDir, DEMO_DATA: 'false', API_TOKENS: '', OIDC_JWKS_URL: '' };
+  const service = await buildService({ settings: loadSettings(env), logger: pino({ level: 'silent' }) });
+  try {
+    const root = path.resolve(dir);
+    for await (const file of jsonFiles(root)) {
+      let body: unknown;
+      try {
+        body = JSON.parse(await readFile(file, 'utf8'));
+      } catch {
+        continue;
+      }
+      const source = recognizeReport(body);
+      if (!source) continue;
+      try {
+        await service.engine.ingest({
+          tenant,
+          source,
+          body,
+          query: source === 'semgrep' ? { repo: query.repo ?? path.basename(root) } : {},
+        });
+      } catch (error) {
+        throw new GateRequestError(`${path.relative(root, file)}: ${(error as Error).message}`);
+      }
+    }
+    await service.engine.drain();
+    await service.engine.analyzeAll();
+    let body: unknown = {};
+    if (report.trim()) {
+      try {
+        body = JSON.parse(report);
+      } catch (error) {
+        throw new GateRequestError(`the report is not JSON: ${(error as Error).message}`);
+      }
+    }
+    return (await service.engine.gateImpact({
+      tenant,
+      body,
+      query,
+      attribution: 'report',
+    })) as unknown as GateAnswer;
+  } finally {
+    await service.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}

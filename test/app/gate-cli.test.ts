@@ -1,0 +1,157 @@
+// `pathgate gate` in both modes: -local (the estate from a folder of reports, no server) and -api (a
+// listening server, token from PATHGATE_API_TOKEN); exit codes, text and JSON output, -flag/--flag.
+import { execFile } from 'node:child_process';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gateCommand } from '../../app/gate-cli.js';
+import { edge, envelope, node } from '../helpers/envelope.js';
+import { makeService, tempDir, type TestService } from '../helpers/service.js';
+
+const run = promisify(execFile);
+const cli = fileURLToPath(new URL('../../app/cli.ts', import.meta.url));
+const TOKEN = 'gate-cli-token-0123456789';
+const image = 'ghcr.io/acme/checkout:1.0';
+
+const trivy = (vulns: Record<string, unknown>[], artifact = image) => ({
+  SchemaVersion: 2,
+  ArtifactName: artifact,
+  ArtifactType: 'container_image',
+  Metadata: { RepoTags: [artifact] },
+  Results: [{ Target: artifact, Class: 'os-pkgs', Type: 'debian', Vulnerabilities: vulns }],
+});
+const low = {
+  VulnerabilityID: 'CVE-2023-0001',
+  PkgName: 'libfoo',
+  Severity: 'LOW',
+  CVSS: { nvd: { V3Score: 3.1 } },
+};
+const kev = {
+  VulnerabilityID: 'CVE-2021-44228',
+  PkgName: 'log4j-core',
+  FixedVersion: '2.15.0',
+  Severity: 'CRITICAL',
+};
+const estate = () => {
+  const lb = node('LoadBalancer', 'shop-alb', { internet_exposed: true });
+  const web = node('Service', 'checkout');
+  const img = node('Image', 'acme/checkout:1.0', { resolve_ref: image });
+  const db = node('Database', 'orders', { crown_jewel: true });
+  return envelope(
+    [lb, web, img, db, node('CVE', 'CVE-2021-44228', { kev: true })],
+    [edge('ROUTES_TO', lb, web), edge('DEPENDS_ON', web, img), edge('HAS_PERMISSION', web, db, 0.9)],
+  );
+};
+
+let dir: string;
+let files: { estate: string; blocked: string; same: string; unknown: string };
+beforeAll(async () => {
+  dir = await tempDir('pathgate-gate-cli-');
+  await mkdir(path.join(dir, 'estate'));
+  await writeFile(path.join(dir, 'estate', 'scan.json'), JSON.stringify(trivy([low])));
+  await writeFile(path.join(dir, 'estate', 'estate.json'), JSON.stringify(estate()));
+  files = {
+    estate: path.join(dir, 'estate'),
+    blocked: path.join(dir, 'pr-blocked.json'),
+    same: path.join(dir, 'pr-same.json'),
+    unknown: path.join(dir, 'pr-unknown.json'),
+  };
+  await writeFile(files.blocked, JSON.stringify(trivy([low, kev])));
+  await writeFile(files.same, JSON.stringify(trivy([low])));
+  await writeFile(files.unknown, JSON.stringify(trivy([kev], 'ghcr.io/acme/other:2.0')));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function gate(args: string[], isTTY = false) {
+  let out = '';
+  let err = '';
+  const code = await gateCommand(args, { out: (t) => (out += t), err: (t) => (err += t), isTTY });
+  return { code, out, err };
+}
+
+describe('pathgate gate -local', () => {
+  it('builds the estate from a folder and blocks a report that adds a known-exploited CVE', async () => {
+    const blocked = await gate(['-local', files.estate, '-report', files.blocked, '-json']);
+    expect(blocked.code).toBe(1);
+    const answer = JSON.parse(blocked.out);
+    expect(answer).toMatchObject({ verdict: 'blocked' });
+    expect(answer.worsened[0].nodes.map((n: { name: string }) => n.name)).toEqual([
+      'shop-alb',
+      'checkout',
+      'orders',
+    ]);
+  });
+
+  it('prints a table on a terminal', async () => {
+    const text = await gate(['--local', files.estate, '--report', files.blocked], true);
+    expect(text.out).toMatch(/^verdict: BLOCKED \(report\)/);
+    expect(text.out).toMatch(/!\s+worsened\s+P1\s+0\.\d+ → 0\.\d+\s+shop-alb → checkout → orders/);
+    expect(text.out).toMatch(/fix: upgrade log4j-core to 2\.15\.0/);
+  });
+
+  it('exits 0 for clean, 2 for unknown, 0 for unknown with -allow-unknown, 3 when it cannot run', async () => {
+    expect((await gate(['-local', files.estate, '-report', files.same])).code).toBe(0);
+    expect((await gate(['-local', files.estate, '-report', files.unknown])).code).toBe(2);
+    expect((await gate(['-local', files.estate, '-report', files.unknown, '-allow-unknown'])).code).toBe(0);
+    const missing = await gate(['-local', files.estate, '-report', path.join(dir, 'nope.json')]);
+    expect(missing.code).toBe(3);
+    expect(missing.err).toMatch(/cannot read .*nope\.json: ENOENT/);
+    expect(
+      (await gate(['-local', files.estate, '-api', 'http://127.0.0.1:1', '-report', files.same])).code,
+    ).toBe(3);
+    expect((await gate(['-report', files.same, '-attribution', 'blame'])).code).toBe(3);
+  });
+});
+
+describe('pathgate gate -api', () => {
+  let service: TestService;
+  let apiUrl: string;
+  beforeAll(async () => {
+    service = await makeService({ API_TOKENS: `${TOKEN}:viewer` });
+    apiUrl = await service.apiApp.listen({ host: '127.0.0.1', port: 0 });
+    await service.ingest(trivy([low]), { source: 'trivy' });
+    await service.ingest(estate());
+    await service.settle();
+  });
+  afterAll(async () => {
+    await service.dispose();
+  });
+
+  it('asks a running server with the token from PATHGATE_API_TOKEN, as a separate process would', async () => {
+    const ask = async (report: string, token: string, ...more: string[]) => {
+      try {
+        const { stdout } = await run(
+          process.execPath,
+          ['--import', 'tsx', cli, 'gate', '-api', apiUrl, '-report', report, ...more],
+          {
+            env: { ...process.env, PATHGATE_API_TOKEN: token },
+          },
+        );
+        return { code: 0, stdout, stderr: '' };
+      } catch (error) {
+        const e = error as { code: number; stdout: string; stderr: string };
+        return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+      }
+    };
+    const blocked = await ask(
+      files.blocked,
+      TOKEN,
+      '--slug',
+      'acme/checkout',
+      '--sha',
+      'a1b2c3d4e5f6',
+      '--pr',
+      '7',
+    );
+    expect(blocked.code).toBe(1);
+    expect(JSON.parse(blocked.stdout)).toMatchObject({ verdict: 'blocked', commit: 'a1b2c3d4e5f6' });
+    expect((await ask(files.same, TOKEN)).code).toBe(0);
+    const refused = await ask(files.same, 'wrong-token-wrong-token');
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/answered 401/);
+  });
+});
