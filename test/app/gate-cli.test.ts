@@ -1,6 +1,7 @@
 // `pathgate gate` in both modes: -local (the estate from a folder of reports, no server) and -api (a
 // listening server, token from PATHGATE_API_TOKEN); exit codes, text and JSON output, -flag/--flag.
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -153,5 +154,27 @@ describe('pathgate gate -api', () => {
     const refused = await ask(files.same, 'wrong-token-wrong-token');
     expect(refused.code).toBe(3);
     expect(refused.stderr).toMatch(/answered 401/);
+  });
+});
+
+describe('the Trivy output plugin', () => {
+  it('takes the report on stdin and exits with the gate’s code', async () => {
+    const script = fileURLToPath(new URL('../../trivy-plugin/pathgate-trivy.sh', import.meta.url));
+    const plugin = (report: string) =>
+      new Promise<{ code: number; stdout: string }>((resolve) => {
+        const child = execFile(
+          'sh',
+          [script, '-local', files.estate, '-json'],
+          {
+            env: { ...process.env, PATHGATE: `${process.execPath} --import tsx ${cli}` },
+          },
+          (error, stdout) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout }),
+        );
+        child.stdin!.end(readFileSync(report));
+      });
+    const blocked = await plugin(files.blocked);
+    expect(blocked.code).toBe(1);
+    expect(JSON.parse(blocked.stdout).verdict).toBe('blocked');
+    expect((await plugin(files.same)).code).toBe(0);
   });
 });
