@@ -5,7 +5,13 @@
 import { readFile } from 'node:fs/promises';
 import * as core from '@actions/core';
 import * as github from '@actions/github';
-import { exitCodeFor, GateRequestError, renderMarkdown, requestGate, type GateAnswer } from '../gate-client.js';
+import {
+  exitCodeFor,
+  GateRequestError,
+  renderMarkdown,
+  requestGate,
+  type GateAnswer,
+} from '../gate-client.js';
 
 async function run(): Promise<number> {
   const apiUrl = core.getInput('api-url', { required: true });
@@ -19,7 +25,8 @@ async function run(): Promise<number> {
   const pull = payload.pull_request as { number?: number; head?: { sha?: string } } | undefined;
   const slug = (payload.repository?.full_name as string | undefined) ?? `${repo.owner}/${repo.repo}`;
   const sha = pull?.head?.sha ?? github.context.sha;
-  if (!pull) core.warning('not a pull_request event: the gate runs on the pushed commit, without a PR number');
+  if (!pull)
+    core.warning('not a pull_request event: the gate runs on the pushed commit, without a PR number');
 
   let report: string;
   try {
@@ -62,7 +69,8 @@ async function run(): Promise<number> {
     );
   }
   if (answer.verdict === 'blocked') core.setFailed(`pathgate: blocked: ${answer.reason}`);
-  else if (answer.verdict === 'unknown' && !allowUnknown) core.setFailed(`pathgate: unknown: ${answer.reason}`);
+  else if (answer.verdict === 'unknown' && !allowUnknown)
+    core.setFailed(`pathgate: unknown: ${answer.reason}`);
   else core.info(`pathgate: ${answer.verdict}: ${answer.reason}`);
   return code;
 }
