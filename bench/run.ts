@@ -3,13 +3,15 @@
 // analyzer pass time, peak RSS; and the yardstick (shared/bench/limit.cpp) on the same file, for the ratio.
 // Then the report suite (bench/reports.ts): Trivy reports, real and synthetic, in reports/s and ms/report.
 //   BENCH_SIZES=10000,100000,1000000 (default)  BENCH_STARTS=64  BENCH_TARGETS=32  BENCH_DIR=bench-out
-//   BENCH_SUITES=estates,reports,auth (default; any subset; `auth` is bench/auth.ts, authentication overhead)
+//   BENCH_SUITES=estates,reports,auth,gate (default; any subset: reports.ts, auth.ts, gate.ts)
 import { execFileSync } from 'node:child_process';
 import { createReadStream, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { runAuthBench } from './auth.js';
+import { estateRequests, generateEstate } from './estate.js';
+import { runGateBench } from './gate.js';
 import { startBenchService } from './child.js';
 import { runReportBench } from './reports.js';
 
@@ -19,33 +21,10 @@ const outDir = path.resolve(root, process.env.BENCH_DIR ?? 'bench-out');
 const sizes = (process.env.BENCH_SIZES ?? '10000,100000,1000000').split(',').map(Number);
 const starts = Number(process.env.BENCH_STARTS ?? 64);
 const targets = Number(process.env.BENCH_TARGETS ?? 32);
-const REQUEST_BYTES = 30 * 1024 * 1024; // under the 32 MiB body limit
 
 mkdirSync(outDir, { recursive: true });
 
-function generate(nodes: number): string {
-  const file = path.join(outDir, `e${nodes}-s${starts}-t${targets}.json`);
-  if (!existsSync(file)) {
-    execFileSync(
-      process.execPath,
-      [
-        path.join(shared, 'gen_estate.mjs'),
-        '--nodes',
-        String(nodes),
-        '--starts',
-        String(starts),
-        '--targets',
-        String(targets),
-        '--seed',
-        '1',
-        '--out',
-        file,
-      ],
-      { stdio: ['ignore', 'ignore', 'inherit'] },
-    );
-  }
-  return file;
-}
+const generate = (nodes: number) => generateEstate(nodes, { outDir, starts, targets });
 
 function yardstick(file: string): { seconds: number; pairs: number; checksum: number } | null {
   const binary = path.join(outDir, 'limit');
@@ -60,33 +39,6 @@ function yardstick(file: string): { seconds: number; pairs: number; checksum: nu
     console.log(`  yardstick unavailable: ${(error as Error).message.split('\n')[0]}`);
     return null;
   }
-}
-
-/** Streams the generator's one-record-per-line file into envelopes of at most REQUEST_BYTES, nodes first. */
-async function* envelopes(file: string): AsyncGenerator<string> {
-  const head = '{"source":"bench","kind":"asset","observed_at":"2025-01-01T00:00:00.000Z",';
-  let section: 'nodes' | 'edges' | null = null;
-  let items: string[] = [];
-  let bytes = 0;
-  const flush = () => {
-    const body = `${head}"nodes":[${section === 'nodes' ? items.join(',') : ''}],"edges":[${section === 'edges' ? items.join(',') : ''}]}`;
-    items = [];
-    bytes = 0;
-    return body;
-  };
-  for await (const raw of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
-    const line = raw.trim().replace(/,$/, '');
-    if (line.endsWith('"nodes":[')) section = 'nodes';
-    else if (line.endsWith('"edges":[')) {
-      if (items.length) yield flush();
-      section = 'edges';
-    } else if (line.startsWith('{"id"') || line.startsWith('{"type"')) {
-      if (bytes + line.length > REQUEST_BYTES) yield flush();
-      items.push(line);
-      bytes += line.length + 1;
-    }
-  }
-  if (items.length) yield flush();
 }
 
 async function graphql<T>(apiUrl: string, query: string): Promise<T> {
@@ -140,7 +92,7 @@ async function runOne(nodes: number): Promise<void> {
     // Every request body is built before the clock starts, so that the figures are the service's and the
     // service sees requests back to back, as from a CI job streaming reports.
     const bodies: string[] = [];
-    for await (const body of envelopes(file)) bodies.push(body);
+    for await (const body of estateRequests(file)) bodies.push(body);
     const began = performance.now();
     for (const body of bodies) {
       const response = await fetch(`${ingestUrl}/ingest/events`, {
@@ -231,7 +183,8 @@ async function runOne(nodes: number): Promise<void> {
   }
 }
 
-const suites = new Set((process.env.BENCH_SUITES ?? 'estates,reports,auth').split(','));
+const suites = new Set((process.env.BENCH_SUITES ?? 'estates,reports,auth,gate').split(','));
 if (suites.has('estates')) for (const nodes of sizes) await runOne(nodes);
 if (suites.has('reports')) await runReportBench(root, outDir);
 if (suites.has('auth')) await runAuthBench();
+if (suites.has('gate')) await runGateBench(root, outDir, generate(100_000));

@@ -7,7 +7,8 @@ const settings = loadSettings(process.env, { demoData: false });
 const service = await startService({
   settings,
   demo: false,
-  logger: pino({ level: process.env.LOG_LEVEL ?? 'warn' }),
+  // Logs go to stderr: stdout carries the one line the benchmark reads.
+  logger: pino({ level: process.env.LOG_LEVEL ?? 'warn' }, pino.destination(2)),
 });
 process.stdout.write(
   `${JSON.stringify({ ingestUrl: service.ingestUrl, apiUrl: service.apiUrl, pid: process.pid })}\n`,

@@ -169,10 +169,11 @@ export async function evaluateGate(
     );
   }
 
-  const after = await pathsOf(overlay, deps);
-  const before = tenant.stale
-    ? await pathsOf(tenant.graph, deps)
-    : new Map(tenant.paths.open().map((r) => [r.id, r]));
+  // When the live paths lag the live graph, "before" is searched afresh, alongside "after".
+  const [after, before] = await Promise.all([
+    pathsOf(overlay, deps),
+    tenant.stale ? pathsOf(tenant.graph, deps) : new Map(tenant.paths.open().map((r) => [r.id, r])),
+  ]);
   const result = compare(before, after, overlay);
   const critical = [...result.opened, ...result.worsened].filter((p) => p.critical);
   const verdict: Verdict = critical.length ? 'blocked' : 'clean';

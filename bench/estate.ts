@@ -1,0 +1,67 @@
+// The synthetic estates the benchmarks use: ../shared/bench/gen_estate.mjs (seeded) into BENCH_DIR, and
+// their records streamed into ingest request bodies of at most 30 MiB, nodes first.
+import { execFileSync } from 'node:child_process';
+import { createReadStream, existsSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const shared = path.resolve(root, '..', 'shared', 'bench');
+const REQUEST_BYTES = 30 * 1024 * 1024; // under the 32 MiB body limit
+
+/** The shared generator's layered estate of `nodes` nodes (seeded), generated once into outDir. */
+export function generateEstate(
+  nodes: number,
+  o: { outDir: string; starts: number; targets: number },
+): string {
+  const { outDir, starts, targets } = o;
+  const file = path.join(outDir, `e${nodes}-s${starts}-t${targets}.json`);
+  if (!existsSync(file)) {
+    execFileSync(
+      process.execPath,
+      [
+        path.join(shared, 'gen_estate.mjs'),
+        '--nodes',
+        String(nodes),
+        '--starts',
+        String(starts),
+        '--targets',
+        String(targets),
+        '--seed',
+        '1',
+        '--out',
+        file,
+      ],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+  }
+  return file;
+}
+
+/** Streams the generator's one-record-per-line file into envelopes of at most REQUEST_BYTES, nodes first. */
+export async function* estateRequests(file: string): AsyncGenerator<string> {
+  const head = '{"source":"bench","kind":"asset","observed_at":"2025-01-01T00:00:00.000Z",';
+  let section: 'nodes' | 'edges' | null = null;
+  let items: string[] = [];
+  let bytes = 0;
+  const flush = () => {
+    const body = `${head}"nodes":[${section === 'nodes' ? items.join(',') : ''}],"edges":[${section === 'edges' ? items.join(',') : ''}]}`;
+    items = [];
+    bytes = 0;
+    return body;
+  };
+  for await (const raw of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
+    const line = raw.trim().replace(/,$/, '');
+    if (line.endsWith('"nodes":[')) section = 'nodes';
+    else if (line.endsWith('"edges":[')) {
+      if (items.length) yield flush();
+      section = 'edges';
+    } else if (line.startsWith('{"id"') || line.startsWith('{"type"')) {
+      if (bytes + line.length > REQUEST_BYTES) yield flush();
+      items.push(line);
+      bytes += line.length + 1;
+    }
+  }
+  if (items.length) yield flush();
+}

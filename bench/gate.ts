@@ -1,0 +1,132 @@
+// Merge gate latency (BENCH_SUITES=gate): a 200-vulnerability Trivy report of an image the 100k-node
+// synthetic estate runs, through POST /gate/impact of a service in a child process: p50/p95 of sequential
+// calls, then of 8 concurrent calls while ingest keeps running (and what ingest did meanwhile).
+import { readFileSync } from 'node:fs';
+import { startBenchService } from './child.js';
+import { estateRequests } from './estate.js';
+
+const SEQUENTIAL = Number(process.env.BENCH_GATE_CALLS ?? 20);
+const CONCURRENT = 8;
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** The first image of the estate (the generator names them `<app>:<n>`). */
+function firstImage(file: string): string {
+  const match = /"label":"Image","name":"([^"]+)"/.exec(readFileSync(file, 'utf8'));
+  if (!match) throw new Error('bench: the estate has no Image node');
+  return match[1];
+}
+
+function report(image: string, vulnerabilities = 200): string {
+  const findings = Array.from({ length: vulnerabilities }, (_, i) => ({
+    VulnerabilityID: `CVE-2099-${String(20000 + i)}`,
+    PkgName: `libbench${i % 40}`,
+    InstalledVersion: '1.0.0',
+    FixedVersion: '1.0.1',
+    Severity: ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'][i % 4],
+    CVSS: { nvd: { V3Score: 3 + (i % 7) } },
+    Title: `bench finding ${i}`,
+  }));
+  return JSON.stringify({
+    SchemaVersion: 2,
+    ArtifactName: image,
+    ArtifactType: 'container_image',
+    Results: [{ Target: image, Class: 'os-pkgs', Type: 'debian', Vulnerabilities: findings }],
+  });
+}
+
+export async function runGateBench(root: string, outDir: string, estateFile: string): Promise<void> {
+  const service = await startBenchService(root, `${outDir}/data-gate`);
+  try {
+    const { ingestUrl, apiUrl } = service;
+    for await (const body of estateRequests(estateFile)) {
+      const r = await fetch(`${ingestUrl}/ingest/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      if (r.status !== 202) throw new Error(`bench: ingest answered ${r.status}`);
+    }
+    // Ready: every node in, and a pass over all of it.
+    for (;;) {
+      const r = await fetch(`${apiUrl}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ status { graph { nodes } analyzer { upToDate passes } } }' }),
+      });
+      const { data } = (await r.json()) as {
+        data: { status: { graph: { nodes: number }; analyzer: { upToDate: boolean; passes: number } } };
+      };
+      if (
+        data.status.graph.nodes >= 100_000 &&
+        data.status.analyzer.upToDate &&
+        data.status.analyzer.passes > 0
+      )
+        break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const body = report(firstImage(estateFile));
+    const gate = async () => {
+      const began = performance.now();
+      const r = await fetch(`${apiUrl}/gate/impact?source=trivy`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      const answer = (await r.json()) as { verdict: string; analysed: boolean };
+      if (r.status !== 200 || !answer.analysed)
+        throw new Error(`bench: the gate answered ${r.status} ${JSON.stringify(answer)}`);
+      return performance.now() - began;
+    };
+    await gate(); // warm-up
+    const sequential: number[] = [];
+    for (let i = 0; i < SEQUENTIAL; i++) sequential.push(await gate());
+    console.log('merge gate, 200-vulnerability Trivy report against the 100k-node estate');
+    console.log(
+      `  sequential (${SEQUENTIAL} calls): p50 ${percentile(sequential, 50).toFixed(0)} ms, p95 ${percentile(sequential, 95).toFixed(0)} ms`,
+    );
+
+    // Ingest keeps running: small reports back to back, each timed, until the gate calls are done.
+    let ingesting = true;
+    const ingestTimes: number[] = [];
+    let n = 0;
+    const ingestLoop = (async () => {
+      while (ingesting) {
+        const began = performance.now();
+        const r = await fetch(`${ingestUrl}/ingest/events`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            source: 'bench',
+            kind: 'asset',
+            observed_at: '2025-01-01T00:00:00.000Z',
+            nodes: Array.from({ length: 50 }, (_, i) => ({
+              label: 'Service',
+              name: `bench-extra-${n}-${i}`,
+            })),
+            edges: [],
+          }),
+        });
+        if (r.status !== 202) throw new Error(`bench: ingest answered ${r.status} during the gate calls`);
+        ingestTimes.push(performance.now() - began);
+        n++;
+      }
+    })();
+    const began = performance.now();
+    const concurrent = await Promise.all(Array.from({ length: CONCURRENT }, () => gate()));
+    const wall = performance.now() - began;
+    ingesting = false;
+    await ingestLoop;
+    console.log(
+      `  ${CONCURRENT} concurrent calls while ingest runs: p50 ${percentile(concurrent, 50).toFixed(0)} ms, p95 ${percentile(concurrent, 95).toFixed(0)} ms (all done in ${wall.toFixed(0)} ms)`,
+    );
+    console.log(
+      `  ingest meanwhile: ${ingestTimes.length} requests of 50 nodes, p50 ${percentile(ingestTimes, 50).toFixed(0)} ms, p95 ${percentile(ingestTimes, 95).toFixed(0)} ms, max ${Math.max(...ingestTimes).toFixed(0)} ms`,
+    );
+  } finally {
+    service.stop();
+  }
+}
