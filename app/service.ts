@@ -15,6 +15,7 @@ import { DEFAULT_TENANT } from '../src/engine/tenant.js';
 import { createLogger } from '../src/log/logger.js';
 import { createMetrics, type Metrics } from '../src/metrics/metrics.js';
 import { buildApiServer, buildMetricsServer } from './api-server.js';
+import { registerGithubApp } from './github/host.js';
 import { createAuditor } from './plugins/audit.js';
 import { buildIngestServer } from './ingest-server.js';
 import { packageRoot } from './package-root.js';
@@ -111,6 +112,7 @@ export async function buildService(options: {
     audit: auditor,
     attribution: settings.prAttribution,
   });
+  if (settings.github) registerGithubApp(apiApp, { engine, logger, settings: settings.github });
   const metricsApp = auth.metricsAddr
     ? buildMetricsServer({ engine, metrics, logger, https: auth.tls })
     : undefined;

@@ -9,8 +9,12 @@ import type { IngestSecrets } from '../auth/ingest-signature.js';
 import type { OidcSettings } from '../auth/oidc.js';
 import { isRole, type Role } from '../auth/principal.js';
 import { TrustedProxies } from '../auth/client-ip.js';
+import { RepoAllowlist } from '../forge/allowlist.js';
 import { TENANT_NAME } from '../engine/tenant.js';
 import { parseDuration } from './duration.js';
+
+/** The environment as settings read it (process.env fits; so does a plain object in tests). */
+export type Env = Readonly<Record<string, string | undefined>>;
 
 export interface ListenAddress {
   host: string;
@@ -43,6 +47,21 @@ export interface Settings {
   audit: AuditSettings;
   /** PR_ATTRIBUTION: how the merge gate attributes routes to a change by default */
   prAttribution: 'report' | 'commit';
+  /** The GitHub App, when WEBHOOK_SECRET is set (docs/github-app.md) */
+  github?: GithubSettings;
+}
+
+export interface GithubSettings {
+  webhookSecret: string;
+  /** APP_ID and PRIVATE_KEY: without both the app runs dry */
+  appId?: string;
+  privateKey?: string;
+  /** FORGE_API_URL: GitHub's REST API (GitHub Enterprise Server: https://<host>/api/v3) */
+  apiUrl: string;
+  /** REPO_ALLOWLIST entries */
+  allowlist: string[];
+  /** PUBLIC_URL: where people open pathgate (links in comments and statuses) */
+  publicUrl?: string;
 }
 
 /** The audit log (docs/security.md). */
@@ -283,6 +302,37 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
       'How the merge gate attributes routes: `report` (what the PR report opens or worsens) or `commit` (every route through an asset stamped with the commit).',
   },
   {
+    name: 'WEBHOOK_SECRET',
+    default: 'unset (no GitHub app)',
+    meaning:
+      "Secret of the GitHub App's webhooks: turns the app on (docs/github-app.md). Also `WEBHOOK_SECRET_FILE`.",
+  },
+  {
+    name: 'APP_ID',
+    default: 'unset',
+    meaning: "The GitHub App's id; without it (and PRIVATE_KEY) the app runs dry.",
+  },
+  {
+    name: 'PRIVATE_KEY',
+    default: 'unset',
+    meaning: "The GitHub App's private key (PEM). Also `PRIVATE_KEY_FILE`.",
+  },
+  {
+    name: 'FORGE_API_URL',
+    default: 'https://api.github.com',
+    meaning: "GitHub's REST API; for GitHub Enterprise Server `https://<host>/api/v3`.",
+  },
+  {
+    name: 'REPO_ALLOWLIST',
+    default: 'unset (no writes)',
+    meaning: 'Repositories the app may write to: `owner/repo` and `owner/*`, comma separated.',
+  },
+  {
+    name: 'PUBLIC_URL',
+    default: 'unset',
+    meaning: 'Where people open pathgate: links in comments and statuses.',
+  },
+  {
     name: 'DEMO_DATA',
     default: 'true under npm start, false under pathgate serve',
     meaning: 'Load the demo estate when the graph is empty.',
@@ -416,7 +466,7 @@ const isAnyHost = (host: string) => host === '0.0.0.0' || host === '::';
  * (`DEMO_DATA` differs between `npm start` and `pathgate serve`) and the built-in defaults. Throws one
  * SettingsError listing every bad value.
  */
-export function loadSettings(env: NodeJS.ProcessEnv, defaults: Partial<Settings> = {}): Settings {
+export function loadSettings(env: Env, defaults: Partial<Settings> = {}): Settings {
   const base = builtInDefaults();
   // An explicit `undefined` in the caller's defaults means "no opinion", not "unset the default".
   for (const [key, value] of Object.entries(defaults))
@@ -462,6 +512,7 @@ export function loadSettings(env: NodeJS.ProcessEnv, defaults: Partial<Settings>
       key: readStoreKey(env, problems),
       exfilThreshold: read<number | undefined>('EXFIL_ALERT_THRESHOLD', parseCount, undefined),
     },
+    github: readGithub(env, problems, read),
     prAttribution: read(
       'PR_ATTRIBUTION',
       parseEnum<'report' | 'commit'>(['report', 'commit']),
@@ -506,7 +557,7 @@ export function loadSettings(env: NodeJS.ProcessEnv, defaults: Partial<Settings>
  * A secret-bearing setting: from `NAME`, or from the file `NAME_FILE` names (one trailing newline
  * stripped). Problems name the variable and the file, never the secret.
  */
-function readSecret(env: NodeJS.ProcessEnv, name: string, problems: string[]): string | undefined {
+function readSecret(env: Env, name: string, problems: string[]): string | undefined {
   const direct = env[name];
   const file = env[`${name}_FILE`];
   const hasDirect = direct !== undefined && direct !== '';
@@ -579,7 +630,7 @@ const parseList: Parser<string[]> = (text) =>
     .map((t) => t.trim())
     .filter(Boolean);
 
-function readAuth(env: NodeJS.ProcessEnv, problems: string[], read: Reader): AuthSettings {
+function readAuth(env: Env, problems: string[], read: Reader): AuthSettings {
   const notes: AuthSettings['notes'] = [];
   const tokens = parseApiTokens(readSecret(env, 'API_TOKENS', problems));
   for (const message of tokens.dropped) notes.push({ level: 'error', message });
@@ -674,7 +725,7 @@ function readAuth(env: NodeJS.ProcessEnv, problems: string[], read: Reader): Aut
   };
 }
 
-function readStoreKey(env: NodeJS.ProcessEnv, problems: string[]): Buffer | undefined {
+function readStoreKey(env: Env, problems: string[]): Buffer | undefined {
   const text = readSecret(env, 'STORE_ENCRYPTION_KEY', problems);
   if (text === undefined) return undefined;
   try {
@@ -683,4 +734,30 @@ function readStoreKey(env: NodeJS.ProcessEnv, problems: string[]): Buffer | unde
     problems.push(`STORE_ENCRYPTION_KEY ${(error as Error).message}`);
     return undefined;
   }
+}
+
+function readGithub(env: Env, problems: string[], read: Reader): GithubSettings | undefined {
+  const webhookSecret = readSecret(env, 'WEBHOOK_SECRET', problems);
+  const appId = read<string | undefined>(
+    'APP_ID',
+    (t) => {
+      if (!/^\d+$/.test(t.trim())) throw new Error('is not a GitHub App id (digits)');
+      return t.trim();
+    },
+    undefined,
+  );
+  const privateKey = readSecret(env, 'PRIVATE_KEY', problems)?.replace(/\\n/g, '\n');
+  const apiUrl = read('FORGE_API_URL', parseUrl, 'https://api.github.com/');
+  const allowlist = read('REPO_ALLOWLIST', (t) => RepoAllowlist.parse(t), [] as string[]);
+  const publicUrl = read<string | undefined>('PUBLIC_URL', parseUrl, undefined);
+  if (privateKey !== undefined && !/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(privateKey))
+    problems.push('PRIVATE_KEY is not a PEM private key');
+  if ((appId === undefined) !== (privateKey === undefined))
+    problems.push('APP_ID and PRIVATE_KEY go together: set both, or neither for a dry run');
+  if (webhookSecret === undefined) {
+    if (appId !== undefined)
+      problems.push('APP_ID is set without WEBHOOK_SECRET: the app cannot verify its webhooks');
+    return undefined;
+  }
+  return { webhookSecret, appId, privateKey, apiUrl: apiUrl.replace(/\/+$/, ''), allowlist, publicUrl };
 }

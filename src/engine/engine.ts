@@ -290,8 +290,24 @@ export async function createEngine(deps: EngineDeps) {
     metrics.gateVerdicts.inc({ verdict: result.verdict });
     const context = readIngestContext(request.query);
     verdicts.record(request.tenant, result, { slug: context.slug, pr: context.pr }, now());
+    if (result.commit) latestGate.set(`${request.tenant}|${result.commit.toLowerCase()}`, result);
+    const decided: DecidedGate = {
+      tenant: request.tenant,
+      slug: context.slug,
+      pr: context.pr,
+      sha: context.sha,
+      result,
+    };
+    for (const listener of verdictListeners) {
+      listener(decided).catch((error: unknown) =>
+        log.error({ err: error, sha: context.sha }, 'a gate verdict listener failed'),
+      );
+    }
     return result;
   }
+  /** The full last result per (tenant, commit), for the forge app; memory only. */
+  const latestGate = new Map<string, GateResult>();
+  const verdictListeners: ((decided: DecidedGate) => Promise<void>)[] = [];
 
   /** Throws the 404 problem for a source segment no normalizer handles. */
   function assertSource(name: string): void {
@@ -302,6 +318,12 @@ export async function createEngine(deps: EngineDeps) {
     ingest,
     assertSource,
     gateImpact,
+    /** The last gate result for a commit (exact SHA as given to the gate). */
+    latestGate: (tenantName: string, sha: string) => latestGate.get(`${tenantName}|${sha.toLowerCase()}`),
+    /** Called after every gate verdict (the GitHub app comments and sets the status from it). */
+    onVerdict(listener: (decided: DecidedGate) => Promise<void>): void {
+      verdictListeners.push(listener);
+    },
     prVerdict: (tenantName: string, sha: string) => verdicts.get(tenantName, sha),
     /** The ingest listener calls this when a request starts (true) and when its answer is sent (false). */
     receiving(started: boolean): void {
@@ -322,6 +344,14 @@ export async function createEngine(deps: EngineDeps) {
 }
 
 const GATE_CONCURRENCY = 1;
+
+export interface DecidedGate {
+  tenant: string;
+  slug?: string;
+  pr?: number;
+  sha?: string;
+  result: GateResult;
+}
 
 /** At most `size` tasks at once; the rest wait their turn in order. */
 class Slots {

@@ -7,12 +7,13 @@ import {
   SETTINGS_DOC,
   SettingsError,
   loadSettings,
+  type Env,
   renderSettingsTable,
   type Settings,
 } from '../../src/config/settings.js';
 
 /** The problems a SettingsError carries (fails the test when nothing, or something else, is thrown). */
-function problemsOf(env: NodeJS.ProcessEnv): string[] {
+function problemsOf(env: Env): string[] {
   try {
     loadSettings(env);
   } catch (error) {
@@ -63,6 +64,7 @@ describe('loadSettings: defaults', () => {
       },
       audit: { path: undefined, retentionMs: undefined, key: undefined, exfilThreshold: undefined },
       prAttribution: 'report',
+      github: undefined,
     } satisfies Settings);
   });
 

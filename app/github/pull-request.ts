@@ -1,0 +1,131 @@
+// What the app shows on a pull request: one comment per attack path the change opened or made likelier
+// (a hidden marker with the path id makes the upsert idempotent; a path that no longer applies gets its
+// comment marked resolved), and the `service/attack-paths` commit status on the head SHA.
+import type { Forge, RepoRef } from '../../src/forge/forge.js';
+import type { GatePath, GateResult } from '../../src/gate/evaluate.js';
+
+export const STATUS_CONTEXT = 'service/attack-paths';
+const MARKER = /<!-- pathgate:path=(ap-[0-9a-f]{16}) -->/;
+const RESOLVED = '<!-- pathgate:resolved -->';
+
+export interface PullRequestTarget {
+  repo: RepoRef;
+  number: number;
+  sha: string;
+}
+
+export interface Reconciled {
+  created: number;
+  updated: number;
+  resolved: number;
+  status: 'pending' | 'success' | 'failure';
+}
+
+/** One route, short and scannable: the chain of hops, why it is new or likelier, the priority, the fix. */
+export function renderComment(path: GatePath, status: 'opened' | 'worsened', link?: string): string {
+  const names = new Map(path.nodes.map((n) => [n.id, n.name]));
+  const start = path.nodes[0].name;
+  const target = path.nodes.at(-1)!.name;
+  const headline = `${path.critical ? '⛔ Critical attack path' : '⚠️ Attack path'} ${status === 'opened' ? 'opened' : 'made likelier'}: ${start} → ${target}`;
+  const chain = path.steps.length
+    ? [
+        `\`${names.get(path.steps[0].from)}\``,
+        ...path.steps.map(
+          (s) => `—${s.type} ${s.probability.toFixed(2)} (${s.weightBasis})→ \`${names.get(s.to)}\``,
+        ),
+      ].join(' ')
+    : `\`${target}\` is directly accessible`;
+  const score =
+    path.previousScore === null
+      ? `score ${path.score.toFixed(3)}`
+      : `score ${path.previousScore.toFixed(3)} → ${path.score.toFixed(3)}`;
+  const why = path.why.map(
+    (w) =>
+      `- ${w.type} ${names.get(w.from)} → ${names.get(w.to)} ${w.change === 'added' ? 'added' : `repriced ${w.previousProbability?.toFixed(2)} →`} ${w.probability.toFixed(2)} (${w.weightBasis})`,
+  );
+  return [
+    `<!-- pathgate:path=${path.id} -->`,
+    `### ${headline}`,
+    `**${path.priority}**${path.previousPriority && path.previousPriority !== path.priority ? ` (was ${path.previousPriority})` : ''}, ${score}`,
+    '',
+    chain,
+    '',
+    ...(why.length ? ['**Why**', ...why, ''] : []),
+    `**Fix**: ${path.fix}`,
+    ...(link ? ['', `[Open in pathgate](${link})`] : []),
+  ].join('\n');
+}
+
+function renderResolved(body: string, id: string, sha: string): string {
+  const title = /^### .*?: (.*)$/m.exec(body)?.[1] ?? id;
+  return [
+    `<!-- pathgate:path=${id} -->${RESOLVED}`,
+    `### ✅ Resolved: ${title}`,
+    `As of ${sha.slice(0, 7)} this change no longer opens or worsens this route.`,
+  ].join('\n');
+}
+
+/** Brings the pull request's comments and status in line with the gate's result (undefined: no scan yet). */
+export async function reconcile(
+  forge: Forge,
+  target: PullRequestTarget,
+  result: GateResult | undefined,
+  publicUrl?: string,
+): Promise<Reconciled> {
+  const out: Reconciled = { created: 0, updated: 0, resolved: 0, status: 'pending' };
+  const link = (id?: string) =>
+    publicUrl ? `${publicUrl.replace(/\/+$/, '')}${id ? `/paths/${id}` : ''}` : undefined;
+  if (!result || (result.verdict === 'unknown' && !result.analysed)) {
+    // Nothing to judge yet: a scan of this commit has not reached the gate (or the estate).
+    await forge.setStatus(target.repo, target.sha, {
+      context: STATUS_CONTEXT,
+      state: 'pending',
+      description: result
+        ? `not analysed yet: ${result.reason}`
+        : `waiting for a scan of ${target.sha.slice(0, 7)}`,
+    });
+    return out;
+  }
+  const current = [
+    ...result.opened.map((p) => ({ path: p, status: 'opened' as const })),
+    ...result.worsened.map((p) => ({ path: p, status: 'worsened' as const })),
+  ];
+  const existing = new Map<string, { id: number; body: string }>();
+  for (const comment of await forge.listComments(target.repo, target.number)) {
+    const id = MARKER.exec(comment.body)?.[1];
+    if (id && !existing.has(id)) existing.set(id, comment);
+  }
+  for (const { path, status } of current) {
+    const body = renderComment(path, status, link(path.id));
+    const comment = existing.get(path.id);
+    if (!comment) {
+      await forge.createComment(target.repo, target.number, body);
+      out.created++;
+    } else if (comment.body !== body) {
+      await forge.updateComment(target.repo, comment.id, body);
+      out.updated++;
+    }
+    existing.delete(path.id);
+  }
+  for (const [id, comment] of existing) {
+    if (comment.body.includes(RESOLVED)) continue;
+    await forge.updateComment(target.repo, comment.id, renderResolved(comment.body, id, target.sha));
+    out.resolved++;
+  }
+  const critical = current.filter((c) => c.path.critical);
+  out.status = critical.length ? 'failure' : 'success';
+  const description = critical.length
+    ? `${critical.length} critical attack path${critical.length > 1 ? 's' : ''} opened or made likelier`
+    : result.verdict === 'unknown'
+      ? `not analysed: ${result.reason}`
+      : current.length
+        ? `${current.length} attack path(s) opened or made likelier, none critical`
+        : 'no attack path opened or made likelier';
+  await forge.setStatus(target.repo, target.sha, {
+    context: STATUS_CONTEXT,
+    state: out.status,
+    description,
+    targetUrl: critical.length ? link(critical[0].path.id) : link(),
+  });
+  return out;
+}

@@ -1,0 +1,299 @@
+// The GitHub App driven with GitHub's real webhook payloads against a stand-in of GitHub's REST API on
+// loopback that records every call: the status goes pending, then red when a report opens a critical
+// route, then green when a follow-up report fixes it; one comment per path, upserted idempotently and
+// marked resolved; the allowlist refuses and logs; a dry run posts nothing; a bad signature is refused.
+import { generateKeyPairSync } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { sign } from '@octokit/webhooks-methods';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { edge, envelope, node } from '../helpers/envelope.js';
+import { makeService, type TestService } from '../helpers/service.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const payloads = path.resolve(root, '../shared/fixtures/real/github');
+const SECRET = 'github-app-webhook-secret';
+const SHA = 'ec26c3e57ca3a959ca5aad62de7213c562f8c821';
+const image = 'ghcr.io/acme/checkout:1.0';
+const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const PEM = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+
+interface Call {
+  method: string;
+  url: string;
+  body: any;
+}
+
+/** GitHub's REST API as the app uses it, recording every call. */
+class StandIn {
+  calls: Call[] = [];
+  comments: { id: number; body: string; issue: number }[] = [];
+  app: FastifyInstance = Fastify();
+  url = '';
+  private nextId = 1000;
+
+  async start() {
+    const record = (request: { method: string; url: string; body: unknown }) =>
+      this.calls.push({ method: request.method, url: request.url, body: request.body });
+    this.app.addHook('onRequest', async (request) => {
+      if (request.method === 'GET') record({ method: 'GET', url: request.url, body: null });
+    });
+    this.app.addHook('preHandler', async (request) => {
+      if (request.method !== 'GET') record(request);
+    });
+    this.app.post('/app/installations/:id/access_tokens', async (_q, reply) =>
+      reply.code(201).send({ token: 'ghs_standin_installation_token', expires_at: '2099-01-01T00:00:00Z' }),
+    );
+    this.app.get('/repos/:owner/:repo/installation', async () => ({ id: 957387 }));
+    this.app.get<{ Params: { n: string } }>('/repos/:owner/:repo/issues/:n/comments', async (q) =>
+      this.comments.filter((c) => c.issue === Number(q.params.n)).map(({ id, body }) => ({ id, body })),
+    );
+    this.app.post<{ Params: { n: string }; Body: { body: string } }>(
+      '/repos/:owner/:repo/issues/:n/comments',
+      async (q, reply) => {
+        const comment = { id: this.nextId++, body: q.body.body, issue: Number(q.params.n) };
+        this.comments.push(comment);
+        return reply.code(201).send(comment);
+      },
+    );
+    this.app.patch<{ Params: { id: string }; Body: { body: string } }>(
+      '/repos/:owner/:repo/issues/comments/:id',
+      async (q) => {
+        const comment = this.comments.find((c) => c.id === Number(q.params.id))!;
+        comment.body = q.body.body;
+        return comment;
+      },
+    );
+    this.app.post('/repos/:owner/:repo/statuses/:sha', async (_q, reply) => reply.code(201).send({}));
+    this.url = await this.app.listen({ host: '127.0.0.1', port: 0 });
+  }
+
+  statuses() {
+    return this.calls.filter((c) => c.method === 'POST' && c.url.includes('/statuses/')).map((c) => c.body);
+  }
+  writes() {
+    return this.calls.filter((c) => c.method !== 'GET' && !c.url.includes('access_tokens'));
+  }
+}
+
+const trivy = (vulns: Record<string, unknown>[]) => ({
+  SchemaVersion: 2,
+  ArtifactName: image,
+  Metadata: { RepoTags: [image] },
+  Results: [{ Target: image, Class: 'os-pkgs', Type: 'debian', Vulnerabilities: vulns }],
+});
+const low = {
+  VulnerabilityID: 'CVE-2023-0001',
+  PkgName: 'libfoo',
+  Severity: 'LOW',
+  CVSS: { nvd: { V3Score: 3.1 } },
+};
+const kev = {
+  VulnerabilityID: 'CVE-2021-44228',
+  PkgName: 'log4j-core',
+  FixedVersion: '2.15.0',
+  Severity: 'CRITICAL',
+};
+
+let github: StandIn;
+let service: TestService | undefined;
+let logs: string[] = [];
+beforeAll(async () => {
+  github = new StandIn();
+  await github.start();
+});
+afterAll(async () => {
+  await github.app.close();
+});
+afterEach(async () => {
+  await service?.dispose();
+  service = undefined;
+  logs = [];
+  github.calls = [];
+  github.comments = [];
+});
+
+async function start(env: Record<string, string> = {}) {
+  const sink = new Writable({
+    write(chunk, _e, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+  service = await makeService(
+    {
+      WEBHOOK_SECRET: SECRET,
+      APP_ID: '4242',
+      PRIVATE_KEY: PEM,
+      FORGE_API_URL: github.url,
+      REPO_ALLOWLIST: 'Codertocat/*',
+      PUBLIC_URL: 'https://pathgate.example.test',
+      ...env,
+    },
+    { logger: pino({ level: 'info' }, sink) },
+  );
+  const lb = node('LoadBalancer', 'shop-alb', { internet_exposed: true });
+  const web = node('Service', 'checkout');
+  const img = node('Image', 'acme/checkout:1.0', { resolve_ref: image });
+  const db = node('Database', 'orders', { crown_jewel: true });
+  await service.ingest(trivy([low]), { source: 'trivy' });
+  await service.ingest(
+    envelope(
+      [lb, web, img, db, node('CVE', 'CVE-2021-44228', { kev: true })],
+      [edge('ROUTES_TO', lb, web), edge('DEPENDS_ON', web, img), edge('HAS_PERMISSION', web, db, 0.9)],
+    ),
+  );
+  await service.settle();
+  return service;
+}
+
+async function deliver(
+  s: TestService,
+  event: string,
+  file: string,
+  edit?: (p: any) => void,
+  signature?: string,
+) {
+  const payload = JSON.parse(readFileSync(path.join(payloads, file), 'utf8'));
+  edit?.(payload);
+  const body = JSON.stringify(payload);
+  return s.apiApp.inject({
+    method: 'POST',
+    url: '/api/github/webhooks',
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': event,
+      'x-github-delivery': `delivery-${Math.random()}`,
+      'x-hub-signature-256': signature ?? (await sign(SECRET, body)),
+    },
+    payload: body,
+  });
+}
+
+async function gate(s: TestService, report: unknown) {
+  const r = await s.apiApp.inject({
+    method: 'POST',
+    url: `/gate/impact?source=trivy&slug=Codertocat/Hello-World&pr=2&sha=${SHA}`,
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify(report),
+  });
+  expect(r.statusCode).toBe(200);
+  return r.json();
+}
+
+/** The app writes after answering: wait until the stand-in has seen `count` statuses. */
+async function statusCount(count: number) {
+  for (let i = 0; i < 200 && github.statuses().length < count; i++)
+    await new Promise((r) => setTimeout(r, 10));
+  expect(github.statuses()).toHaveLength(count);
+}
+
+describe('the GitHub app', () => {
+  it('goes pending, red when a report opens a critical route, then green when a follow-up fixes it', async () => {
+    const s = await start();
+    expect((await deliver(s, 'pull_request', 'pull_request.opened.payload.json')).statusCode).toBe(202);
+    await statusCount(1);
+    expect(github.statuses()[0]).toMatchObject({ state: 'pending', context: 'service/attack-paths' });
+
+    expect((await gate(s, trivy([low, kev]))).verdict).toBe('blocked');
+    await statusCount(2);
+    expect(github.statuses()[1]).toMatchObject({
+      state: 'failure',
+      context: 'service/attack-paths',
+      description: '1 critical attack path opened or made likelier',
+      target_url: expect.stringMatching(/^https:\/\/pathgate\.example\.test\/paths\/ap-[0-9a-f]{16}$/),
+    });
+    expect(github.comments).toHaveLength(1);
+    const [comment] = github.comments;
+    expect(comment.issue).toBe(2);
+    expect(comment.body).toMatch(
+      /^<!-- pathgate:path=ap-[0-9a-f]{16} -->\n### ⛔ Critical attack path made likelier: shop-alb → orders/,
+    );
+    expect(comment.body).toMatch(
+      /`shop-alb` —ROUTES_TO 0\.77 \(kev\)→ `checkout` —HAS_PERMISSION 0\.90 \(heuristic\)→ `orders`/,
+    );
+    expect(comment.body).toMatch(/\*\*Fix\*\*: upgrade log4j-core to 2\.15\.0/);
+    // The installation token was used, from the installation named in the payload.
+    expect(github.calls.some((c) => c.url === '/app/installations/1/access_tokens')).toBe(true);
+
+    // A second delivery for the same commit edits nothing and adds nothing.
+    const before = github.writes().filter((c) => c.url.includes('/comments')).length;
+    expect((await deliver(s, 'pull_request', 'pull_request.synchronize.payload.json')).statusCode).toBe(202);
+    await statusCount(3);
+    expect(github.comments).toHaveLength(1);
+    expect(github.writes().filter((c) => c.url.includes('/comments'))).toHaveLength(before);
+
+    // The follow-up report fixes the route: the comment is marked resolved, the status goes green.
+    expect((await gate(s, trivy([low]))).verdict).toBe('clean');
+    await statusCount(4);
+    expect(github.statuses()[3]).toMatchObject({
+      state: 'success',
+      description: 'no attack path opened or made likelier',
+    });
+    expect(github.comments).toHaveLength(1);
+    expect(github.comments[0].body).toMatch(/<!-- pathgate:resolved -->\n### ✅ Resolved: shop-alb → orders/);
+  });
+
+  it('answers check_suite rerequested for the suite’s pull requests', async () => {
+    const s = await start();
+    await gate(s, trivy([low, kev]));
+    await statusCount(1);
+    expect(
+      (await deliver(s, 'check_suite', 'check_suite.rerequested.with-organization.payload.json')).statusCode,
+    ).toBe(202);
+    await statusCount(2);
+    expect(github.statuses()[1]).toMatchObject({ state: 'failure' });
+    expect(github.comments).toHaveLength(1);
+  });
+
+  it('refuses writes outside REPO_ALLOWLIST and logs the slug', async () => {
+    const s = await start({ REPO_ALLOWLIST: 'someone-else/*' });
+    await deliver(s, 'pull_request', 'pull_request.opened.payload.json');
+    await gate(s, trivy([low, kev]));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(github.writes()).toEqual([]);
+    const refused = logs.map((l) => JSON.parse(l)).filter((l) => /forge write refused/.test(l.msg));
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused[0]).toMatchObject({ slug: 'Codertocat/Hello-World' });
+  });
+
+  it('runs dry without APP_ID and PRIVATE_KEY: logs what it would post, posts nothing', async () => {
+    const s = await start({ APP_ID: '', PRIVATE_KEY: '' });
+    await deliver(s, 'pull_request', 'pull_request.opened.payload.json');
+    await gate(s, trivy([low, kev]));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(github.calls).toEqual([]);
+    const dry = logs.map((l) => JSON.parse(l)).filter((l) => l.dryRun);
+    expect(dry.map((l) => l.msg)).toEqual(expect.arrayContaining(['would set status', 'would comment']));
+    expect(dry.filter((l) => l.msg === 'would set status').map((l) => [l.state, l.slug])).toEqual([
+      ['pending', 'Codertocat/Hello-World'],
+      ['failure', 'Codertocat/Hello-World'],
+    ]);
+  });
+
+  it('refuses a webhook whose signature does not match', async () => {
+    const s = await start();
+    const r = await deliver(
+      s,
+      'pull_request',
+      'pull_request.opened.payload.json',
+      undefined,
+      'sha256=' + '0'.repeat(64),
+    );
+    expect(r.statusCode).toBe(401);
+    const tampered = await deliver(
+      s,
+      'pull_request',
+      'pull_request.opened.payload.json',
+      (p) => (p.number = 99),
+      await sign(SECRET, '{}'),
+    );
+    expect(tampered.statusCode).toBe(401);
+    await new Promise((r2) => setTimeout(r2, 100));
+    expect(github.calls).toEqual([]);
+  });
+});
