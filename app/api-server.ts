@@ -12,6 +12,7 @@ import { apiAuthEnabled, type AuthSettings } from '../src/config/settings.js';
 import type { Engine } from '../src/engine/engine.js';
 import type { Metrics } from '../src/metrics/metrics.js';
 import { registerApiAuth } from './plugins/api-auth.js';
+import { registerTicketRoutes } from './routes/tickets.js';
 import type { Auditor } from './plugins/audit.js';
 import { registerClientGuard } from './plugins/client-guard.js';
 import { registerCors } from './plugins/cors.js';
@@ -32,6 +33,10 @@ export interface ApiServerDeps {
   audit?: Auditor;
   /** PR_ATTRIBUTION: the gate's default attribution */
   attribution?: 'report' | 'commit';
+  /** where governance stores live (tickets) */
+  dataDir: string;
+  /** TICKET_WEBHOOK_URL */
+  ticketWebhookUrl?: string;
 }
 
 export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
@@ -91,6 +96,12 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
     };
   });
   app.get('/metrics', metricsHandler(deps));
+  registerTicketRoutes(app, {
+    engine: deps.engine,
+    dataDir: deps.dataDir,
+    webhookUrl: deps.ticketWebhookUrl,
+    now,
+  });
   // The merge gate: the report in the body, the ingest query parameters plus `source` and `attribution`.
   app.post<{ Querystring: Record<string, string | undefined> }>(
     '/gate/impact',

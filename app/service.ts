@@ -111,6 +111,8 @@ export async function buildService(options: {
     https: auth.tls,
     audit: auditor,
     attribution: settings.prAttribution,
+    dataDir: settings.dataDir,
+    ticketWebhookUrl: settings.ticketWebhookUrl,
   });
   if (settings.github) registerGithubApp(apiApp, { engine, logger, settings: settings.github });
   const metricsApp = auth.metricsAddr

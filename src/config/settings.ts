@@ -49,6 +49,8 @@ export interface Settings {
   prAttribution: 'report' | 'commit';
   /** The GitHub App, when WEBHOOK_SECRET is set (docs/github-app.md) */
   github?: GithubSettings;
+  /** TICKET_WEBHOOK_URL: where new and closed tickets are sent */
+  ticketWebhookUrl?: string;
 }
 
 export interface GithubSettings {
@@ -333,6 +335,11 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     meaning: 'Where people open pathgate: links in comments and statuses.',
   },
   {
+    name: 'TICKET_WEBHOOK_URL',
+    default: 'unset',
+    meaning: 'Tickets opened and closed are POSTed here (`{event, tenant, ticket}`).',
+  },
+  {
     name: 'DEMO_DATA',
     default: 'true under npm start, false under pathgate serve',
     meaning: 'Load the demo estate when the graph is empty.',
@@ -513,6 +520,7 @@ export function loadSettings(env: Env, defaults: Partial<Settings> = {}): Settin
       exfilThreshold: read<number | undefined>('EXFIL_ALERT_THRESHOLD', parseCount, undefined),
     },
     github: readGithub(env, problems, read),
+    ticketWebhookUrl: read<string | undefined>('TICKET_WEBHOOK_URL', parseUrl, undefined),
     prAttribution: read(
       'PR_ATTRIBUTION',
       parseEnum<'report' | 'commit'>(['report', 'commit']),

@@ -18,6 +18,7 @@ export const PROBLEMS = {
   'not-found': { status: 404, title: 'No such route' },
   'unknown-source': { status: 404, title: 'Unknown ingest source' },
   'method-not-allowed': { status: 405, title: 'Method not allowed on this route' },
+  conflict: { status: 409, title: 'Conflicts with the current state' },
   'payload-too-large': { status: 413, title: 'Request body exceeds the size limit' },
   'unsupported-media-type': { status: 415, title: 'Unsupported content type' },
   'too-many-requests': { status: 429, title: 'Too many requests' },

@@ -65,6 +65,7 @@ describe('loadSettings: defaults', () => {
       audit: { path: undefined, retentionMs: undefined, key: undefined, exfilThreshold: undefined },
       prAttribution: 'report',
       github: undefined,
+      ticketWebhookUrl: undefined,
     } satisfies Settings);
   });
 
