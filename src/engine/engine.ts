@@ -25,6 +25,8 @@ import { restoreState, serializeState, STATE_FORMAT } from './state-snapshot.js'
 import { TENANT_NAME, TenantState, type IngestActivity } from './tenant.js';
 import { evaluateGate, type GateRequest, type GateResult } from '../gate/evaluate.js';
 import { VerdictStore } from '../gate/verdicts.js';
+import { routeNodes } from '../paths/path-store.js';
+import { SINGLE_PROCESS_LEADER, type Leadership } from './leadership.js';
 import { readIngestContext } from '../ingest/context.js';
 
 export interface EngineConfig extends AnalyzerConfig {
@@ -43,6 +45,8 @@ export interface EngineDeps {
   metrics: Metrics;
   now?: () => number;
   sources?: ReadonlyMap<string, IngestSource>;
+  /** Whether this replica runs the action layer (comments, statuses, events); default: always. */
+  leadership?: Leadership;
 }
 
 export type Engine = Awaited<ReturnType<typeof createEngine>>;
@@ -171,6 +175,7 @@ export async function createEngine(deps: EngineDeps) {
         if (options.scheduled && !state.due(now(), quietMs, maxWaitMs, ingestActivity)) continue;
         try {
           await runPass(state, { finder, metrics, config, now });
+          afterPass(state);
         } catch (error) {
           log.error({ tenant: state.name, err: error }, 'analyzer pass failed');
         }
@@ -291,6 +296,14 @@ export async function createEngine(deps: EngineDeps) {
     const context = readIngestContext(request.query);
     verdicts.record(request.tenant, result, { slug: context.slug, pr: context.pr }, now());
     if (result.commit) latestGate.set(`${request.tenant}|${result.commit.toLowerCase()}`, result);
+    // A pull request judged by its commit's stamped assets is re-judged when later passes change paths.
+    if (result.attribution === 'commit' && result.commit && context.slug && context.pr !== undefined)
+      watchedCommits.set(`${request.tenant}|${result.commit.toLowerCase()}`, {
+        tenant: request.tenant,
+        sha: result.commit,
+        slug: context.slug,
+        pr: context.pr,
+      });
     const decided: DecidedGate = {
       tenant: request.tenant,
       slug: context.slug,
@@ -309,6 +322,45 @@ export async function createEngine(deps: EngineDeps) {
   const latestGate = new Map<string, GateResult>();
   const verdictListeners: ((decided: DecidedGate) => Promise<void>)[] = [];
 
+  // The action layer on analyzer passes (leader-only): a Critical Attack Path event for each new critical
+  // route, and commits attributed by their stamped assets re-judged when the paths changed, so the pull
+  // request's comments and status follow (the GitHub app listens to verdicts).
+  const leadership = deps.leadership ?? SINGLE_PROCESS_LEADER;
+  const criticalListeners: ((event: CriticalPathEvent) => void)[] = [];
+  const watchedCommits = new Map<string, { tenant: string; sha: string; slug: string; pr: number }>();
+  function afterPass(state: TenantState): void {
+    const outcome = state.lastPass?.outcome;
+    if (!outcome || !leadership.isLeader()) return;
+    for (const id of [...outcome.fresh, ...outcome.escalated]) {
+      const record = state.paths.get(id);
+      if (!record || record.priority !== 'P1') continue;
+      const nodes = routeNodes(record);
+      const event: CriticalPathEvent = {
+        tenant: state.name,
+        pathId: id,
+        start: nodes[0].name,
+        target: nodes.at(-1)!.name,
+        score: record.score,
+        reopened: record.reopens > 0,
+      };
+      metrics.criticalPathEvents.inc({ tenant: state.name });
+      log.warn({ event: 'critical_attack_path', ...event }, 'new critical attack path');
+      for (const listener of criticalListeners) listener(event);
+    }
+    if (!outcome.fresh.length && !outcome.escalated.length && !outcome.resolved) return;
+    for (const watched of watchedCommits.values()) {
+      if (watched.tenant !== state.name) continue;
+      void gateImpact({
+        tenant: watched.tenant,
+        body: {},
+        query: { sha: watched.sha, slug: watched.slug, pr: String(watched.pr) },
+        attribution: 'commit',
+      }).catch((error: unknown) =>
+        log.error({ err: error, sha: watched.sha }, 'could not re-judge a commit'),
+      );
+    }
+  }
+
   /** Throws the 404 problem for a source segment no normalizer handles. */
   function assertSource(name: string): void {
     sourceNamed(sources, name);
@@ -323,6 +375,10 @@ export async function createEngine(deps: EngineDeps) {
     /** Called after every gate verdict (the GitHub app comments and sets the status from it). */
     onVerdict(listener: (decided: DecidedGate) => Promise<void>): void {
       verdictListeners.push(listener);
+    },
+    /** Called for every new critical route an analyzer pass finds (leader only). */
+    onCriticalPath(listener: (event: CriticalPathEvent) => void): void {
+      criticalListeners.push(listener);
     },
     prVerdict: (tenantName: string, sha: string) => verdicts.get(tenantName, sha),
     /** The ingest listener calls this when a request starts (true) and when its answer is sent (false). */
@@ -344,6 +400,16 @@ export async function createEngine(deps: EngineDeps) {
 }
 
 const GATE_CONCURRENCY = 1;
+
+/** A new critical route (spec "Events": Critical Attack Path event). */
+export interface CriticalPathEvent {
+  tenant: string;
+  pathId: string;
+  start: string;
+  target: string;
+  score: number;
+  reopened: boolean;
+}
 
 export interface DecidedGate {
   tenant: string;

@@ -21,6 +21,7 @@ export interface Metrics {
   ingestSignatures: Counter<'version'>;
   authDenied: Counter<'surface' | 'reason'>;
   gateVerdicts: Counter<'verdict'>;
+  criticalPathEvents: Counter<'tenant'>;
 }
 
 export function createMetrics(options: { processMetrics?: boolean } = {}): Metrics {
@@ -124,6 +125,12 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
       name: 'service_auth_denied_total',
       help: 'Requests refused by authentication or authorization, by surface and reason.',
       labelNames: ['surface', 'reason'],
+      registers,
+    }),
+    criticalPathEvents: new Counter({
+      name: 'service_analyzer_critical_path_events_total',
+      help: 'Critical Attack Path events: new (or reopened) critical routes found by analyzer passes.',
+      labelNames: ['tenant'],
       registers,
     }),
     gateVerdicts: new Counter({

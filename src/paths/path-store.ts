@@ -55,6 +55,10 @@ export interface PathRecord {
 }
 
 export interface PassOutcome {
+  /** ids of the paths this pass opened or reopened (the Critical Attack Path event looks at them) */
+  fresh: string[];
+  /** ids of paths that were open before and became critical (P1) this pass */
+  escalated: string[];
   opened: number;
   reopened: number;
   resolved: number;
@@ -135,7 +139,15 @@ export class PathStore {
 
   /** Folds one analyzer pass into the store. */
   applyPass(compiled: CompiledGraph, found: PairPath[], now: number): PassOutcome {
-    const outcome: PassOutcome = { opened: 0, reopened: 0, resolved: 0, open: 0, critical: 0 };
+    const outcome: PassOutcome = {
+      fresh: [],
+      escalated: [],
+      opened: 0,
+      reopened: 0,
+      resolved: 0,
+      open: 0,
+      critical: 0,
+    };
     const seen = new Set<PathRecord>();
     const upsert = (
       pair: string,
@@ -168,13 +180,15 @@ export class PathStore {
         this.byPair.set(pair, record);
         this.byId.set(record.id, record);
         outcome.opened++;
+        outcome.fresh.push(record.id);
       } else {
         if (record.state === 'resolved') {
           record.state = 'open';
           record.openedAt = now;
           record.reopens++;
           outcome.reopened++;
-        }
+          outcome.fresh.push(record.id);
+        } else if (priority === 'P1' && record.priority !== 'P1') outcome.escalated.push(record.id);
         record.score = score;
         record.logScore = logScore;
         record.priority = priority;

@@ -238,6 +238,29 @@ describe('the GitHub app', () => {
     expect(github.comments[0].body).toMatch(/<!-- pathgate:resolved -->\n### ✅ Resolved: shop-alb → orders/);
   });
 
+  it('follows later analyzer passes for a commit judged by the assets stamped with it', async () => {
+    const s = await start();
+    // The PR's build is ingested with its slug, number and sha: checkout now runs from this commit.
+    const stamped = node('Service', 'checkout');
+    expect(
+      (await s.ingest(envelope([stamped]), { query: `slug=Codertocat/Hello-World&pr=2&sha=${SHA}` })).status,
+    ).toBe(202);
+    await s.settle();
+    await deliver(s, 'pull_request', 'pull_request.opened.payload.json');
+    await statusCount(1);
+    expect(github.statuses()[0]).toMatchObject({ state: 'success' });
+    // Later, threat intel marks the image's CVE as known exploited: the route through checkout turns critical.
+    await s.ingest(envelope([node('CVE', 'CVE-2023-0001', { kev: true })]));
+    await s.settle();
+    await statusCount(2);
+    expect(github.statuses()[1]).toMatchObject({
+      state: 'failure',
+      description: '1 critical attack path opened or made likelier',
+    });
+    expect(github.comments).toHaveLength(1);
+    expect(github.comments[0].body).toMatch(/### ⛔ Critical attack path opened: shop-alb → orders/);
+  });
+
   it('answers check_suite rerequested for the suite’s pull requests', async () => {
     const s = await start();
     await gate(s, trivy([low, kev]));
