@@ -16,6 +16,7 @@ import { createLogger } from '../src/log/logger.js';
 import { createMetrics, type Metrics } from '../src/metrics/metrics.js';
 import { buildApiServer, buildMetricsServer } from './api-server.js';
 import { registerGithubApp } from './github/host.js';
+import { registerRemediationRoute } from './github/remediation.js';
 import { createAuditor } from './plugins/audit.js';
 import { buildIngestServer } from './ingest-server.js';
 import { packageRoot } from './package-root.js';
@@ -115,6 +116,8 @@ export async function buildService(options: {
     ticketWebhookUrl: settings.ticketWebhookUrl,
   });
   if (settings.github) registerGithubApp(apiApp, { engine, logger, settings: settings.github });
+  // Without a forge the route still answers, with what is missing.
+  else registerRemediationRoute(apiApp, { engine });
   const metricsApp = auth.metricsAddr
     ? buildMetricsServer({ engine, metrics, logger, https: auth.tls })
     : undefined;

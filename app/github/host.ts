@@ -23,6 +23,7 @@ import {
 import { problem } from '../../src/http/problems.js';
 import { sendProblem } from '../plugins/http-base.js';
 import { reconcile, type PullRequestTarget } from './pull-request.js';
+import { registerRemediationRoute } from './remediation.js';
 
 type Receiver = Pick<Webhooks, 'on' | 'verifyAndReceive'>;
 
@@ -160,6 +161,8 @@ export function registerGithubApp(
       log.info({ slug, pr, sha, ...outcome }, 'pull request updated');
     });
   });
+
+  registerRemediationRoute(api, { engine, forgeFor, dryRun: mode === 'dry-run' });
 
   // Webhooks: the body is verified as received, so it is kept as text.
   void api.register(async (scope) => {

@@ -21,6 +21,19 @@ export interface Forge {
   createComment(repo: RepoRef, issue: number, body: string): Promise<void>;
   updateComment(repo: RepoRef, commentId: number, body: string): Promise<void>;
   setStatus(repo: RepoRef, sha: string, status: CommitStatus): Promise<void>;
+  /** For fix pull requests: the default branch and its head commit. */
+  defaultBranch(repo: RepoRef): Promise<{ name: string; sha: string }>;
+  /** A file's text and blob sha on a branch; undefined when it does not exist. */
+  getFile(repo: RepoRef, path: string, branch: string): Promise<{ text: string; sha: string } | undefined>;
+  createBranch(repo: RepoRef, name: string, fromSha: string): Promise<void>;
+  putFile(
+    repo: RepoRef,
+    change: { path: string; branch: string; text: string; message: string; sha?: string },
+  ): Promise<void>;
+  createPullRequest(
+    repo: RepoRef,
+    pr: { head: string; base: string; title: string; body: string },
+  ): Promise<string>;
 }
 
 /** The REST calls the GitHub forge makes (an Octokit's `request` fits). */
@@ -63,6 +76,55 @@ export function githubForge(request: GithubRequest): Forge {
         body,
       });
     },
+    async defaultBranch({ owner, repo }) {
+      const { data } = await request('GET /repos/{owner}/{repo}', { owner, repo });
+      const name = (data as { default_branch: string }).default_branch;
+      const ref = await request('GET /repos/{owner}/{repo}/git/ref/{ref}', {
+        owner,
+        repo,
+        ref: `heads/${name}`,
+      });
+      return { name, sha: (ref.data as { object: { sha: string } }).object.sha };
+    },
+    async getFile({ owner, repo }, path, branch) {
+      try {
+        const { data } = await request('GET /repos/{owner}/{repo}/contents/{path}', {
+          owner,
+          repo,
+          path,
+          ref: branch,
+        });
+        const file = data as { content?: string; sha: string; type?: string };
+        if (file.type && file.type !== 'file') return undefined;
+        return { text: Buffer.from(file.content ?? '', 'base64').toString('utf8'), sha: file.sha };
+      } catch (error) {
+        if ((error as { status?: number }).status === 404) return undefined;
+        throw error;
+      }
+    },
+    async createBranch({ owner, repo }, name, fromSha) {
+      await request('POST /repos/{owner}/{repo}/git/refs', {
+        owner,
+        repo,
+        ref: `refs/heads/${name}`,
+        sha: fromSha,
+      });
+    },
+    async putFile({ owner, repo }, change) {
+      await request('PUT /repos/{owner}/{repo}/contents/{path}', {
+        owner,
+        repo,
+        path: change.path,
+        branch: change.branch,
+        message: change.message,
+        content: Buffer.from(change.text, 'utf8').toString('base64'),
+        ...(change.sha && { sha: change.sha }),
+      });
+    },
+    async createPullRequest({ owner, repo }, pr) {
+      const { data } = await request('POST /repos/{owner}/{repo}/pulls', { owner, repo, ...pr });
+      return (data as { html_url: string }).html_url;
+    },
     async setStatus({ owner, repo }, sha, status) {
       await request('POST /repos/{owner}/{repo}/statuses/{sha}', {
         owner,
@@ -89,6 +151,21 @@ export function dryRunForge(log: Log): Forge {
     },
     async setStatus(repo, sha, status) {
       log.info({ dryRun: true, slug: `${repo.owner}/${repo.repo}`, sha, ...status }, 'would set status');
+    },
+    defaultBranch: async () => ({ name: 'main', sha: '0'.repeat(40) }),
+    getFile: async () => undefined,
+    async createBranch(repo, name) {
+      log.info({ dryRun: true, slug: `${repo.owner}/${repo.repo}`, branch: name }, 'would create branch');
+    },
+    async putFile(repo, change) {
+      log.info(
+        { dryRun: true, slug: `${repo.owner}/${repo.repo}`, path: change.path, branch: change.branch },
+        'would commit',
+      );
+    },
+    async createPullRequest(repo, pr) {
+      log.info({ dryRun: true, slug: `${repo.owner}/${repo.repo}`, ...pr }, 'would open pull request');
+      return '';
     },
   };
 }
@@ -121,6 +198,20 @@ export function allowlisted(inner: Forge, allowlist: RepoAllowlist, log: Log): F
     async setStatus(repo, sha, status) {
       guard(repo, 'status');
       await inner.setStatus(repo, sha, status);
+    },
+    defaultBranch: (repo) => inner.defaultBranch(repo),
+    getFile: (repo, path, branch) => inner.getFile(repo, path, branch),
+    async createBranch(repo, name, sha) {
+      guard(repo, 'branch');
+      await inner.createBranch(repo, name, sha);
+    },
+    async putFile(repo, change) {
+      guard(repo, 'commit');
+      await inner.putFile(repo, change);
+    },
+    async createPullRequest(repo, pr) {
+      guard(repo, 'pull request');
+      return inner.createPullRequest(repo, pr);
     },
   };
 }

@@ -32,6 +32,9 @@ interface Call {
 class StandIn {
   calls: Call[] = [];
   comments: { id: number; body: string; issue: number }[] = [];
+  files = new Map<string, string>([
+    ['package.json', '{\n  "name": "hello",\n  "dependencies": {\n    "lodash": "^4.17.20"\n  }\n}\n'],
+  ]);
   app: FastifyInstance = Fastify();
   url = '';
   private nextId = 1000;
@@ -69,6 +72,18 @@ class StandIn {
       },
     );
     this.app.post('/repos/:owner/:repo/statuses/:sha', async (_q, reply) => reply.code(201).send({}));
+    this.app.get('/repos/:owner/:repo', async () => ({ default_branch: 'main' }));
+    this.app.get('/repos/:owner/:repo/git/ref/*', async () => ({ object: { sha: 'b'.repeat(40) } }));
+    this.app.get<{ Params: { '*': string } }>('/repos/:owner/:repo/contents/*', async (q, reply) => {
+      const file = this.files.get(decodeURIComponent(q.params['*']).split('?')[0]);
+      if (file === undefined) return reply.code(404).send({ message: 'Not Found' });
+      return { type: 'file', sha: 'c'.repeat(40), content: Buffer.from(file).toString('base64') };
+    });
+    this.app.post('/repos/:owner/:repo/git/refs', async (_q, reply) => reply.code(201).send({}));
+    this.app.put('/repos/:owner/:repo/contents/*', async (_q, reply) => reply.code(201).send({}));
+    this.app.post('/repos/:owner/:repo/pulls', async (_q, reply) =>
+      reply.code(201).send({ html_url: 'https://github.com/Codertocat/Hello-World/pull/3' }),
+    );
     this.url = await this.app.listen({ host: '127.0.0.1', port: 0 });
   }
 
@@ -318,5 +333,69 @@ describe('the GitHub app', () => {
     expect(tampered.statusCode).toBe(401);
     await new Promise((r2) => setTimeout(r2, 100));
     expect(github.calls).toEqual([]);
+  });
+
+  it('opens a fix pull request for a path: branch, commit and pull request', async () => {
+    const s = await start();
+    const img = node('Image', 'acme/checkout:1.0');
+    const repo = node('Repository', 'github.com/Codertocat/Hello-World', {
+      repo_slug: 'Codertocat/Hello-World',
+    });
+    const lodash = node('Library', 'pkg:npm/lodash@4.17.20', {
+      package: 'lodash',
+      ecosystem: 'npm',
+      version: '4.17.20',
+    });
+    const cve = node('CVE', 'CVE-2021-23337', { cvss_score: 7.2 });
+    await s.ingest(
+      envelope(
+        [img, repo, lodash, cve],
+        [
+          edge('BUILT_FROM', img, repo),
+          edge('DEPENDS_ON', img, lodash),
+          { ...edge('AFFECTS', cve, lodash), properties: { fixed_version: '4.17.21' } },
+        ],
+      ),
+    );
+    await s.settle();
+    const [path] = s.engine.tenant('default')!.paths.open();
+    const post = (body: unknown) =>
+      s.apiApp.inject({
+        method: 'POST',
+        url: '/remediation/pr',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      });
+    const unknown = await post({ pathId: path.id, fix: 'fx-nope' });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().fixes).toEqual([
+      expect.objectContaining({
+        id: 'fx-upgrade-dependency-1',
+        kind: 'upgrade-dependency',
+        repo: 'Codertocat/Hello-World',
+      }),
+    ]);
+    const r = await post({ pathId: path.id, fix: 'fx-upgrade-dependency-1' });
+    expect(r.statusCode).toBe(201);
+    expect(r.json()).toMatchObject({
+      url: 'https://github.com/Codertocat/Hello-World/pull/3',
+      branch: 'pathgate/upgrade-lodash-4.17.21',
+      files: ['package.json'],
+    });
+    const writes = github.writes();
+    const branch = writes.find((c) => c.url.endsWith('/git/refs'))!;
+    expect(branch.body).toEqual({ ref: 'refs/heads/pathgate/upgrade-lodash-4.17.21', sha: 'b'.repeat(40) });
+    const commit = writes.find((c) => c.method === 'PUT')!;
+    expect(commit.body).toMatchObject({ branch: 'pathgate/upgrade-lodash-4.17.21', sha: 'c'.repeat(40) });
+    expect(JSON.parse(Buffer.from(commit.body.content, 'base64').toString()).dependencies.lodash).toBe(
+      '^4.17.21',
+    );
+    const pull = writes.find((c) => c.url.endsWith('/pulls'))!;
+    expect(pull.body).toMatchObject({
+      head: 'pathgate/upgrade-lodash-4.17.21',
+      base: 'main',
+      title: 'Upgrade lodash to 4.17.21 (CVE-2021-23337)',
+    });
+    expect(pull.body.body).toMatch(/shop-alb → checkout → orders/);
   });
 });
