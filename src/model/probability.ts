@@ -30,6 +30,11 @@ export const EDGE_TYPE_PROBABILITY: Readonly<Record<EdgeType, number>> = {
   MITIGATES: 0,
 };
 
+/** A sign-in through an identity provider without MFA: phishable, a password is enough. */
+export const PHISHABLE_LOGIN_PROBABILITY = 0.6;
+/** A sign-in that needs a second factor. */
+export const MFA_LOGIN_PROBABILITY = 0.1;
+
 /** A CAN_ESCALATE_TO held only on specific literal resources is harder to turn into a full escalation. */
 export const RESOURCE_SCOPED_FACTOR = 0.5;
 

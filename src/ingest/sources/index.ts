@@ -1,7 +1,9 @@
 // SOURCES: the one table of ingest sources, name -> normalizer. Adding a source is one file and one row.
 import { createBuildSource } from './build.js';
+import { createDataclassSource } from './dataclass.js';
 import { createEventsSource } from './events.js';
 import { createSemgrepSource } from './semgrep.js';
+import { createSsoSource } from './sso.js';
 import { createSupplyChainSource } from './supplychain.js';
 import { createTrivySource } from './trivy.js';
 import type { IngestSource } from './source.js';
@@ -13,6 +15,8 @@ export function createSources(): ReadonlyMap<string, IngestSource> {
     createSemgrepSource(),
     createBuildSource(),
     createSupplyChainSource(),
+    createSsoSource(),
+    createDataclassSource(),
   ];
   return new Map(sources.map((s) => [s.name, s]));
 }
