@@ -35,6 +35,18 @@ export const PHISHABLE_LOGIN_PROBABILITY = 0.6;
 /** A sign-in that needs a second factor. */
 export const MFA_LOGIN_PROBABILITY = 0.1;
 
+/**
+ * An instance taking on its profile's role is stealing credentials from the metadata service: with IMDSv1
+ * (tokens optional) one GET does it, including through a server-side request forgery; with tokens required
+ * (IMDSv2) the attacker needs a PUT with a hop limit first.
+ */
+export const IMDS_V1_PROBABILITY = 0.8;
+export const IMDS_V2_PROBABILITY = 0.3;
+
+export function imdsPrice(httpTokens: string | undefined): number {
+  return httpTokens === 'required' ? IMDS_V2_PROBABILITY : IMDS_V1_PROBABILITY;
+}
+
 /** A CAN_ESCALATE_TO held only on specific literal resources is harder to turn into a full escalation. */
 export const RESOURCE_SCOPED_FACTOR = 0.5;
 

@@ -1,5 +1,6 @@
 // SOURCES: the one table of ingest sources, name -> normalizer. Adding a source is one file and one row.
 import { createBuildSource } from './build.js';
+import { createCustodianSource } from './custodian.js';
 import { createDataclassSource } from './dataclass.js';
 import { createEventsSource } from './events.js';
 import { createSemgrepSource } from './semgrep.js';
@@ -15,6 +16,7 @@ export function createSources(): ReadonlyMap<string, IngestSource> {
     createSemgrepSource(),
     createBuildSource(),
     createSupplyChainSource(),
+    createCustodianSource(),
     createSsoSource(),
     createDataclassSource(),
   ];

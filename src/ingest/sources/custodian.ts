@@ -1,0 +1,197 @@
+// Source `custodian`: Cloud Custodian resources wrapped as the spec's `{provider, account_id, policies:
+// [{policy, resource, resources}]}` (DECISIONS.md). Resources are the raw provider records Custodian
+// emits (AWS API shapes plus its augmentations: Tags, Acl, AttachedManagedPolicies, ...). Load balancers,
+// VMs, IAM roles, buckets and databases become nodes with the spec's markers (src/markers/); names are
+// qualified by the account (`<account>/<name>`), a VM is named by its Name tag (its instance id kept).
+// A VM with an instance profile whose role the report holds ASSUMES it (`instance_profiles`, the
+// ListInstanceProfiles answer, maps profiles to roles), priced on its metadata service posture
+// (docs/model.md). Unknown resource types are reported as warnings, not refused.
+import { crownJewel, readTags } from '../../markers/crown-jewel.js';
+import { bucketExposure, roleTrustExposure } from '../../markers/exposure.js';
+import { imdsPrice } from '../../model/probability.js';
+import { accountParameter, qualify } from './account.js';
+import { EnvelopeBuilder } from './envelope-builder.js';
+import { reportProblem, reportSchema } from './report-schema.js';
+import type { IngestSource } from './source.js';
+
+interface CustodianReport {
+  provider: string;
+  account_id: string;
+  region?: string;
+  /** optional: iam ListInstanceProfiles' InstanceProfiles, to join an instance's profile to its role */
+  instance_profiles?: { InstanceProfileName: string; Roles?: { RoleName: string }[] }[];
+  policies: { policy: string; resource: string; resources: Record<string, any>[] }[];
+}
+
+type Kind = 'lb' | 'vm' | 'role' | 'bucket' | 'db';
+
+/** Custodian resource types (with or without the `aws.` prefix) by what they are. */
+const KINDS: Readonly<Record<string, Kind>> = {
+  elb: 'lb',
+  'app-elb': 'lb',
+  elbv2: 'lb',
+  ec2: 'vm',
+  'iam-role': 'role',
+  s3: 'bucket',
+  rds: 'db',
+};
+
+export function createCustodianSource(): IngestSource {
+  const check = reportSchema<CustodianReport>('custodian', {
+    type: 'object',
+    required: ['provider', 'account_id', 'policies'],
+    properties: {
+      provider: { const: 'aws' },
+      account_id: { type: 'string', pattern: '^\\d{12}$' },
+      region: { type: 'string' },
+      instance_profiles: {
+        type: 'array',
+        items: { type: 'object', required: ['InstanceProfileName'], properties: { InstanceProfileName: { type: 'string' } } },
+      },
+      policies: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['policy', 'resource', 'resources'],
+          properties: {
+            policy: { type: 'string', minLength: 1 },
+            resource: { type: 'string', minLength: 1 },
+            resources: { type: 'array', items: { type: 'object' } },
+          },
+        },
+      },
+    },
+  });
+  return {
+    name: 'custodian',
+    version: '1',
+    description:
+      'Cloud Custodian resources {provider, account_id, policies[]}: LBs, VMs, IAM roles, buckets, databases.',
+    snapshots: 'query',
+    normalize({ body, query, receivedAt }) {
+      const report = check(body);
+      const account = accountParameter(query) ?? report.account_id;
+      if (accountParameter(query) && accountParameter(query) !== report.account_id) {
+        throw reportProblem('custodian', [
+          {
+            pointer: '/account_id',
+            value: report.account_id,
+            detail: `differs from ?account=${accountParameter(query)}`,
+          },
+        ]);
+      }
+      const out = new EnvelopeBuilder('custodian', 'asset', receivedAt);
+      const warnings: string[] = [];
+      const roles = new Map<string, string>();
+      const profiles: { vm: string; profile: string; tokens: string | undefined }[] = [];
+      for (const [index, policy] of report.policies.entries()) {
+        const kind = KINDS[policy.resource.replace(/^aws\./, '')];
+        if (!kind) {
+          warnings.push(
+            `custodian report: /policies/${index}/resource ${JSON.stringify(policy.resource)} is not used`,
+          );
+          continue;
+        }
+        for (const resource of policy.resources) {
+          const common = { account, custodian_policy: policy.policy, region: report.region };
+          if (kind === 'lb') {
+            const name = resource.LoadBalancerName;
+            if (typeof name !== 'string') continue;
+            const tags = readTags(resource.Tags);
+            const external = resource.Scheme === 'internet-facing';
+            out.node('LoadBalancer', qualify(name, account), {
+              ...common,
+              scheme: resource.Scheme,
+              arn: resource.LoadBalancerArn,
+              dns_name: resource.DNSName,
+              ...(external && { internet_exposed: true, exposure_basis: 'scheme:internet-facing' }),
+              ...crownJewel({ label: 'LoadBalancer', name, tags }),
+            });
+          } else if (kind === 'vm') {
+            const id = resource.InstanceId;
+            if (typeof id !== 'string') continue;
+            const tags = readTags(resource.Tags);
+            const vm = out.node('VirtualMachine', qualify(tags.name || id, account), {
+              ...common,
+              instance_id: id,
+              public_ip: resource.PublicIpAddress,
+              private_ip: resource.PrivateIpAddress,
+              subnet_id: resource.SubnetId,
+              vpc_id: resource.VpcId,
+              instance_profile_arn: resource.IamInstanceProfile?.Arn,
+              imds_tokens: resource.MetadataOptions?.HttpTokens,
+              ...(typeof resource.PublicIpAddress === 'string' && {
+                internet_exposed: true,
+                exposure_basis: 'public-ip',
+              }),
+              ...crownJewel({ label: 'VirtualMachine', name: tags.name || id, tags }),
+            });
+            const profile = resource.IamInstanceProfile?.Arn;
+            if (typeof profile === 'string')
+              profiles.push({
+                vm,
+                profile: profile.split('/').pop()!,
+                tokens: resource.MetadataOptions?.HttpTokens,
+              });
+          } else if (kind === 'role') {
+            const name = resource.RoleName;
+            if (typeof name !== 'string') continue;
+            const tags = readTags(resource.Tags);
+            const managed = (resource.AttachedManagedPolicies ?? resource['c7n:attached-policies'] ?? []).map(
+              (p: { PolicyArn?: string; PolicyName?: string }) => p.PolicyArn ?? p.PolicyName ?? '',
+            );
+            const id = out.node('IAM_Role', qualify(name, account), {
+              ...common,
+              arn: resource.Arn,
+              managed_policies: managed.length ? managed : undefined,
+              ...roleTrustExposure(resource.AssumeRolePolicyDocument),
+              ...crownJewel({ label: 'IAM_Role', name, tags, managedPolicies: managed }),
+            });
+            roles.set(name, id);
+          } else if (kind === 'bucket') {
+            const name = resource.Name;
+            if (typeof name !== 'string') continue;
+            const tags = readTags(resource.Tags);
+            out.node('Bucket', qualify(name, account), {
+              ...common,
+              ...bucketExposure(resource.Acl?.Grants),
+              has_bucket_policy: resource.Policy !== undefined ? true : undefined,
+              ...crownJewel({ label: 'Bucket', name, tags }),
+            });
+          } else {
+            const name = resource.DBInstanceIdentifier;
+            if (typeof name !== 'string') continue;
+            const tags = readTags(resource.Tags ?? resource.TagList);
+            out.node('Database', qualify(name, account), {
+              ...common,
+              engine: resource.Engine,
+              arn: resource.DBInstanceArn,
+              publicly_accessible: resource.PubliclyAccessible === true,
+              ...(resource.PubliclyAccessible === true && {
+                internet_exposed: true,
+                exposure_basis: 'publicly-accessible',
+              }),
+              ...crownJewel({ label: 'Database', name, tags }),
+            });
+          }
+        }
+      }
+      // An instance's profile names its role (ListInstanceProfiles when given; else a role of the profile's
+      // name); only a role this report holds is joined.
+      const profileRoles = new Map(
+        (report.instance_profiles ?? []).map((p) => [p.InstanceProfileName, p.Roles?.[0]?.RoleName]),
+      );
+      for (const { vm, profile, tokens } of profiles) {
+        const role = roles.get(profileRoles.get(profile) ?? profile);
+        if (!role) continue;
+        const price = imdsPrice(tokens);
+        out.edge('ASSUMES', vm, role, {
+          exploit_probability: price,
+          weight_basis: 'heuristic',
+          properties: { via: 'instance-profile', imds_tokens: tokens },
+        });
+      }
+      return { envelopes: [out.build()], warnings };
+    },
+  };
+}
