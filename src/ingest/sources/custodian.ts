@@ -14,13 +14,17 @@ import { EnvelopeBuilder } from './envelope-builder.js';
 import { reportProblem, reportSchema } from './report-schema.js';
 import type { IngestSource } from './source.js';
 
+/** A raw provider record: its fields are checked (typeof) where they are read. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- AWS API shapes vary by service and version
+type ProviderRecord = Record<string, any>;
+
 interface CustodianReport {
   provider: string;
   account_id: string;
   region?: string;
   /** optional: iam ListInstanceProfiles' InstanceProfiles, to join an instance's profile to its role */
   instance_profiles?: { InstanceProfileName: string; Roles?: { RoleName: string }[] }[];
-  policies: { policy: string; resource: string; resources: Record<string, any>[] }[];
+  policies: { policy: string; resource: string; resources: ProviderRecord[] }[];
 }
 
 type Kind = 'lb' | 'vm' | 'role' | 'bucket' | 'db';
@@ -46,7 +50,11 @@ export function createCustodianSource(): IngestSource {
       region: { type: 'string' },
       instance_profiles: {
         type: 'array',
-        items: { type: 'object', required: ['InstanceProfileName'], properties: { InstanceProfileName: { type: 'string' } } },
+        items: {
+          type: 'object',
+          required: ['InstanceProfileName'],
+          properties: { InstanceProfileName: { type: 'string' } },
+        },
       },
       policies: {
         type: 'array',
