@@ -1,7 +1,8 @@
 // Which ingest source a report on disk belongs to, judged by its content (file names are not trusted).
 // Used by `pathgate ingestreal` and, later, by the gate's CLI.
 
-export type RecognizedSource = 'trivy' | 'semgrep' | 'supplychain' | 'build' | 'events';
+export type RecognizedSource =
+  'trivy' | 'semgrep' | 'supplychain' | 'build' | 'events' | 'custodian' | 'sso' | 'dataclass';
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -22,6 +23,9 @@ export function recognizeReport(report: unknown): RecognizedSource | undefined {
   )
     return 'supplychain';
   if (Array.isArray(report.attestations)) return 'supplychain';
+  if (typeof report.account_id === 'string' && Array.isArray(report.policies)) return 'custodian';
+  if (typeof report.provider === 'string' && Array.isArray(report.users)) return 'sso';
+  if (typeof report.source === 'string' && Array.isArray(report.records)) return 'dataclass';
   if (typeof report.image === 'string' && typeof report.repository === 'string') return 'build';
   if (typeof report.image === 'string') return 'supplychain';
   if (Array.isArray(report.nodes) && Array.isArray(report.edges) && typeof report.source === 'string')
