@@ -25,6 +25,12 @@ export function recognizeReport(report: unknown): RecognizedSource | undefined {
   if (Array.isArray(report.attestations)) return 'supplychain';
   if (typeof report.account_id === 'string' && Array.isArray(report.policies)) return 'custodian';
   if (typeof report.provider === 'string' && Array.isArray(report.users)) return 'sso';
+  if (
+    ['security_groups', 'vpc_peerings', 'route_tables', 'SecurityGroups', 'VpcPeeringConnections'].some(
+      (k) => k in report,
+    )
+  )
+    return 'cloudnet';
   if (typeof report.source === 'string' && Array.isArray(report.records)) return 'dataclass';
   if (typeof report.image === 'string' && typeof report.repository === 'string') return 'build';
   if (typeof report.image === 'string') return 'supplychain';

@@ -14,6 +14,8 @@ it('recognises every kind of report by its shape', () => {
   expect(recognizeReport({ provider: 'aws', account_id: '111122223333', policies: [] })).toBe('custodian');
   expect(recognizeReport({ provider: 'okta', users: [] })).toBe('sso');
   expect(recognizeReport({ source: 'macie', records: [] })).toBe('dataclass');
+  expect(recognizeReport({ security_groups: [], instances: [] })).toBe('cloudnet');
+  expect(recognizeReport({ SecurityGroups: [] })).toBe('cloudnet');
   expect(recognizeReport({ source: 's', kind: 'asset', observed_at: 'x', nodes: [], edges: [] })).toBe(
     'events',
   );

@@ -1,5 +1,6 @@
 // SOURCES: the one table of ingest sources, name -> normalizer. Adding a source is one file and one row.
 import { createBuildSource } from './build.js';
+import { createCloudnetSource } from './cloudnet.js';
 import { createCustodianSource } from './custodian.js';
 import { createDataclassSource } from './dataclass.js';
 import { createEventsSource } from './events.js';
@@ -17,6 +18,7 @@ export function createSources(): ReadonlyMap<string, IngestSource> {
     createBuildSource(),
     createSupplyChainSource(),
     createCustodianSource(),
+    createCloudnetSource(),
     createSsoSource(),
     createDataclassSource(),
   ];

@@ -1,0 +1,282 @@
+// Source `cloudnet`: the network state of a cloud account in the AWS Describe* shapes (DECISIONS.md):
+// `{provider, security_groups[], instances[], vpc_peerings[], subnets[]?, route_tables[]?, network_acls[]?,
+// instance_profiles[]?}`; each list may also be the whole response AWS prints (`{"SecurityGroups": [...]}`,
+// `{"Reservations": [...]}`). Derives (spec "Marker derivation"):
+// - internet exposure of an instance from a security group open to 0.0.0.0/0 or ::/0; with route tables
+//   given, only when the instance's subnet routes to an internet gateway, and with network ACLs given,
+//   only when its subnet's ACL admits one of the open ports;
+// - CONNECTS_TO between instances when a group admits another group (or itself);
+// - VPC CONNECTS_TO VPC both ways across an active peering (accounts qualified by their owners), VPC HOSTS
+//   its instances;
+// - instance ASSUMES its profile's role, priced on its metadata service posture (docs/model.md).
+import { imdsPrice } from '../../model/probability.js';
+import { readTags } from '../../markers/crown-jewel.js';
+import { accountParameter, qualify } from './account.js';
+import { EnvelopeBuilder } from './envelope-builder.js';
+import { reportProblem } from './report-schema.js';
+import type { IngestSource } from './source.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- AWS API shapes, read field by field
+type Record_ = Record<string, any>;
+
+interface Rule {
+  protocol: string;
+  from: number;
+  to: number;
+}
+
+/** body field -> the key AWS wraps its list in */
+const FIELDS = {
+  security_groups: 'SecurityGroups',
+  instances: 'Reservations',
+  vpc_peerings: 'VpcPeeringConnections',
+  subnets: 'Subnets',
+  route_tables: 'RouteTables',
+  network_acls: 'NetworkAcls',
+  instance_profiles: 'InstanceProfiles',
+} as const;
+
+type Lists = Record<keyof typeof FIELDS, Record_[] | undefined>;
+
+export function createCloudnetSource(): IngestSource {
+  return {
+    name: 'cloudnet',
+    version: '1',
+    description:
+      'Cloud network state (AWS Describe* shapes): exposure through security groups, routes and ACLs; SG-to-SG reachability; peerings; instance roles.',
+    snapshots: 'query',
+    normalize({ body, query, receivedAt }) {
+      const lists = readLists(body);
+      const queryAccount = accountParameter(query);
+      const out = new EnvelopeBuilder('cloudnet', 'asset', receivedAt);
+      const groups = new Map((lists.security_groups ?? []).map((g) => [g.GroupId as string, g]));
+      const instances = (lists.instances ?? []).flatMap((r) =>
+        Array.isArray(r.Instances)
+          ? r.Instances.map((i: Record_) => ({ ...i, OwnerId: i.OwnerId ?? r.OwnerId }))
+          : [r],
+      );
+      const accountOf = (owner: unknown) => queryAccount ?? (typeof owner === 'string' ? owner : undefined);
+
+      // Instances, and which groups each is in.
+      const members = new Map<string, string[]>();
+      const vms = new Map<string, { id: string; subnet?: string; groups: string[] }>();
+      for (const instance of instances) {
+        const instanceId = instance.InstanceId;
+        if (typeof instanceId !== 'string') continue;
+        const tags = readTags(instance.Tags);
+        const account = accountOf(instance.OwnerId);
+        const id = out.node('VirtualMachine', qualify(tags.name || instanceId, account), {
+          instance_id: instanceId,
+          account,
+          subnet_id: instance.SubnetId,
+          vpc_id: instance.VpcId,
+          public_ip: instance.PublicIpAddress,
+          imds_tokens: instance.MetadataOptions?.HttpTokens,
+        });
+        const groupIds = (instance.SecurityGroups ?? [])
+          .map((g: Record_) => g.GroupId)
+          .filter((g: unknown): g is string => typeof g === 'string');
+        vms.set(instanceId, { id, subnet: instance.SubnetId, groups: groupIds });
+        for (const g of groupIds) members.set(g, [...(members.get(g) ?? []), id]);
+        if (typeof instance.VpcId === 'string') {
+          const vpc = out.node('VPC', qualify(instance.VpcId, account), { vpc_id: instance.VpcId, account });
+          out.edge('HOSTS', vpc, id);
+        }
+      }
+
+      // Exposure: an open group, through the subnet's routes and ACL when those are known.
+      const routes = subnetRouting(lists);
+      const acls = subnetAcls(lists);
+      for (const vm of vms.values()) {
+        const open = vm.groups.flatMap((g) => openRules(groups.get(g)));
+        if (!open.length) continue;
+        const reasons = [`sg-open:${open.map(describe).join(',')}`];
+        if (routes) {
+          const gateway = vm.subnet ? routes.get(vm.subnet) : undefined;
+          if (!gateway) continue;
+          reasons.push(`route:${gateway}`);
+        }
+        if (acls && vm.subnet && acls.has(vm.subnet)) {
+          const admitted = open.filter((rule) => aclAdmits(acls.get(vm.subnet!)!, rule));
+          if (!admitted.length) continue;
+          reasons.push('acl:allows');
+        }
+        out.stamp(vm.id, { internet_exposed: true, exposure_basis: reasons.join(' ') });
+      }
+
+      // Reachability between groups: every member of an admitted group reaches every member of the admitting one.
+      for (const [groupId, group] of groups) {
+        for (const permission of group.IpPermissions ?? []) {
+          for (const pair of permission.UserIdGroupPairs ?? []) {
+            for (const from of members.get(pair.GroupId) ?? []) {
+              for (const to of members.get(groupId) ?? []) {
+                if (from !== to)
+                  out.edge('CONNECTS_TO', from, to, {
+                    properties: { via: `${pair.GroupId}->${groupId}`, ports: describe(ruleOf(permission)) },
+                  });
+              }
+            }
+          }
+        }
+      }
+
+      // Peerings: both VPCs, each qualified by its owner, reach each other.
+      for (const peering of lists.vpc_peerings ?? []) {
+        if (peering.Status?.Code !== 'active') continue;
+        const side = (info: Record_ | undefined) =>
+          info && typeof info.VpcId === 'string'
+            ? out.node('VPC', qualify(info.VpcId, accountOf(info.OwnerId)), {
+                vpc_id: info.VpcId,
+                account: accountOf(info.OwnerId),
+                region: info.Region,
+              })
+            : undefined;
+        const a = side(peering.RequesterVpcInfo);
+        const b = side(peering.AccepterVpcInfo);
+        if (!a || !b) continue;
+        const properties = {
+          peering: peering.VpcPeeringConnectionId,
+          cross_account: peering.RequesterVpcInfo?.OwnerId !== peering.AccepterVpcInfo?.OwnerId,
+        };
+        out.edge('CONNECTS_TO', a, b, { properties });
+        out.edge('CONNECTS_TO', b, a, { properties });
+      }
+
+      // Instance profiles: the instance takes on its role.
+      const profileRoles = new Map<string, { name: string; account?: string }>();
+      for (const profile of lists.instance_profiles ?? []) {
+        const role = profile.Roles?.[0];
+        if (typeof profile.InstanceProfileName === 'string' && typeof role?.RoleName === 'string')
+          profileRoles.set(profile.InstanceProfileName, {
+            name: role.RoleName,
+            account: accountOf(String(role.Arn ?? '').split(':')[4]),
+          });
+      }
+      for (const instance of instances) {
+        const profile = String(instance.IamInstanceProfile?.Arn ?? '')
+          .split('/')
+          .pop();
+        const role = profile ? profileRoles.get(profile) : undefined;
+        const vm = vms.get(instance.InstanceId);
+        if (!role || !vm) continue;
+        const roleId = out.node('IAM_Role', qualify(role.name, role.account), { account: role.account });
+        const tokens = instance.MetadataOptions?.HttpTokens;
+        out.edge('ASSUMES', vm.id, roleId, {
+          exploit_probability: imdsPrice(tokens),
+          weight_basis: 'heuristic',
+          properties: { via: 'instance-profile', imds_tokens: tokens },
+        });
+      }
+      return { envelopes: [out.build()], warnings: [] };
+    },
+  };
+}
+
+function readLists(body: unknown): Lists {
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw reportProblem('cloudnet', [
+      { pointer: '/', detail: 'expected an object with security_groups, instances, ...' },
+    ]);
+  const b = body as Record_;
+  const lists = {} as Lists;
+  const errors: { pointer: string; detail: string }[] = [];
+  for (const [field, awsKey] of Object.entries(FIELDS) as [keyof typeof FIELDS, string][]) {
+    const raw = b[field] ?? (b[awsKey] !== undefined ? b : undefined);
+    if (raw === undefined) continue;
+    const list = Array.isArray(raw) ? raw : raw[awsKey];
+    if (!Array.isArray(list) || !list.every((x) => x && typeof x === 'object')) {
+      errors.push({
+        pointer: `/${b[field] !== undefined ? field : awsKey}`,
+        detail: `expected a list of objects (or {"${awsKey}": [...]})`,
+      });
+      continue;
+    }
+    lists[field] = list;
+  }
+  if (errors.length) throw reportProblem('cloudnet', errors);
+  if (b.provider !== undefined && b.provider !== 'aws')
+    throw reportProblem('cloudnet', [{ pointer: '/provider', detail: 'only aws network state is read' }]);
+  return lists;
+}
+
+function ruleOf(permission: Record_): Rule {
+  const protocol = String(permission.IpProtocol ?? '-1');
+  return protocol === '-1'
+    ? { protocol, from: 0, to: 65535 }
+    : { protocol, from: Number(permission.FromPort ?? 0), to: Number(permission.ToPort ?? 65535) };
+}
+
+function describe(rule: Rule): string {
+  if (rule.protocol === '-1') return 'all';
+  return rule.from === rule.to ? `${rule.protocol}/${rule.from}` : `${rule.protocol}/${rule.from}-${rule.to}`;
+}
+
+/** The rules of a group that admit the whole internet. */
+function openRules(group: Record_ | undefined): Rule[] {
+  return (group?.IpPermissions ?? [])
+    .filter(
+      (p: Record_) =>
+        (p.IpRanges ?? []).some((r: Record_) => r.CidrIp === '0.0.0.0/0') ||
+        (p.Ipv6Ranges ?? []).some((r: Record_) => r.CidrIpv6 === '::/0'),
+    )
+    .map(ruleOf);
+}
+
+/** subnet -> the internet gateway its route table sends 0.0.0.0/0 (or ::/0) to; undefined when no route tables. */
+function subnetRouting(lists: Lists): Map<string, string> | undefined {
+  if (!lists.route_tables) return undefined;
+  const byVpcMain = new Map<string, Record_>();
+  const bySubnet = new Map<string, Record_>();
+  for (const table of lists.route_tables) {
+    for (const a of table.Associations ?? []) {
+      if (a.Main === true) byVpcMain.set(table.VpcId, table);
+      if (typeof a.SubnetId === 'string') bySubnet.set(a.SubnetId, table);
+    }
+  }
+  const gatewayOf = (table: Record_ | undefined) =>
+    (table?.Routes ?? []).find(
+      (r: Record_) =>
+        (r.DestinationCidrBlock === '0.0.0.0/0' || r.DestinationIpv6CidrBlock === '::/0') &&
+        typeof r.GatewayId === 'string' &&
+        r.GatewayId.startsWith('igw-'),
+    )?.GatewayId as string | undefined;
+  const out = new Map<string, string>();
+  const subnets = new Set<string>([
+    ...bySubnet.keys(),
+    ...(lists.subnets ?? []).map((s) => s.SubnetId as string),
+  ]);
+  const vpcOfSubnet = new Map((lists.subnets ?? []).map((s) => [s.SubnetId as string, s.VpcId as string]));
+  for (const subnet of subnets) {
+    const table = bySubnet.get(subnet) ?? byVpcMain.get(vpcOfSubnet.get(subnet) ?? '');
+    const gateway = gatewayOf(table);
+    if (gateway) out.set(subnet, gateway);
+  }
+  return out;
+}
+
+/** subnet -> its network ACL's inbound entries, by rule number; undefined when no ACLs. */
+function subnetAcls(lists: Lists): Map<string, Record_[]> | undefined {
+  if (!lists.network_acls) return undefined;
+  const out = new Map<string, Record_[]>();
+  for (const acl of lists.network_acls) {
+    const inbound = (acl.Entries ?? [])
+      .filter((e: Record_) => e.Egress === false)
+      .sort((a: Record_, b: Record_) => a.RuleNumber - b.RuleNumber);
+    for (const a of acl.Associations ?? []) if (typeof a.SubnetId === 'string') out.set(a.SubnetId, inbound);
+  }
+  return out;
+}
+
+/** The first inbound entry from anywhere that matches the rule's protocol and a port of it decides. */
+function aclAdmits(entries: Record_[], rule: Rule): boolean {
+  for (const entry of entries) {
+    if (entry.CidrBlock !== '0.0.0.0/0' && entry.Ipv6CidrBlock !== '::/0') continue;
+    const protocol = String(entry.Protocol);
+    const tcpish = rule.protocol === 'tcp' ? '6' : rule.protocol === 'udp' ? '17' : rule.protocol;
+    if (protocol !== '-1' && rule.protocol !== '-1' && protocol !== tcpish) continue;
+    const range = entry.PortRange as { From?: number; To?: number } | undefined;
+    if (range && (range.To! < rule.from || range.From! > rule.to)) continue;
+    return entry.RuleAction === 'allow';
+  }
+  return false;
+}
