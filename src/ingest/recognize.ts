@@ -1,8 +1,8 @@
 // Which ingest source a report on disk belongs to, judged by its content (file names are not trusted).
-// Used by `pathgate ingestreal` and, later, by the gate's CLI.
+// Used by `pathgate ingestreal`, `pathgate gate -local` and the gate when no `source` is named.
 
 export type RecognizedSource =
-  'trivy' | 'semgrep' | 'supplychain' | 'build' | 'events' | 'custodian' | 'sso' | 'dataclass';
+  'trivy' | 'semgrep' | 'supplychain' | 'build' | 'events' | 'custodian' | 'cloudnet' | 'sso' | 'dataclass';
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
