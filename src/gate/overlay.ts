@@ -7,20 +7,11 @@
 // neither the live graph nor the report are left out and counted (a PR scan does not park).
 import { idLabel } from '../graph/ids.js';
 import { RESOLVE_REF, IMAGE_IDENTITY_PROPS } from '../graph/image-identity.js';
-import type { EdgeAttributes, GraphView, NodeAttributes, TenantGraph } from '../graph/model.js';
+import type { EdgeAttributes, EdgeVisitor, GraphView, NodeAttributes, TenantGraph } from '../graph/model.js';
 import { findEdge } from '../graph/model.js';
 import { isEdgeType, isNodeLabel, type EdgeType } from '../graph/vocabulary.js';
 import type { GraphWriter } from '../graph/writer.js';
 import type { EventEnvelope } from '../ingest/envelope.js';
-
-type EdgeCallback = (
-  key: string,
-  attrs: EdgeAttributes,
-  source: string,
-  target: string,
-  sourceAttrs: NodeAttributes,
-  targetAttrs: NodeAttributes,
-) => void;
 
 interface OverlayEdge {
   key: string;
@@ -90,7 +81,7 @@ export class Overlay implements GraphView {
     for (const id of this.added) callback(id, this.nodes.get(id)!);
   }
 
-  forEachEdge(callback: EdgeCallback): void {
+  forEachEdge(callback: EdgeVisitor): void {
     const overridden = this.nodes;
     const replaced = this.replaced;
     const live = overridden.size > 0;
@@ -106,11 +97,11 @@ export class Overlay implements GraphView {
       callback(e.key, e.attrs, e.from, e.to, this.getNodeAttributes(e.from), this.getNodeAttributes(e.to));
   }
 
-  forEachOutEdge(id: string, callback: EdgeCallback): void {
+  forEachOutEdge(id: string, callback: EdgeVisitor): void {
     this.forEachAdjacent(id, 'out', callback);
   }
 
-  forEachInEdge(id: string, callback: EdgeCallback): void {
+  forEachInEdge(id: string, callback: EdgeVisitor): void {
     this.forEachAdjacent(id, 'in', callback);
   }
 
@@ -211,7 +202,7 @@ export class Overlay implements GraphView {
     this.stats.addedEdges++;
   }
 
-  private forEachAdjacent(id: string, direction: 'in' | 'out', callback: EdgeCallback): void {
+  private forEachAdjacent(id: string, direction: 'in' | 'out', callback: EdgeVisitor): void {
     if (this.base.hasNode(id)) {
       const visit = (key: string, attrs: EdgeAttributes, source: string, target: string) => {
         if (this.replaced.has(key)) return;

@@ -34,7 +34,8 @@ export interface EdgeAttributes {
 
 export type TenantGraph = MultiDirectedGraph<NodeAttributes, EdgeAttributes>;
 
-type EdgeVisitor = (
+/** What edge iteration hands a callback (graphology's order of arguments). */
+export type EdgeVisitor = (
   key: string,
   attrs: EdgeAttributes,
   source: string,

@@ -6,32 +6,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { edge, envelope, node } from '../helpers/envelope.js';
+import { gateEstate, KEV_CVE, LOW_CVE, trivyReport } from '../helpers/gate-estate.js';
 import { makeService, tempDir, type TestService } from '../helpers/service.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bundle = path.join(root, 'dist', 'index.js');
 const event = path.resolve(root, '../shared/fixtures/real/github/pull_request.opened.payload.json');
 const TOKEN = 'action-test-token-0123456789';
-const image = 'ghcr.io/acme/checkout:1.0';
-const trivy = (vulns: Record<string, unknown>[], artifact = image) => ({
-  SchemaVersion: 2,
-  ArtifactName: artifact,
-  Metadata: { RepoTags: [artifact] },
-  Results: [{ Target: artifact, Class: 'os-pkgs', Type: 'debian', Vulnerabilities: vulns }],
-});
-const low = {
-  VulnerabilityID: 'CVE-2023-0001',
-  PkgName: 'libfoo',
-  Severity: 'LOW',
-  CVSS: { nvd: { V3Score: 3.1 } },
-};
-const kev = {
-  VulnerabilityID: 'CVE-2021-44228',
-  PkgName: 'log4j-core',
-  FixedVersion: '2.15.0',
-  Severity: 'CRITICAL',
-};
 
 let service: TestService;
 let apiUrl: string;
@@ -40,17 +21,8 @@ beforeAll(async () => {
   dir = await tempDir('pathgate-action-');
   service = await makeService({ API_TOKENS: `${TOKEN}:viewer` });
   apiUrl = await service.apiApp.listen({ host: '127.0.0.1', port: 0 });
-  const lb = node('LoadBalancer', 'shop-alb', { internet_exposed: true });
-  const web = node('Service', 'checkout');
-  const img = node('Image', 'acme/checkout:1.0', { resolve_ref: image });
-  const db = node('Database', 'orders', { crown_jewel: true });
-  await service.ingest(trivy([low]), { source: 'trivy' });
-  await service.ingest(
-    envelope(
-      [lb, web, img, db, node('CVE', 'CVE-2021-44228', { kev: true })],
-      [edge('ROUTES_TO', lb, web), edge('DEPENDS_ON', web, img), edge('HAS_PERMISSION', web, db, 0.9)],
-    ),
-  );
+  await service.ingest(trivyReport([LOW_CVE]), { source: 'trivy' });
+  await service.ingest(gateEstate());
   await service.settle();
 });
 afterAll(async () => {
@@ -94,7 +66,7 @@ async function runAction(report: unknown, inputs: Record<string, string> = {}) {
 
 describe('the bundled Action', () => {
   it('blocks a PR that adds a known-exploited CVE: exit 1, outputs, summary and an annotation', async () => {
-    const r = await runAction(trivy([low, kev]), { source: 'trivy' });
+    const r = await runAction(trivyReport([LOW_CVE, KEV_CVE]), { source: 'trivy' });
     expect(r.code).toBe(1);
     expect(r.outputs).toEqual({
       verdict: 'blocked',
@@ -119,19 +91,21 @@ describe('the bundled Action', () => {
   });
 
   it('passes a PR that changes nothing: exit 0', async () => {
-    const r = await runAction(trivy([low]));
+    const r = await runAction(trivyReport([LOW_CVE]));
     expect(r.code).toBe(0);
     expect(r.outputs).toMatchObject({ verdict: 'clean', preexisting: '1', 'exit-code': '0' });
     expect(r.summary).toMatch(/✅ pathgate: clean/);
   });
 
   it('exits 2 on unknown, 0 with allow-unknown, 3 when the server refuses', async () => {
-    const unknown = await runAction(trivy([kev], 'ghcr.io/acme/other:2.0'));
+    const unknown = await runAction(trivyReport([KEV_CVE], 'ghcr.io/acme/other:2.0'));
     expect(unknown.code).toBe(2);
     expect(unknown.outputs.verdict).toBe('unknown');
-    const allowed = await runAction(trivy([kev], 'ghcr.io/acme/other:2.0'), { 'allow-unknown': 'true' });
+    const allowed = await runAction(trivyReport([KEV_CVE], 'ghcr.io/acme/other:2.0'), {
+      'allow-unknown': 'true',
+    });
     expect(allowed.code).toBe(0);
-    const refused = await runAction(trivy([low]), { 'api-token': 'wrong-token-wrong-token' });
+    const refused = await runAction(trivyReport([LOW_CVE]), { 'api-token': 'wrong-token-wrong-token' });
     expect(refused.code).toBe(3);
     expect(refused.stdout).toMatch(/::error::pathgate: .*answered 401/);
   });

@@ -8,60 +8,29 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gateCommand } from '../../app/gate-cli.js';
-import { edge, envelope, node } from '../helpers/envelope.js';
+import { gateEstate, KEV_CVE, LOW_CVE, trivyReport } from '../helpers/gate-estate.js';
 import { makeService, tempDir, type TestService } from '../helpers/service.js';
 
 const run = promisify(execFile);
 const cli = fileURLToPath(new URL('../../app/cli.ts', import.meta.url));
 const TOKEN = 'gate-cli-token-0123456789';
-const image = 'ghcr.io/acme/checkout:1.0';
-
-const trivy = (vulns: Record<string, unknown>[], artifact = image) => ({
-  SchemaVersion: 2,
-  ArtifactName: artifact,
-  ArtifactType: 'container_image',
-  Metadata: { RepoTags: [artifact] },
-  Results: [{ Target: artifact, Class: 'os-pkgs', Type: 'debian', Vulnerabilities: vulns }],
-});
-const low = {
-  VulnerabilityID: 'CVE-2023-0001',
-  PkgName: 'libfoo',
-  Severity: 'LOW',
-  CVSS: { nvd: { V3Score: 3.1 } },
-};
-const kev = {
-  VulnerabilityID: 'CVE-2021-44228',
-  PkgName: 'log4j-core',
-  FixedVersion: '2.15.0',
-  Severity: 'CRITICAL',
-};
-const estate = () => {
-  const lb = node('LoadBalancer', 'shop-alb', { internet_exposed: true });
-  const web = node('Service', 'checkout');
-  const img = node('Image', 'acme/checkout:1.0', { resolve_ref: image });
-  const db = node('Database', 'orders', { crown_jewel: true });
-  return envelope(
-    [lb, web, img, db, node('CVE', 'CVE-2021-44228', { kev: true })],
-    [edge('ROUTES_TO', lb, web), edge('DEPENDS_ON', web, img), edge('HAS_PERMISSION', web, db, 0.9)],
-  );
-};
 
 let dir: string;
 let files: { estate: string; blocked: string; same: string; unknown: string };
 beforeAll(async () => {
   dir = await tempDir('pathgate-gate-cli-');
   await mkdir(path.join(dir, 'estate'));
-  await writeFile(path.join(dir, 'estate', 'scan.json'), JSON.stringify(trivy([low])));
-  await writeFile(path.join(dir, 'estate', 'estate.json'), JSON.stringify(estate()));
+  await writeFile(path.join(dir, 'estate', 'scan.json'), JSON.stringify(trivyReport([LOW_CVE])));
+  await writeFile(path.join(dir, 'estate', 'estate.json'), JSON.stringify(gateEstate()));
   files = {
     estate: path.join(dir, 'estate'),
     blocked: path.join(dir, 'pr-blocked.json'),
     same: path.join(dir, 'pr-same.json'),
     unknown: path.join(dir, 'pr-unknown.json'),
   };
-  await writeFile(files.blocked, JSON.stringify(trivy([low, kev])));
-  await writeFile(files.same, JSON.stringify(trivy([low])));
-  await writeFile(files.unknown, JSON.stringify(trivy([kev], 'ghcr.io/acme/other:2.0')));
+  await writeFile(files.blocked, JSON.stringify(trivyReport([LOW_CVE, KEV_CVE])));
+  await writeFile(files.same, JSON.stringify(trivyReport([LOW_CVE])));
+  await writeFile(files.unknown, JSON.stringify(trivyReport([KEV_CVE], 'ghcr.io/acme/other:2.0')));
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -114,8 +83,8 @@ describe('pathgate gate -api', () => {
   beforeAll(async () => {
     service = await makeService({ API_TOKENS: `${TOKEN}:viewer` });
     apiUrl = await service.apiApp.listen({ host: '127.0.0.1', port: 0 });
-    await service.ingest(trivy([low]), { source: 'trivy' });
-    await service.ingest(estate());
+    await service.ingest(trivyReport([LOW_CVE]), { source: 'trivy' });
+    await service.ingest(gateEstate());
     await service.settle();
   });
   afterAll(async () => {

@@ -12,13 +12,13 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { edge, envelope, node } from '../helpers/envelope.js';
+import { gateEstate, KEV_CVE, LOW_CVE, trivyReport } from '../helpers/gate-estate.js';
 import { makeService, type TestService } from '../helpers/service.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const payloads = path.resolve(root, '../shared/fixtures/real/github');
 const SECRET = 'github-app-webhook-secret';
 const SHA = 'ec26c3e57ca3a959ca5aad62de7213c562f8c821';
-const image = 'ghcr.io/acme/checkout:1.0';
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const PEM = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
 
@@ -95,25 +95,6 @@ class StandIn {
   }
 }
 
-const trivy = (vulns: Record<string, unknown>[]) => ({
-  SchemaVersion: 2,
-  ArtifactName: image,
-  Metadata: { RepoTags: [image] },
-  Results: [{ Target: image, Class: 'os-pkgs', Type: 'debian', Vulnerabilities: vulns }],
-});
-const low = {
-  VulnerabilityID: 'CVE-2023-0001',
-  PkgName: 'libfoo',
-  Severity: 'LOW',
-  CVSS: { nvd: { V3Score: 3.1 } },
-};
-const kev = {
-  VulnerabilityID: 'CVE-2021-44228',
-  PkgName: 'log4j-core',
-  FixedVersion: '2.15.0',
-  Severity: 'CRITICAL',
-};
-
 let github: StandIn;
 let service: TestService | undefined;
 let logs: string[] = [];
@@ -151,17 +132,8 @@ async function start(env: Record<string, string> = {}) {
     },
     { logger: pino({ level: 'info' }, sink) },
   );
-  const lb = node('LoadBalancer', 'shop-alb', { internet_exposed: true });
-  const web = node('Service', 'checkout');
-  const img = node('Image', 'acme/checkout:1.0', { resolve_ref: image });
-  const db = node('Database', 'orders', { crown_jewel: true });
-  await service.ingest(trivy([low]), { source: 'trivy' });
-  await service.ingest(
-    envelope(
-      [lb, web, img, db, node('CVE', 'CVE-2021-44228', { kev: true })],
-      [edge('ROUTES_TO', lb, web), edge('DEPENDS_ON', web, img), edge('HAS_PERMISSION', web, db, 0.9)],
-    ),
-  );
+  await service.ingest(trivyReport([LOW_CVE]), { source: 'trivy' });
+  await service.ingest(gateEstate());
   await service.settle();
   return service;
 }
@@ -214,7 +186,7 @@ describe('the GitHub app', () => {
     await statusCount(1);
     expect(github.statuses()[0]).toMatchObject({ state: 'pending', context: 'service/attack-paths' });
 
-    expect((await gate(s, trivy([low, kev]))).verdict).toBe('blocked');
+    expect((await gate(s, trivyReport([LOW_CVE, KEV_CVE]))).verdict).toBe('blocked');
     await statusCount(2);
     expect(github.statuses()[1]).toMatchObject({
       state: 'failure',
@@ -243,7 +215,7 @@ describe('the GitHub app', () => {
     expect(github.writes().filter((c) => c.url.includes('/comments'))).toHaveLength(before);
 
     // The follow-up report fixes the route: the comment is marked resolved, the status goes green.
-    expect((await gate(s, trivy([low]))).verdict).toBe('clean');
+    expect((await gate(s, trivyReport([LOW_CVE]))).verdict).toBe('clean');
     await statusCount(4);
     expect(github.statuses()[3]).toMatchObject({
       state: 'success',
@@ -278,7 +250,7 @@ describe('the GitHub app', () => {
 
   it('answers check_suite rerequested for the suite’s pull requests', async () => {
     const s = await start();
-    await gate(s, trivy([low, kev]));
+    await gate(s, trivyReport([LOW_CVE, KEV_CVE]));
     await statusCount(1);
     expect(
       (await deliver(s, 'check_suite', 'check_suite.rerequested.with-organization.payload.json')).statusCode,
@@ -291,7 +263,7 @@ describe('the GitHub app', () => {
   it('refuses writes outside REPO_ALLOWLIST and logs the slug', async () => {
     const s = await start({ REPO_ALLOWLIST: 'someone-else/*' });
     await deliver(s, 'pull_request', 'pull_request.opened.payload.json');
-    await gate(s, trivy([low, kev]));
+    await gate(s, trivyReport([LOW_CVE, KEV_CVE]));
     await new Promise((r) => setTimeout(r, 200));
     expect(github.writes()).toEqual([]);
     const refused = logs.map((l) => JSON.parse(l)).filter((l) => /forge write refused/.test(l.msg));
@@ -302,7 +274,7 @@ describe('the GitHub app', () => {
   it('runs dry without APP_ID and PRIVATE_KEY: logs what it would post, posts nothing', async () => {
     const s = await start({ APP_ID: '', PRIVATE_KEY: '' });
     await deliver(s, 'pull_request', 'pull_request.opened.payload.json');
-    await gate(s, trivy([low, kev]));
+    await gate(s, trivyReport([LOW_CVE, KEV_CVE]));
     await new Promise((r) => setTimeout(r, 200));
     expect(github.calls).toEqual([]);
     const dry = logs.map((l) => JSON.parse(l)).filter((l) => l.dryRun);
