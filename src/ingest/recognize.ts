@@ -2,7 +2,16 @@
 // Used by `pathgate ingestreal`, `pathgate gate -local` and the gate when no `source` is named.
 
 export type RecognizedSource =
-  'trivy' | 'semgrep' | 'supplychain' | 'build' | 'events' | 'custodian' | 'cloudnet' | 'sso' | 'dataclass';
+  | 'trivy'
+  | 'semgrep'
+  | 'supplychain'
+  | 'build'
+  | 'events'
+  | 'custodian'
+  | 'cloudnet'
+  | 'iam'
+  | 'sso'
+  | 'dataclass';
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -24,6 +33,7 @@ export function recognizeReport(report: unknown): RecognizedSource | undefined {
     return 'supplychain';
   if (Array.isArray(report.attestations)) return 'supplychain';
   if (typeof report.account_id === 'string' && Array.isArray(report.policies)) return 'custodian';
+  if (Array.isArray(report.UserDetailList) || Array.isArray(report.RoleDetailList)) return 'iam';
   if (typeof report.provider === 'string' && Array.isArray(report.users)) return 'sso';
   if (
     ['security_groups', 'vpc_peerings', 'route_tables', 'SecurityGroups', 'VpcPeeringConnections'].some(

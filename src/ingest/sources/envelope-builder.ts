@@ -7,6 +7,7 @@ import type { EnvelopeEdge, EnvelopeNode, EventEnvelope } from '../envelope.js';
 export interface EdgeOptions {
   exploit_probability?: number;
   weight_basis?: WeightBasis;
+  resource_scoped?: boolean;
   properties?: Record<string, unknown>;
 }
 
@@ -42,6 +43,7 @@ export class EnvelopeBuilder {
     const edge: EnvelopeEdge = { type, from, to };
     if (options.exploit_probability !== undefined) edge.exploit_probability = options.exploit_probability;
     if (options.weight_basis !== undefined) edge.weight_basis = options.weight_basis;
+    if (options.resource_scoped) edge.resource_scoped = true;
     if (options.properties) edge.properties = withoutUndefined(options.properties);
     if (existing) {
       const properties = { ...existing.properties, ...edge.properties };

@@ -4,6 +4,7 @@ import { createCloudnetSource } from './cloudnet.js';
 import { createCustodianSource } from './custodian.js';
 import { createDataclassSource } from './dataclass.js';
 import { createEventsSource } from './events.js';
+import { createIamSource } from './iam.js';
 import { createSemgrepSource } from './semgrep.js';
 import { createSsoSource } from './sso.js';
 import { createSupplyChainSource } from './supplychain.js';
@@ -19,6 +20,7 @@ export function createSources(): ReadonlyMap<string, IngestSource> {
     createSupplyChainSource(),
     createCustodianSource(),
     createCloudnetSource(),
+    createIamSource(),
     createSsoSource(),
     createDataclassSource(),
   ];
