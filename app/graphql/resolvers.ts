@@ -1,6 +1,7 @@
 // GraphQL resolvers: thin reads over the caller's tenant. Routes are materialized only when asked for.
 import type { Principal } from '../../src/auth/principal.js';
-import { pathFilter } from '../../src/auth/scope.js';
+import { appsOfNode, pathFilter } from '../../src/auth/scope.js';
+import { violationsOf } from '../../src/invariants/violation.js';
 import type { Engine } from '../../src/engine/engine.js';
 import { routeHasBasis, routeNodes, routeSteps, type PathRecord } from '../../src/paths/path-store.js';
 import { ProblemError } from '../../src/http/problems.js';
@@ -131,6 +132,17 @@ export function createResolvers() {
             upToDate: state ? !state.stale : true,
           },
         };
+      },
+      violations: (_: unknown, __: unknown, ctx: GraphqlContext) => {
+        const graph = ctx.engine.tenant(ctx.tenant)?.graph;
+        if (!graph) return [];
+        const apps = ctx.principal.apps && new Set(ctx.principal.apps);
+        return violationsOf(graph)
+          .filter((v) => !apps || appsOfNode(graph, v.nodeId).some((a) => apps.has(a)))
+          .map((v) => {
+            const attrs = graph.getNodeAttributes(v.nodeId);
+            return { ...v, node: { id: v.nodeId, name: attrs.name, label: attrs.label } };
+          });
       },
       prVerdict: (_: unknown, args: { sha: string }, ctx: GraphqlContext) =>
         ctx.engine.prVerdict(ctx.tenant, args.sha) ?? null,

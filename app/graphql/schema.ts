@@ -27,8 +27,20 @@ export const SCHEMA_SDL = /* GraphQL */ `
     status: Status!
     "Whether every chunk of an ingest batch has reached the graph; null for an unknown id."
     ingestBatch(id: ID!): IngestBatch
+    "Policy invariant violations in the caller's tenant (for example no-internet-exposed-sensitive-asset)."
+    violations: [Violation!]!
     "The merge gate's last verdict for a commit (full SHA, or a unique prefix of 7+); null when never gated."
     prVerdict(sha: String!): PrVerdict
+  }
+
+  "A node breaking a policy invariant."
+  type Violation {
+    "Stable: <invariant>:<node id>."
+    id: ID!
+    invariant: String!
+    severity: String!
+    node: PathNode!
+    detail: String!
   }
 
   enum GateVerdict {
