@@ -48,7 +48,17 @@ const list = (v: string | string[] | undefined): string[] =>
   v === undefined ? [] : Array.isArray(v) ? v : [v];
 
 /** An IAM action pattern (`iam:Create*`, `*`) as a matcher, case-insensitive as IAM is. */
+const matchers = new Map<string, (action: string) => boolean>();
 function matcher(pattern: string): (action: string) => boolean {
+  let match = matchers.get(pattern);
+  if (!match) {
+    match = compile(pattern);
+    if (matchers.size < 10_000) matchers.set(pattern, match);
+  }
+  return match;
+}
+
+function compile(pattern: string): (action: string) => boolean {
   const regex = new RegExp(
     `^${pattern
       .replace(/[.+^${}()|[\]\\]/g, '\\$&')
