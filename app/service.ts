@@ -145,6 +145,10 @@ export const DEMO_REPORTS: readonly { file: string; source: string; query?: Reco
   { file: 'build-checkout-api.json', source: 'build' },
   { file: 'semgrep-checkout-api.json', source: 'semgrep', query: { repo: 'github.com/acme/checkout-api' } },
   { file: 'estate.json', source: 'events' },
+  // The cloud account: network state, then its IAM: jump-1 is open to the internet, reaches batch-worker-1,
+  // whose role may pass a role to a new instance, which is the account's administrator.
+  { file: 'cloudnet-111122223333.json', source: 'cloudnet', query: { account: '111122223333' } },
+  { file: 'iam-111122223333.json', source: 'iam', query: { account: '111122223333' } },
 ];
 
 export async function loadDemo(service: Service): Promise<boolean> {

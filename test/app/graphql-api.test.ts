@@ -47,6 +47,25 @@ describe('attackPaths on the demo estate', () => {
     for (const path of attackPaths) expect(path.id).toMatch(/^ap-[0-9a-f]{16}$/);
   });
 
+  it('has a route across the cloud account: network, instance role, IAM escalation', async () => {
+    const { attackPaths } = await svc.graphql(`{ attackPaths { ${PATH_FIELDS} } }`);
+    const escalation = attackPaths.find(
+      (p: { nodes: { name: string }[] }) => p.nodes.at(-1)!.name === '111122223333/account-admin',
+    );
+    expect(escalation.nodes.map((n: { name: string }) => n.name)).toEqual([
+      '111122223333/jump-1',
+      '111122223333/batch-worker-1',
+      '111122223333/batch-worker-role',
+      '111122223333/account-admin',
+    ]);
+    expect(escalation.steps.map((s: { type: string }) => s.type)).toEqual([
+      'CONNECTS_TO',
+      'ASSUMES',
+      'CAN_ESCALATE_TO',
+    ]);
+    expect(escalation.score).toBeCloseTo(0.5 * 0.8 * 0.4, 12);
+  });
+
   it('does not list the credential-exposed user without SEED_IAM_USERS', async () => {
     const { attackPaths } = await svc.graphql('{ attackPaths { nodes { name } } }');
     expect(attackPaths.some((p: { nodes: { name: string }[] }) => p.nodes[0].name === 'ci-deployer')).toBe(
@@ -94,9 +113,9 @@ describe('attackPaths on the demo estate', () => {
       prunedNodes: 0,
       prunedEdges: 0,
       lastPrunedAt: null,
-      graph: { nodes: 20, edges: 20, pendingEdges: 0 },
+      graph: { nodes: 27, edges: 26, pendingEdges: 0 },
     });
-    expect(status.analyzer).toMatchObject({ passes: 1, upToDate: true, starts: 2, targets: 3 });
+    expect(status.analyzer).toMatchObject({ passes: 1, upToDate: true, starts: 3, targets: 4 });
   });
 
   it('exposes the spec metrics on /metrics', async () => {
@@ -106,8 +125,8 @@ describe('attackPaths on the demo estate', () => {
       'service_analyzer_critical_paths{tenant="default"}',
       'service_analyzer_passes_total{tenant="default"} 1',
       'service_analyzer_pass_seconds_bucket',
-      'service_graph_nodes{tenant="default"} 20',
-      'service_graph_edges{tenant="default"} 20',
+      'service_graph_nodes{tenant="default"} 27',
+      'service_graph_edges{tenant="default"} 26',
       'service_graph_pending_edges{tenant="default"} 0',
     ]) {
       expect(response.body).toContain(name);
