@@ -1,6 +1,6 @@
 // Source `cloudnet`: the network state of a cloud account in the AWS Describe* shapes (DECISIONS.md):
 // `{provider, security_groups[], instances[], vpc_peerings[], subnets[]?, route_tables[]?, network_acls[]?,
-// instance_profiles[]?}`; each list may also be the whole response AWS prints (`{"SecurityGroups": [...]}`,
+// instance_profiles[]?, network_interfaces[]?}`; each list may also be the whole response AWS prints (`{"SecurityGroups": [...]}`,
 // `{"Reservations": [...]}`). Derives (spec "Marker derivation"):
 // - internet exposure of an instance from a security group open to 0.0.0.0/0 or ::/0; with route tables
 //   given, only when the instance's subnet routes to an internet gateway, and with network ACLs given,
@@ -34,6 +34,7 @@ const FIELDS = {
   route_tables: 'RouteTables',
   network_acls: 'NetworkAcls',
   instance_profiles: 'InstanceProfiles',
+  network_interfaces: 'NetworkInterfaces',
 } as const;
 
 type Lists = Record<keyof typeof FIELDS, Record_[] | undefined>;
@@ -50,11 +51,25 @@ export function createCloudnetSource(): IngestSource {
       const queryAccount = accountParameter(query);
       const out = new EnvelopeBuilder('cloudnet', 'asset', receivedAt);
       const groups = new Map((lists.security_groups ?? []).map((g) => [g.GroupId as string, g]));
-      const instances = (lists.instances ?? []).flatMap((r) =>
+      const described = (lists.instances ?? []).flatMap((r) =>
         Array.isArray(r.Instances)
           ? r.Instances.map((i: Record_) => ({ ...i, OwnerId: i.OwnerId ?? r.OwnerId }))
           : [r],
       );
+      // Network interfaces attached to an instance stand for it when DescribeInstances is not given (its
+      // subnet, groups and public address are the interface's).
+      const known = new Set(described.map((i: Record_) => i.InstanceId));
+      const fromInterfaces = (lists.network_interfaces ?? [])
+        .filter((n) => typeof n.Attachment?.InstanceId === 'string' && !known.has(n.Attachment.InstanceId))
+        .map((n): Record_ => ({
+          InstanceId: n.Attachment.InstanceId,
+          OwnerId: n.OwnerId,
+          SubnetId: n.SubnetId,
+          VpcId: n.VpcId,
+          PublicIpAddress: n.Association?.PublicIp,
+          SecurityGroups: n.Groups ?? [],
+        }));
+      const instances = [...described, ...fromInterfaces];
       const accountOf = (owner: unknown) => queryAccount ?? (typeof owner === 'string' ? owner : undefined);
 
       // Instances, and which groups each is in.

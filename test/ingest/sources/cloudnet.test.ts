@@ -189,4 +189,21 @@ describe('cloudnet: peerings and roles', () => {
     });
     expect(rejection(cloudnet, [])[0]).toMatchObject({ pointer: '/' });
   });
+
+  it('takes instances from their network interfaces when DescribeInstances is not given', () => {
+    const data = placebo('awsnet/test_security_group_used');
+    const out = normalize(cloudnet, {
+      security_groups: data['ec2.DescribeSecurityGroups_1'],
+      network_interfaces: data['ec2.DescribeNetworkInterfaces_1'],
+    });
+    // One interface is attached to an instance; its group admits only one address, so no exposure.
+    expect(out.names('VirtualMachine')).toEqual(['644160558196/i-017cf4e2a33b853fe']);
+    expect(out.node('VirtualMachine', '644160558196/i-017cf4e2a33b853fe').properties).toMatchObject({
+      public_ip: '35.162.52.140',
+      subnet_id: 'subnet-15452171',
+    });
+    expect(out.node('VirtualMachine', '644160558196/i-017cf4e2a33b853fe').properties).not.toHaveProperty(
+      'internet_exposed',
+    );
+  });
 });
