@@ -4,7 +4,7 @@
 import type { EnvelopeEdge, EventEnvelope } from '../ingest/envelope.js';
 import type { Log } from '../log/logger.js';
 import { parseImageRef } from '../identity/image-ref.js';
-import { edgeKey, idLabel } from './ids.js';
+import { edgeKey, idLabel, nodeId } from './ids.js';
 import {
   IMAGE_IDENTITY_PROPS,
   ImageIdentity,
@@ -16,7 +16,7 @@ import {
 } from './image-identity.js';
 import { findEdge, type EdgeAttributes, type TenantGraph } from './model.js';
 import { ScopeLedger } from './scope-ledger.js';
-import { isEdgeType, isNodeLabel, type EdgeType } from './vocabulary.js';
+import { isEdgeType, isNodeLabel, type EdgeType, type NodeLabel } from './vocabulary.js';
 
 export interface WriteResult {
   nodes: number;
@@ -55,6 +55,8 @@ export class GraphWriter {
   /** missing node id -> keys of parked edges waiting for it */
   private readonly waitingOn = new Map<string, Set<string>>();
   readonly images: ImageIdentity;
+  /** alias node id -> the node it names (noteAliases) */
+  private readonly aliases = new Map<string, string>();
   private nextEdgeKey = 0;
   readonly scopes = new ScopeLedger();
 
@@ -98,6 +100,13 @@ export class GraphWriter {
       let id = node.id;
       let name = node.name;
       let props = node.properties && typeof node.properties === 'object' ? node.properties : {};
+      // A node named by one of its aliases (a VM's instance id, once a Name tag names it) is that node.
+      const aliased = this.aliases.get(id);
+      if (aliased !== undefined && this.graph.hasNode(aliased) && !Array.isArray(props.aliases)) {
+        (remap ??= new Map()).set(id, aliased);
+        id = aliased;
+        name = this.graph.getNodeAttributes(id).name;
+      }
       const reference = label === 'Image' ? props[RESOLVE_REF] : undefined;
       if (typeof reference === 'string') {
         const resolved = this.resolveReference(id, reference, props);
@@ -125,12 +134,18 @@ export class GraphWriter {
         if (this.waitingOn.has(id)) arrived.push(id);
       }
       if (label === 'Image' && typeof reference !== 'string') this.noteScannedImage(id);
+      if (Array.isArray(props.aliases)) this.noteAliases(id, label, props.aliases);
       if (scope !== undefined) this.scopes.claim(scope, id, existed);
       else if (this.scopes.scopeCount) this.scopes.assert(id);
       result.nodes++;
     }
     for (const raw of edges) {
       let edge = raw;
+      if (this.aliases.size && (this.aliases.has(raw?.from) || this.aliases.has(raw?.to))) {
+        const from = this.aliases.get(raw.from) ?? raw.from;
+        const to = this.aliases.get(raw.to) ?? raw.to;
+        if (this.graph.hasNode(from) && this.graph.hasNode(to)) edge = { ...raw, from, to };
+      }
       if (remap && (remap.has(raw?.from) || remap.has(raw?.to))) {
         edge = { ...raw, from: remap.get(raw.from) ?? raw.from, to: remap.get(raw.to) ?? raw.to };
       }
@@ -451,6 +466,48 @@ export class GraphWriter {
   /** Rebuilds derived indexes after a bulk restore that bypassed apply(). */
   reindex(): void {
     this.images.reindex();
+    this.aliases.clear();
+    this.graph.forEachNode((id, attrs) => {
+      if (Array.isArray(attrs.props.aliases)) this.noteAliases(id, attrs.label, attrs.props.aliases);
+    });
+  }
+
+  /**
+   * Other names of a node (DECISIONS.md "Names": a VM named by its Name tag keeps its instance id as an
+   * alias): later reports naming it so land on it, and a node already there under an alias is merged in.
+   */
+  private noteAliases(id: string, label: NodeLabel, names: unknown[]): void {
+    for (const alias of names) {
+      if (typeof alias !== 'string' || !alias) continue;
+      const aliasId = nodeId(label, alias);
+      if (aliasId === id) continue;
+      this.aliases.set(aliasId, id);
+      if (this.graph.hasNode(aliasId)) this.absorb(aliasId, id);
+    }
+  }
+
+  /** Moves a node's edges and properties (the target's win) onto another, then drops it. */
+  private absorb(fromId: string, toId: string): void {
+    const graph = this.graph;
+    const from = graph.getNodeAttributes(fromId);
+    const to = graph.getNodeAttributes(toId);
+    to.props = { ...from.props, ...to.props };
+    const moves: { from: string; to: string; attrs: EdgeAttributes }[] = [];
+    graph.forEachEdge(fromId, (_key, attrs, source, target) => {
+      moves.push({
+        from: source === fromId ? toId : source,
+        to: target === fromId ? toId : target,
+        attrs: { ...attrs },
+      });
+    });
+    this.dropNode(fromId);
+    for (const move of moves) {
+      if (move.from === move.to) continue;
+      const existing = findEdge(graph, move.attrs.type, move.from, move.to);
+      if (existing !== undefined) graph.replaceEdgeAttributes(existing, move.attrs);
+      else this.addEdge(move.from, move.to, move.attrs);
+    }
+    this.analysisVersion++;
   }
 
   /** Marks the graph changed after a bulk restore that bypassed apply(). */

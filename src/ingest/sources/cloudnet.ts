@@ -82,6 +82,7 @@ export function createCloudnetSource(): IngestSource {
         const account = accountOf(instance.OwnerId);
         const id = out.node('VirtualMachine', qualify(tags.name || instanceId, account), {
           instance_id: instanceId,
+          aliases: tags.name ? [qualify(instanceId, account)] : undefined,
           account,
           subnet_id: instance.SubnetId,
           vpc_id: instance.VpcId,

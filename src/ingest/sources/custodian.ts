@@ -122,6 +122,8 @@ export function createCustodianSource(): IngestSource {
             const vm = out.node('VirtualMachine', qualify(tags.name || id, account), {
               ...common,
               instance_id: id,
+              // Named by its Name tag, the VM stays reachable by its instance id (DECISIONS.md "Names").
+              aliases: tags.name ? [qualify(id, account)] : undefined,
               public_ip: resource.PublicIpAddress,
               private_ip: resource.PrivateIpAddress,
               subnet_id: resource.SubnetId,
