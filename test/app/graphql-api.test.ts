@@ -66,6 +66,17 @@ describe('attackPaths on the demo estate', () => {
     expect(escalation.score).toBeCloseTo(0.5 * 0.8 * 0.4, 12);
   });
 
+  it('lists the public customer-exports bucket as a policy violation', async () => {
+    const { violations } = await svc.graphql('{ violations { invariant severity node { name } } }');
+    expect(violations).toEqual([
+      {
+        invariant: 'no-internet-exposed-sensitive-asset',
+        severity: 'CRITICAL',
+        node: { name: 'acme-customer-exports' },
+      },
+    ]);
+  });
+
   it('does not list the credential-exposed user without SEED_IAM_USERS', async () => {
     const { attackPaths } = await svc.graphql('{ attackPaths { nodes { name } } }');
     expect(attackPaths.some((p: { nodes: { name: string }[] }) => p.nodes[0].name === 'ci-deployer')).toBe(
@@ -115,7 +126,7 @@ describe('attackPaths on the demo estate', () => {
       lastPrunedAt: null,
       graph: { nodes: 27, edges: 26, pendingEdges: 0 },
     });
-    expect(status.analyzer).toMatchObject({ passes: 1, upToDate: true, starts: 3, targets: 4 });
+    expect(status.analyzer).toMatchObject({ passes: 1, upToDate: true, starts: 4, targets: 4 });
   });
 
   it('exposes the spec metrics on /metrics', async () => {
