@@ -12,6 +12,7 @@ import {
   type IngestSecrets,
 } from '../../src/auth/ingest-signature.js';
 import { ProblemError } from '../../src/http/problems.js';
+import { YAML_CONTENT_TYPES, yamlToList } from '../../src/ingest/yaml.js';
 import type { Metrics } from '../../src/metrics/metrics.js';
 
 export interface IngestAuth {
@@ -34,9 +35,13 @@ export function registerIngestAuth(
     onDeny?: (request: FastifyRequest, reason: string) => void;
   },
 ): IngestAuth {
-  if (!signingEnabled(deps.secrets)) return { enabled: false, beforeBody() {}, verify: () => undefined };
+  if (!signingEnabled(deps.secrets)) {
+    registerYamlBodies(app);
+    return { enabled: false, beforeBody() {}, verify: () => undefined };
+  }
   const replay = new ReplayCache();
   const rawBodies = new WeakMap<FastifyRequest, Buffer>();
+  registerYamlBodies(app, (request, body) => rawBodies.set(request, body));
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
@@ -87,4 +92,19 @@ export function registerIngestAuth(
       }
     },
   };
+}
+
+/** Multi-document YAML bodies (for /ingest/k8s) become one Kubernetes List; `keep` sees the raw bytes. */
+function registerYamlBodies(
+  app: FastifyInstance,
+  keep?: (request: FastifyRequest, body: Buffer) => void,
+): void {
+  app.addContentTypeParser(YAML_CONTENT_TYPES, { parseAs: 'buffer' }, (request, body, done) => {
+    keep?.(request, body as Buffer);
+    try {
+      done(null, yamlToList((body as Buffer).toString('utf8')));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
 }

@@ -9,6 +9,7 @@ export interface ProblemType {
 
 export const PROBLEMS = {
   'malformed-json': { status: 400, title: 'Request body is not valid JSON' },
+  'malformed-yaml': { status: 400, title: 'Request body is not valid YAML' },
   'invalid-payload': { status: 400, title: 'Request body does not match the expected shape' },
   'unknown-vocabulary': { status: 400, title: 'Node label or edge type outside the closed vocabulary' },
   'invalid-query': { status: 400, title: 'Invalid query parameter' },

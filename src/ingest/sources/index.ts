@@ -5,6 +5,7 @@ import { createCustodianSource } from './custodian.js';
 import { createDataclassSource } from './dataclass.js';
 import { createEventsSource } from './events.js';
 import { createIamSource } from './iam.js';
+import { createK8sSource } from './k8s.js';
 import { createSemgrepSource } from './semgrep.js';
 import { createSsoSource } from './sso.js';
 import { createSupplyChainSource } from './supplychain.js';
@@ -21,6 +22,7 @@ export function createSources(): ReadonlyMap<string, IngestSource> {
     createCustodianSource(),
     createCloudnetSource(),
     createIamSource(),
+    createK8sSource(),
     createSsoSource(),
     createDataclassSource(),
   ];
