@@ -12,7 +12,12 @@ import {
   type IngestSecrets,
 } from '../../src/auth/ingest-signature.js';
 import { ProblemError } from '../../src/http/problems.js';
-import { YAML_CONTENT_TYPES, yamlToList } from '../../src/ingest/yaml.js';
+import {
+  NDJSON_CONTENT_TYPES,
+  ndjsonToArray,
+  YAML_CONTENT_TYPES,
+  yamlToList,
+} from '../../src/ingest/yaml.js';
 import type { Metrics } from '../../src/metrics/metrics.js';
 
 export interface IngestAuth {
@@ -94,11 +99,22 @@ export function registerIngestAuth(
   };
 }
 
-/** Multi-document YAML bodies (for /ingest/k8s) become one Kubernetes List; `keep` sees the raw bytes. */
+/**
+ * Multi-document YAML bodies (for /ingest/k8s) become one Kubernetes List, NDJSON bodies (for
+ * /ingest/falco) an array; `keep` sees the raw bytes (they are what is signed).
+ */
 function registerYamlBodies(
   app: FastifyInstance,
   keep?: (request: FastifyRequest, body: Buffer) => void,
 ): void {
+  app.addContentTypeParser(NDJSON_CONTENT_TYPES, { parseAs: 'buffer' }, (request, body, done) => {
+    keep?.(request, body as Buffer);
+    try {
+      done(null, ndjsonToArray((body as Buffer).toString('utf8')));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
   app.addContentTypeParser(YAML_CONTENT_TYPES, { parseAs: 'buffer' }, (request, body, done) => {
     keep?.(request, body as Buffer);
     try {

@@ -2,7 +2,7 @@
 // and reverse adjacency as CSR typed arrays on SharedArrayBuffers, so worker threads read them in place.
 import type { GraphView } from '../graph/model.js';
 import { EDGE_TYPES, NODE_LABELS, PROP, WEIGHT_BASES } from '../graph/vocabulary.js';
-import { priceHop } from '../model/probability.js';
+import { priceHop, withRuntimeEvidence } from '../model/probability.js';
 import { workloadPricer } from './workload-price.js';
 
 /**
@@ -184,9 +184,13 @@ export function compileGraph(
     const k = cursor[from]++;
     // A hop into a workload without an explicit probability is priced from the CVEs of what it runs.
     const price =
-      targetAttrs.label === 'Service' && attrs.p === undefined
-        ? priceHop(attrs, workloadPrice(target))
-        : priceHop(attrs);
+      attrs.p !== undefined
+        ? priceHop(attrs)
+        : targetAttrs.label === 'Service'
+          ? priceHop(attrs, workloadPrice(target))
+          : targetAttrs.props.runtime_observed === true
+            ? priceHop(attrs, withRuntimeEvidence(undefined, true))
+            : priceHop(attrs);
     const p = price.p;
     if (attrs.type !== lastType) {
       lastType = attrs.type;

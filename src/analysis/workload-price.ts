@@ -2,7 +2,7 @@
 // exploitable CVE (src/model/probability.ts: priceCve), scaled by the confidence of the identity join that
 // says the workload runs that image. Shape read: Service DEPENDS_ON Image, CVE AFFECTS Image.
 import type { GraphView } from '../graph/model.js';
-import { moreExploitable, priceCve, type HopPrice } from '../model/probability.js';
+import { moreExploitable, priceCve, withRuntimeEvidence, type HopPrice } from '../model/probability.js';
 
 /** A per-compile pricer: each workload and image is looked at once. */
 export function workloadPricer(graph: GraphView): (workload: string) => HopPrice | undefined {
@@ -28,6 +28,8 @@ export function workloadPricer(graph: GraphView): (workload: string) => HopPrice
       const confidence = attrs.joinConfidence ?? 1;
       best = moreExploitable(best, { p: price.p * confidence, basis: price.basis });
     });
+    // A runtime alert on the workload itself is observed evidence on the hop into it.
+    best = withRuntimeEvidence(best, graph.getNodeAttributes(workload).props.runtime_observed === true);
     workloads.set(workload, best);
     return best;
   };

@@ -56,6 +56,7 @@ export interface GraphView {
   forEachOutEdge(id: string, callback: EdgeVisitor): void;
   forEachInEdge(id: string, callback: EdgeVisitor): void;
   outDegree(id: string): number;
+  getNodeAttributes(id: string): NodeAttributes;
 }
 
 export function createTenantGraph(): TenantGraph {

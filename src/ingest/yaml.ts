@@ -1,5 +1,5 @@
-// Multi-document YAML (what `kubectl get -o yaml` writes and what users keep in repositories) as one
-// Kubernetes `List` of its documents, for the k8s source. Empty documents are skipped.
+// Bodies that are not one JSON document: multi-document YAML (what `kubectl get -o yaml` writes) as one
+// Kubernetes `List` for the k8s source, and newline-delimited JSON (Falco's alert log) as an array.
 import { parseAllDocuments } from 'yaml';
 import { ProblemError } from '../http/problems.js';
 
@@ -20,4 +20,20 @@ export function yamlToList(text: string): { apiVersion: 'v1'; kind: 'List'; item
     items.push(value);
   }
   return { apiVersion: 'v1', kind: 'List', items };
+}
+
+export const NDJSON_CONTENT_TYPES = ['application/x-ndjson', 'application/ndjson', 'application/jsonl'];
+
+/** Newline-delimited JSON (Falco's alert log) as an array; a bad line is named by its number. */
+export function ndjsonToArray(text: string): unknown[] {
+  const out: unknown[] = [];
+  for (const [index, line] of text.split('\n').entries()) {
+    if (!line.trim()) continue;
+    try {
+      out.push(JSON.parse(line));
+    } catch (error) {
+      throw new ProblemError('malformed-json', `line ${index + 1} is not JSON: ${(error as Error).message}`);
+    }
+  }
+  return out;
 }

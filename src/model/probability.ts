@@ -122,6 +122,19 @@ export function priceCve(props: Record<string, unknown>): HopPrice {
 }
 
 /** The more exploitable of two prices; on a tie, the one on stronger evidence. */
+const OBSERVED: ReadonlySet<WeightBasis> = new Set(['kev', 'epss', 'runtime']);
+
+/**
+ * The price of a hop into something a runtime sensor saw attacked (`runtime_observed`): observed evidence
+ * beats estimates, so a runtime alert outranks a CVSS or severity estimate, and competes with other
+ * observed evidence by probability.
+ */
+export function withRuntimeEvidence(price: HopPrice | undefined, observed: boolean): HopPrice | undefined {
+  if (!observed) return price;
+  const runtime: HopPrice = { p: RUNTIME_PROBABILITY, basis: 'runtime' };
+  return price && OBSERVED.has(price.basis) ? moreExploitable(price, runtime) : runtime;
+}
+
 export function moreExploitable(a: HopPrice | undefined, b: HopPrice): HopPrice {
   if (!a || b.p > a.p) return b;
   if (b.p === a.p && CVE_EVIDENCE_ORDER.indexOf(b.basis) < CVE_EVIDENCE_ORDER.indexOf(a.basis)) return b;

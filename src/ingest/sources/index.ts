@@ -4,6 +4,7 @@ import { createCloudnetSource } from './cloudnet.js';
 import { createCustodianSource } from './custodian.js';
 import { createDataclassSource } from './dataclass.js';
 import { createEventsSource } from './events.js';
+import { createFalcoSource } from './falco.js';
 import { createIamSource } from './iam.js';
 import { createK8sSource } from './k8s.js';
 import { createSemgrepSource } from './semgrep.js';
@@ -23,6 +24,7 @@ export function createSources(): ReadonlyMap<string, IngestSource> {
     createCloudnetSource(),
     createIamSource(),
     createK8sSource(),
+    createFalcoSource(),
     createSsoSource(),
     createDataclassSource(),
   ];

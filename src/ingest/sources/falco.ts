@@ -1,0 +1,138 @@
+// Source `falco`: Falco JSON alerts (one alert, an array, or NDJSON at the listener), each `{rule,
+// priority, output, output_fields, time?, source?}`. An alert is observed evidence: the workload it fired
+// in (`k8s.ns.name` + `k8s.pod.name`, joined to the k8s dump's workload by stripping the ReplicaSet hash,
+// else `container.name`) is marked `runtime_observed`, so hops into it are priced with basis `runtime`
+// (docs/model.md). `container.image.repository` links the workload to its image (joined to the scan).
+// A Kubernetes audit alert marks the acting service account or user; a host alert its host. An alert
+// naming none of these is refused, naming the field.
+import { parseImageRef } from '../../identity/image-ref.js';
+import { EnvelopeBuilder } from './envelope-builder.js';
+import { reportProblem, reportSchema } from './report-schema.js';
+import type { IngestSource } from './source.js';
+
+interface FalcoAlert {
+  rule: string;
+  priority: string;
+  output: string;
+  output_fields: Record<string, unknown>;
+  time?: string;
+  source?: string;
+  tags?: string[];
+  hostname?: string;
+}
+
+const PRIORITY_RANK = [
+  'debug',
+  'informational',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];
+
+export function createFalcoSource(): IngestSource {
+  const alert = {
+    type: 'object',
+    required: ['rule', 'priority', 'output', 'output_fields'],
+    properties: {
+      rule: { type: 'string', minLength: 1 },
+      priority: { type: 'string', minLength: 1 },
+      output: { type: 'string' },
+      output_fields: { type: 'object' },
+      time: { type: 'string' },
+      tags: { type: 'array', items: { type: 'string' } },
+    },
+  };
+  const check = reportSchema<FalcoAlert | FalcoAlert[]>('falco', {
+    if: { type: 'array' },
+    then: { type: 'array', minItems: 1, items: alert },
+    else: alert,
+  });
+  return {
+    name: 'falco',
+    version: '1',
+    description:
+      'Falco JSON alerts (one, an array, or NDJSON): runtime evidence on the workloads they fired in.',
+    snapshots: 'query',
+    normalize({ body, receivedAt }) {
+      const checked = check(body);
+      const alerts = Array.isArray(checked) ? checked : [checked];
+      const out = new EnvelopeBuilder('falco', 'runtime', receivedAt);
+      const seen = new Map<
+        string,
+        { rules: Set<string>; priority: string; last: string; tags: Set<string> }
+      >();
+      const refused: { pointer: string; detail: string }[] = [];
+      alerts.forEach((a, index) => {
+        const f = a.output_fields;
+        const str = (key: string) => (typeof f[key] === 'string' && f[key] ? (f[key] as string) : undefined);
+        const namespace = str('k8s.ns.name');
+        const pod = str('k8s.pod.name');
+        // Falco's output text carries the same fields when output_fields lacks them.
+        const container = str('container.name') ?? /container_name=(\S+)/.exec(a.output)?.[1];
+        const auditUser = str('ka.user.name');
+        let id: string | undefined;
+        if (namespace && pod) id = out.node('Service', `${namespace}/${workloadOf(pod)}`, { namespace, pod });
+        else if (container) id = out.node('Service', container, { container_id: str('container.id') });
+        else if (auditUser) {
+          const sa = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(auditUser);
+          id = sa
+            ? out.node('ServiceAccount', `${sa[1]}/${sa[2]}`, { namespace: sa[1] })
+            : out.node('User', `k8s-user/${auditUser}`, { k8s_user: auditUser });
+        }
+        if (!id && a.hostname) id = out.node('VirtualMachine', a.hostname, { hostname: a.hostname });
+        if (!id) {
+          const at = Array.isArray(checked) ? `/${index}` : '';
+          refused.push({
+            pointer: `${at}/output_fields/container.name`,
+            detail: 'the alert names no container, pod or Kubernetes user to attach it to',
+          });
+          return;
+        }
+        const repository = str('container.image.repository');
+        if (repository && id.startsWith('Service:')) {
+          const ref = parseImageRef(
+            `${repository}${str('container.image.tag') ? `:${str('container.image.tag')}` : ''}`,
+          );
+          if (ref) {
+            const image = out.node('Image', ref.canonical, {
+              resolve_ref: ref.raw,
+              image_ref: ref.raw,
+              registry: ref.registry,
+            });
+            out.edge('DEPENDS_ON', id, image, { properties: { via: 'runtime' } });
+          }
+        }
+        const entry = seen.get(id) ?? { rules: new Set(), priority: 'debug', last: '', tags: new Set() };
+        entry.rules.add(a.rule);
+        for (const t of a.tags ?? []) if (/^T\d{4}/.test(t)) entry.tags.add(t);
+        if (rank(a.priority) > rank(entry.priority)) entry.priority = a.priority.toLowerCase();
+        const time = a.time ?? receivedAt;
+        if (time > entry.last) entry.last = time;
+        seen.set(id, entry);
+      });
+      if (refused.length) throw reportProblem('falco', refused);
+      for (const [id, entry] of seen) {
+        out.stamp(id, {
+          runtime_observed: true,
+          runtime_rules: [...entry.rules],
+          runtime_priority: entry.priority,
+          runtime_last_alert: entry.last,
+          runtime_attack: entry.tags.size ? [...entry.tags] : undefined,
+        });
+      }
+      return { envelopes: [out.build()], warnings: [] };
+    },
+  };
+}
+
+function rank(priority: string): number {
+  return PRIORITY_RANK.indexOf(priority.toLowerCase());
+}
+
+/** `checkout-7d4b9c8f6d-x2x9q` (a Deployment's pod) -> `checkout`, as the k8s source names the workload. */
+export function workloadOf(pod: string): string {
+  return pod.replace(/-[a-z0-9]{8,10}-[a-z0-9]{5}$/, '');
+}

@@ -1,0 +1,117 @@
+// The falco source on every real Falco alert (syscall, k8s audit, Elastic's samples), NDJSON through the
+// listener, the join to the k8s dump's workload, and runtime evidence pricing the hop into it.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createFalcoSource, workloadOf } from '../../../src/ingest/sources/falco.js';
+import { ndjsonToArray } from '../../../src/ingest/yaml.js';
+import { RUNTIME_PROBABILITY } from '../../../src/model/probability.js';
+import { edge, envelope, node } from '../../helpers/envelope.js';
+import { normalize, REAL, rejection } from '../../helpers/normalize.js';
+import { makeService } from '../../helpers/service.js';
+
+const falco = createFalcoSource();
+const alerts = (file: string) => ndjsonToArray(readFileSync(path.join(REAL, 'falco', file), 'utf8')) as any[];
+
+describe('falco: the real alerts', () => {
+  it('marks the pods of syscall alerts as observed under attack', () => {
+    const out = normalize(falco, alerts('falco-website-syscall-alerts.ndjson'));
+    const observed = out.nodes.filter((n) => n.properties?.runtime_observed === true);
+    expect(observed.length).toBeGreaterThan(0);
+    expect(out.node('Service', 'default/alpine').properties).toMatchObject({
+      runtime_observed: true,
+      runtime_rules: expect.arrayContaining(['Terminal shell in container']),
+    });
+  });
+
+  it('marks the acting users of Kubernetes audit alerts', () => {
+    const out = normalize(falco, alerts('falco-website-k8saudit-alerts.ndjson'));
+    expect(out.names('User')).toContain('k8s-user/csi-cinder-controller');
+    expect(out.nodes.every((n) => n.properties?.runtime_observed === true)).toBe(true);
+  });
+
+  it('takes containers by name and keeps ATT&CK tags (Elastic samples)', () => {
+    const out = normalize(falco, alerts('elastic-integrations-falco-alerts.ndjson'));
+    const service = out.node('Service', 'elastic-package-service-falco-event-generator-1');
+    expect(service.properties).toMatchObject({
+      runtime_observed: true,
+      runtime_priority: 'warning',
+      runtime_attack: expect.arrayContaining(['T1555']),
+    });
+  });
+
+  it('refuses an alert that names nothing to attach it to, and malformed alerts, by pointer', () => {
+    expect(
+      rejection(falco, { rule: 'x', priority: 'Notice', output: 'o', output_fields: {} })[0].pointer,
+    ).toBe('/output_fields/container.name');
+    expect(rejection(falco, [{ rule: 'x', priority: 'Notice', output_fields: {} }])[0].pointer).toBe(
+      '/0/output',
+    );
+  });
+
+  it('names a Deployment pod by its workload', () => {
+    expect(workloadOf('checkout-7d4b9c8f6d-x2x9q')).toBe('checkout');
+    expect(workloadOf('alpine')).toBe('alpine');
+  });
+});
+
+describe('falco through the listener', () => {
+  it('prices the hop into an alerted workload with basis runtime, and counts the path as runtime-confirmed', async () => {
+    const service = await makeService();
+    const lb = node('LoadBalancer', 'shop/ingress/web', { internet_exposed: true });
+    const web = node('Service', 'shop/checkout');
+    const db = node('Database', 'orders', { crown_jewel: true });
+    await service.ingest(
+      envelope([lb, web, db], [edge('ROUTES_TO', lb, web), edge('HAS_PERMISSION', web, db, 0.9)]),
+    );
+    await service.settle();
+    const before = await service.graphql(
+      '{ attackPaths { steps { probability weightBasis } } posture { runtimeConfirmed } }',
+    );
+    expect(before.attackPaths[0].steps[0]).toMatchObject({ weightBasis: 'heuristic' });
+    expect(before.posture.runtimeConfirmed).toBe(0);
+    const ndjson = [
+      {
+        rule: 'Terminal shell in container',
+        priority: 'Notice',
+        output: 'shell',
+        output_fields: {
+          'k8s.ns.name': 'shop',
+          'k8s.pod.name': 'checkout-7d4b9c8f6d-x2x9q',
+          'container.image.repository': 'ghcr.io/acme/checkout',
+          'container.image.tag': '1.0',
+        },
+      },
+      {
+        rule: 'Read sensitive file untrusted',
+        priority: 'Warning',
+        output: 'shadow',
+        output_fields: { 'k8s.ns.name': 'shop', 'k8s.pod.name': 'checkout-7d4b9c8f6d-x2x9q' },
+      },
+    ]
+      .map((a) => JSON.stringify(a))
+      .join('\n');
+    const response = await service.ingestApp.inject({
+      method: 'POST',
+      url: '/ingest/falco',
+      headers: { 'content-type': 'application/x-ndjson' },
+      payload: ndjson,
+    });
+    expect(response.statusCode).toBe(202);
+    await service.settle();
+    const after = await service.graphql(
+      '{ attackPaths { steps { probability weightBasis } } posture { runtimeConfirmed } }',
+    );
+    expect(after.attackPaths[0].steps[0]).toMatchObject({
+      weightBasis: 'runtime',
+      probability: RUNTIME_PROBABILITY,
+    });
+    expect(after.posture.runtimeConfirmed).toBe(1);
+    const graph = service.engine.tenant('default')!.graph;
+    expect(graph.getNodeAttribute(web.id, 'props')).toMatchObject({
+      runtime_priority: 'warning',
+      runtime_rules: ['Terminal shell in container', 'Read sensitive file untrusted'],
+    });
+    await service.dispose();
+  });
+});
