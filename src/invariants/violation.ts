@@ -2,6 +2,7 @@
 // runs them all over a tenant's graph.
 import type { TenantGraph } from '../graph/model.js';
 import { internetExposedSensitiveAssets } from './no-internet-exposed-sensitive-asset.js';
+import { internetToUnsignedImage } from './no-internet-to-unsigned-image.js';
 
 export interface Violation {
   /** stable: `<invariant>:<node id>` */
@@ -12,7 +13,10 @@ export interface Violation {
   detail: string;
 }
 
-const INVARIANTS: readonly ((graph: TenantGraph) => Violation[])[] = [internetExposedSensitiveAssets];
+const INVARIANTS: readonly ((graph: TenantGraph) => Violation[])[] = [
+  internetExposedSensitiveAssets,
+  internetToUnsignedImage,
+];
 
 export function violationsOf(graph: TenantGraph): Violation[] {
   return INVARIANTS.flatMap((check) => check(graph)).sort((a, b) => (a.id < b.id ? -1 : 1));

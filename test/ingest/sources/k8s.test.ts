@@ -69,6 +69,48 @@ describe('k8s: attacks (KubeHound test cluster)', () => {
   });
 });
 
+describe('k8s: every KubeHound attack yields the edge its name describes', () => {
+  const TABLE: [string, string][] = [
+    ['CE_NSENTER.yaml', 'escape'],
+    ['CE_PRIV_MOUNT.yaml', 'escape'],
+    ['EXPLOIT_HOST_WRITE.yaml', 'escape'],
+    ['ENDPOINT_EXPLOIT.yaml', 'EXPOSES default/service/webproxy-service -> default/endpoints-pod'],
+    ['IDENTITY_IMPERSONATE.yaml', 'impersonate'],
+    ['POD_CREATE.yaml', 'create-pods'],
+    ['POD_EXEC.yaml', 'exec-or-patch-pods'],
+    ['POD_PATCH.yaml', 'exec-or-patch-pods'],
+    ['ROLE_BIND_CRB_CR.yaml', 'bind-or-escalate'],
+    ['ROLE_BIND_RB_CR-SA.yaml', 'bind-or-escalate'],
+    ['ROLE_BIND_RB_R-SA.yaml', 'bind-or-escalate'],
+    ['TOKEN_LIST.yaml', 'read-secrets'],
+  ];
+  it.each(TABLE)('%s -> %s', (file, expected) => {
+    const out = normalize(k8s, read(`kubehound-attacks/${file}`));
+    const edges = out.envelopes[0].edges;
+    if (expected === 'escape') expect(edges.some((e) => e.properties?.attack === 'T1611')).toBe(true);
+    else if (expected.startsWith('EXPOSES')) expect(out.edges).toContain(expected);
+    else
+      expect(
+        edges.some(
+          (e) =>
+            e.type === 'CAN_ESCALATE_TO' &&
+            (e.properties?.primitives as string[] | undefined)?.includes(expected),
+        ),
+      ).toBe(true);
+  });
+
+  it('the test-cluster dumps yield the bindings they define', () => {
+    for (const file of [
+      'kubehound-test-cluster/clusterrolebindings.rbac.authorization.k8s.io.json',
+      'kubehound-test-cluster/namespace-1/rolebindings.rbac.authorization.k8s.io.json',
+      'kubehound-test-cluster/namespace-2/rolebindings.rbac.authorization.k8s.io.json',
+    ]) {
+      const out = normalize(k8s, read(file));
+      expect(out.edges.filter((e) => e.startsWith('ASSUMES test-app/app-monitors ->'))).toHaveLength(1);
+    }
+  });
+});
+
 describe('k8s: mapping', () => {
   it('routes ingresses to services, exposes selected workloads, and marks the services they reach', () => {
     const out = normalize(k8s, read('ingress-nginx/deploy-cloud.yaml'));
