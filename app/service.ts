@@ -18,6 +18,7 @@ import { buildApiServer, buildMetricsServer } from './api-server.js';
 import { registerGithubApp } from './github/host.js';
 import { registerRemediationRoute } from './github/remediation.js';
 import { createAuditor } from './plugins/audit.js';
+import { yamlToList } from '../src/ingest/yaml.js';
 import { buildIngestServer } from './ingest-server.js';
 import { packageRoot } from './package-root.js';
 
@@ -149,13 +150,16 @@ export const DEMO_REPORTS: readonly { file: string; source: string; query?: Reco
   // whose role may pass a role to a new instance, which is the account's administrator.
   { file: 'cloudnet-111122223333.json', source: 'cloudnet', query: { account: '111122223333' } },
   { file: 'iam-111122223333.json', source: 'iam', query: { account: '111122223333' } },
+  // The shop cluster: ingress -> service -> pods -> service account -> a role that may create pods.
+  { file: 'k8s-shop-cluster.yaml', source: 'k8s', query: { snapshot: 'cluster:shop' } },
 ];
 
 export async function loadDemo(service: Service): Promise<boolean> {
   const existing = service.engine.tenant(DEFAULT_TENANT);
   if (existing && existing.graph.order > 0) return false;
   for (const report of DEMO_REPORTS) {
-    const body: unknown = JSON.parse(await readFile(path.join(DEMO_DIR, report.file), 'utf8'));
+    const text = await readFile(path.join(DEMO_DIR, report.file), 'utf8');
+    const body: unknown = report.file.endsWith('.yaml') ? yamlToList(text) : JSON.parse(text);
     await service.engine.ingest({
       tenant: DEFAULT_TENANT,
       source: report.source,

@@ -66,6 +66,22 @@ describe('attackPaths on the demo estate', () => {
     expect(escalation.score).toBeCloseTo(0.5 * 0.8 * 0.4, 12);
   });
 
+  it('has a route through the shop cluster: ingress, service, pods, service account, escalation', async () => {
+    const { attackPaths } = await svc.graphql(`{ attackPaths { ${PATH_FIELDS} } }`);
+    const cluster = attackPaths.find(
+      (p: { nodes: { name: string }[] }) =>
+        p.nodes.at(-1)!.name === 'cluster-admin' && p.nodes[0].name === 'shop/ingress/storefront',
+    );
+    expect(cluster.nodes.map((n: { name: string }) => n.name)).toEqual([
+      'shop/ingress/storefront',
+      'shop/service/reviews',
+      'shop/reviews',
+      'shop/reviews-sa',
+      'shop/role/job-launcher',
+      'cluster-admin',
+    ]);
+  });
+
   it('lists the public customer-exports bucket as a policy violation', async () => {
     const { violations } = await svc.graphql('{ violations { invariant severity node { name } } }');
     expect(violations).toEqual([
@@ -124,9 +140,9 @@ describe('attackPaths on the demo estate', () => {
       prunedNodes: 0,
       prunedEdges: 0,
       lastPrunedAt: null,
-      graph: { nodes: 27, edges: 26, pendingEdges: 0 },
+      graph: { nodes: 33, edges: 31, pendingEdges: 0 },
     });
-    expect(status.analyzer).toMatchObject({ passes: 1, upToDate: true, starts: 4, targets: 4 });
+    expect(status.analyzer).toMatchObject({ passes: 1, upToDate: true, starts: 6, targets: 5 });
   });
 
   it('exposes the spec metrics on /metrics', async () => {
@@ -136,8 +152,8 @@ describe('attackPaths on the demo estate', () => {
       'service_analyzer_critical_paths{tenant="default"}',
       'service_analyzer_passes_total{tenant="default"} 1',
       'service_analyzer_pass_seconds_bucket',
-      'service_graph_nodes{tenant="default"} 27',
-      'service_graph_edges{tenant="default"} 26',
+      'service_graph_nodes{tenant="default"} 33',
+      'service_graph_edges{tenant="default"} 31',
       'service_graph_pending_edges{tenant="default"} 0',
     ]) {
       expect(response.body).toContain(name);

@@ -78,7 +78,13 @@ export function createK8sSource(): IngestSource {
         }
       }
 
-      // Services select workloads; Ingresses route to services.
+      // Services select workloads (of their namespace); Ingresses route to services.
+      const byNamespace = new Map<string, typeof workloads>();
+      for (const w of workloads) {
+        const list = byNamespace.get(w.namespace);
+        if (list) list.push(w);
+        else byNamespace.set(w.namespace, [w]);
+      }
       const services = new Map<string, string>();
       for (const o of objects.filter((x) => x.kind === 'Service' && name(x))) {
         const type = o.spec?.type ?? 'ClusterIP';
@@ -94,9 +100,8 @@ export function createK8sSource(): IngestSource {
         services.set(`${ns(o)}/${name(o)}`, id);
         const selector: Record<string, string> = o.spec?.selector ?? {};
         if (!Object.keys(selector).length) continue;
-        for (const w of workloads) {
-          if (w.namespace === ns(o) && Object.entries(selector).every(([k, v]) => w.labels[k] === v))
-            out.edge('EXPOSES', id, w.id);
+        for (const w of byNamespace.get(ns(o)) ?? []) {
+          if (Object.entries(selector).every(([k, v]) => w.labels[k] === v)) out.edge('EXPOSES', id, w.id);
         }
       }
       for (const o of objects.filter((x) => x.kind === 'Ingress' && name(x))) {
