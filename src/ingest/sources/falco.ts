@@ -62,7 +62,7 @@ export function createFalcoSource(): IngestSource {
       const out = new EnvelopeBuilder('falco', 'runtime', receivedAt);
       const seen = new Map<
         string,
-        { rules: Set<string>; priority: string; last: string; tags: Set<string> }
+        { rules: Set<string>; priority: string; last: string; tags: Set<string>; count: number }
       >();
       const refused: { pointer: string; detail: string }[] = [];
       alerts.forEach((a, index) => {
@@ -105,7 +105,14 @@ export function createFalcoSource(): IngestSource {
             out.edge('DEPENDS_ON', id, image, { properties: { via: 'runtime' } });
           }
         }
-        const entry = seen.get(id) ?? { rules: new Set(), priority: 'debug', last: '', tags: new Set() };
+        const entry = seen.get(id) ?? {
+          rules: new Set(),
+          priority: 'debug',
+          last: '',
+          tags: new Set(),
+          count: 0,
+        };
+        entry.count++;
         entry.rules.add(a.rule);
         for (const t of a.tags ?? []) if (/^T\d{4}/.test(t)) entry.tags.add(t);
         if (rank(a.priority) > rank(entry.priority)) entry.priority = a.priority.toLowerCase();
@@ -120,6 +127,7 @@ export function createFalcoSource(): IngestSource {
           runtime_rules: [...entry.rules],
           runtime_priority: entry.priority,
           runtime_last_alert: entry.last,
+          runtime_alert_count: entry.count,
           runtime_attack: entry.tags.size ? [...entry.tags] : undefined,
         });
       }

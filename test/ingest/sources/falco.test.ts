@@ -114,4 +114,47 @@ describe('falco through the listener', () => {
     });
     await service.dispose();
   });
+
+  it('keeps an alert for a pod the graph does not hold yet, and the cluster dump lands on it later', async () => {
+    const service = await makeService();
+    const alert = {
+      rule: 'Terminal shell in container',
+      priority: 'Notice',
+      output: 'shell',
+      output_fields: { 'k8s.ns.name': 'shop', 'k8s.pod.name': 'reviews-5f7c9d8b6c-abcde' },
+    };
+    expect((await service.ingest(alert, { source: 'falco' })).status).toBe(202);
+    expect((await service.ingest(alert, { source: 'falco' })).status).toBe(202);
+    await service.settle();
+    const graph = service.engine.tenant('default')!.graph;
+    const reviews = node('Service', 'shop/reviews');
+    expect(graph.getNodeAttribute(reviews.id, 'props')).toMatchObject({
+      runtime_observed: true,
+      runtime_alert_count: 1,
+    });
+    const dump = {
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [
+        {
+          kind: 'Deployment',
+          metadata: { name: 'reviews', namespace: 'shop' },
+          spec: {
+            template: {
+              metadata: { labels: { app: 'reviews' } },
+              spec: { containers: [{ name: 'r', image: 'acme/reviews:1' }] },
+            },
+          },
+        },
+      ],
+    };
+    expect((await service.ingest(dump, { source: 'k8s' })).status).toBe(202);
+    await service.settle();
+    expect(graph.getNodeAttribute(reviews.id, 'props')).toMatchObject({
+      runtime_observed: true,
+      kind: 'deployment',
+      image: 'acme/reviews:1',
+    });
+    await service.dispose();
+  });
 });
