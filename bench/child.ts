@@ -46,3 +46,44 @@ export async function startBenchService(root: string, dataDir: string): Promise<
     throw error;
   }
 }
+
+/** The service's graph node count (status query). */
+export async function graphNodes(service: BenchService): Promise<number> {
+  const s = await fetch(`${service.apiUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: '{ status { graph { nodes } } }' }),
+  });
+  const { data } = (await s.json()) as { data: { status: { graph: { nodes: number } } } };
+  return data.status.graph.nodes;
+}
+
+/**
+ * One report through a fresh bench service: prints how long until it was acknowledged (durable) and until
+ * the graph held its nodes.
+ */
+export async function timeOneReport(
+  root: string,
+  dataDir: string,
+  source: string,
+  body: string,
+): Promise<void> {
+  const service = await startBenchService(root, dataDir);
+  try {
+    const began = performance.now();
+    const r = await fetch(`${service.ingestUrl}/ingest/${source}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    if (r.status !== 202) throw new Error(`bench: ${source} ingest answered ${r.status}: ${await r.text()}`);
+    const { nodes } = (await r.json()) as { nodes: number };
+    const acknowledged = performance.now();
+    while ((await graphNodes(service)) < nodes) await new Promise((resolve) => setTimeout(resolve, 5));
+    console.log(
+      `  through the service: acknowledged in ${(acknowledged - began).toFixed(0)} ms, in the graph in ${(performance.now() - began).toFixed(0)} ms`,
+    );
+  } finally {
+    service.stop();
+  }
+}

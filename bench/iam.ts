@@ -2,7 +2,7 @@
 // users in 500 groups, 1,000 roles) and 20,000 managed policies, through the iam normalizer alone and
 // through a running service until the graph holds it.
 import { createIamSource } from '../src/ingest/sources/iam.js';
-import { startBenchService } from './child.js';
+import { timeOneReport } from './child.js';
 
 const ACCOUNT = '111122223333';
 const ACTIONS = [
@@ -96,31 +96,5 @@ export async function runIamBench(root: string, outDir: string): Promise<void> {
   }
   times.sort((a, b) => a - b);
   console.log(`  normalizer (JSON.parse + normalize): median ${times[2].toFixed(0)} ms (${edges} edges)`);
-  const service = await startBenchService(root, `${outDir}/data-iam`);
-  try {
-    const began = performance.now();
-    const r = await fetch(`${service.ingestUrl}/ingest/iam`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: text,
-    });
-    if (r.status !== 202) throw new Error(`bench: iam ingest answered ${r.status}: ${await r.text()}`);
-    const { nodes } = (await r.json()) as { nodes: number };
-    const acknowledged = performance.now();
-    for (;;) {
-      const s = await fetch(`${service.apiUrl}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query: '{ status { graph { nodes } } }' }),
-      });
-      const { data } = (await s.json()) as { data: { status: { graph: { nodes: number } } } };
-      if (data.status.graph.nodes >= nodes) break;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    console.log(
-      `  through the service: acknowledged in ${(acknowledged - began).toFixed(0)} ms, in the graph in ${(performance.now() - began).toFixed(0)} ms`,
-    );
-  } finally {
-    service.stop();
-  }
+  await timeOneReport(root, `${outDir}/data-iam`, 'iam', text);
 }

@@ -2,7 +2,7 @@
 // (30,000 pods, 5,000 services, 2,000 ingresses, 5,000 service accounts, 4,000 roles, 4,000 bindings in
 // 500 namespaces), through the k8s normalizer alone and through a running service.
 import { createK8sSource } from '../src/ingest/sources/k8s.js';
-import { startBenchService } from './child.js';
+import { timeOneReport } from './child.js';
 
 export function syntheticClusterDump() {
   const items: Record<string, unknown>[] = [];
@@ -91,31 +91,5 @@ export async function runK8sBench(root: string, outDir: string): Promise<void> {
   console.log(
     `  normalizer (JSON.parse + normalize): median ${times[2].toFixed(0)} ms (${counts.nodes} nodes, ${counts.edges} edges)`,
   );
-  const service = await startBenchService(root, `${outDir}/data-k8s`);
-  try {
-    const began = performance.now();
-    const r = await fetch(`${service.ingestUrl}/ingest/k8s`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: text,
-    });
-    if (r.status !== 202) throw new Error(`bench: k8s ingest answered ${r.status}: ${await r.text()}`);
-    const { nodes } = (await r.json()) as { nodes: number };
-    const acknowledged = performance.now();
-    for (;;) {
-      const s = await fetch(`${service.apiUrl}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query: '{ status { graph { nodes } } }' }),
-      });
-      const { data } = (await s.json()) as { data: { status: { graph: { nodes: number } } } };
-      if (data.status.graph.nodes >= nodes) break;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    console.log(
-      `  through the service: acknowledged in ${(acknowledged - began).toFixed(0)} ms, in the graph in ${(performance.now() - began).toFixed(0)} ms`,
-    );
-  } finally {
-    service.stop();
-  }
+  await timeOneReport(root, `${outDir}/data-k8s`, 'k8s', text);
 }

@@ -230,20 +230,28 @@ export class GraphWriter {
       resolution_confidence: JOIN_CONFIDENCE[method],
       resolution_alias: alias,
     };
-    const moves: { from: string; to: string; attrs: EdgeAttributes }[] = [];
-    graph.forEachEdge(pendingId, (_key, attrs, source, target) => {
-      const moved = { ...attrs };
+    this.moveEdges(pendingId, imageId, (moved) => {
       if (moved.joinPending) {
         delete moved.joinPending;
         moved.joinConfidence = JOIN_CONFIDENCE[method];
       }
+    });
+  }
+
+  /** Moves a node's edges onto another (each copy adjusted by `adjust`), then drops the node. */
+  private moveEdges(fromId: string, toId: string, adjust?: (attrs: EdgeAttributes) => void): void {
+    const graph = this.graph;
+    const moves: { from: string; to: string; attrs: EdgeAttributes }[] = [];
+    graph.forEachEdge(fromId, (_key, attrs, source, target) => {
+      const moved = { ...attrs };
+      adjust?.(moved);
       moves.push({
-        from: source === pendingId ? imageId : source,
-        to: target === pendingId ? imageId : target,
+        from: source === fromId ? toId : source,
+        to: target === fromId ? toId : target,
         attrs: moved,
       });
     });
-    this.dropNode(pendingId);
+    this.dropNode(fromId);
     for (const move of moves) {
       if (move.from === move.to) continue;
       const existing = findEdge(graph, move.attrs.type, move.from, move.to);
@@ -492,22 +500,7 @@ export class GraphWriter {
     const from = graph.getNodeAttributes(fromId);
     const to = graph.getNodeAttributes(toId);
     to.props = { ...from.props, ...to.props };
-    const moves: { from: string; to: string; attrs: EdgeAttributes }[] = [];
-    graph.forEachEdge(fromId, (_key, attrs, source, target) => {
-      moves.push({
-        from: source === fromId ? toId : source,
-        to: target === fromId ? toId : target,
-        attrs: { ...attrs },
-      });
-    });
-    this.dropNode(fromId);
-    for (const move of moves) {
-      if (move.from === move.to) continue;
-      const existing = findEdge(graph, move.attrs.type, move.from, move.to);
-      if (existing !== undefined) graph.replaceEdgeAttributes(existing, move.attrs);
-      else this.addEdge(move.from, move.to, move.attrs);
-    }
-    this.analysisVersion++;
+    this.moveEdges(fromId, toId);
   }
 
   /** Marks the graph changed after a bulk restore that bypassed apply(). */
