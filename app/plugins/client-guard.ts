@@ -33,29 +33,15 @@ export function registerClientGuard(app: FastifyInstance, deps: ClientGuardDeps)
       deps.trusted,
     );
     const now = deps.now();
+    const tooMany = (reason: 'locked_out' | 'rate_limited', seconds: number, detail: string) => {
+      deps.metrics.authDenied.inc({ surface: deps.surface, reason });
+      reply.header('retry-after', String(seconds));
+      return sendProblem(reply, problem('too-many-requests', `${detail}; retry in ${seconds} s`));
+    };
     const locked = deps.lockout.lockedFor(request.clientIp, now);
-    if (locked > 0) {
-      deps.metrics.authDenied.inc({ surface: deps.surface, reason: 'locked_out' });
-      reply.header('retry-after', String(locked));
-      return sendProblem(
-        reply,
-        problem(
-          'too-many-requests',
-          `too many failed authentications from this address; retry in ${locked} s`,
-        ),
-      );
-    }
+    if (locked > 0) return tooMany('locked_out', locked, 'too many failed authentications from this address');
     const wait = limiter.take(request.clientIp, now);
-    if (wait > 0) {
-      deps.metrics.authDenied.inc({ surface: deps.surface, reason: 'rate_limited' });
-      reply.header('retry-after', String(wait));
-      return sendProblem(
-        reply,
-        problem(
-          'too-many-requests',
-          `rate limit of ${deps.ratePerSecond} requests/s per client; retry in ${wait} s`,
-        ),
-      );
-    }
+    if (wait > 0)
+      return tooMany('rate_limited', wait, `rate limit of ${deps.ratePerSecond} requests/s per client`);
   });
 }

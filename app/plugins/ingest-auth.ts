@@ -41,12 +41,12 @@ export function registerIngestAuth(
   },
 ): IngestAuth {
   if (!signingEnabled(deps.secrets)) {
-    registerYamlBodies(app);
+    registerTextBodies(app);
     return { enabled: false, beforeBody() {}, verify: () => undefined };
   }
   const replay = new ReplayCache();
   const rawBodies = new WeakMap<FastifyRequest, Buffer>();
-  registerYamlBodies(app, (request, body) => rawBodies.set(request, body));
+  registerTextBodies(app, (request, body) => rawBodies.set(request, body));
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
@@ -103,7 +103,7 @@ export function registerIngestAuth(
  * Multi-document YAML bodies (for /ingest/k8s) become one Kubernetes List, NDJSON bodies (for
  * /ingest/falco) an array; `keep` sees the raw bytes (they are what is signed).
  */
-function registerYamlBodies(
+function registerTextBodies(
   app: FastifyInstance,
   keep?: (request: FastifyRequest, body: Buffer) => void,
 ): void {

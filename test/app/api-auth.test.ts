@@ -9,8 +9,8 @@ import { Writable } from 'node:stream';
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadSettings } from '../../src/config/settings.js';
 import { edge, envelope, node } from '../helpers/envelope.js';
+import { startupRefusal } from '../helpers/settings.js';
 import { makeService, type TestService } from '../helpers/service.js';
 
 const VIEWER = 'viewer-token-0123456789abcdef';
@@ -508,32 +508,26 @@ describe('CORS', () => {
 });
 
 describe('settings that stop start-up', () => {
-  const refusal = (env: Record<string, string>) => {
-    try {
-      loadSettings(env);
-    } catch (error) {
-      return (error as Error).message;
-    }
-    return 'started';
-  };
   it('refuses an anonymous role other than viewer, OIDC without issuer and audience, and production without auth', () => {
-    expect(refusal({ API_ANONYMOUS_ROLE: 'admin' })).toMatch(
+    expect(startupRefusal({ API_ANONYMOUS_ROLE: 'admin' })).toMatch(
       /API_ANONYMOUS_ROLE="admin" is not accepted; only viewer/,
     );
-    expect(refusal({ OIDC_JWKS_URL: 'https://idp.example.test/jwks' })).toMatch(
+    expect(startupRefusal({ OIDC_JWKS_URL: 'https://idp.example.test/jwks' })).toMatch(
       /OIDC_JWKS_URL is set without OIDC_ISSUER and OIDC_AUDIENCE/,
     );
-    expect(refusal({ PG_ENV: 'production', API_TOKENS: `${VIEWER}:viewer` })).toMatch(
+    expect(startupRefusal({ PG_ENV: 'production', API_TOKENS: `${VIEWER}:viewer` })).toMatch(
       /PG_ENV=production .* missing: ingest/,
     );
-    expect(refusal({ PG_ENV: 'production', INGEST_HMAC_SECRET: 'x' })).toMatch(/missing: API/);
-    expect(refusal({ PG_ENV: 'production', INGEST_HMAC_SECRET: 'x', API_TOKENS: `${VIEWER}:viewer` })).toBe(
-      'started',
-    );
-    expect(refusal({ API_TOKENS_FILE: '/nonexistent/tokens' })).toMatch(
+    expect(startupRefusal({ PG_ENV: 'production', INGEST_HMAC_SECRET: 'x' })).toMatch(/missing: API/);
+    expect(
+      startupRefusal({ PG_ENV: 'production', INGEST_HMAC_SECRET: 'x', API_TOKENS: `${VIEWER}:viewer` }),
+    ).toBe('started');
+    expect(startupRefusal({ API_TOKENS_FILE: '/nonexistent/tokens' })).toMatch(
       /API_TOKENS_FILE="\/nonexistent\/tokens" cannot be read/,
     );
-    expect(refusal({ TRUSTED_PROXY_CIDRS: '10.0.0.0/33' })).toMatch(/TRUSTED_PROXY_CIDRS/);
-    expect(refusal({ TLS_CERT_FILE: '/etc/hostname' })).toMatch(/TLS_CERT_FILE and TLS_KEY_FILE go together/);
+    expect(startupRefusal({ TRUSTED_PROXY_CIDRS: '10.0.0.0/33' })).toMatch(/TRUSTED_PROXY_CIDRS/);
+    expect(startupRefusal({ TLS_CERT_FILE: '/etc/hostname' })).toMatch(
+      /TLS_CERT_FILE and TLS_KEY_FILE go together/,
+    );
   });
 });

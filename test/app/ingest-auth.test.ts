@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { signV1, signV2 } from '../../src/auth/ingest-signature.js';
 import { loadSettings } from '../../src/config/settings.js';
 import { envelope, node } from '../helpers/envelope.js';
+import { startupRefusal } from '../helpers/settings.js';
 import { makeService, type TestService } from '../helpers/service.js';
 
 const DEFAULT_SECRET = 'd3fault-signing-secret-5b1e';
@@ -183,22 +184,18 @@ describe('ingest secret settings', () => {
   });
 
   it('stops start-up on an unreadable file or a bad entry, never echoing a secret', () => {
-    const run = (env: Record<string, string>) => {
-      try {
-        loadSettings(env);
-      } catch (error) {
-        return (error as Error).message;
-      }
-      return 'loaded';
-    };
-    expect(run({ INGEST_HMAC_SECRET_FILE: '/nonexistent/secret' })).toMatch(
+    expect(startupRefusal({ INGEST_HMAC_SECRET_FILE: '/nonexistent/secret' })).toMatch(
       /INGEST_HMAC_SECRET_FILE="\/nonexistent\/secret" cannot be read \(ENOENT\)/,
     );
-    const bad = run({ INGEST_HMAC_SECRETS: `acme:${ACME_SECRET},Bad Tenant:${DEFAULT_SECRET},acme:x` });
+    const bad = startupRefusal({
+      INGEST_HMAC_SECRETS: `acme:${ACME_SECRET},Bad Tenant:${DEFAULT_SECRET},acme:x`,
+    });
     expect(bad).toMatch(/entry 2 is not <tenant>:<secret>/);
     expect(bad).toMatch(/names tenant "acme" twice/);
     expect(bad).not.toContain(ACME_SECRET);
     expect(bad).not.toContain(DEFAULT_SECRET);
-    expect(run({ INGEST_HMAC_SECRET: 'x', INGEST_HMAC_SECRET_FILE: '/etc/hostname' })).toMatch(/both set/);
+    expect(startupRefusal({ INGEST_HMAC_SECRET: 'x', INGEST_HMAC_SECRET_FILE: '/etc/hostname' })).toMatch(
+      /both set/,
+    );
   });
 });

@@ -78,16 +78,13 @@ export function createCustodianSource(): IngestSource {
     snapshots: 'query',
     normalize({ body, query, receivedAt }) {
       const report = check(body);
-      const account = accountParameter(query) ?? report.account_id;
-      if (accountParameter(query) && accountParameter(query) !== report.account_id) {
+      const asked = accountParameter(query);
+      if (asked && asked !== report.account_id) {
         throw reportProblem('custodian', [
-          {
-            pointer: '/account_id',
-            value: report.account_id,
-            detail: `differs from ?account=${accountParameter(query)}`,
-          },
+          { pointer: '/account_id', value: report.account_id, detail: `differs from ?account=${asked}` },
         ]);
       }
+      const account = report.account_id;
       const out = new EnvelopeBuilder('custodian', 'asset', receivedAt);
       const warnings: string[] = [];
       const roles = new Map<string, string>();
