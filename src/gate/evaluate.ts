@@ -27,6 +27,7 @@ import {
   type PriorityThresholds,
 } from '../paths/path-store.js';
 import { Overlay } from './overlay.js';
+import { substituteSuccessors, type Succession } from './successor.js';
 
 export type Verdict = 'clean' | 'blocked' | 'unknown';
 export type Attribution = 'report' | 'commit';
@@ -64,6 +65,18 @@ export interface GatePath {
   fix: string;
 }
 
+/** A route the change closes (gone after) or makes less likely. */
+export interface ImprovedPath {
+  id: string;
+  /** null when the change closes the route */
+  score: number | null;
+  previousScore: number;
+  priority: Priority | null;
+  previousPriority: Priority;
+  closed: boolean;
+  nodes: PathNode[];
+}
+
 export interface GateResult {
   verdict: Verdict;
   reason: string;
@@ -73,7 +86,11 @@ export interface GateResult {
   opened: GatePath[];
   worsened: GatePath[];
   preexisting: number;
+  /** routes the change closes or makes less likely (not counted in `preexisting`) */
+  improved: ImprovedPath[];
   paths: { id: string; status: 'opened' | 'worsened' | 'preexisting'; score: number; priority: Priority }[];
+  /** pull-request images evaluated in place of the live images of their repository */
+  successors?: Omit<Succession, 'image' | 'workloads'>[];
   errors?: FieldError[];
   commit?: string;
 }
@@ -86,6 +103,7 @@ export interface GateDeps {
   now: () => number;
 }
 
+const CONTENT_LABELS: ReadonlySet<string> = new Set(['Library', 'Package', 'CVE']);
 const RANK: Readonly<Record<Priority, number>> = { P3: 0, P2: 1, P1: 2 };
 const SCORE_EPSILON = 1e-9;
 
@@ -107,6 +125,7 @@ export async function evaluateGate(
     opened: [],
     worsened: [],
     preexisting: 0,
+    improved: [],
     paths: [],
     ...extra,
   });
@@ -160,9 +179,16 @@ export async function evaluateGate(
   const overlay = new Overlay(tenant.graph, tenant.writer);
   const at = deps.now();
   for (const envelope of output.envelopes) overlay.apply(envelope, at);
+  // A new image of a repository the estate runs is evaluated where the repository's images run.
+  const successions = substituteSuccessors(overlay, context.slug);
   // Nodes the report only mentions (a CVE id) do not make it about the estate; what it contains must.
+  // Shared content nodes (a library, a package, a CVE) are in every image that has them: an image nothing
+  // runs does not become part of the estate by sharing a library with one that does.
   const mentioned = new Set(output.mentioned ?? []);
-  if (![...overlay.touched].some((id) => !mentioned.has(id))) {
+  const aboutEstate = [...overlay.touched].some(
+    (id) => !mentioned.has(id) && !CONTENT_LABELS.has(overlay.getNodeAttributes(id).label),
+  );
+  if (!aboutEstate) {
     return empty(
       'the report names nothing the estate holds (an unknown image, repository or asset), so no route can be compared',
       { source },
@@ -174,9 +200,15 @@ export async function evaluateGate(
     pathsOf(overlay, deps),
     tenant.stale ? pathsOf(tenant.graph, deps) : new Map(tenant.paths.open().map((r) => [r.id, r])),
   ]);
-  const result = compare(before, after, overlay);
+  const result = compare(before, after, overlay, successions);
   const critical = [...result.opened, ...result.worsened].filter((p) => p.critical);
   const verdict: Verdict = critical.length ? 'blocked' : 'clean';
+  const improvedNote = result.improved.length
+    ? `; ${result.improved.length} route(s) ${result.improved.some((p) => !p.closed) ? 'made less likely or closed' : 'closed'}: ${result.improved
+        .slice(0, 3)
+        .map((p) => `${p.nodes[0].name} → ${p.nodes.at(-1)!.name}`)
+        .join('; ')}`
+    : '';
   const reason = critical.length
     ? `${critical.length} critical route${critical.length > 1 ? 's' : ''} opened or made likelier: ${critical
         .slice(0, 3)
@@ -187,11 +219,14 @@ export async function evaluateGate(
       : 'the change opens no route and makes none likelier';
   return {
     verdict,
-    reason,
+    reason: reason + improvedNote,
     analysed: true,
     attribution,
     source,
     ...result,
+    ...(successions.length && {
+      successors: successions.map(({ imageName, replaces, basis }) => ({ imageName, replaces, basis })),
+    }),
     ...(sha && { commit: sha }),
   };
 }
@@ -219,7 +254,23 @@ function compare(
   before: Map<string, PathRecord>,
   after: Map<string, PathRecord>,
   overlay: Overlay,
-): Pick<GateResult, 'opened' | 'worsened' | 'preexisting' | 'paths'> {
+  successions: readonly Succession[] = [],
+): Pick<GateResult, 'opened' | 'worsened' | 'preexisting' | 'improved' | 'paths'> {
+  const improved: ImprovedPath[] = [];
+  for (const old of before.values()) {
+    const now = after.get(old.id);
+    const lower = now && (now.score < old.score - SCORE_EPSILON || RANK[now.priority] < RANK[old.priority]);
+    if (now && !lower) continue;
+    improved.push({
+      id: old.id,
+      score: now ? now.score : null,
+      previousScore: old.score,
+      priority: now ? now.priority : null,
+      previousPriority: old.priority,
+      closed: !now,
+      nodes: routeNodes(now ?? old),
+    });
+  }
   const opened: GatePath[] = [];
   const worsened: GatePath[] = [];
   const paths: GateResult['paths'] = [];
@@ -234,7 +285,7 @@ function compare(
         : 'preexisting';
     paths.push({ id: record.id, status, score: record.score, priority: record.priority });
     if (status === 'preexisting') {
-      preexisting++;
+      if (!improved.some((p) => p.id === record.id)) preexisting++;
       continue;
     }
     const steps = routeSteps(record);
@@ -250,12 +301,18 @@ function compare(
       nodes: routeNodes(record),
       steps,
       why,
-      fix: suggestFix(why, overlay),
+      fix: suggestFix(why, overlay, successions),
     };
     (status === 'opened' ? opened : worsened).push(entry);
   }
   const byScore = (a: GatePath, b: GatePath) => b.score - a.score;
-  return { opened: opened.sort(byScore), worsened: worsened.sort(byScore), preexisting, paths };
+  return {
+    opened: opened.sort(byScore),
+    worsened: worsened.sort(byScore),
+    preexisting,
+    improved: improved.sort((a, b) => b.previousScore - a.previousScore),
+    paths,
+  };
 }
 
 /** The hops of a route the change added, or made likelier than the live graph prices them. */
@@ -292,11 +349,22 @@ function hop(step: PathStep): Omit<Why, 'change'> {
  * A suggested fix: for a hop into a workload repriced by CVEs the change brings, upgrade the package the
  * worst one is in; for an added hop, do not add it.
  */
-function suggestFix(why: Why[], overlay: Overlay): string {
+function suggestFix(why: Why[], overlay: Overlay, successions: readonly Succession[]): string {
+  // CVEs the replaced images already had are not what the change brings.
+  const inherited = new Set<string>();
+  for (const s of successions)
+    for (const old of s.replaces)
+      overlay.base.forEachInEdge(old.id, (_k, attrs, source) => {
+        if (attrs.type === 'AFFECTS') inherited.add(source);
+      });
   const cves = overlay
     .ownEdges()
     .filter(
-      (e) => e.attrs.type === 'AFFECTS' && !e.replaces && overlay.getNodeAttributes(e.from).label === 'CVE',
+      (e) =>
+        e.attrs.type === 'AFFECTS' &&
+        !e.replaces &&
+        !inherited.has(e.from) &&
+        overlay.getNodeAttributes(e.from).label === 'CVE',
     )
     .map((e) => ({ cve: overlay.getNodeAttributes(e.from), edge: e.attrs.props ?? {} }))
     .sort((a, b) => exploitability(b.cve.props) - exploitability(a.cve.props));
@@ -338,6 +406,7 @@ async function byCommit(
     source: null,
     opened: [] as GatePath[],
     worsened: [] as GatePath[],
+    improved: [] as ImprovedPath[],
     commit: sha,
   };
   if (!stamped.size) {

@@ -39,6 +39,8 @@ export class Overlay implements GraphView {
   /** live edge keys an overlay edge re-states */
   private readonly replaced = new Set<string>();
   private readonly addedOut = new Map<string, number>();
+  /** live edges the overlay takes away without re-stating them (a workload's image replaced by its successor) */
+  private readonly removedOut = new Map<string, number>();
   private nextKey = 0;
   readonly stats: OverlayStats = {
     matchedNodes: 0,
@@ -47,7 +49,11 @@ export class Overlay implements GraphView {
     changedEdges: 0,
     danglingEdges: 0,
   };
-  /** ids of the live nodes the report touched (for attribution and "names nothing the estate holds") */
+  /**
+   * ids of the live nodes the report touched (for attribution and "names nothing the estate holds"): nodes
+   * it re-states, endpoints of the edges it adds or re-states between live nodes, and the workloads whose
+   * image it replaces by a successor.
+   */
   readonly touched = new Set<string>();
 
   constructor(
@@ -72,7 +78,11 @@ export class Overlay implements GraphView {
   }
 
   outDegree(id: string): number {
-    return (this.added.has(id) ? 0 : this.base.outDegree(id)) + (this.addedOut.get(id) ?? 0);
+    return (
+      (this.added.has(id) ? 0 : this.base.outDegree(id)) +
+      (this.addedOut.get(id) ?? 0) -
+      (this.removedOut.get(id) ?? 0)
+    );
   }
 
   forEachNode(callback: (id: string, attrs: NodeAttributes) => void): void {
@@ -108,6 +118,34 @@ export class Overlay implements GraphView {
   /** The overlay's own edges (added or re-stated), for explaining what a change did. */
   ownEdges(): readonly OverlayEdge[] {
     return [...this.edges.values()];
+  }
+
+  /** The nodes the overlay adds (the live graph does not hold them). */
+  forEachAddedNode(callback: (id: string, attrs: NodeAttributes) => void): void {
+    for (const id of this.added) callback(id, this.nodes.get(id)!);
+  }
+
+  /** Whether the overlay added this node (the live graph does not hold it). */
+  isAdded(id: string): boolean {
+    return this.added.has(id);
+  }
+
+  /**
+   * Points a live edge at another target: the live edge is hidden, an edge with its attributes (and join
+   * confidence) is added to `to`. Used for successor images: a workload running a repository's image runs
+   * the pull request's image instead.
+   */
+  retarget(liveKey: string, to: string): void {
+    if (this.replaced.has(liveKey)) return;
+    const from = this.base.source(liveKey);
+    const attrs = this.base.getEdgeAttributes(liveKey);
+    this.replaced.add(liveKey);
+    this.removedOut.set(from, (this.removedOut.get(from) ?? 0) + 1);
+    this.touched.add(from);
+    this.writeEdge(from, to, {
+      ...attrs,
+      props: { ...attrs.props, successor_of: this.base.target(liveKey) },
+    });
   }
 
   /** The live edge of (type, from, to), when the live graph has one. */
@@ -167,6 +205,11 @@ export class Overlay implements GraphView {
       if (raw.weight_basis) attrs.basis = raw.weight_basis;
       if (raw.resource_scoped) attrs.resourceScoped = true;
       if (raw.properties) attrs.props = { ...raw.properties };
+      // A relationship between nodes the estate holds is about the estate, even with no node re-stated.
+      if (this.base.hasNode(from) && this.base.hasNode(to)) {
+        this.touched.add(from);
+        this.touched.add(to);
+      }
       const stitch = stitches.get(from) ?? stitches.get(to);
       if (stitch !== undefined) attrs.joinConfidence = stitch;
       this.writeEdge(from, to, attrs);

@@ -8,6 +8,8 @@ import { edge, envelope, node } from '../helpers/envelope.js';
 import { makeService, type TestService } from '../helpers/service.js';
 
 const TOKEN = 'gate-test-token-0123456789';
+/** an operator's token: only an operator's gate call records the commit's verdict */
+const OPERATOR = 'gate-test-operator-0123456789';
 const SHA = '4f2a9c1e8d7b6a5f4e3d2c1b0a9f8e7d6c5b4a39';
 let service: TestService;
 let apiUrl: string;
@@ -69,7 +71,7 @@ function liveState() {
 }
 
 beforeAll(async () => {
-  service = await makeService({ API_TOKENS: `${TOKEN}:viewer` });
+  service = await makeService({ API_TOKENS: `${TOKEN}:viewer,${OPERATOR}:operator` });
   apiUrl = await service.apiApp.listen({ host: '127.0.0.1', port: 0 });
   const lb = node('LoadBalancer', 'shop-alb', { internet_exposed: true });
   const web = node('Service', 'checkout', { app: 'shop' });
@@ -177,6 +179,43 @@ describe('POST /gate/impact', () => {
     expect(liveState()).toBe(before);
   });
 
+  it('(e) analyses a relationship-only report (nodes: []) between nodes the estate holds', async () => {
+    const before = liveState();
+    const lb = node('LoadBalancer', 'shop-alb');
+    const web = node('Service', 'checkout');
+    const db = node('Database', 'orders');
+    // A new hop: the load balancer now reaches the database directly, which makes its route critical.
+    const added = await gate(envelope([], [edge('ROUTES_TO', lb, db)]), 'source=events');
+    expect(added.status).toBe(200);
+    expect(added.json).toMatchObject({ verdict: 'blocked', analysed: true, source: 'events' });
+    const [route] = added.json.worsened;
+    expect(route.nodes.map((n: any) => n.name)).toEqual(['shop-alb', 'orders']);
+    expect(route).toMatchObject({ priority: 'P1', previousPriority: 'P2' });
+    expect(route.why).toEqual([expect.objectContaining({ change: 'added', type: 'ROUTES_TO' })]);
+    // A grant re-stated likelier: the existing route is worsened, not opened.
+    const repriced = await gate(envelope([], [edge('HAS_PERMISSION', web, db, 1)]), 'source=events');
+    expect(repriced.json).toMatchObject({ analysed: true, opened: [] });
+    expect(repriced.json.worsened).toHaveLength(1);
+    expect(repriced.json.worsened[0].why).toEqual([
+      expect.objectContaining({
+        change: 'repriced',
+        type: 'HAS_PERMISSION',
+        previousProbability: 0.9,
+        probability: 1,
+      }),
+    ]);
+    // The same grant, no likelier: clean, nothing changed.
+    const same = await gate(envelope([], [edge('HAS_PERMISSION', web, db, 0.9)]), 'source=events');
+    expect(same.json).toMatchObject({ verdict: 'clean', analysed: true, preexisting: 1 });
+    // Negative twin: a relationship between nodes the estate does not hold is about nothing it holds.
+    const elsewhere = await gate(
+      envelope([], [edge('ROUTES_TO', node('LoadBalancer', 'other-alb'), node('Database', 'other-db'))]),
+      'source=events',
+    );
+    expect(elsewhere.json).toMatchObject({ verdict: 'unknown', analysed: false });
+    expect(liveState()).toBe(before);
+  });
+
   it('attributes by commit when asked, and falls back to it (saying so) when there is no report', async () => {
     // The commit's build is in the live estate, stamped with its sha.
     const stamped = node('Service', 'checkout', {});
@@ -200,7 +239,7 @@ describe('POST /gate/impact', () => {
   });
 
   it('stores the verdict per commit for prVerdict(sha)', async () => {
-    await gate(trivy([lowCve, log4shell]), `source=trivy&slug=acme/checkout&pr=7&sha=${SHA}`);
+    await gate(trivy([lowCve, log4shell]), `source=trivy&slug=acme/checkout&pr=7&sha=${SHA}`, OPERATOR);
     const response = await fetch(`${apiUrl}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
