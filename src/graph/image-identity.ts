@@ -2,8 +2,11 @@
 // (a build, an attestation, a workload) sends an Image node with `resolve_ref`; it is joined to the image a
 // scanner reported: by digest (confidence 1.0), by tag (0.85) or by bare name (0.6, only when one image of
 // that repository is known). A reference that matches nothing yet stays pending (`resolution_pending`) and
-// is joined when the scan arrives. The stitched edges carry the confidence, which multiplies their price.
+// is joined when the scan arrives. A scan of a bare name (`trivy image redis`) is Docker's `redis:latest`:
+// a `:latest` reference joins it by that bare name (0.6) when no scan of `:latest` itself is known. The
+// stitched edges carry the confidence, which multiplies their price.
 import { parseImageRef, type ImageRef } from '../identity/image-ref.js';
+import { nodeId } from './ids.js';
 import type { NodeAttributes, TenantGraph } from './model.js';
 
 export type ResolutionMethod = 'digest' | 'tag' | 'name';
@@ -33,6 +36,8 @@ export class ImageIdentity {
   private readonly scannedByRepository = new Map<string, Set<string>>();
   private readonly pendingByDigest = new Map<string, Set<string>>();
   private readonly pendingByRepository = new Map<string, Set<string>>();
+  /** `:latest` references waiting for a scan of the bare name, by repository. */
+  private readonly pendingLatest = new Map<string, Set<string>>();
 
   constructor(private readonly graph: TenantGraph) {}
 
@@ -44,6 +49,10 @@ export class ImageIdentity {
     }
     if (ref.tag !== undefined) {
       if (this.isScanned(ownId)) return join(ownId, 'tag');
+      if (ref.tag === LATEST) {
+        const bare = nodeId('Image', ref.repository);
+        if (this.isScanned(bare)) return join(bare, 'name');
+      }
       return undefined;
     }
     if (ref.digest) return undefined;
@@ -57,6 +66,7 @@ export class ImageIdentity {
   notePending(id: string, ref: ImageRef): void {
     if (ref.digest) add(this.pendingByDigest, ref.digest, id);
     if (ref.tag === undefined && !ref.digest) add(this.pendingByRepository, ref.repository, id);
+    if (ref.tag === LATEST) add(this.pendingLatest, ref.repository, id);
   }
 
   /** Indexes a scanned image node; returns the pending references it now resolves (not itself). */
@@ -72,6 +82,10 @@ export class ImageIdentity {
     }
     for (const pending of take(this.pendingByRepository, ref.repository))
       claims.push({ id: pending, method: 'name' });
+    // A bare-name scan is `:latest`: the `:latest` references waiting for it join by that name.
+    if (ref.tag === undefined && !ref.digest)
+      for (const pending of take(this.pendingLatest, ref.repository))
+        claims.push({ id: pending, method: 'name' });
     return claims.filter((c) => c.id !== id && this.isPending(c.id));
   }
 
@@ -81,6 +95,7 @@ export class ImageIdentity {
     this.scannedByRepository.clear();
     this.pendingByDigest.clear();
     this.pendingByRepository.clear();
+    this.pendingLatest.clear();
     this.graph.forEachNode((id, attrs) => {
       if (attrs.label !== 'Image') return;
       const pending = attrs.props[RESOLUTION_PENDING];
@@ -103,6 +118,8 @@ export class ImageIdentity {
     return attrs.label === 'Image' && attrs.props[RESOLUTION_PENDING] === undefined;
   }
 }
+
+const LATEST = 'latest';
 
 function join(id: string, method: ResolutionMethod): Join {
   return { id, method, confidence: JOIN_CONFIDENCE[method] };

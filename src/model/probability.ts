@@ -140,3 +140,35 @@ export function moreExploitable(a: HopPrice | undefined, b: HopPrice): HopPrice 
   if (b.p === a.p && CVE_EVIDENCE_ORDER.indexOf(b.basis) < CVE_EVIDENCE_ORDER.indexOf(a.basis)) return b;
   return a;
 }
+
+// ---- Kubernetes: escapes, node credentials, group membership, mounted secrets (issue 14). ----
+
+/**
+ * A container escape (T1611) by the rule that allows it (src/rules/k8s/): privileged containers, runtime
+ * sockets and writable host mounts are a documented command away from root on the node; attacks that need
+ * a crash, a debugger, key material or the kubelet's log endpoint take more. An escape allowed by several
+ * rules takes the highest.
+ */
+export const CONTAINER_ESCAPE_PROBABILITY: Readonly<Record<string, number>> = {
+  'privileged-mount': 0.9,
+  nsenter: 0.9,
+  'runtime-socket': 0.9,
+  'host-write': 0.9,
+  'module-load': 0.8,
+  'kubelet-dirs': 0.8,
+  'sys-ptrace': 0.7,
+  'core-pattern': 0.7,
+  'var-log-symlink': 0.6,
+  'host-read': 0.5,
+};
+
+export function escapePrice(rules: readonly string[]): number {
+  return Math.max(0, ...rules.map((rule) => CONTAINER_ESCAPE_PROBABILITY[rule] ?? 0));
+}
+
+/** Root on a node reads the service-account tokens of every pod scheduled there (T1528). */
+export const NODE_TOKEN_THEFT_PROBABILITY = 0.9;
+/** Membership of a Kubernetes group (system:authenticated, ...) is not an attacker move: it is given. */
+export const GROUP_MEMBERSHIP_PROBABILITY = 1;
+/** A compromised workload reads the secrets it is given (environment, mounted volume). */
+export const WORKLOAD_SECRET_PROBABILITY = 0.9;

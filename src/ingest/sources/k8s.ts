@@ -1,13 +1,30 @@
 // Source `k8s`: a Kubernetes dump as `kubectl get ... -o json` writes it (a `List` of mixed kinds, or a
-// per-kind list) or multi-document YAML (parsed at the listener). Mapping (DECISIONS.md): Ingress and
-// Service -> LoadBalancer, Pod (and the pod templates of Deployments, StatefulSets, DaemonSets, Jobs,
-// CronJobs) -> Service, ServiceAccount -> ServiceAccount, Role/ClusterRole -> IAM_Role. Draws Ingress
-// ROUTES_TO Service, Service EXPOSES workload (selector), workload ASSUMES ServiceAccount, ServiceAccount
-// ASSUMES Role through bindings (a RoleBinding to a ClusterRole grants it in that namespace only), RBAC
-// escalation to the synthetic `cluster-admin` (src/rules/k8s/), and container escape to the node (T1611).
+// per-kind list) or multi-document YAML (parsed at the listener). Mapping and meaning: DECISIONS.md
+// "Kubernetes mapping" and "Path truth across sources".
+// - One workload (`Service`) per controller: a Pod owned (ownerReferences) by a ReplicaSet owned by a
+//   Deployment is the Deployment's workload; so are StatefulSet, DaemonSet, Job and CronJob pods.
+// - Each container and init container draws `Service DEPENDS_ON Image`, a reference the graph writer joins
+//   to the scanned image (digest from the pod's status when it has one, else tag, else bare name).
+// - Ingress ROUTES_TO Service, Service EXPOSES workload (selector); only a LoadBalancer or NodePort Service
+//   is a start of its own. The workload ASSUMES its service account unless its token is not mounted.
+// - RBAC (src/rules/k8s/): roles granting an escalation primitive draw CAN_ESCALATE_TO the cluster's
+//   synthetic cluster-admin; bindings to service accounts, users and groups (system:serviceaccounts[:ns],
+//   system:authenticated, system:unauthenticated) draw ASSUMES.
+// - Container escape (T1611, one rule file each) leads to the pod's node, a target; a known node holds
+//   the tokens of the service accounts of the pods scheduled on it (T1528).
+// - Secrets a workload is given (env, envFrom, secret volumes) are Secret nodes it can read: names only.
 // Names: `<namespace>/<name>` for workloads and service accounts, `<namespace>/<kind>/<name>` for
-// ingresses, services and roles, `clusterrole/<name>`, `node/<name>`.
-import { escapeReasons } from '../../rules/k8s/container-escape.js';
+// ingresses, services, roles and secrets, `clusterrole/<name>`, `node/<name>`, `group/<name>`; with a
+// cluster (`?cluster=`, `snapshot=cluster:<name>`) every name is prefixed by `<cluster>/`.
+import { parseImageRef } from '../../identity/image-ref.js';
+import {
+  escapePrice,
+  GROUP_MEMBERSHIP_PROBABILITY,
+  NODE_TOKEN_THEFT_PROBABILITY,
+  WORKLOAD_SECRET_PROBABILITY,
+} from '../../model/probability.js';
+import { ProblemError } from '../../http/problems.js';
+import { podEscapes, type Escape } from '../../rules/k8s/container-escape.js';
 import { rbacEscalation, type PolicyRule } from '../../rules/k8s/index.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
 import { reportProblem } from './report-schema.js';
@@ -17,9 +34,12 @@ import type { IngestSource } from './source.js';
 type K8sObject = Record<string, any>;
 
 const WORKLOAD_KINDS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob']);
+/** Controllers whose pods are theirs (ReplicationController included: it owns pods the same way). */
+const CONTROLLER_KINDS = new Set([...WORKLOAD_KINDS, 'ReplicationController']);
 export const CLUSTER_ADMIN = 'cluster-admin';
+export const UNSCHEDULED_NODE = 'unscheduled';
 const USED_KINDS = new Set([
-  ...WORKLOAD_KINDS,
+  ...CONTROLLER_KINDS,
   'Pod',
   'Service',
   'Ingress',
@@ -29,66 +49,209 @@ const USED_KINDS = new Set([
   'RoleBinding',
   'ClusterRoleBinding',
   'Node',
+  'Secret',
 ]);
+const CLUSTER_NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,252}$/;
+
+interface Workload {
+  name: string;
+  kind: string;
+  namespace: string;
+  specs: K8sObject[];
+  /** Label sets of its pods and pod template, for Service selectors. */
+  labelSets: Record<string, string>[];
+  /** Nodes its pods are scheduled on. */
+  nodes: Set<string>;
+  /** Image digests the pods' status reports, by container name. */
+  digests: Map<string, string>;
+  pods: number;
+}
 
 export function createK8sSource(): IngestSource {
   return {
     name: 'k8s',
-    version: '1',
+    version: '2',
     description:
-      'Kubernetes dumps (JSON List or YAML): ingresses, services, workloads, RBAC escalation, container escape.',
+      'Kubernetes dumps (JSON List or YAML): one workload per controller, its images, ingress exposure, RBAC escalation, container escape to the node.',
     snapshots: 'query',
-    normalize({ body, receivedAt }) {
+    normalize({ body, query, receivedAt }) {
+      const cluster = clusterOf(query);
+      const q = (name: string) => (cluster ? `${cluster}/${name}` : name);
       const objects = flatten(body);
       const out = new EnvelopeBuilder('k8s', 'asset', receivedAt);
       const mentioned = new Set<string>();
       const ns = (o: K8sObject) => String(o.metadata?.namespace ?? 'default');
       const name = (o: K8sObject) => String(o.metadata?.name ?? '');
+      const base = cluster ? { cluster } : {};
 
-      // Workloads: pods and pod templates, with their labels for selectors.
-      const workloads: { id: string; namespace: string; labels: Record<string, string> }[] = [];
+      // Service accounts first: whether they mount their token decides the workloads' ASSUMES.
+      const accountAutomount = new Map<string, boolean>();
+      const accounts = new Map<string, { id: string; namespace: string }>();
+      const account = (namespace: string, saName: string): string => {
+        const key = `${namespace}/${saName}`;
+        const known = accounts.get(key);
+        if (known) return known.id;
+        const id = out.node('ServiceAccount', q(key), { ...base, namespace });
+        accounts.set(key, { id, namespace });
+        return id;
+      };
       for (const o of objects) {
-        const spec = o.kind === 'Pod' ? o.spec : WORKLOAD_KINDS.has(o.kind) ? templateOf(o)?.spec : undefined;
-        if (!spec || !name(o)) continue;
-        const labels = (o.kind === 'Pod' ? o.metadata?.labels : templateOf(o)?.metadata?.labels) ?? {};
-        const images = (spec.containers ?? [])
-          .map((c: K8sObject) => c.image)
-          .filter((i: unknown) => typeof i === 'string');
-        const id = out.node('Service', `${ns(o)}/${name(o)}`, {
-          namespace: ns(o),
-          kind: o.kind.toLowerCase(),
-          image: images[0],
-          images: images.length > 1 ? images : undefined,
-          node_name: spec.nodeName,
+        if (o.kind !== 'ServiceAccount' || !name(o)) continue;
+        account(ns(o), name(o));
+        if (typeof o.automountServiceAccountToken === 'boolean')
+          accountAutomount.set(`${ns(o)}/${name(o)}`, o.automountServiceAccountToken);
+      }
+
+      const listedSecrets = new Set(
+        objects.filter((o) => o.kind === 'Secret' && name(o)).map((o) => `${ns(o)}/${name(o)}`),
+      );
+
+      // One workload per controller: pods and controllers fold into the top owner the dump names.
+      const workloads = collectWorkloads(objects, ns, name);
+      const tokensOnNode = new Map<string, Set<string>>();
+      const workloadIds: { id: string; namespace: string; labelSets: Record<string, string>[] }[] = [];
+      for (const w of workloads.values()) {
+        const images = new Map<string, { raw: string; containers: string[]; init: boolean }>();
+        for (const spec of w.specs) {
+          for (const [list, init] of [
+            [spec.initContainers, true],
+            [spec.containers, false],
+            [spec.ephemeralContainers, true],
+          ] as const) {
+            for (const c of Array.isArray(list) ? list : []) {
+              if (typeof c?.image !== 'string' || !c.image.trim()) continue;
+              const entry = images.get(c.image) ?? { raw: c.image, containers: [] as string[], init };
+              if (!entry.containers.includes(String(c.name))) entry.containers.push(String(c.name));
+              if (!init) entry.init = false;
+              images.set(c.image, entry);
+            }
+          }
+        }
+        const imageList = [...images.keys()];
+        const id = out.node('Service', q(`${w.namespace}/${w.name}`), {
+          ...base,
+          namespace: w.namespace,
+          kind: w.kind.toLowerCase(),
+          image: imageList[0],
+          images: imageList.length > 1 ? imageList : undefined,
+          node_name: w.nodes.size === 1 ? [...w.nodes][0] : undefined,
+          node_names: w.nodes.size > 1 ? [...w.nodes].sort() : undefined,
+          pods: w.pods || undefined,
         });
-        workloads.push({ id, namespace: ns(o), labels });
-        const sa = out.node(
-          'ServiceAccount',
-          `${ns(o)}/${spec.serviceAccountName ?? spec.serviceAccount ?? 'default'}`,
-          { namespace: ns(o) },
-        );
-        out.edge('ASSUMES', id, sa);
-        const reasons = escapeReasons(spec);
-        if (reasons.length) {
-          const host = out.node('VirtualMachine', `node/${spec.nodeName ?? 'any-node'}`, { k8s_node: true });
-          if (!spec.nodeName) mentioned.add(host);
-          out.edge('CAN_ESCALATE_TO', id, host, {
-            properties: { attack: 'T1611', technique: 'Escape to Host', reasons },
+        workloadIds.push({ id, namespace: w.namespace, labelSets: w.labelSets });
+
+        // Workload runs image: a reference the writer joins to the scan (DECISIONS "Workload runs image").
+        for (const image of images.values()) {
+          const ref = parseImageRef(image.raw);
+          if (!ref) continue;
+          const digest = ref.digest ?? image.containers.map((c) => w.digests.get(c)).find(Boolean);
+          const reference = digest && !ref.digest ? `${ref.raw}@${digest}` : ref.raw;
+          const imageId = out.node('Image', ref.canonical, {
+            image_ref: ref.raw,
+            registry: ref.registry,
+            digests: digest ? [digest] : undefined,
+            resolve_ref: reference,
+          });
+          out.edge('DEPENDS_ON', id, imageId, {
+            properties: { containers: image.containers, init_container: image.init || undefined },
+          });
+        }
+
+        // Its service accounts, when their token is mounted.
+        const unmounted: string[] = [];
+        for (const spec of w.specs) {
+          const saName = String(spec.serviceAccountName ?? spec.serviceAccount ?? 'default');
+          const sa = account(w.namespace, saName);
+          const automount =
+            typeof spec.automountServiceAccountToken === 'boolean'
+              ? spec.automountServiceAccountToken
+              : (accountAutomount.get(`${w.namespace}/${saName}`) ?? true);
+          if (!automount) {
+            unmounted.push(saName);
+            continue;
+          }
+          out.edge('ASSUMES', id, sa);
+          if (typeof spec.nodeName === 'string' && spec.nodeName) {
+            let tokens = tokensOnNode.get(spec.nodeName);
+            if (!tokens) tokensOnNode.set(spec.nodeName, (tokens = new Set()));
+            tokens.add(sa);
+          }
+        }
+        if (unmounted.length) out.stamp(id, { token_not_mounted: [...new Set(unmounted)] });
+
+        // Secrets it is given: names only, never values.
+        for (const [secret, via] of secretsRead(w.specs)) {
+          const secretId = out.node('Secret', q(`${w.namespace}/secret/${secret}`), {
+            ...base,
+            namespace: w.namespace,
+            k8s_kind: 'Secret',
+          });
+          if (!listedSecrets.has(`${w.namespace}/${secret}`)) mentioned.add(secretId);
+          out.edge('HAS_PERMISSION', id, secretId, {
+            exploit_probability: WORKLOAD_SECRET_PROBABILITY,
+            weight_basis: 'heuristic',
+            properties: { access: 'read', via: [...via].sort() },
+          });
+        }
+
+        // Container escape to the node(s) its pods run on.
+        const escapes = mergeEscapes(w.specs.map((spec) => podEscapes(spec)));
+        if (escapes.length) {
+          const hosts = w.nodes.size ? [...w.nodes] : [UNSCHEDULED_NODE];
+          for (const host of hosts) {
+            const nodeId = out.node('VirtualMachine', q(`node/${host}`), {
+              ...base,
+              k8s_node: true,
+              crown_jewel: true,
+              crown_jewel_basis: 'k8s:node-root',
+              sensitive: true,
+              ...(host === UNSCHEDULED_NODE && { unscheduled: true }),
+            });
+            if (host === UNSCHEDULED_NODE) mentioned.add(nodeId);
+            out.edge('CAN_ESCALATE_TO', id, nodeId, {
+              exploit_probability: escapePrice(escapes.map((e) => e.rule)),
+              weight_basis: 'heuristic',
+              properties: {
+                attack: 'T1611',
+                technique: 'Escape to Host',
+                rules: escapes.map((e) => e.rule),
+                kubehound: escapes.map((e) => e.kubehound),
+                reasons: escapes.flatMap((e) => e.evidence.map((x) => `${e.rule}:${x}`)),
+              },
+            });
+          }
+        }
+      }
+
+      // A known node holds the tokens of the pods scheduled on it (T1528).
+      for (const [host, tokens] of tokensOnNode) {
+        const nodeId = out.node('VirtualMachine', q(`node/${host}`), { ...base, k8s_node: true });
+        for (const sa of tokens) {
+          out.edge('ASSUMES', nodeId, sa, {
+            exploit_probability: NODE_TOKEN_THEFT_PROBABILITY,
+            weight_basis: 'heuristic',
+            properties: {
+              attack: 'T1528',
+              technique: 'Steal Application Access Token',
+              via: 'kubelet pod volumes',
+            },
           });
         }
       }
 
       // Services select workloads (of their namespace); Ingresses route to services.
-      const byNamespace = new Map<string, typeof workloads>();
-      for (const w of workloads) {
+      const byNamespace = new Map<string, typeof workloadIds>();
+      for (const w of workloadIds) {
         const list = byNamespace.get(w.namespace);
         if (list) list.push(w);
         else byNamespace.set(w.namespace, [w]);
       }
       const services = new Map<string, string>();
-      for (const o of objects.filter((x) => x.kind === 'Service' && name(x))) {
+      for (const o of objects) {
+        if (o.kind !== 'Service' || !name(o)) continue;
         const type = o.spec?.type ?? 'ClusterIP';
-        const id = out.node('LoadBalancer', `${ns(o)}/service/${name(o)}`, {
+        const id = out.node('LoadBalancer', q(`${ns(o)}/service/${name(o)}`), {
+          ...base,
           namespace: ns(o),
           k8s_kind: 'Service',
           service_type: type,
@@ -101,11 +264,14 @@ export function createK8sSource(): IngestSource {
         const selector: Record<string, string> = o.spec?.selector ?? {};
         if (!Object.keys(selector).length) continue;
         for (const w of byNamespace.get(ns(o)) ?? []) {
-          if (Object.entries(selector).every(([k, v]) => w.labels[k] === v)) out.edge('EXPOSES', id, w.id);
+          if (w.labelSets.some((labels) => Object.entries(selector).every(([k, v]) => labels[k] === v)))
+            out.edge('EXPOSES', id, w.id);
         }
       }
-      for (const o of objects.filter((x) => x.kind === 'Ingress' && name(x))) {
-        const id = out.node('LoadBalancer', `${ns(o)}/ingress/${name(o)}`, {
+      for (const o of objects) {
+        if (o.kind !== 'Ingress' || !name(o)) continue;
+        const id = out.node('LoadBalancer', q(`${ns(o)}/ingress/${name(o)}`), {
+          ...base,
           namespace: ns(o),
           k8s_kind: 'Ingress',
           internet_exposed: true,
@@ -113,8 +279,9 @@ export function createK8sSource(): IngestSource {
         });
         const backends = [
           o.spec?.defaultBackend,
+          o.spec?.backend,
           ...(o.spec?.rules ?? []).flatMap((r: K8sObject) =>
-            (r.http?.paths ?? []).map((p: K8sObject) => p.backend),
+            (r?.http?.paths ?? []).map((p: K8sObject) => p?.backend),
           ),
         ];
         for (const backend of backends) {
@@ -122,65 +289,139 @@ export function createK8sSource(): IngestSource {
           if (typeof service !== 'string') continue;
           let target = services.get(`${ns(o)}/${service}`);
           if (!target) {
-            target = out.node('LoadBalancer', `${ns(o)}/service/${service}`, {
+            target = out.node('LoadBalancer', q(`${ns(o)}/service/${service}`), {
+              ...base,
               namespace: ns(o),
               k8s_kind: 'Service',
             });
             mentioned.add(target);
           }
-          out.stamp(target, { internet_exposed: true, exposure_basis: 'ingress-backend' });
+          // Reached through the ingress, not a second start (DECISIONS "One start per exposure").
+          out.stamp(target, { behind_ingress: true });
           out.edge('ROUTES_TO', id, target);
         }
       }
 
       // RBAC: roles, their escalation, and who is bound to them.
-      const roleRules = new Map<string, { id: string; rules: PolicyRule[]; name: string }>();
-      for (const o of objects.filter((x) => (x.kind === 'Role' || x.kind === 'ClusterRole') && name(x))) {
-        const cluster = o.kind === 'ClusterRole';
-        const roleName = cluster ? `clusterrole/${name(o)}` : `${ns(o)}/role/${name(o)}`;
-        const id = out.node('IAM_Role', roleName, {
-          k8s_kind: o.kind,
-          ...(cluster ? {} : { namespace: ns(o) }),
+      const escalate = (
+        roleId: string,
+        rules: PolicyRule[] | undefined,
+        roleName: string,
+        scope?: string,
+      ) => {
+        const { primitives, named } = rbacEscalation(rules, roleName);
+        if (!primitives.length) return;
+        const admin = out.node('IAM_Role', q(CLUSTER_ADMIN), {
+          ...base,
+          synthetic: true,
+          crown_jewel: true,
+          crown_jewel_basis: 'synthetic:cluster-admin',
         });
-        roleRules.set(roleName, { id, rules: o.rules ?? [], name: name(o) });
-        escalate(out, id, o.rules ?? [], name(o), !cluster, mentioned);
+        mentioned.add(admin);
+        // Bound in one namespace: resource-scoped, except kube-system, which holds the cluster's own powers.
+        const scoped = named || (scope !== undefined && scope !== 'kube-system');
+        out.edge('CAN_ESCALATE_TO', roleId, admin, {
+          resource_scoped: scoped,
+          properties: {
+            primitives,
+            scope: scope === undefined ? 'cluster' : 'namespace',
+            namespace: scope,
+            resource_names: named || undefined,
+          },
+        });
+      };
+      const roleRules = new Map<string, { id: string; rules: PolicyRule[]; name: string }>();
+      for (const o of objects) {
+        if ((o.kind !== 'Role' && o.kind !== 'ClusterRole') || !name(o)) continue;
+        const clusterWide = o.kind === 'ClusterRole';
+        const roleName = clusterWide ? `clusterrole/${name(o)}` : `${ns(o)}/role/${name(o)}`;
+        const rules: PolicyRule[] = Array.isArray(o.rules) ? o.rules : [];
+        const id = out.node('IAM_Role', q(roleName), {
+          ...base,
+          k8s_kind: o.kind,
+          ...(clusterWide ? {} : { namespace: ns(o) }),
+        });
+        roleRules.set(roleName, { id, rules, name: name(o) });
+        escalate(id, rules, name(o), clusterWide ? undefined : ns(o));
       }
-      for (const o of objects.filter(
-        (x) => (x.kind === 'RoleBinding' || x.kind === 'ClusterRoleBinding') && x.roleRef,
-      )) {
-        const toCluster = o.roleRef.kind === 'ClusterRole';
+      const boundGroups = new Map<string, string>();
+      for (const o of objects) {
+        if ((o.kind !== 'RoleBinding' && o.kind !== 'ClusterRoleBinding') || !o.roleRef) continue;
+        const toClusterRole = o.roleRef.kind === 'ClusterRole';
+        const refName = String(o.roleRef.name);
         let role: string;
-        if (o.kind === 'RoleBinding' && toCluster) {
+        if (o.kind === 'RoleBinding' && toClusterRole) {
           // A ClusterRole bound in one namespace grants its rules there only.
-          const bound = roleRules.get(`clusterrole/${o.roleRef.name}`);
-          role = out.node('IAM_Role', `${ns(o)}/clusterrole/${o.roleRef.name}`, {
+          const bound = roleRules.get(`clusterrole/${refName}`);
+          role = out.node('IAM_Role', q(`${ns(o)}/clusterrole/${refName}`), {
+            ...base,
             k8s_kind: 'ClusterRole',
             namespace: ns(o),
             bound_in_namespace: true,
           });
-          if (bound) escalate(out, role, bound.rules, bound.name, true, mentioned);
+          escalate(role, bound?.rules, refName, ns(o));
         } else {
-          const roleName = toCluster ? `clusterrole/${o.roleRef.name}` : `${ns(o)}/role/${o.roleRef.name}`;
-          role = roleRules.get(roleName)?.id ?? out.node('IAM_Role', roleName, { k8s_kind: o.roleRef.kind });
-          if (!roleRules.has(roleName)) {
+          const roleName = toClusterRole ? `clusterrole/${refName}` : `${ns(o)}/role/${refName}`;
+          const known = roleRules.get(roleName);
+          role = known?.id ?? out.node('IAM_Role', q(roleName), { ...base, k8s_kind: o.roleRef.kind });
+          if (!known) {
             mentioned.add(role);
             // A binding to a role the dump does not hold: judged by its name alone.
-            escalate(out, role, [], String(o.roleRef.name), !toCluster, mentioned);
+            escalate(role, undefined, refName, toClusterRole ? undefined : ns(o));
           }
         }
-        for (const subject of o.subjects ?? []) {
-          if (subject?.kind !== 'ServiceAccount' || typeof subject.name !== 'string') continue;
-          const sa = out.node('ServiceAccount', `${subject.namespace ?? ns(o)}/${subject.name}`, {
-            namespace: subject.namespace ?? ns(o),
-          });
-          out.edge('ASSUMES', sa, role, { properties: { binding: `${o.kind}/${name(o)}` } });
+        const binding = { binding: `${o.kind}/${name(o)}` };
+        for (const subject of Array.isArray(o.subjects) ? o.subjects : []) {
+          if (typeof subject?.name !== 'string' || !subject.name) continue;
+          let who: string | undefined;
+          if (subject.kind === 'ServiceAccount')
+            who = account(String(subject.namespace ?? ns(o)), subject.name);
+          else if (subject.kind === 'User')
+            who = out.node('User', q(`user/${subject.name}`), { ...base, k8s_user: subject.name });
+          else if (subject.kind === 'Group') {
+            who = out.node('User', q(`group/${subject.name}`), { ...base, k8s_group: subject.name });
+            boundGroups.set(subject.name, who);
+          }
+          if (who) out.edge('ASSUMES', who, role, { properties: binding });
         }
       }
-      // Service accounts and nodes the dump lists on their own.
-      for (const o of objects.filter((x) => x.kind === 'ServiceAccount' && name(x)))
-        out.node('ServiceAccount', `${ns(o)}/${name(o)}`, { namespace: ns(o) });
-      for (const o of objects.filter((x) => x.kind === 'Node' && name(x)))
-        out.node('VirtualMachine', `node/${name(o)}`, { k8s_node: true });
+      // Group subjects: every service account the dump holds is a member of the groups it belongs to;
+      // anyone who reaches the API server (every workload) is `system:unauthenticated` when it sends no token.
+      const member = (who: string, group: string) =>
+        out.edge('ASSUMES', who, group, {
+          exploit_probability: GROUP_MEMBERSHIP_PROBABILITY,
+          weight_basis: 'heuristic',
+          properties: { membership: true },
+        });
+      if (boundGroups.size) {
+        for (const [groupName, group] of boundGroups) {
+          if (groupName === 'system:unauthenticated') {
+            for (const w of workloadIds) member(w.id, group);
+            continue;
+          }
+          for (const sa of accounts.values()) {
+            if (
+              groupName === 'system:authenticated' ||
+              groupName === 'system:serviceaccounts' ||
+              groupName === `system:serviceaccounts:${sa.namespace}`
+            )
+              member(sa.id, group);
+          }
+        }
+      }
+
+      // Nodes and secrets the dump lists on their own (a secret by name and type only).
+      for (const o of objects) {
+        if (o.kind === 'Node' && name(o))
+          out.node('VirtualMachine', q(`node/${name(o)}`), { ...base, k8s_node: true });
+        else if (o.kind === 'Secret' && name(o))
+          out.node('Secret', q(`${ns(o)}/secret/${name(o)}`), {
+            ...base,
+            namespace: ns(o),
+            k8s_kind: 'Secret',
+            secret_type: typeof o.type === 'string' ? o.type : undefined,
+          });
+      }
       const ignored = [...new Set(objects.map((o) => String(o.kind)).filter((k) => !USED_KINDS.has(k)))];
       const warnings = ignored.length ? [`k8s dump: kinds not used: ${ignored.sort().join(', ')}`] : [];
       return { envelopes: [out.build()], warnings, mentioned: [...mentioned] };
@@ -188,26 +429,156 @@ export function createK8sSource(): IngestSource {
   };
 }
 
-function escalate(
-  out: EnvelopeBuilder,
-  roleId: string,
-  rules: PolicyRule[],
-  roleName: string,
-  namespaced: boolean,
-  mentioned: Set<string>,
-): void {
-  const primitives = rbacEscalation(rules, roleName);
-  if (!primitives.length) return;
-  const admin = out.node('IAM_Role', CLUSTER_ADMIN, {
-    synthetic: true,
-    crown_jewel: true,
-    crown_jewel_basis: 'synthetic:cluster-admin',
-  });
-  mentioned.add(admin);
-  out.edge('CAN_ESCALATE_TO', roleId, admin, {
-    ...(namespaced && { resource_scoped: true }),
-    properties: { primitives, scope: namespaced ? 'namespace' : 'cluster' },
-  });
+/** The cluster a dump describes: `?cluster=`, or the one `snapshot=cluster:<name>` names. */
+function clusterOf(query: Record<string, string | undefined>): string | undefined {
+  const fromSnapshot = query.snapshot?.startsWith('cluster:')
+    ? query.snapshot.slice('cluster:'.length)
+    : undefined;
+  const given = query.cluster;
+  if (given !== undefined && !CLUSTER_NAME.test(given)) {
+    throw new ProblemError('invalid-query', `/query/cluster: expected a cluster name`, {
+      errors: [
+        {
+          pointer: '/query/cluster',
+          value: given,
+          detail: 'expected a cluster name (letters, digits, `.`, `_`, `:` and `-`, no `/`)',
+        },
+      ],
+    });
+  }
+  if (given !== undefined && fromSnapshot !== undefined && given !== fromSnapshot) {
+    throw new ProblemError('invalid-query', `/query/cluster: names another cluster than snapshot`, {
+      errors: [
+        {
+          pointer: '/query/cluster',
+          value: given,
+          detail: `snapshot=cluster:${fromSnapshot} names another cluster`,
+        },
+      ],
+    });
+  }
+  return given ?? fromSnapshot;
+}
+
+/** Pods and controllers folded into one workload per top controller. */
+function collectWorkloads(
+  objects: K8sObject[],
+  ns: (o: K8sObject) => string,
+  name: (o: K8sObject) => string,
+): Map<string, Workload> {
+  const byUid = new Map<string, K8sObject>();
+  const byKey = new Map<string, K8sObject>();
+  for (const o of objects) {
+    if (!CONTROLLER_KINDS.has(o.kind) || !name(o)) continue;
+    if (typeof o.metadata?.uid === 'string') byUid.set(o.metadata.uid, o);
+    byKey.set(`${ns(o)}/${o.kind}/${name(o)}`, o);
+  }
+  /** The top controller of an object, as far as the dump (or a pod-template-hash) tells. */
+  const topOwner = (o: K8sObject): { kind: string; name: string } => {
+    let current = o;
+    const seen = new Set<K8sObject>();
+    for (;;) {
+      seen.add(current);
+      const refs: K8sObject[] = Array.isArray(current.metadata?.ownerReferences)
+        ? current.metadata.ownerReferences
+        : [];
+      const ref =
+        refs.find((r) => r?.controller === true && CONTROLLER_KINDS.has(r.kind)) ??
+        refs.find((r) => CONTROLLER_KINDS.has(r?.kind));
+      if (!ref || typeof ref.name !== 'string') return { kind: String(current.kind), name: name(current) };
+      const owner =
+        (typeof ref.uid === 'string' ? byUid.get(ref.uid) : undefined) ??
+        byKey.get(`${ns(current)}/${ref.kind}/${ref.name}`);
+      if (owner && !seen.has(owner)) {
+        current = owner;
+        continue;
+      }
+      // A ReplicaSet the dump does not hold is named `<deployment>-<pod-template-hash>`.
+      const hash = current.metadata?.labels?.['pod-template-hash'];
+      if (ref.kind === 'ReplicaSet' && typeof hash === 'string' && ref.name.endsWith(`-${hash}`))
+        return { kind: 'Deployment', name: ref.name.slice(0, -hash.length - 1) };
+      return { kind: String(ref.kind), name: ref.name };
+    }
+  };
+  const workloads = new Map<string, Workload>();
+  for (const o of objects) {
+    const isPod = o.kind === 'Pod';
+    if ((!isPod && !CONTROLLER_KINDS.has(o.kind)) || !name(o)) continue;
+    const template = isPod ? undefined : templateOf(o);
+    const spec = isPod ? o.spec : template?.spec;
+    if (!spec || typeof spec !== 'object') continue;
+    const top = topOwner(o);
+    const key = `${ns(o)}/${top.name}`;
+    let w = workloads.get(key);
+    if (!w) {
+      w = {
+        name: top.name,
+        kind: top.kind,
+        namespace: ns(o),
+        specs: [],
+        labelSets: [],
+        nodes: new Set(),
+        digests: new Map(),
+        pods: 0,
+      };
+      workloads.set(key, w);
+    }
+    w.specs.push(spec);
+    const labels = (isPod ? o.metadata?.labels : template?.metadata?.labels) ?? {};
+    if (labels && typeof labels === 'object') w.labelSets.push(labels);
+    if (isPod) {
+      w.pods++;
+      if (typeof spec.nodeName === 'string' && spec.nodeName) w.nodes.add(spec.nodeName);
+      for (const status of [
+        ...(o.status?.initContainerStatuses ?? []),
+        ...(o.status?.containerStatuses ?? []),
+      ]) {
+        const digest = /@(sha256:[a-f0-9]{64})$/.exec(String(status?.imageID ?? ''))?.[1];
+        if (digest && typeof status.name === 'string') w.digests.set(status.name, digest);
+      }
+    }
+  }
+  return workloads;
+}
+
+/** The secrets a pod spec hands its containers, with how. */
+function secretsRead(specs: K8sObject[]): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  const add = (secret: unknown, via: string) => {
+    if (typeof secret !== 'string' || !secret) return;
+    let ways = out.get(secret);
+    if (!ways) out.set(secret, (ways = new Set()));
+    ways.add(via);
+  };
+  for (const spec of specs) {
+    for (const c of [
+      ...(spec.initContainers ?? []),
+      ...(spec.containers ?? []),
+      ...(spec.ephemeralContainers ?? []),
+    ]) {
+      for (const env of Array.isArray(c?.env) ? c.env : []) add(env?.valueFrom?.secretKeyRef?.name, 'env');
+      for (const from of Array.isArray(c?.envFrom) ? c.envFrom : []) add(from?.secretRef?.name, 'envFrom');
+    }
+    for (const volume of Array.isArray(spec.volumes) ? spec.volumes : []) {
+      add(volume?.secret?.secretName, 'volume');
+      for (const source of Array.isArray(volume?.projected?.sources) ? volume.projected.sources : [])
+        add(source?.secret?.name, 'volume');
+    }
+  }
+  return out;
+}
+
+/** Escapes over several specs of one workload, one entry per rule. */
+function mergeEscapes(lists: Escape[][]): Escape[] {
+  const byRule = new Map<string, Escape>();
+  for (const list of lists) {
+    for (const e of list) {
+      const known = byRule.get(e.rule);
+      if (known) known.evidence = [...new Set([...known.evidence, ...e.evidence])];
+      else byRule.set(e.rule, { ...e, evidence: [...e.evidence] });
+    }
+  }
+  return [...byRule.values()];
 }
 
 function templateOf(o: K8sObject): K8sObject | undefined {

@@ -1,7 +1,8 @@
-// A role named like an administrator (cluster-admin, admin, *-admin) is treated as one.
+// A role the dump does not hold, only named by a binding: judged by its name alone, an administrator's
+// name (cluster-admin, admin, *-admin) is treated as one. A role whose rules are known is judged by them.
 import type { RbacPrimitive } from './rbac-rule.js';
 
 export const adminNamed: RbacPrimitive = {
   name: 'admin-named',
-  grants: (_rules, roleName) => /(^|[-_:])admin$/i.test(roleName),
+  grants: (rules, roleName) => (rules === undefined && /(^|[-_:])admin$/i.test(roleName) ? 'any' : undefined),
 };

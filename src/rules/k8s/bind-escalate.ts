@@ -1,10 +1,23 @@
-// Binding roles (creating bindings, or the `bind`/`escalate` verbs) grants oneself any role.
-import { anyRule, type RbacPrimitive } from './rbac-rule.js';
+// ROLE_BIND: the API server lets one bind a role only with the `bind` verb on it (or when holding its
+// permissions already), and create or change a role beyond one's own only with `escalate`. So binding is
+// writing bindings plus `bind` on roles; escalating is writing roles plus `escalate`.
+import { both, grantOf, requests, type RbacPrimitive } from './rbac-rule.js';
+
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
+const ROLES = ['roles', 'clusterroles'];
 
 export const bindOrEscalate: RbacPrimitive = {
   name: 'bind-or-escalate',
-  grants: (rules) =>
-    ['rolebindings', 'clusterrolebindings'].some(
-      (r) => anyRule(rules, 'create', r) || anyRule(rules, 'patch', r),
-    ) || ['roles', 'clusterroles'].some((r) => anyRule(rules, 'bind', r) || anyRule(rules, 'escalate', r)),
+  grants: (rules) => {
+    const writeBindings = grantOf(
+      rules,
+      requests(RBAC_GROUP, ['rolebindings', 'clusterrolebindings'], ['create', 'update', 'patch']),
+    );
+    const bind = both(writeBindings, grantOf(rules, requests(RBAC_GROUP, ROLES, ['bind'])));
+    const escalate = both(
+      grantOf(rules, requests(RBAC_GROUP, ROLES, ['create', 'update', 'patch'])),
+      grantOf(rules, requests(RBAC_GROUP, ROLES, ['escalate'])),
+    );
+    return bind === 'any' || escalate === 'any' ? 'any' : (bind ?? escalate);
+  },
 };

@@ -1,38 +1,44 @@
-// Container escape (ATT&CK T1611): a pod that can reach its node's kernel or files. Returns the reasons.
-const SENSITIVE_HOST_PATHS = [
-  '/',
-  '/var/run/docker.sock',
-  '/run/containerd/containerd.sock',
-  '/proc',
-  '/etc',
-  '/var/lib/kubelet',
-  '/var/log',
-  '/root',
-  '/home',
+// Container escape (ATT&CK T1611): the rules, one file each after KubeHound's container-escape and
+// host-mount attacks. hostNetwork and hostIPC alone are not escapes (DECISIONS.md "Escape goes somewhere").
+import { corePattern } from './ce-core-pattern.js';
+import { moduleLoad } from './ce-module-load.js';
+import { nsenter } from './ce-nsenter.js';
+import { privilegedMount } from './ce-priv-mount.js';
+import { sysPtrace } from './ce-sys-ptrace.js';
+import { varLogSymlink } from './ce-var-log-symlink.js';
+import { podView, type EscapeRule, type PodSpec } from './escape-rule.js';
+import { hostRead } from './host-read.js';
+import { hostWrite } from './host-write.js';
+import { kubeletDirs } from './kubelet-dirs.js';
+import { runtimeSocket } from './runtime-socket.js';
+
+export const ESCAPE_RULES: readonly EscapeRule[] = [
+  moduleLoad,
+  nsenter,
+  privilegedMount,
+  sysPtrace,
+  corePattern,
+  varLogSymlink,
+  runtimeSocket,
+  hostWrite,
+  hostRead,
+  kubeletDirs,
 ];
-const DANGEROUS_CAPABILITIES = ['SYS_ADMIN', 'SYS_PTRACE', 'SYS_MODULE', 'DAC_READ_SEARCH', 'ALL'];
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a pod spec as the API returns it
-type PodSpec = Record<string, any>;
+export interface Escape {
+  rule: string;
+  kubehound: string;
+  evidence: string[];
+}
 
-export function escapeReasons(spec: PodSpec): string[] {
-  const reasons: string[] = [];
-  if (spec.hostPID) reasons.push('hostPID');
-  if (spec.hostIPC) reasons.push('hostIPC');
-  if (spec.hostNetwork) reasons.push('hostNetwork');
-  for (const volume of spec.volumes ?? []) {
-    const hostPath = volume?.hostPath?.path;
-    if (
-      typeof hostPath === 'string' &&
-      SENSITIVE_HOST_PATHS.some((p) => hostPath === p || (p !== '/' && hostPath.startsWith(`${p}/`)))
-    )
-      reasons.push(`hostPath:${hostPath}`);
+/** Every escape rule that fires for a pod spec, with its evidence. */
+export function podEscapes(spec: PodSpec): Escape[] {
+  const pod = podView(spec);
+  const out: Escape[] = [];
+  for (const rule of ESCAPE_RULES) {
+    const evidence = rule.fires(pod);
+    if (evidence.length)
+      out.push({ rule: rule.name, kubehound: rule.kubehound, evidence: [...new Set(evidence)] });
   }
-  for (const container of [...(spec.containers ?? []), ...(spec.initContainers ?? [])]) {
-    const context = container?.securityContext ?? {};
-    if (context.privileged === true) reasons.push(`privileged:${container.name}`);
-    for (const cap of context.capabilities?.add ?? [])
-      if (DANGEROUS_CAPABILITIES.includes(String(cap).toUpperCase())) reasons.push(`capability:${cap}`);
-  }
-  return [...new Set(reasons)];
+  return out;
 }

@@ -2,9 +2,13 @@
 import { adminNamed } from './admin-named.js';
 import { bindOrEscalate } from './bind-escalate.js';
 import { createPods } from './create-pods.js';
+import { ephemeralContainers } from './ephemeral-containers.js';
 import { impersonate } from './impersonate.js';
-import { podExecOrPatch } from './pod-exec-patch.js';
-import type { PolicyRule, RbacPrimitive } from './rbac-rule.js';
+import { nodesProxy } from './nodes-proxy.js';
+import { podAttach } from './pod-attach.js';
+import { podExec } from './pod-exec.js';
+import { podPatch } from './pod-patch.js';
+import type { Grant, PolicyRule, RbacPrimitive } from './rbac-rule.js';
 import { readSecrets } from './read-secrets.js';
 import { tokenRequest } from './token-request.js';
 import { wildcard } from './wildcard.js';
@@ -17,11 +21,31 @@ export const RBAC_PRIMITIVES: readonly RbacPrimitive[] = [
   bindOrEscalate,
   impersonate,
   tokenRequest,
-  podExecOrPatch,
+  podExec,
+  podAttach,
+  podPatch,
+  ephemeralContainers,
+  nodesProxy,
 ];
 
-export function rbacEscalation(rules: readonly PolicyRule[], roleName: string): string[] {
-  return RBAC_PRIMITIVES.filter((p) => p.grants(rules, roleName)).map((p) => p.name);
+export interface Escalation {
+  /** The primitives the rules grant. */
+  primitives: string[];
+  /** True when every one of them is limited to named objects (resourceNames). */
+  named: boolean;
+}
+
+/** The escalation primitives a role's rules grant (rules undefined: a role known only by name). */
+export function rbacEscalation(rules: readonly PolicyRule[] | undefined, roleName: string): Escalation {
+  const primitives: string[] = [];
+  let named = true;
+  for (const primitive of RBAC_PRIMITIVES) {
+    const grant: Grant | undefined = primitive.grants(rules, roleName);
+    if (!grant) continue;
+    primitives.push(primitive.name);
+    if (grant === 'any') named = false;
+  }
+  return { primitives, named: primitives.length > 0 && named };
 }
 
 export type { PolicyRule } from './rbac-rule.js';

@@ -1,26 +1,77 @@
-// What an RBAC escalation rule reads: a role's policy rules. Each primitive is one file in this folder and
-// is listed in index.ts; a role granting any of them draws CAN_ESCALATE_TO to the synthetic cluster-admin.
+// What an RBAC escalation rule reads: a role's policy rules, matched as the API server matches them (API
+// group, resource with its subresource, verb, resourceNames). Each primitive is one file in this folder and
+// is listed in index.ts; a role granting any of them draws CAN_ESCALATE_TO to the cluster's synthetic
+// cluster-admin.
 
 export interface PolicyRule {
   apiGroups?: string[];
   resources?: string[];
   verbs?: string[];
   resourceNames?: string[];
+  nonResourceURLs?: string[];
+}
+
+/** How far a grant reaches: every object of the resource, or only the objects its rule names. */
+export type Grant = 'any' | 'named';
+
+/** One API request a primitive needs: `group` is '' for the core group; `resource` may be `pods/exec`. */
+export interface ApiRequest {
+  group: string;
+  resource: string;
+  verb: string;
 }
 
 export interface RbacPrimitive {
   name: string;
-  grants(rules: readonly PolicyRule[], roleName: string): boolean;
+  /** `rules` is undefined when the role is only named by a binding (the dump does not hold it). */
+  grants(rules: readonly PolicyRule[] | undefined, roleName: string): Grant | undefined;
 }
 
-/** Whether a rule allows `verb` on `resource` (wildcards honoured; a rule limited to names still counts). */
-export function allows(rule: PolicyRule, verb: string, resource: string): boolean {
+/** Whether one rule authorizes a request, as the API server's RBAC authorizer decides it. */
+export function ruleGrant(rule: PolicyRule, request: ApiRequest): Grant | undefined {
+  const groups = rule.apiGroups ?? [];
+  if (!groups.includes('*') && !groups.includes(request.group)) return undefined;
   const verbs = rule.verbs ?? [];
-  const resources = rule.resources ?? [];
-  return (
-    (verbs.includes('*') || verbs.includes(verb)) && (resources.includes('*') || resources.includes(resource))
+  if (!verbs.includes('*') && !verbs.includes(request.verb)) return undefined;
+  const slash = request.resource.indexOf('/');
+  const subresource = slash >= 0 ? request.resource.slice(slash + 1) : '';
+  const resourceMatches = (rule.resources ?? []).some(
+    (r) => r === '*' || r === request.resource || (subresource !== '' && r === `*/${subresource}`),
   );
+  if (!resourceMatches) return undefined;
+  if (!rule.resourceNames?.length) return 'any';
+  // A create (or a collection delete) carries no object name, so a rule limited to names never allows it.
+  if (request.verb === 'create' || request.verb === 'deletecollection') return undefined;
+  return 'named';
 }
 
-export const anyRule = (rules: readonly PolicyRule[], verb: string, resource: string) =>
-  rules.some((r) => allows(r, verb, resource));
+/** The widest grant any rule gives for any of the requests. */
+export function grantOf(
+  rules: readonly PolicyRule[] | undefined,
+  requests: readonly ApiRequest[],
+): Grant | undefined {
+  let best: Grant | undefined;
+  for (const rule of rules ?? []) {
+    for (const request of requests) {
+      const grant = ruleGrant(rule, request);
+      if (grant === 'any') return 'any';
+      if (grant) best = grant;
+    }
+  }
+  return best;
+}
+
+/** The narrower of two grants both needed (undefined when either is missing). */
+export function both(a: Grant | undefined, b: Grant | undefined): Grant | undefined {
+  if (!a || !b) return undefined;
+  return a === 'any' && b === 'any' ? 'any' : 'named';
+}
+
+/** Requests for some verbs on some resources of one group. */
+export function requests(
+  group: string,
+  resources: readonly string[],
+  verbs: readonly string[],
+): ApiRequest[] {
+  return resources.flatMap((resource) => verbs.map((verb) => ({ group, resource, verb })));
+}

@@ -1,7 +1,8 @@
-// Reading secrets yields service-account tokens and credentials.
-import { anyRule, type RbacPrimitive } from './rbac-rule.js';
+// TOKEN_LIST: reading secrets (core group) yields service-account tokens and credentials. Limited to
+// named secrets, the grant is resource-scoped.
+import { grantOf, requests, type RbacPrimitive } from './rbac-rule.js';
 
 export const readSecrets: RbacPrimitive = {
   name: 'read-secrets',
-  grants: (rules) => ['get', 'list', 'watch'].some((verb) => anyRule(rules, verb, 'secrets')),
+  grants: (rules) => grantOf(rules, requests('', ['secrets'], ['get', 'list', 'watch'])),
 };

@@ -1,7 +1,7 @@
-// Minting a service-account token (serviceaccounts/token) acts as that service account.
-import { anyRule, type RbacPrimitive } from './rbac-rule.js';
+// Minting a service-account token (create on serviceaccounts/token) acts as that service account.
+import { grantOf, requests, type RbacPrimitive } from './rbac-rule.js';
 
 export const tokenRequest: RbacPrimitive = {
   name: 'create-serviceaccount-token',
-  grants: (rules) => anyRule(rules, 'create', 'serviceaccounts/token'),
+  grants: (rules) => grantOf(rules, requests('', ['serviceaccounts/token'], ['create'])),
 };

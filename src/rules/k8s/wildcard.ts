@@ -1,7 +1,12 @@
-// `*` verbs on `*` resources is every permission there is.
-import type { RbacPrimitive } from './rbac-rule.js';
+// `*` verbs on `*` resources in every API group (`*`) is every permission there is. A wildcard held in one
+// group (`monitoring.coreos.com`) is judged by the other primitives: it grants nothing of theirs.
+import { grantOf, type RbacPrimitive } from './rbac-rule.js';
 
 export const wildcard: RbacPrimitive = {
   name: 'wildcard',
-  grants: (rules) => rules.some((r) => (r.verbs ?? []).includes('*') && (r.resources ?? []).includes('*')),
+  grants: (rules) =>
+    grantOf(
+      rules?.filter((r) => (r.apiGroups ?? []).includes('*') && (r.resources ?? []).includes('*')),
+      [{ group: '*', resource: '*', verb: '*' }],
+    ),
 };

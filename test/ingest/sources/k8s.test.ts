@@ -34,8 +34,8 @@ describe('k8s: every real fixture', () => {
 describe('k8s: attacks (KubeHound test cluster)', () => {
   it.each([
     ['POD_CREATE.yaml', 'create-pods'],
-    ['POD_EXEC.yaml', 'exec-or-patch-pods'],
-    ['POD_PATCH.yaml', 'exec-or-patch-pods'],
+    ['POD_EXEC.yaml', 'pod-exec'],
+    ['POD_PATCH.yaml', 'pod-patch'],
     ['TOKEN_LIST.yaml', 'read-secrets'],
     ['IDENTITY_IMPERSONATE.yaml', 'impersonate'],
   ])('%s escalates to cluster-admin by %s', (file, primitive) => {
@@ -77,8 +77,8 @@ describe('k8s: every KubeHound attack yields the edge its name describes', () =>
     ['ENDPOINT_EXPLOIT.yaml', 'EXPOSES default/service/webproxy-service -> default/endpoints-pod'],
     ['IDENTITY_IMPERSONATE.yaml', 'impersonate'],
     ['POD_CREATE.yaml', 'create-pods'],
-    ['POD_EXEC.yaml', 'exec-or-patch-pods'],
-    ['POD_PATCH.yaml', 'exec-or-patch-pods'],
+    ['POD_EXEC.yaml', 'pod-exec'],
+    ['POD_PATCH.yaml', 'pod-patch'],
     ['ROLE_BIND_CRB_CR.yaml', 'bind-or-escalate'],
     ['ROLE_BIND_RB_CR-SA.yaml', 'bind-or-escalate'],
     ['ROLE_BIND_RB_R-SA.yaml', 'bind-or-escalate'],
@@ -126,15 +126,20 @@ describe('k8s: mapping', () => {
   });
 
   it('reads each RBAC primitive from the rules', () => {
-    expect(rbacEscalation([{ verbs: ['*'], resources: ['*'] }], 'x')).toContain('wildcard');
-    expect(rbacEscalation([], 'cluster-admin')).toEqual(['admin-named']);
-    expect(rbacEscalation([{ verbs: ['create'], resources: ['rolebindings'] }], 'x')).toEqual([
-      'bind-or-escalate',
-    ]);
-    expect(rbacEscalation([{ verbs: ['create'], resources: ['serviceaccounts/token'] }], 'x')).toEqual([
-      'create-serviceaccount-token',
-    ]);
-    expect(rbacEscalation([{ verbs: ['get'], resources: ['configmaps'] }], 'viewer')).toEqual([]);
+    const all = { apiGroups: ['*'], verbs: ['*'], resources: ['*'] };
+    expect(rbacEscalation([all], 'x').primitives).toContain('wildcard');
+    expect(rbacEscalation(undefined, 'cluster-admin').primitives).toEqual(['admin-named']);
+    expect(rbacEscalation([], 'cluster-admin').primitives).toEqual([]);
+    expect(
+      rbacEscalation(
+        [{ apiGroups: [''], verbs: ['create'], resources: ['serviceaccounts/token'] }],
+        'x',
+      ).primitives,
+    ).toEqual(['create-serviceaccount-token']);
+    expect(rbacEscalation([{ apiGroups: [''], verbs: ['get'], resources: ['configmaps'] }], 'viewer')).toEqual({
+      primitives: [],
+      named: false,
+    });
   });
 });
 

@@ -1,0 +1,8 @@
+// Adding an ephemeral (debug) container to a running pod (pods/ephemeralcontainers) runs any image inside
+// it, with its service account and its volumes: `kubectl debug`.
+import { grantOf, requests, type RbacPrimitive } from './rbac-rule.js';
+
+export const ephemeralContainers: RbacPrimitive = {
+  name: 'ephemeral-containers',
+  grants: (rules) => grantOf(rules, requests('', ['pods/ephemeralcontainers'], ['patch', 'update'])),
+};

@@ -1,0 +1,7 @@
+// POD_EXEC: exec into a pod (create on pods/exec) runs code with that pod's service account.
+import { grantOf, requests, type RbacPrimitive } from './rbac-rule.js';
+
+export const podExec: RbacPrimitive = {
+  name: 'pod-exec',
+  grants: (rules) => grantOf(rules, requests('', ['pods/exec'], ['create'])),
+};

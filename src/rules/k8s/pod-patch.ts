@@ -1,0 +1,7 @@
+// POD_PATCH: changing a pod (its image, its command) runs attacker code with the pod's service account.
+import { grantOf, requests, type RbacPrimitive } from './rbac-rule.js';
+
+export const podPatch: RbacPrimitive = {
+  name: 'pod-patch',
+  grants: (rules) => grantOf(rules, requests('', ['pods'], ['patch', 'update'])),
+};
