@@ -7,6 +7,6 @@ export const varLogSymlink: EscapeRule = {
   kubehound: 'CE_VAR_LOG_SYMLINK',
   fires: (pod) =>
     pod.hostMounts
-      .filter((m) => !m.readOnly && m.rootMount && m.path !== '/' && covers(m.path, '/var/log'))
+      .filter((m) => !m.readOnly && m.rootMount && covers(m.path, '/var/log'))
       .map((m) => `hostPath:${m.path}`),
 };

@@ -16,6 +16,6 @@ export const runtimeSocket: EscapeRule = {
   kubehound: 'EXPLOIT_CONTAINERD_SOCK',
   fires: (pod) =>
     pod.hostMounts
-      .filter((m) => m.path !== '/' && SOCKETS.some((socket) => covers(m.path, socket)))
+      .filter((m) => SOCKETS.some((socket) => covers(m.path, socket)))
       .map((m) => `hostPath:${m.path}`),
 };

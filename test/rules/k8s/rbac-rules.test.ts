@@ -1,0 +1,114 @@
+// Every RBAC escalation primitive (src/rules/k8s/) on a minimal rule, each with a negative twin: the API
+// group, the resourceNames and the verb decide, as the API server decides them.
+import { describe, expect, it } from 'vitest';
+import { RBAC_PRIMITIVES, rbacEscalation, type PolicyRule } from '../../../src/rules/k8s/index.js';
+import { ruleGrant } from '../../../src/rules/k8s/rbac-rule.js';
+
+const core = (verbs: string[], resources: string[], extra: Partial<PolicyRule> = {}): PolicyRule => ({
+  apiGroups: [''],
+  verbs,
+  resources,
+  ...extra,
+});
+const RBAC = 'rbac.authorization.k8s.io';
+
+// [primitive, rules that grant it, the negative twin]
+const CASES: [string, PolicyRule[] | undefined, PolicyRule[] | undefined][] = [
+  [
+    'wildcard',
+    [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }],
+    [{ apiGroups: ['monitoring.coreos.com'], resources: ['*'], verbs: ['*'] }],
+  ],
+  ['admin-named', undefined, [core(['get'], ['configmaps'])]],
+  ['create-pods', [core(['create'], ['pods'])], [core(['create'], ['pods'], { resourceNames: ['web'] })]],
+  [
+    'read-secrets',
+    [core(['list'], ['secrets'])],
+    [{ apiGroups: ['metrics.k8s.io'], resources: ['secrets'], verbs: ['get'] }],
+  ],
+  [
+    'bind-or-escalate',
+    [
+      { apiGroups: [RBAC], resources: ['rolebindings'], verbs: ['create'] },
+      { apiGroups: [RBAC], resources: ['clusterroles'], verbs: ['bind'] },
+    ],
+    [{ apiGroups: [RBAC], resources: ['rolebindings'], verbs: ['create'] }],
+  ],
+  ['impersonate', [core(['impersonate'], ['serviceaccounts'])], [core(['get'], ['serviceaccounts'])]],
+  [
+    'create-serviceaccount-token',
+    [core(['create'], ['serviceaccounts/token'])],
+    [core(['create'], ['serviceaccounts'])],
+  ],
+  ['pod-exec', [core(['create'], ['pods/exec'])], [core(['get'], ['pods/log'])]],
+  [
+    'pod-attach',
+    [core(['create'], ['pods/attach'])],
+    [{ apiGroups: ['apps'], resources: ['pods/attach'], verbs: ['create'] }],
+  ],
+  ['pod-patch', [core(['patch'], ['pods'])], [core(['patch'], ['pods/status'])]],
+  [
+    'ephemeral-containers',
+    [core(['patch'], ['pods/ephemeralcontainers'])],
+    [core(['get'], ['pods/ephemeralcontainers'])],
+  ],
+  ['nodes-proxy', [core(['get'], ['nodes/proxy'])], [core(['get'], ['nodes', 'nodes/stats'])]],
+];
+
+describe('k8s RBAC primitives: each fires on a minimal rule and not on its twin', () => {
+  it('covers every rule file', () => {
+    expect(CASES.map((c) => c[0]).sort()).toEqual(RBAC_PRIMITIVES.map((p) => p.name).sort());
+  });
+
+  it.each(CASES)('%s', (primitive, positive, negative) => {
+    expect(rbacEscalation(positive, 'role-admin').primitives).toContain(primitive);
+    expect(rbacEscalation(negative, 'role-admin').primitives).not.toContain(primitive);
+  });
+
+  it('counts controller creation (apps, batch) as pod creation, in its own API group only', () => {
+    expect(
+      rbacEscalation([{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['create'] }], 'x')
+        .primitives,
+    ).toEqual(['create-pods']);
+    expect(
+      rbacEscalation([{ apiGroups: ['batch'], resources: ['cronjobs'], verbs: ['create'] }], 'x').primitives,
+    ).toEqual(['create-pods']);
+    expect(
+      rbacEscalation([{ apiGroups: ['extensions'], resources: ['cronjobs'], verbs: ['create'] }], 'x')
+        .primitives,
+    ).toEqual([]);
+  });
+
+  it("reads prometheus-operator's monitoring.coreos.com wildcard as nothing", () => {
+    expect(
+      rbacEscalation(
+        [{ apiGroups: ['monitoring.coreos.com'], resources: ['*'], verbs: ['*'] }],
+        'prometheus-operator',
+      ),
+    ).toEqual({ primitives: [], named: false });
+  });
+
+  it('makes a grant limited to named objects resource-scoped', () => {
+    expect(rbacEscalation([core(['get'], ['secrets'], { resourceNames: ['db-password'] })], 'x')).toEqual({
+      primitives: ['read-secrets'],
+      named: true,
+    });
+    expect(rbacEscalation([core(['get'], ['secrets'])], 'x').named).toBe(false);
+  });
+
+  it('matches subresources as the API server does (`*` and `*/<sub>`)', () => {
+    expect(
+      ruleGrant(core(['create'], ['*/exec']), { group: '', resource: 'pods/exec', verb: 'create' }),
+    ).toBe('any');
+    expect(
+      ruleGrant(core(['create'], ['pods']), { group: '', resource: 'pods/exec', verb: 'create' }),
+    ).toBeUndefined();
+    expect(ruleGrant(core(['*'], ['*']), { group: '', resource: 'pods/exec', verb: 'create' })).toBe('any');
+    expect(
+      ruleGrant(
+        { verbs: ['get'], nonResourceURLs: ['/metrics'] },
+        { group: '', resource: 'secrets', verb: 'get' },
+      ),
+    ).toBeUndefined();
+  });
+});
