@@ -45,9 +45,45 @@ export function sourceNamed(sources: ReadonlyMap<string, IngestSource>, name: st
   if (source) return source;
   throw new ProblemError(
     'unknown-source',
-    `no ingest source named ${JSON.stringify(name)}; known: ${[...sources.keys()].join(', ')}`,
+    // The sources are documented (README, "Sending reports"); the answer does not list them to strangers.
+    `no ingest source named ${JSON.stringify(name.slice(0, 100))}; the sources are listed in the README`,
     {
-      errors: [{ pointer: '/path/source', value: name, detail: 'unknown ingest source' }],
+      errors: [{ pointer: '/path/source', value: name.slice(0, 100), detail: 'unknown ingest source' }],
+    },
+  );
+}
+
+/**
+ * Whether a report holds nothing the source recognised: no node it contains (one it only mentions, such as
+ * a synthetic `cluster-admin`, does not count) and no edge.
+ */
+function yieldsNothing(envelopes: EventEnvelope[], mentioned: readonly string[] = []): boolean {
+  const only = new Set(mentioned);
+  return envelopes.every((e) => e.edges.length === 0 && e.nodes.every((n) => only.has(n.id)));
+}
+
+function expectation(source: IngestSource): string {
+  return source.expects ?? source.description;
+}
+
+/**
+ * A complete snapshot that yields nothing would retract its whole scope (a failing collector's error
+ * object, another tool's report, an empty list): refused, so nothing is stored and nothing retracted
+ * (DECISIONS.md "Empty snapshots are refused"). Emptying a scope is never inferred from an empty report.
+ */
+function emptySnapshot(source: IngestSource, scope: string): ProblemError {
+  const declared = scope.slice(source.name.length + 1);
+  const expected = expectation(source);
+  return new ProblemError(
+    'empty-snapshot',
+    `the ${source.name} report yields no node and no edge, and as a complete snapshot of ${declared} it would ` +
+      `retract everything that scope holds; nothing was stored or retracted. Expected ${expected}. ` +
+      'An empty scope is never inferred from an empty report: send a partial report with snapshot=none; ' +
+      'what the scope no longer holds goes with its next complete snapshot that holds anything, or ages out under GRAPH_TTL',
+    {
+      expected,
+      scope: declared,
+      errors: [{ pointer: '/', detail: `yields no node and no edge; expected ${expected}` }],
     },
   );
 }
@@ -71,6 +107,10 @@ export function createIngestPipeline(deps: IngestPipelineDeps) {
       ({ envelopes, warnings } = output);
       stampPullRequest(envelopes, context, output.mentioned);
       scope = completenessScope(source, context, output);
+      if (yieldsNothing(envelopes, output.mentioned)) {
+        if (scope !== undefined) throw emptySnapshot(source, scope);
+        warnings = [...warnings, `the report yielded no node and no edge; expected ${expectation(source)}`];
+      }
     } catch (error) {
       metrics.ingestBatches.inc({ source: source.name, result: 'rejected' });
       throw error;

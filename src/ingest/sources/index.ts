@@ -13,7 +13,12 @@ import { createSupplyChainSource } from './supplychain.js';
 import { createTrivySource } from './trivy.js';
 import type { IngestSource } from './source.js';
 
-export function createSources(): ReadonlyMap<string, IngestSource> {
+export interface SourceOptions {
+  /** SEED_IAM_USERS: the iam source marks every IAM user `credential_exposed` */
+  seedIamUsers?: boolean;
+}
+
+export function createSources(options: SourceOptions = {}): ReadonlyMap<string, IngestSource> {
   const sources: IngestSource[] = [
     createEventsSource(),
     createTrivySource(),
@@ -22,11 +27,36 @@ export function createSources(): ReadonlyMap<string, IngestSource> {
     createSupplyChainSource(),
     createCustodianSource(),
     createCloudnetSource(),
-    createIamSource(),
+    createIamSource({ seedIamUsers: options.seedIamUsers }),
     createK8sSource(),
     createFalcoSource(),
     createSsoSource(),
     createDataclassSource(),
   ];
+  for (const source of sources) source.expects ??= EXPECTS[source.name];
   return new Map(sources.map((s) => [s.name, s]));
 }
+
+/**
+ * What each source reads, in words: named by the 400 that refuses a complete snapshot yielding no node and
+ * no edge (DECISIONS.md "Empty snapshots are refused"), and by the warning on a partial one.
+ */
+export const EXPECTS: Readonly<Record<string, string>> = {
+  events:
+    'an event envelope {source, kind, observed_at?, nodes: [{id, label, name, properties}], edges: [{type, from, to, exploit_probability}]} with at least one node or edge',
+  trivy: 'a Trivy JSON report (SchemaVersion 2) of a container image: ArtifactName, Metadata, Results',
+  semgrep: 'semgrep --json output: results[] (with ?repo= naming the repository)',
+  build: 'CI build provenance {image, repository, slug?, sha?}',
+  supplychain:
+    '{image, signed?, slsa_level?, provenance_builder?, source_repo?, sbom?}, or a CycloneDX SBOM, an in-toto statement, a DSSE envelope, a Sigstore bundle or npm attestations',
+  custodian:
+    'Cloud Custodian resources {provider, account_id, policies: [{policy, resource, resources: [...]}]} with at least one resource',
+  cloudnet:
+    'AWS network state with at least one instance, network interface or VPC peering: {security_groups, instances, vpc_peerings, subnets?, route_tables?, network_acls?, instance_profiles?, network_interfaces?} or the Describe* responses (SecurityGroups, Reservations, VpcPeeringConnections, ...)',
+  iam: 'the account authorization details document (aws iam get-account-authorization-details) with at least one user or role: UserDetailList, GroupDetailList, RoleDetailList, Policies',
+  k8s: 'a Kubernetes dump (a kubectl List or multi-document YAML) holding at least one Ingress, Service, Pod or workload, ServiceAccount, Role, ClusterRole, RoleBinding or ClusterRoleBinding',
+  falco: 'Falco JSON alerts {rule, priority, output, output_fields} (one, an array, or NDJSON)',
+  sso: 'identity provider users {provider, users: [{email, mfa, groups, federated_roles}], internet_login?}',
+  dataclass:
+    'data-classification findings {source, records: [{asset, label, kind, account?, region?}]} with at least one record',
+};

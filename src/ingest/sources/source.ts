@@ -31,6 +31,12 @@ export interface IngestSource {
    * `snapshot=none` marks it partial), or `query` (only through the `snapshot` query parameter).
    */
   snapshots: 'self' | 'query';
+  /**
+   * What a report must hold to yield anything, in words (e.g. "a Kubernetes List holding Pods, ..."). Named
+   * when a complete snapshot yields no node and no edge and is refused, and in the warning on a partial
+   * report that yields nothing. Filled from the table in index.ts unless the source sets it.
+   */
+  expects?: string;
   /** Throws a ProblemError (400, naming the offending JSON pointer) when the report is malformed. */
   normalize(input: NormalizeInput): NormalizeOutput;
 }
