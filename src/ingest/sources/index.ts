@@ -13,12 +13,7 @@ import { createSupplyChainSource } from './supplychain.js';
 import { createTrivySource } from './trivy.js';
 import type { IngestSource } from './source.js';
 
-export interface SourceOptions {
-  /** SEED_IAM_USERS: the iam source marks every IAM user `credential_exposed` */
-  seedIamUsers?: boolean;
-}
-
-export function createSources(options: SourceOptions = {}): ReadonlyMap<string, IngestSource> {
+export function createSources(): ReadonlyMap<string, IngestSource> {
   const sources: IngestSource[] = [
     createEventsSource(),
     createTrivySource(),
@@ -27,7 +22,7 @@ export function createSources(options: SourceOptions = {}): ReadonlyMap<string, 
     createSupplyChainSource(),
     createCustodianSource(),
     createCloudnetSource(),
-    createIamSource({ seedIamUsers: options.seedIamUsers }),
+    createIamSource(),
     createK8sSource(),
     createFalcoSource(),
     createSsoSource(),
