@@ -2,7 +2,7 @@
 // consumer. On consume, everything journaled after `afterSeq` (the last snapshot) is replayed first.
 import type { Log } from '../log/logger.js';
 import type { Bus, BusHandler, BusRecord, Delivery } from './bus.js';
-import { Journal } from './journal.js';
+import { describeLoss, describeProblem, formatRanges, Journal, type JournalRecovery } from './journal.js';
 
 export interface EmbeddedBus extends Bus {
   lastSeq(): number;
@@ -21,21 +21,42 @@ export function serializeRecord(record: BusRecord): string {
 
 const ignore = () => undefined;
 
+/** Says what opening the journal cut off or moved aside, and where the copy is. */
+export function logRecovery(log: BusLog | undefined, recovery: JournalRecovery): void {
+  const details = {
+    file: recovery.file,
+    offset: recovery.offset,
+    droppedBytes: recovery.droppedBytes,
+    lost: formatRanges(recovery.lost),
+    batches: recovery.batches,
+    quarantined: recovery.quarantined,
+  };
+  if (recovery.kind === 'torn')
+    log?.warn(
+      details,
+      `journal: cut off the unfinished last write of a crash (${describeLoss(recovery)}); it was never acknowledged, since a write is acknowledged only once its commit line is synced; a copy is in ${recovery.quarantined}`,
+    );
+  else
+    log?.[recovery.held ? 'warn' : 'error'](
+      details,
+      `${describeProblem(recovery)}; a copy is in ${recovery.quarantined}`,
+    );
+}
+
 export async function createEmbeddedBus(options: {
   dir: string;
   /** Records up to this seq are already reflected (by a snapshot) and are not delivered. */
   afterSeq?: number;
   logger?: BusLog;
   rotateAt?: number;
+  /** A journal already opened on `dir` (the store opens it to check it before the bus is built). */
+  journal?: Journal;
 }): Promise<EmbeddedBus> {
-  const journal = await Journal.open(options.dir, { rotateAt: options.rotateAt });
+  const journal =
+    options.journal ??
+    (await Journal.open(options.dir, { rotateAt: options.rotateAt, minSeq: options.afterSeq }));
   const log = options.logger;
-  if (journal.recovered) {
-    log?.warn(
-      { ...journal.recovered },
-      'journal: cut off a torn final write (a crash mid-write); it had not been acknowledged',
-    );
-  }
+  if (!options.journal) for (const recovery of journal.recoveries) logRecovery(log, recovery);
   let handler: BusHandler | null = null;
   // The highest seq handed to the consumer. Replay and live delivery may both hold a record published
   // before consume(); this keeps delivery exactly-once.

@@ -3,7 +3,7 @@ import { appendFile, open, readFile, readdir, writeFile, type FileHandle } from 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Journal, JournalError } from '../../src/bus/journal.js';
+import { Journal, JournalDamage, JournalError, SEGMENT_HEADER } from '../../src/bus/journal.js';
 import { tempDir } from '../helpers/service.js';
 import { crashRecord, type CrashRecord } from './fixtures/crash-record.js';
 
@@ -97,14 +97,60 @@ describe('Journal', () => {
     await reopened.close();
   });
 
-  it('cuts off a final commit whose checksum does not match', async () => {
+  it('refuses a final commit that is whole but fails its checksum: it may have been acknowledged', async () => {
+    const dir = await tempDir();
+    const journal = await Journal.open(dir);
+    await journal.append([{ kept: 1 }]);
+    await journal.append([{ batchId: 'b-acked', n: 2 }]);
+    await journal.close();
+    const file = await onlySegment(dir);
+    const text = await readFile(file, 'utf8');
+    // Bit rot inside the last record: its commit line is whole, so its write completed and was synced.
+    const damaged = text.replace('"n":2', '"n":3');
+    await writeFile(file, damaged);
+    const error = await Journal.open(dir).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalDamage);
+    const message = (error as Error).message;
+    expect(message).toContain(`${file} is damaged at byte ${text.indexOf('2 {')}`);
+    expect(message).toContain('record 2 (batch b-acked) committed, and may have been acknowledged');
+    expect(message).toContain('pathgate verify-store');
+    expect(message).not.toMatch(/not (been )?acknowledged/);
+    // Nothing was cut: the operator decides.
+    expect(await readFile(file, 'utf8')).toBe(damaged);
+
+    // A repair cuts it, keeping the bytes aside, and says what went.
+    const repaired = await Journal.open(dir, { repair: true });
+    const [recovery] = repaired.recoveries;
+    expect(recovery).toMatchObject({ kind: 'damaged', lost: [{ from: 2, to: 2 }], batches: ['b-acked'] });
+    expect(recovery.quarantined).toBe(
+      path.join(dir, 'quarantine', `000000000001.log.${text.indexOf('2 {')}.cut`),
+    );
+    expect(await readFile(recovery.quarantined, 'utf8')).toBe(damaged.slice(text.indexOf('2 {')));
+    expect(await replayAll(repaired)).toEqual([[1, { kept: 1 }]]);
+    expect(await repaired.append([{ next: true }])).toEqual([2]);
+    await repaired.close();
+    expect((await Journal.open(dir)).recoveries).toEqual([]);
+  });
+
+  it('cuts off records written without their commit line, keeping a copy: they were never acknowledged', async () => {
     const dir = await tempDir();
     const journal = await Journal.open(dir);
     await journal.append([{ kept: 1 }]);
     await journal.close();
     const file = await onlySegment(dir);
-    await appendFile(file, '2 {"lost":2}\n~2 00000000\n');
+    const whole = (await readFile(file)).length;
+    await appendFile(file, '2 {"batchId":"b-torn"}\n3 {"batchId":"b-torn"}\n');
     const reopened = await Journal.open(dir);
+    expect(reopened.recovered).toMatchObject({
+      kind: 'torn',
+      offset: whole,
+      lost: [{ from: 2, to: 3 }],
+      batches: ['b-torn'],
+    });
+    expect(await readFile(reopened.recovered!.quarantined, 'utf8')).toBe(
+      '2 {"batchId":"b-torn"}\n3 {"batchId":"b-torn"}\n',
+    );
+    expect((await readFile(file)).length).toBe(whole);
     expect(await replayAll(reopened)).toEqual([[1, { kept: 1 }]]);
     await reopened.close();
   });
@@ -121,7 +167,9 @@ describe('Journal', () => {
     const error = await Journal.open(dir).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(JournalError);
     expect((error as Error).message).toContain(file);
-    expect((error as Error).message).toMatch(/byte 0/);
+    // Right after the segment's header line.
+    expect((error as Error).message).toContain(`at byte ${SEGMENT_HEADER.length} `);
+    expect((error as Error).message).toContain('the whole record after it (2) is intact');
   });
 
   it('rotates segments and compacts whole segments covered by a snapshot', async () => {
@@ -191,11 +239,13 @@ describe('Journal', () => {
     // The crash came mid-way through the next segment's first write.
     await writeFile(path.join(dir, '000000000003.log'), '3 {"lost":');
     const reopened = await Journal.open(dir, { rotateAt: 100 });
-    expect(reopened.recovered).toEqual({
+    expect(reopened.recovered).toMatchObject({
       file: path.join(dir, '000000000003.log'),
       offset: 0,
       droppedBytes: 10,
+      kind: 'torn',
     });
+    expect(await readFile(reopened.recovered!.quarantined, 'utf8')).toBe('3 {"lost":');
     expect(reopened.lastSeq).toBe(2);
     expect(await reopened.append([{ next: true }])).toEqual([3]);
     expect((await replayAll(reopened)).map(([seq]) => seq)).toEqual([1, 2, 3]);
