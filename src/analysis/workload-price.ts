@@ -1,6 +1,8 @@
 // The hop into a workload (a `Service` node) running an image with CVEs is priced from the image's most
 // exploitable CVE (src/model/probability.ts: priceCve), scaled by the confidence of the identity join that
-// says the workload runs that image. Shape read: Service DEPENDS_ON Image, CVE AFFECTS Image.
+// says the workload runs that image. Shape read: Service DEPENDS_ON Image, CVE AFFECTS Image. An image
+// BUILT_FROM a repository a code scan (`trivy fs` / `trivy repo`) describes inherits that repository's
+// CVEs (CVE AFFECTS Repository), scaled by the confidence of the join that says it was built from it.
 import type { GraphView } from '../graph/model.js';
 import { moreExploitable, priceCve, withRuntimeEvidence, type HopPrice } from '../model/probability.js';
 
@@ -8,12 +10,29 @@ import { moreExploitable, priceCve, withRuntimeEvidence, type HopPrice } from '.
 export function workloadPricer(graph: GraphView): (workload: string) => HopPrice | undefined {
   const workloads = new Map<string, HopPrice | undefined>();
   const images = new Map<string, HopPrice | undefined>();
-  const imagePrice = (image: string): HopPrice | undefined => {
-    if (images.has(image)) return images.get(image);
+  const cves = new Map<string, HopPrice | undefined>();
+  /** The most exploitable CVE that AFFECTS a node (an image, a repository). */
+  const cvePrice = (node: string): HopPrice | undefined => {
+    if (cves.has(node)) return cves.get(node);
     let best: HopPrice | undefined;
-    graph.forEachInEdge(image, (_key, attrs, _source, _target, sourceAttrs) => {
+    graph.forEachInEdge(node, (_key, attrs, _source, _target, sourceAttrs) => {
       if (attrs.type === 'AFFECTS' && sourceAttrs.label === 'CVE')
         best = moreExploitable(best, priceCve(sourceAttrs.props));
+    });
+    cves.set(node, best);
+    return best;
+  };
+  const imagePrice = (image: string): HopPrice | undefined => {
+    if (images.has(image)) return images.get(image);
+    let best = cvePrice(image);
+    graph.forEachOutEdge(image, (_key, attrs, _source, repository, _sa, repositoryAttrs) => {
+      if (attrs.type !== 'BUILT_FROM' || repositoryAttrs.label !== 'Repository') return;
+      const inherited = cvePrice(repository);
+      if (inherited)
+        best = moreExploitable(best, {
+          p: inherited.p * (attrs.joinConfidence ?? 1),
+          basis: inherited.basis,
+        });
     });
     images.set(image, best);
     return best;

@@ -4,7 +4,11 @@
 // vulnerability is a CVE node that AFFECTS the image; language packages (jar, npm, pip, gobinary, ...) are
 // Library nodes the image DEPENDS_ON, and their CVEs AFFECT them too. Secrets and failed misconfiguration
 // checks Trivy found in the image become Secret and Misconfiguration nodes. A scan by reference is complete
-// for its image: the next one retracts the CVEs and libraries it no longer lists.
+// for its image: the next one retracts the CVEs and libraries it no longer lists. A `trivy fs` / `trivy repo`
+// report (ArtifactType `filesystem`, `repository`) describes a Repository instead (DECISIONS "Code to
+// cloud"): named from its URL (`github.com/<owner>/<repo>`) or, for a local path, from `?repo=`; it
+// DEPENDS_ON its libraries, and its secrets and misconfigurations AFFECT it. Complete per repository.
+import { ProblemError } from '../../http/problems.js';
 import { isImageId, parseImageRef, type ImageRef } from '../../identity/image-ref.js';
 import { packageRef } from '../../identity/package-ref.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
@@ -23,6 +27,9 @@ interface TrivyReport {
     RepoTags?: string[];
     RepoDigests?: string[];
     Reference?: string;
+    RepoURL?: string;
+    Branch?: string;
+    Commit?: string;
   };
   Results?: TrivyResult[];
 }
@@ -160,21 +167,24 @@ export function createTrivySource(): IngestSource {
     name: 'trivy',
     version: '1',
     description:
-      'Trivy JSON (SchemaVersion 2) image scan: Image, CVE AFFECTS Image, Image DEPENDS_ON Library; complete per image.',
+      'Trivy JSON (SchemaVersion 2): image scans (Image, CVE AFFECTS Image, Image DEPENDS_ON Library; complete per image) and fs/repo scans (Repository DEPENDS_ON Library; complete per repository).',
     snapshots: 'self',
-    normalize({ body, receivedAt }) {
+    normalize({ body, query, receivedAt }) {
       const report = check(body);
-      const image = nameImage(report);
-      const warnings: string[] = [];
+      if (report.ArtifactType === 'filesystem' || report.ArtifactType === 'repository')
+        return normalizeRepository(report, query, receivedAt);
       if (report.ArtifactType !== undefined && report.ArtifactType !== 'container_image') {
         throw reportProblem('trivy', [
           {
             pointer: '/ArtifactType',
             value: report.ArtifactType,
-            detail: 'not an image scan: pathgate takes `trivy image` reports (ArtifactType container_image)',
+            detail:
+              'not a scan pathgate reads: `trivy image` (container_image), `trivy fs` (filesystem) or `trivy repo` (repository)',
           },
         ]);
       }
+      const image = nameImage(report);
+      const warnings: string[] = [];
       const metadata = report.Metadata ?? {};
       const results = report.Results ?? [];
       const out = new EnvelopeBuilder('trivy', 'finding', receivedAt);
@@ -499,4 +509,98 @@ function addMisconfiguration(
   });
   out.edge('AFFECTS', id, imageId);
   return true;
+}
+
+/** A `trivy fs` / `trivy repo` report: the Repository, its libraries and their CVEs, secrets, misconfigurations. */
+function normalizeRepository(
+  report: TrivyReport,
+  query: Record<string, string | undefined>,
+  receivedAt: string,
+): ReturnType<IngestSource['normalize']> {
+  const name = nameRepository(report, query);
+  const metadata = report.Metadata ?? {};
+  const results = report.Results ?? [];
+  const warnings: string[] = [];
+  const out = new EnvelopeBuilder('trivy', 'finding', receivedAt);
+  const repository = out.node('Repository', name, {
+    code_scanner: 'trivy',
+    artifact_type: report.ArtifactType,
+    artifact_name: report.ArtifactName,
+    repo_url: metadata.RepoURL,
+    branch: metadata.Branch,
+    commit_sha: metadata.Commit?.toLowerCase(),
+    scanner_version: report.Trivy?.Version,
+    scanned_at: report.CreatedAt,
+    vulnerability_count: results.reduce((n, r) => n + (r.Vulnerabilities?.length ?? 0), 0),
+  });
+  const cves = new Set<string>();
+  for (const [index, result] of results.entries()) {
+    const libraries = result.Class === 'lang-pkgs' ? addLibraries(out, repository, result) : new Map();
+    for (const vulnerability of result.Vulnerabilities ?? []) {
+      const cve = addVulnerability(out, repository, result, vulnerability);
+      cves.add(cve);
+      const library = libraryFor(vulnerability, result, libraries);
+      if (!library) continue;
+      const id = addLibrary(out, repository, result, library);
+      out.edge('AFFECTS', cve, id, {
+        properties: {
+          installed_version: vulnerability.InstalledVersion,
+          fixed_version: vulnerability.FixedVersion || undefined,
+          status: vulnerability.Status,
+        },
+      });
+    }
+    for (const secret of result.Secrets ?? []) addSecret(out, repository, name, result, secret);
+    for (const misconfiguration of result.Misconfigurations ?? []) {
+      if (misconfiguration.Status !== undefined && misconfiguration.Status !== 'FAIL') continue;
+      if (!addMisconfiguration(out, repository, name, result, misconfiguration))
+        warnings.push(`trivy report: /Results/${index}/Misconfigurations: a check without ID was skipped`);
+    }
+  }
+  return { envelopes: [out.build()], warnings, scope: `repo:${name}`, mentioned: [...cves] };
+}
+
+/**
+ * The repository a code scan read: `?repo=` when given, else the report's URL (`ArtifactName` or
+ * `Metadata.RepoURL`) written `host/owner/name`, the form build provenance uses. A local path names
+ * nothing, so `?repo=` is required then.
+ */
+function nameRepository(report: TrivyReport, query: Record<string, string | undefined>): string {
+  const given = query.repo?.trim();
+  if (given) return given;
+  const fromUrl = [report.ArtifactName, report.Metadata?.RepoURL]
+    .map((candidate) => repositoryFromUrl(candidate))
+    .find((r): r is string => r !== undefined);
+  if (fromUrl) return fromUrl;
+  throw new ProblemError(
+    'invalid-query',
+    `trivy ${report.ArtifactType} report of a local path (${report.ArtifactName}): name its repository with ?repo=<repository>`,
+    {
+      errors: [
+        {
+          pointer: '/query/repo',
+          value: query.repo ?? null,
+          detail: `required: /ArtifactName "${report.ArtifactName}" is a path, not a repository URL`,
+        },
+      ],
+    },
+  );
+}
+
+/** `https://github.com/o/r.git`, `git@github.com:o/r.git` -> `github.com/o/r`; undefined for anything else. */
+export function repositoryFromUrl(value: string | undefined): string | undefined {
+  const text = value?.trim();
+  if (!text) return undefined;
+  const scp = /^[\w.-]+@([\w.-]+):([\w.-]+\/[\w.\/-]+?)(?:\.git)?\/?$/.exec(text);
+  if (scp) return `${scp[1].toLowerCase()}/${scp[2]}`;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return undefined;
+  }
+  if (!['http:', 'https:', 'ssh:', 'git:'].includes(url.protocol) || !url.hostname) return undefined;
+  const path = url.pathname.replace(/\.git\/?$/, '').replace(/^\/+|\/+$/g, '');
+  if (!path.includes('/')) return undefined;
+  return `${url.hostname.toLowerCase()}/${path}`;
 }

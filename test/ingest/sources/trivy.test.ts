@@ -79,8 +79,8 @@ describe('trivy: image naming', () => {
   it('refuses other schema versions, non-image scans and malformed vulnerabilities', () => {
     const v1 = { ...readReal('trivy/alpine-310-registry.json'), SchemaVersion: 1 };
     expect(rejection(trivy, v1)[0]).toMatchObject({ pointer: '/SchemaVersion' });
-    const fs = { ...readReal('trivy/alpine-310-registry.json'), ArtifactType: 'filesystem' };
-    expect(rejection(trivy, fs)[0]).toMatchObject({ pointer: '/ArtifactType', value: 'filesystem' });
+    const vm = { ...readReal('trivy/alpine-310-registry.json'), ArtifactType: 'vm' };
+    expect(rejection(trivy, vm)[0]).toMatchObject({ pointer: '/ArtifactType', value: 'vm' });
     const broken = readReal('trivy/alpine-310-registry.json') as Record<string, any>;
     broken.Results[0].Vulnerabilities[2].VulnerabilityID = 42;
     expect(rejection(trivy, broken)[0]).toMatchObject({
