@@ -8,7 +8,7 @@ import type { TrustedProxies } from '../src/auth/client-ip.js';
 import type { OidcVerifier } from '../src/auth/oidc.js';
 import { canWrite } from '../src/auth/principal.js';
 import type { Lockout } from '../src/auth/rate-limit.js';
-import { apiAuthEnabled, type AuthSettings } from '../src/config/settings.js';
+import { apiAuthEnabled, DEFAULT_GRAPHQL_LIMITS, type AuthSettings } from '../src/config/settings.js';
 import type { Engine } from '../src/engine/engine.js';
 import type { Metrics } from '../src/metrics/metrics.js';
 import { registerApiAuth } from './plugins/api-auth.js';
@@ -19,6 +19,7 @@ import { registerCors } from './plugins/cors.js';
 import { createHttpApp } from './plugins/http-base.js';
 import { createResolvers, type GraphqlContext } from './graphql/resolvers.js';
 import { SCHEMA_SDL } from './graphql/schema.js';
+import { AnswerBudget, limitOptions, registerLimitHooks } from './graphql/limits.js';
 
 export interface ApiServerDeps {
   engine: Engine;
@@ -114,19 +115,25 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
         attribution: deps.attribution ?? 'report',
       }),
   );
+  // Request limits (app/graphql/limits.ts). Introspection follows the playground unless
+  // GRAPHQL_INTROSPECTION says otherwise.
+  const limits = deps.auth.graphql ?? DEFAULT_GRAPHQL_LIMITS;
   void app.register(mercurius, {
     schema: SCHEMA_SDL,
     resolvers: createResolvers() as never,
     // The in-browser playground only when nothing needs protecting.
     graphiql: !authOn,
+    ...limitOptions(limits, { introspection: limits.introspection ?? !authOn }),
     context: (request): GraphqlContext => ({
       engine: deps.engine,
       tenant: request.tenant,
       principal: request.principal,
       now: now(),
       onView: deps.audit && ((ids) => deps.audit!.view(request.principal, request.tenant, request.id, ids)),
+      answer: new AnswerBudget(limits.maxPaths),
     }),
   });
+  void app.register(async () => registerLimitHooks(app, limits));
   return app;
 }
 

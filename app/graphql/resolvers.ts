@@ -5,6 +5,7 @@ import { violationsOf } from '../../src/invariants/violation.js';
 import type { Engine } from '../../src/engine/engine.js';
 import { routeHasBasis, routeNodes, routeSteps, type PathRecord } from '../../src/paths/path-store.js';
 import { ProblemError } from '../../src/http/problems.js';
+import type { AnswerBudget } from './limits.js';
 
 export interface GraphqlContext {
   engine: Engine;
@@ -14,6 +15,8 @@ export interface GraphqlContext {
   now: number;
   /** the audit log's `view.attack_paths`: the ids of the paths this request was shown */
   onView?: (pathIds: string[]) => void;
+  /** GRAPHQL_MAX_PATHS: the path records this request's answer may still carry (app/graphql/limits.ts) */
+  answer?: AnswerBudget;
 }
 
 /** The tenant's open (or all) paths this principal may see: app-scoped credentials see their apps' only. */
@@ -83,12 +86,14 @@ export function createResolvers() {
     Query: {
       attackPaths: (_: unknown, args: AttackPathsArgs, ctx: GraphqlContext) => {
         const paths = selectPaths(ctx, args);
+        ctx.answer?.takePaths(paths.length);
         ctx.onView?.(paths.map((p) => p.id));
         return paths;
       },
       attackPath: (_: unknown, args: { id: string }, ctx: GraphqlContext) => {
         const record = ctx.engine.tenant(ctx.tenant)?.paths.get(args.id);
         if (!record || !visible(ctx, [record]).length) return null;
+        ctx.answer?.takePaths(1);
         ctx.onView?.([record.id]);
         return record;
       },

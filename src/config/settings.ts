@@ -93,7 +93,32 @@ export interface AuthSettings {
   metricsAddr?: ListenAddress;
   tls?: { cert: string; key: string };
   production: boolean;
+  /** GRAPHQL_*: what one GraphQL request may ask for and one answer may carry (app/graphql/limits.ts) */
+  graphql?: GraphqlLimits;
 }
+
+/** GraphQL request limits (docs/security.md, GraphQL cost); a request over one is refused with a 400. */
+export interface GraphqlLimits {
+  maxAliases: number;
+  maxDepth: number;
+  maxDirectives: number;
+  maxTokens: number;
+  /** estimated values in the answer: each field 1, each list times its expected length */
+  maxCost: number;
+  /** path records one answer may carry, all fields and aliases together */
+  maxPaths: number;
+  /** GRAPHQL_INTROSPECTION; unset: introspection is on only while API auth is off */
+  introspection?: boolean;
+}
+
+export const DEFAULT_GRAPHQL_LIMITS: Readonly<GraphqlLimits> = {
+  maxAliases: 15,
+  maxDepth: 10,
+  maxDirectives: 50,
+  maxTokens: 2_000,
+  maxCost: 250_000,
+  maxPaths: 10_000,
+};
 
 export function apiAuthEnabled(auth: AuthSettings): boolean {
   return auth.apiTokens.length > 0 || auth.oidc !== undefined;
@@ -242,6 +267,45 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     name: 'API_RATE_RPS',
     default: '20',
     meaning: 'API requests per second per client IP (burst twice that).',
+  },
+  {
+    name: 'GRAPHQL_MAX_ALIASES',
+    default: '15',
+    meaning:
+      'Aliases one GraphQL operation may use (0 to 10000); more is refused with a 400 before any resolver runs.',
+  },
+  {
+    name: 'GRAPHQL_MAX_DEPTH',
+    default: '10',
+    meaning:
+      'How deep one GraphQL operation may nest fields (1 to 1000; `__schema` introspection is left to the cost limit).',
+  },
+  {
+    name: 'GRAPHQL_MAX_DIRECTIVES',
+    default: '50',
+    meaning: 'Directives (`@include`, `@skip`) one GraphQL operation may use (0 to 10000).',
+  },
+  {
+    name: 'GRAPHQL_MAX_TOKENS',
+    default: '2000',
+    meaning: 'Tokens a GraphQL document may hold (100 to 1000000); counted before it is parsed.',
+  },
+  {
+    name: 'GRAPHQL_MAX_COST',
+    default: '250000',
+    meaning:
+      "Estimated values in one GraphQL answer (1 to 100000000): each field 1, a list times its length (`attackPaths`: the tenant's paths or `first`; a route: 6 nodes, 5 hops). About 250000 is 9 MB of JSON.",
+  },
+  {
+    name: 'GRAPHQL_MAX_PATHS',
+    default: '10000',
+    meaning:
+      'Attack path records one GraphQL answer may carry, every field and alias together (1 to 10000000); page with `first`/`after`.',
+  },
+  {
+    name: 'GRAPHQL_INTROSPECTION',
+    default: 'unset (on only while API auth is off)',
+    meaning: '`true` allows schema introspection under API auth; `false` refuses it even without auth.',
   },
   {
     name: 'AUTH_LOCKOUT_THRESHOLD',
@@ -730,6 +794,28 @@ function readAuth(env: Env, problems: string[], read: Reader): AuthSettings {
     metricsAddr: read<ListenAddress | undefined>('METRICS_ADDR', parseAddress, undefined),
     tls,
     production,
+    graphql: readGraphqlLimits(read),
+  };
+}
+
+function wholeNumber(min: number, max: number): Parser<number> {
+  return (text) => {
+    const value = /^\d+$/.test(text.trim()) ? Number(text.trim()) : NaN;
+    if (!(value >= min && value <= max)) throw new Error(`is not a whole number from ${min} to ${max}`);
+    return value;
+  };
+}
+
+function readGraphqlLimits(read: Reader): GraphqlLimits {
+  const d = DEFAULT_GRAPHQL_LIMITS;
+  return {
+    maxAliases: read('GRAPHQL_MAX_ALIASES', wholeNumber(0, 10_000), d.maxAliases),
+    maxDepth: read('GRAPHQL_MAX_DEPTH', wholeNumber(1, 1_000), d.maxDepth),
+    maxDirectives: read('GRAPHQL_MAX_DIRECTIVES', wholeNumber(0, 10_000), d.maxDirectives),
+    maxTokens: read('GRAPHQL_MAX_TOKENS', wholeNumber(100, 1_000_000), d.maxTokens),
+    maxCost: read('GRAPHQL_MAX_COST', wholeNumber(1, 100_000_000), d.maxCost),
+    maxPaths: read('GRAPHQL_MAX_PATHS', wholeNumber(1, 10_000_000), d.maxPaths),
+    introspection: read<boolean | undefined>('GRAPHQL_INTROSPECTION', parseBoolean, undefined),
   };
 }
 

@@ -15,6 +15,7 @@ export const PROBLEMS = {
   'invalid-query': { status: 400, title: 'Invalid query parameter' },
   'snapshot-refused': { status: 400, title: 'The report cannot declare a complete snapshot' },
   'empty-snapshot': { status: 400, title: 'A complete snapshot that yields nothing is refused' },
+  'query-limit': { status: 400, title: 'The GraphQL request exceeds a limit' },
   unauthorized: { status: 401, title: 'Missing or invalid credentials' },
   forbidden: { status: 403, title: 'Not allowed for this principal' },
   'not-found': { status: 404, title: 'No such route' },

@@ -1,0 +1,319 @@
+// What one GraphQL request may ask for, and what one answer may carry (docs/security.md, GraphQL cost).
+// Without these, 100 aliases of `attackPaths { nodes steps }` on a tenant with 2,012 paths built a 467 MB
+// answer and froze both listeners, and 1,000 aliases ran the process out of heap.
+//
+// Libraries, chosen for graphql 16 + mercurius 16 + Node 20:
+// - @escape.tech/graphql-armor-max-aliases, -max-depth, -max-directives: plain graphql-js validation rules
+//   (mercurius `validationRules`), fragment-aware, maintained together; they stop validation at the first
+//   operation over the limit, before graphql-js' own rules walk a 1,000-alias document.
+// - graphql-query-complexity: cost from estimators that see the field's arguments and a request context,
+//   so a list is priced by its real length (`attackPaths`: the tenant's paths, or `first`). graphql-armor's
+//   cost-limit prices every object alike and cannot see list sizes; graphql-depth-limit is unmaintained
+//   and only does depth. The cost runs in mercurius' preExecution hook, where the variables and the caller's
+//   tenant are known, so mercurius' cache of validated documents stays on.
+// - Tokens are counted with graphql-js' own lexer before the document is parsed (its parser's `maxTokens`
+//   names no count we could report).
+// graphql ships a CommonJS copy (`main`) and an ES module copy (`module`) whose classes do not recognise
+// each other; mercurius requires the CommonJS one, so it is named here for every runtime (Node resolves
+// `graphql` to it anyway, Vite and Vitest would pick the other).
+// A limit broken answers one `query-limit` problem (400, application/problem+json) naming the setting,
+// its value and what the request had: the mercurius error formatter rethrows it to the listener's problem
+// handler instead of answering GraphQL's 200-with-errors.
+import type { FastifyInstance } from 'fastify';
+import {
+  GraphQLError,
+  Lexer,
+  NoSchemaIntrospectionCustomRule,
+  Source,
+  TokenKind,
+  getNullableType,
+  isIntrospectionType,
+  isListType,
+  isObjectType,
+  isInputObjectType,
+  isEnumType,
+  isInterfaceType,
+  isUnionType,
+  type DocumentNode,
+  type GraphQLSchema,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql/index.js';
+import mercurius from 'mercurius';
+import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
+import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
+import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
+import type { GraphqlLimits } from '../../src/config/settings.js';
+import { ProblemError } from '../../src/http/problems.js';
+import type { GraphqlContext } from './resolvers.js';
+
+export type LimitName =
+  | 'GRAPHQL_MAX_ALIASES'
+  | 'GRAPHQL_MAX_DEPTH'
+  | 'GRAPHQL_MAX_DIRECTIVES'
+  | 'GRAPHQL_MAX_TOKENS'
+  | 'GRAPHQL_MAX_COST'
+  | 'GRAPHQL_MAX_PATHS'
+  | 'GRAPHQL_INTROSPECTION';
+
+/** A request over a limit: the `query-limit` problem, with `limit`, `max` and (when counted) `actual`. */
+export class QueryLimitError extends ProblemError {
+  constructor(limit: LimitName, max: number | boolean, actual: number | undefined, detail: string) {
+    super('query-limit', detail, { limit, max, ...(actual !== undefined && { actual }) });
+  }
+}
+
+/**
+ * Route lengths are known only once a route is materialized: the cost prices a route at this many nodes
+ * (and one hop fewer), the length of a long route in the estates we have seen. GRAPHQL_MAX_PATHS bounds
+ * what an underestimate could cost.
+ */
+export const ROUTE_NODES_ESTIMATE = 6;
+/** `violations` is computed when asked; priced at this many entries. */
+export const VIOLATIONS_ESTIMATE = 100;
+
+const describe = { GRAPHQL_MAX_ALIASES: 'aliases', GRAPHQL_MAX_DEPTH: 'levels of nesting' } as const;
+
+/**
+ * graphql-armor reports "… limit of N exceeded, found M." in its message only; the count is read back from
+ * it (the versions are pinned by package-lock.json, and test/app/graphql-limits.test.ts checks the count).
+ */
+function armorReject(
+  limit: 'GRAPHQL_MAX_ALIASES' | 'GRAPHQL_MAX_DEPTH' | 'GRAPHQL_MAX_DIRECTIVES',
+  max: number,
+) {
+  return (_context: ValidationContext | null, error: GraphQLError) => {
+    const found = /found (\d+)/.exec(error.message);
+    const actual = found ? Number(found[1]) : undefined;
+    const what = limit === 'GRAPHQL_MAX_DIRECTIVES' ? 'directives' : describe[limit];
+    throw new QueryLimitError(
+      limit,
+      max,
+      actual,
+      `the query has ${actual ?? `more than ${max}`} ${what}; ${limit} allows ${max}`,
+    );
+  };
+}
+
+/** GRAPHQL_INTROSPECTION: graphql-js' own rule, its report turned into the limit problem. */
+const introspectionOff: ValidationRule = (context) =>
+  NoSchemaIntrospectionCustomRule(
+    Object.create(context, {
+      reportError: {
+        value: (error: GraphQLError) => {
+          const field = error.nodes?.[0] && 'name' in error.nodes[0] ? error.nodes[0].name?.value : undefined;
+          throw new QueryLimitError(
+            'GRAPHQL_INTROSPECTION',
+            false,
+            undefined,
+            `schema introspection (${field ?? '__schema'}) is off while API auth is on; GRAPHQL_INTROSPECTION=true allows it`,
+          );
+        },
+      },
+    }) as ValidationContext,
+  );
+
+/** The validation rules (run once per distinct document; mercurius caches documents that pass). */
+export function limitRules(limits: GraphqlLimits, options: { introspection: boolean }): ValidationRule[] {
+  const rules: ValidationRule[] = [
+    maxAliasesRule({
+      n: limits.maxAliases,
+      onReject: [armorReject('GRAPHQL_MAX_ALIASES', limits.maxAliases)],
+    }),
+    // `__schema` is left to the cost: the introspection query GraphiQL sends is 21 levels deep by this
+    // count, and what makes introspection expensive (types x fields x ...) is priced there by real sizes.
+    maxDepthRule({
+      n: limits.maxDepth,
+      ignoreIntrospection: true,
+      onReject: [armorReject('GRAPHQL_MAX_DEPTH', limits.maxDepth)],
+    }),
+    maxDirectivesRule({
+      n: limits.maxDirectives,
+      onReject: [armorReject('GRAPHQL_MAX_DIRECTIVES', limits.maxDirectives)],
+    }),
+  ];
+  if (!options.introspection) rules.push(introspectionOff);
+  return rules;
+}
+
+/** GRAPHQL_MAX_TOKENS, counted with graphql-js' lexer (comments are not tokens) and stopped at the limit. */
+export function checkTokens(source: string, max: number): void {
+  const lexer = new Lexer(new Source(source));
+  let count = 0;
+  try {
+    while (lexer.advance().kind !== TokenKind.EOF) {
+      if (++count > max)
+        throw new QueryLimitError(
+          'GRAPHQL_MAX_TOKENS',
+          max,
+          undefined,
+          `the document has more than ${max} tokens; GRAPHQL_MAX_TOKENS allows ${max}`,
+        );
+    }
+  } catch (error) {
+    // A syntax error is the parser's to report, with its position.
+    if (error instanceof QueryLimitError) throw error;
+  }
+}
+
+/** The longest list each introspection field can return in this schema, so introspection is priced truly. */
+function introspectionSizes(schema: GraphQLSchema): Map<string, number> {
+  const types = Object.values(schema.getTypeMap());
+  const most = (sizes: number[]) => Math.max(1, ...sizes);
+  const fieldsOf = types.flatMap((t) =>
+    isObjectType(t) || isInterfaceType(t) ? [Object.values(t.getFields())] : [],
+  );
+  const args = most([
+    ...fieldsOf.flatMap((fields) => fields.map((f) => f.args.length)),
+    ...schema.getDirectives().map((d) => d.args.length),
+  ]);
+  return new Map([
+    ['__Schema.types', types.length],
+    ['__Schema.directives', most([schema.getDirectives().length])],
+    ['__Type.fields', most(fieldsOf.map((f) => f.length))],
+    [
+      '__Type.inputFields',
+      most(types.map((t) => (isInputObjectType(t) ? Object.keys(t.getFields()).length : 0))),
+    ],
+    ['__Type.enumValues', most(types.map((t) => (isEnumType(t) ? t.getValues().length : 0)))],
+    [
+      '__Type.interfaces',
+      most(types.map((t) => (isObjectType(t) || isInterfaceType(t) ? t.getInterfaces().length : 0))),
+    ],
+    ['__Type.possibleTypes', most(types.map((t) => (isUnionType(t) ? t.getTypes().length : 0)))],
+    ['__Field.args', args],
+    ['__Directive.args', args],
+    ['__Directive.locations', 19],
+  ]);
+}
+
+/** How many entries `attackPaths(...)` can return: the tenant's paths in that state, or `first` if fewer. */
+function attackPathsLength(ctx: GraphqlContext, args: Record<string, unknown>): number {
+  const state = ctx.engine.tenant(ctx.tenant);
+  if (!state) return 0;
+  // Filters (priority, target, minScore, after) only shrink the list: the unfiltered count bounds it.
+  const total = (args.state ?? 'OPEN') === 'OPEN' ? state.paths.open().length : state.paths.size;
+  return typeof args.first === 'number' ? Math.max(0, Math.min(args.first, total)) : total;
+}
+
+/** Each field is one value; a list is one value plus its length times one entry's cost. */
+function estimator(schema: GraphQLSchema): ComplexityEstimator {
+  const introspection = introspectionSizes(schema);
+  return ({ type, field, args, childComplexity, context }) => {
+    if (!isListType(getNullableType(field.type))) return 1 + childComplexity;
+    const key = `${type.name}.${field.name}`;
+    let length: number;
+    if (key === 'Query.attackPaths') length = attackPathsLength(context as GraphqlContext, args);
+    else if (key === 'AttackPath.nodes') length = ROUTE_NODES_ESTIMATE;
+    else if (key === 'AttackPath.steps') length = ROUTE_NODES_ESTIMATE - 1;
+    else if (key === 'Query.violations') length = VIOLATIONS_ESTIMATE;
+    else length = introspection.get(key) ?? (isIntrospectionType(type) ? 1 : VIOLATIONS_ESTIMATE);
+    return 1 + length * (1 + childComplexity);
+  };
+}
+
+const TOO_MANY_SELECTIONS = /maximum allowed number of nodes/;
+
+/**
+ * GRAPHQL_MAX_COST for one request. Fragments are expanded where they are spread; a document whose
+ * expansion alone passes the limit (fragments spreading fragments) is refused without being priced.
+ */
+function checkCost(
+  schema: GraphQLSchema,
+  estimate: ComplexityEstimator,
+  document: DocumentNode,
+  variables: Record<string, unknown> | undefined,
+  context: GraphqlContext,
+  max: number,
+): void {
+  let cost: number;
+  try {
+    cost = getComplexity({
+      schema,
+      query: document,
+      variables,
+      context: context as unknown as Record<string, unknown>,
+      estimators: [estimate],
+      maxQueryNodes: max,
+    });
+  } catch (error) {
+    if (error instanceof GraphQLError && TOO_MANY_SELECTIONS.test(error.message))
+      throw new QueryLimitError(
+        'GRAPHQL_MAX_COST',
+        max,
+        undefined,
+        `the query expands to more than ${max} field selections; GRAPHQL_MAX_COST allows ${max}`,
+      );
+    // Anything else (a variable missing, say) is for execution to report in GraphQL's own words.
+    return;
+  }
+  if (cost > max)
+    throw new QueryLimitError(
+      'GRAPHQL_MAX_COST',
+      max,
+      cost,
+      `the answer would hold about ${cost} values; GRAPHQL_MAX_COST allows ${max}: ask for fewer fields or aliases, or page attackPaths with first/after`,
+    );
+}
+
+/** GRAPHQL_MAX_PATHS: path records one answer carries, counted as resolvers hand them out. */
+export class AnswerBudget {
+  private paths = 0;
+  constructor(private readonly maxPaths: number) {}
+
+  /** Called before `count` more path records join the answer; throws once the answer would pass the limit. */
+  takePaths(count: number): void {
+    this.paths += count;
+    if (this.paths > this.maxPaths)
+      throw new QueryLimitError(
+        'GRAPHQL_MAX_PATHS',
+        this.maxPaths,
+        this.paths,
+        `the answer would carry at least ${this.paths} path records; GRAPHQL_MAX_PATHS allows ${this.maxPaths}: page attackPaths with first/after`,
+      );
+  }
+}
+
+/** A limit error behind GraphQL's wrapping, if any: thrown from validation, a hook or a resolver. */
+function limitError(errors: readonly GraphQLError[]): QueryLimitError | undefined {
+  for (const error of errors) {
+    const original: unknown = error.originalError;
+    if (original instanceof QueryLimitError) return original;
+    // mercurius wraps validation failures in one error carrying them as `errors`.
+    const inner = (original as { errors?: unknown } | undefined)?.errors;
+    if (Array.isArray(inner)) {
+      const found = limitError(inner.filter((e): e is GraphQLError => e instanceof GraphQLError));
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The mercurius options that carry the limits: validation rules, one query per request, and an error
+ * formatter that rethrows a limit error so the listener's error handler answers it as problem+json.
+ */
+export function limitOptions(limits: GraphqlLimits, options: { introspection: boolean }) {
+  return {
+    validationRules: limitRules(limits, options),
+    // A batch would multiply everything above by its length.
+    allowBatchedQueries: false,
+    errorFormatter: ((execution, context) => {
+      const limit = limitError(execution.errors ?? []);
+      if (limit) throw limit;
+      return mercurius.defaultErrorFormatter(execution, context);
+    }) satisfies NonNullable<mercurius.MercuriusCommonOptions['errorFormatter']>,
+  };
+}
+
+/** The per-request checks: tokens before parsing, cost before execution. Call once mercurius is registered. */
+export function registerLimitHooks(app: FastifyInstance, limits: GraphqlLimits): void {
+  const estimate = estimator(app.graphql.schema);
+  app.graphql.addHook('preParsing', async (_schema, source) => {
+    checkTokens(source, limits.maxTokens);
+  });
+  app.graphql.addHook<GraphqlContext>('preExecution', async (schema, document, context, variables) => {
+    checkCost(schema, estimate, document, variables, context, limits.maxCost);
+  });
+}
