@@ -13,6 +13,7 @@ import { createSources } from '../ingest/sources/index.js';
 import type { IngestSource } from '../ingest/sources/source.js';
 import type { Log } from '../log/logger.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { PathLog } from '../paths/path-log.js';
 import type { PriorityThresholds } from '../paths/path-store.js';
 import { runPass, type AnalyzerConfig } from './analyzer.js';
 import {
@@ -55,7 +56,8 @@ export async function createEngine(deps: EngineDeps) {
   const { config, log, metrics } = deps;
   const now = deps.now ?? Date.now;
   const tenants = new Map<string, TenantState>();
-  const batches = new BatchTracker();
+  // Batch progress is kept at least as long as an edge may wait for its endpoint (issue 13, item 11).
+  const batches = new BatchTracker({ retainMs: config.parkedTtlMs });
   const finder: PathFinder = createPathFinder({ threads: config.analyzerThreads });
   const stateDir = path.join(config.dataDir, 'state');
 
@@ -82,10 +84,24 @@ export async function createEngine(deps: EngineDeps) {
         `engine: snapshot in ${stateDir} has format ${String(snapshot.meta.format)}, expected ${STATE_FORMAT}`,
       );
     }
-    await restoreState(snapshot.lines, tenant);
+    await restoreState(snapshot.lines, tenant, batches);
     snapshotSeq = snapshot.meta.seq;
     log.info({ seq: snapshotSeq, tenants: tenants.size }, 'restored graph snapshot');
   }
+
+  // 1b. Path lifecycle changes since that snapshot, so a crash keeps first_seen and reopens.
+  const pathLog = await PathLog.open(
+    stateDir,
+    typeof snapshot?.meta.paths === 'number' ? snapshot.meta.paths : undefined,
+    (entry) => tenant(entry.t).paths.restore(entry.r as Parameters<TenantState['paths']['restore']>[0]),
+  );
+  if (pathLog.recovery.cutBytes || pathLog.recovery.skipped)
+    log.warn(
+      { file: pathLog.file, ...pathLog.recovery },
+      'path log: cut off a torn final write or skipped unreadable lines',
+    );
+  else if (pathLog.recovery.replayed)
+    log.info({ replayed: pathLog.recovery.replayed }, 'replayed path lifecycle changes');
 
   // 2. The journal after it; then live records. A snapshot in progress holds delivery back.
   const bus: Bus & { lastSeq(): number; compact(uptoSeq: number): Promise<void> } = await createEmbeddedBus({
@@ -107,19 +123,10 @@ export async function createEngine(deps: EngineDeps) {
       if (swept.nodes || swept.edges)
         log.info({ tenant: d.tenant, scope: d.scope, ...swept }, 'complete snapshot retracted what it omits');
     }
-    batches.track({
-      id: d.batchId,
-      tenant: d.tenant,
-      source: d.ingestSource,
-      chunks: d.chunks,
-      nodes: 0,
-      edges: 0,
-      receivedAt: d.receivedAt,
-    });
     const appliedAt = now();
     state.lastWriteAt = appliedAt;
     if (!state.firstWriteAt) state.firstWriteAt = appliedAt;
-    batches.applied(d.batchId, appliedAt);
+    batches.delivered(d, appliedAt);
     appliedSeq = d.seq;
   });
   await bus.drain();
@@ -175,6 +182,7 @@ export async function createEngine(deps: EngineDeps) {
         if (options.scheduled && !state.due(now(), quietMs, maxWaitMs, ingestActivity)) continue;
         try {
           await runPass(state, { finder, metrics, config, now });
+          await logPathChanges(state);
           afterPass(state);
         } catch (error) {
           log.error({ tenant: state.name, err: error }, 'analyzer pass failed');
@@ -201,6 +209,18 @@ export async function createEngine(deps: EngineDeps) {
     quietCheck = setTimeout(() => void analyzeAll({ scheduled: true }), Math.max(10, wake - now())).unref();
   }
 
+  /** Makes a pass's path lifecycle changes durable before its events go out. */
+  async function logPathChanges(state: TenantState): Promise<void> {
+    try {
+      await pathLog.append(state.name, state.paths.takeChanges());
+    } catch (error) {
+      log.error(
+        { tenant: state.name, err: error },
+        'could not log path lifecycle changes; the next snapshot keeps them',
+      );
+    }
+  }
+
   function takeSnapshot(): Promise<void> {
     return exclusive(snapshotNow);
   }
@@ -214,13 +234,15 @@ export async function createEngine(deps: EngineDeps) {
       // applied until release. Keep the consumer's apply synchronous, or this stops holding.
       await Promise.resolve();
       const seq = appliedSeq;
-      if (seq === snapshotSeq) return;
+      if (seq === snapshotSeq && !pathLog.pending) return;
+      const pathEpoch = pathLog.epoch;
       await writeSnapshot(
         stateDir,
-        { seq, format: STATE_FORMAT, writtenAt: new Date(now()).toISOString() },
-        serializeState(tenants),
+        { seq, format: STATE_FORMAT, writtenAt: new Date(now()).toISOString(), paths: pathEpoch },
+        serializeState(tenants, { tracker: batches, now: now() }),
       );
       snapshotSeq = seq;
+      await pathLog.compact(pathEpoch);
       await bus.compact(seq);
       log.info({ seq }, 'wrote graph snapshot and compacted the journal');
     } finally {
@@ -269,6 +291,7 @@ export async function createEngine(deps: EngineDeps) {
       log.error({ err: error }, 'final snapshot failed; the journal still holds everything');
     }
     await bus.close();
+    await pathLog.close();
     await finder.close();
   }
 

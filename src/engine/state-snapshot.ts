@@ -5,6 +5,7 @@ import type { EdgeAttributes, NodeAttributes } from '../graph/model.js';
 import type { PathRecord } from '../paths/path-store.js';
 import type { PruneRecord, TenantState } from './tenant.js';
 import type { ScopeState } from '../graph/scope-ledger.js';
+import type { BatchProgress, BatchTracker } from '../ingest/batches.js';
 
 /** Bumped whenever the line format changes; an older snapshot is refused rather than misread. */
 export const STATE_FORMAT = 1;
@@ -16,9 +17,17 @@ type Line =
   | { k: 'edge'; t: string; key?: string; s: string; d: string; a: EdgeAttributes }
   | { k: 'parked'; t: string; edge: EnvelopeEdge; at: number }
   | { k: 'path'; t: string; r: PathRecord }
-  | { k: 'scopes'; t: string; s: ScopeState };
+  | { k: 'scopes'; t: string; s: ScopeState }
+  // Engine-wide: ingest batch progress, so `ingestBatch` answers across restarts.
+  | { k: 'batch'; b: BatchProgress };
 
-export function* serializeState(tenants: Map<string, TenantState>): Iterable<string> {
+export function* serializeState(
+  tenants: Map<string, TenantState>,
+  batches?: { tracker: BatchTracker; now: number },
+): Iterable<string> {
+  if (batches)
+    for (const b of batches.tracker.serialize(batches.now))
+      yield JSON.stringify({ k: 'batch', b } satisfies Line);
   for (const state of tenants.values()) {
     const t = state.name;
     yield JSON.stringify({ k: 'tenant', t, pruning: state.pruning } satisfies Line);
@@ -39,10 +48,15 @@ export function* serializeState(tenants: Map<string, TenantState>): Iterable<str
 export async function restoreState(
   lines: AsyncIterable<string>,
   tenant: (name: string) => TenantState,
+  batches?: BatchTracker,
 ): Promise<void> {
   const touched = new Set<TenantState>();
   for await (const text of lines) {
     const line = JSON.parse(text) as Line;
+    if (line.k === 'batch') {
+      batches?.restore(line.b);
+      continue;
+    }
     const state = tenant(line.t);
     touched.add(state);
     switch (line.k) {

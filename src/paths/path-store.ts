@@ -120,10 +120,17 @@ function freeze(record: PathRecord): FrozenRoute {
   return { nodes: routeNodes(record), steps: routeSteps(record) };
 }
 
+function plain(record: PathRecord): object {
+  const { route: _route, ...rest } = record;
+  return { ...rest, route: freeze(record) };
+}
+
 export class PathStore {
   private readonly byPair = new Map<string, PathRecord>();
   private readonly byId = new Map<string, PathRecord>();
   private sortedOpen: PathRecord[] | null = null;
+  /** Records whose lifecycle (open, reopen, resolve) changed since `takeChanges` last ran. */
+  private readonly changed = new Set<PathRecord>();
 
   constructor(private thresholds: PriorityThresholds) {}
 
@@ -179,6 +186,7 @@ export class PathStore {
         };
         this.byPair.set(pair, record);
         this.byId.set(record.id, record);
+        this.changed.add(record);
         outcome.opened++;
         outcome.fresh.push(record.id);
       } else {
@@ -186,6 +194,7 @@ export class PathStore {
           record.state = 'open';
           record.openedAt = now;
           record.reopens++;
+          this.changed.add(record);
           outcome.reopened++;
           outcome.fresh.push(record.id);
         } else if (priority === 'P1' && record.priority !== 'P1') outcome.escalated.push(record.id);
@@ -234,6 +243,7 @@ export class PathStore {
         record.route = freeze(record);
         record.state = 'resolved';
         record.resolvedAt = now;
+        this.changed.add(record);
         outcome.resolved++;
       } else {
         outcome.open++;
@@ -268,10 +278,17 @@ export class PathStore {
 
   /** Records as plain JSON for snapshots; routes are frozen so they outlive the compiled graph. */
   *serialize(): Iterable<object> {
-    for (const r of this.byPair.values()) {
-      const { route: _route, ...rest } = r;
-      yield { ...rest, route: freeze(r) };
-    }
+    for (const r of this.byPair.values()) yield plain(r);
+  }
+
+  /**
+   * The records whose lifecycle changed since the last call, as `serialize` writes them, for the path
+   * lifecycle log (path-log.ts); call it right after a pass, while its routes are still readable.
+   */
+  takeChanges(): object[] {
+    const records = [...this.changed].map(plain);
+    this.changed.clear();
+    return records;
   }
 
   restore(record: Omit<PathRecord, 'route'> & { route: FrozenRoute }): void {
