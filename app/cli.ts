@@ -15,11 +15,13 @@ Usage: pathgate <command> [flags]
 Commands:
   serve                 run the service (ingest on INGEST_ADDR, API on API_ADDR); empty unless DEMO_DATA=true
   healthz [-url URL]    ask a running listener for /healthz (default http://127.0.0.1:8080); exit 0 when ok
-  ingestreal <dir> [-url URL] [-repo REPO] [-tenant T]
-                        post every recognised report under <dir> (trivy, semgrep, CycloneDX, provenance,
-                        build, event envelopes) to a running ingest listener (default http://127.0.0.1:8081)
+  ingestreal <dir> [-url URL] [-repo REPO] [-cluster C] [-tenant T]
+                        post every report under <dir> that a source takes, recognised by its content (JSON,
+                        NDJSON or YAML: trivy, semgrep, CycloneDX, provenance, build, cloud, k8s, falco,
+                        event envelopes) to a running ingest listener (default http://127.0.0.1:8081)
                         and print what each produced; -repo names the repository of code-scanner reports
-                        (default: the folder's name); signs each request (v2) with $INGEST_HMAC_SECRET
+                        and of Trivy scans of a local path (default: the folder's name), -cluster the
+                        cluster of Kubernetes dumps; signs each request (v2) with $INGEST_HMAC_SECRET
                         when set; exit 0 when every recognised report was accepted
 ${GATE_USAGE}
   verify-audit <file>   check the audit log's hash chain; names the first broken record (exit 1), reading
@@ -59,6 +61,7 @@ export async function main(argv: string[]): Promise<number> {
         options: {
           url: { type: 'string', default: 'http://127.0.0.1:8081' },
           repo: { type: 'string' },
+          cluster: { type: 'string' },
           tenant: { type: 'string' },
         },
       });
@@ -72,6 +75,7 @@ export async function main(argv: string[]): Promise<number> {
         dir: positionals[0],
         url: values.url,
         repo: values.repo,
+        cluster: values.cluster,
         tenant: values.tenant,
         // The sending side of a signed listener: the secret comes from the environment, never a flag.
         secret: process.env.INGEST_HMAC_SECRET || undefined,

@@ -1,15 +1,22 @@
 // `pathgate ingestreal <dir>`: posts every recognised report under a folder to a running ingest listener
-// and prints what each produced. Exit 0 when every recognised report was accepted, 1 otherwise.
-import { readdir, readFile } from 'node:fs/promises';
+// and prints what each produced. Every file is read by its content (JSON, NDJSON, YAML), whatever its
+// name. Exit 0 when every recognised report was accepted, 1 otherwise.
+import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { signV2 } from '../src/auth/ingest-signature.js';
-import { recognizeReport } from '../src/ingest/recognize.js';
+import { readReport, recognizeReport } from '../src/ingest/recognize.js';
+import { repositoryFromUrl } from '../src/ingest/sources/trivy.js';
+
+/** Files larger than this are not reports the listener would take (its body limit is far lower). */
+const MAX_REPORT_BYTES = 256 * 1024 * 1024;
 
 export interface IngestRealOptions {
   dir: string;
   url: string;
-  /** `repo` for code-scanner reports; default: the folder's name. */
+  /** `repo` for code-scanner reports (and Trivy scans of a local path); default: the folder's name. */
   repo?: string;
+  /** `cluster` for Kubernetes dumps: their names are qualified by it. */
+  cluster?: string;
   tenant?: string;
   /** When set, each request is signed (v2) with it, as a listener with INGEST_HMAC_SECRET(S) requires. */
   secret?: string;
@@ -31,18 +38,30 @@ export async function* jsonFiles(dir: string): AsyncGenerator<string> {
   }
 }
 
+/** Every regular file under a folder (hidden ones aside), in name order. */
+export async function* reportFiles(dir: string): AsyncGenerator<string> {
+  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
+  for (const entry of entries) {
+    if (entry.name.startsWith('.')) continue;
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) yield* reportFiles(full);
+    else if (entry.isFile()) yield full;
+  }
+}
+
 export async function ingestReal(options: IngestRealOptions): Promise<IngestRealSummary> {
   const summary: IngestRealSummary = { accepted: 0, rejected: 0, skipped: 0 };
   const root = path.resolve(options.dir);
   const repo = options.repo ?? path.basename(root);
-  for await (const file of jsonFiles(root)) {
+  for await (const file of reportFiles(root)) {
     const shown = path.relative(root, file) || path.basename(file);
     let report: unknown;
     try {
-      report = JSON.parse(await readFile(file, 'utf8'));
+      if ((await stat(file)).size > MAX_REPORT_BYTES) throw new Error('larger than any report');
+      report = readReport(await readFile(file, 'utf8')).body;
     } catch (error) {
       summary.skipped++;
-      options.out(`${shown}: skipped, not JSON (${(error as Error).message})`);
+      options.out(`${shown}: skipped, ${(error as Error).message}`);
       continue;
     }
     const source = recognizeReport(report);
@@ -53,6 +72,8 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
     }
     const url = new URL(`/ingest/${source}`, options.url);
     if (source === 'semgrep') url.searchParams.set('repo', repo);
+    if (source === 'trivy' && needsRepo(report)) url.searchParams.set('repo', repo);
+    if (source === 'k8s' && options.cluster !== undefined) url.searchParams.set('cluster', options.cluster);
     const body = JSON.stringify(report);
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (options.tenant !== undefined) headers['x-tenant'] = options.tenant;
@@ -82,4 +103,14 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
   }
   options.out(`${summary.accepted} accepted, ${summary.rejected} rejected, ${summary.skipped} skipped`);
   return summary;
+}
+
+/** A Trivy fs/repo scan of a local path names no repository: ingest needs ?repo= for it. */
+function needsRepo(report: unknown): boolean {
+  const r = report as { ArtifactType?: unknown; ArtifactName?: unknown; Metadata?: { RepoURL?: unknown } };
+  if (r.ArtifactType !== 'filesystem' && r.ArtifactType !== 'repository') return false;
+  return (
+    repositoryFromUrl(typeof r.ArtifactName === 'string' ? r.ArtifactName : undefined) === undefined &&
+    repositoryFromUrl(typeof r.Metadata?.RepoURL === 'string' ? r.Metadata.RepoURL : undefined) === undefined
+  );
 }

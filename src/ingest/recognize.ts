@@ -1,5 +1,7 @@
 // Which ingest source a report on disk belongs to, judged by its content (file names are not trusted).
-// Used by `pathgate ingestreal`, `pathgate gate -local` and the gate when no `source` is named.
+// Used by `pathgate ingestreal`, `pathgate gate -local` and the gate when no `source` is named. `readReport`
+// reads a file's text as JSON, NDJSON (Falco's alert log) or multi-document YAML (kubectl), in that order.
+import { yamlToList } from './yaml.js';
 
 export type RecognizedSource =
   | 'trivy'
@@ -11,14 +13,19 @@ export type RecognizedSource =
   | 'cloudnet'
   | 'iam'
   | 'sso'
-  | 'dataclass';
+  | 'dataclass'
+  | 'k8s'
+  | 'falco';
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The source a parsed JSON report is for, or undefined when no source takes reports of its shape. */
 export function recognizeReport(report: unknown): RecognizedSource | undefined {
+  if (Array.isArray(report)) return report.length && report.every(isFalcoAlert) ? 'falco' : undefined;
   if (!isObject(report)) return undefined;
+  if (isKubernetesObject(report)) return 'k8s';
+  if (isFalcoAlert(report)) return 'falco';
   if (report.SchemaVersion !== undefined && 'ArtifactName' in report) return 'trivy';
   if (Array.isArray(report.results) && report.results.every((r) => isObject(r) && 'check_id' in r))
     return 'semgrep';
@@ -47,4 +54,49 @@ export function recognizeReport(report: unknown): RecognizedSource | undefined {
   if (Array.isArray(report.nodes) && Array.isArray(report.edges) && typeof report.source === 'string')
     return 'events';
   return undefined;
+}
+
+/** A Kubernetes object or list as the API writes it: `apiVersion` and `kind` (a `List` holds `items`). */
+function isKubernetesObject(value: unknown): boolean {
+  if (!isObject(value) || typeof value.kind !== 'string' || typeof value.apiVersion !== 'string')
+    return false;
+  if (Array.isArray(value.items)) return value.items.every(isKubernetesObject);
+  return isObject(value.metadata) || value.kind.endsWith('List');
+}
+
+/** One Falco alert: the rule that fired and its output fields. */
+function isFalcoAlert(value: unknown): boolean {
+  return isObject(value) && typeof value.rule === 'string' && isObject(value.output_fields);
+}
+
+export type ReportFormat = 'json' | 'ndjson' | 'yaml';
+
+/**
+ * A report file's content as a body the ingest sources take: one JSON document; else one JSON value per
+ * line (NDJSON) as an array; else multi-document YAML as a Kubernetes `List` (one document on its own when
+ * it is not a Kubernetes object). Throws with the reason when it is none of them.
+ */
+export function readReport(text: string): { body: unknown; format: ReportFormat } {
+  try {
+    return { body: JSON.parse(text), format: 'json' };
+  } catch {
+    // not one JSON document
+  }
+  const lines = text.split(/\r?\n/).filter((line) => line.trim() !== '');
+  if (lines.length > 1 && lines.every((line) => line.trimStart().startsWith('{'))) {
+    try {
+      return { body: lines.map((line) => JSON.parse(line) as unknown), format: 'ndjson' };
+    } catch {
+      // not NDJSON either
+    }
+  }
+  let list: { items: unknown[] };
+  try {
+    list = yamlToList(text);
+  } catch (error) {
+    throw new Error(`not JSON, NDJSON or YAML (${(error as Error).message})`);
+  }
+  if (!list.items.length) throw new Error('not JSON, NDJSON or YAML (no document)');
+  if (list.items.every(isKubernetesObject)) return { body: list, format: 'yaml' };
+  return { body: list.items.length === 1 ? list.items[0] : list.items, format: 'yaml' };
 }

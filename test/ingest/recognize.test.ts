@@ -1,7 +1,9 @@
 // Which source a report on disk belongs to, by its shape (pathgate ingestreal, gate -local, the gate).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { expect, it } from 'vitest';
-import { recognizeReport } from '../../src/ingest/recognize.js';
-import { readReal } from '../helpers/normalize.js';
+import { readReport, recognizeReport } from '../../src/ingest/recognize.js';
+import { readReal, REAL } from '../helpers/normalize.js';
 
 it('recognises every kind of report by its shape', () => {
   expect(recognizeReport(readReal('trivy/alpine-310-registry.json'))).toBe('trivy');
@@ -21,4 +23,22 @@ it('recognises every kind of report by its shape', () => {
   );
   expect(recognizeReport({ hello: 'world' })).toBeUndefined();
   expect(recognizeReport([])).toBeUndefined();
+});
+
+it('recognises Kubernetes dumps and Falco alerts, and reads YAML and NDJSON by content', () => {
+  const text = (relative: string) => readFileSync(path.join(REAL, relative), 'utf8');
+  expect(recognizeReport(readReal('k8s/popeye-combined-list.json'))).toBe('k8s');
+  expect(recognizeReport(readReal('k8s/kubehound-test-cluster/nodes.json'))).toBe('k8s');
+  const yaml = readReport(text('k8s/kubehound-attacks/CE_NSENTER.yaml'));
+  expect(yaml.format).toBe('yaml');
+  expect(recognizeReport(yaml.body)).toBe('k8s');
+  const ndjson = readReport(text('falco/falco-website-syscall-alerts.ndjson'));
+  expect(ndjson.format).toBe('ndjson');
+  expect(recognizeReport(ndjson.body)).toBe('falco');
+  expect(recognizeReport((ndjson.body as unknown[])[0])).toBe('falco');
+  // Twins: YAML that is not a Kubernetes object, an array that is not alerts, a broken file.
+  expect(recognizeReport(readReport('hello: world\n').body)).toBeUndefined();
+  expect(recognizeReport([{ rule: 'x' }])).toBeUndefined();
+  expect(recognizeReport({ kind: 'Pod', metadata: {} })).toBeUndefined();
+  expect(() => readReport('{ nope')).toThrow(/not JSON, NDJSON or YAML/);
 });

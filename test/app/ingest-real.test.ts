@@ -1,0 +1,64 @@
+// `pathgate ingestreal` on a folder of real reports in every format a source takes: Kubernetes YAML and
+// JSON Lists, Falco NDJSON, a Trivy scan of a local path (named by -repo), an image scan; by content,
+// whatever the file names say.
+import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ingestReal } from '../../app/ingest-real.js';
+import { REAL } from '../helpers/normalize.js';
+import { makeService, tempDir } from '../helpers/service.js';
+
+describe('pathgate ingestreal', () => {
+  it('recognises YAML, NDJSON and JSON reports by content and names clusters and repositories', async () => {
+    const dir = await tempDir('pathgate-ingestreal-formats-');
+    await mkdir(path.join(dir, 'k8s'));
+    await copyFile(
+      path.join(REAL, 'k8s/kubehound-attacks/CE_NSENTER.yaml'),
+      path.join(dir, 'k8s/nsenter.yaml'),
+    );
+    // A misleading name: content decides.
+    await copyFile(path.join(REAL, 'k8s/popeye-combined-list.json'), path.join(dir, 'k8s/dump.txt'));
+    await copyFile(
+      path.join(REAL, 'falco/falco-website-syscall-alerts.ndjson'),
+      path.join(dir, 'alerts.log'),
+    );
+    await copyFile(
+      new URL('../ingest/sources/fixtures/trivy-repo/npm.json', import.meta.url),
+      path.join(dir, 'npm-scan.json'),
+    );
+    await copyFile(path.join(REAL, 'trivy/alpine-310-registry.json'), path.join(dir, 'image.json'));
+    await writeFile(path.join(dir, 'README.md'), '# notes\n\nnot a report\n');
+    const service = await makeService();
+    const url = await service.ingestApp.listen({ host: '127.0.0.1', port: 0 });
+    const lines: string[] = [];
+    try {
+      const summary = await ingestReal({
+        dir,
+        url,
+        repo: 'github.com/acme/web',
+        cluster: 'lab',
+        out: (l) => lines.push(l),
+      });
+      expect(lines).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^k8s\/nsenter\.yaml: k8s -> 202/),
+          expect.stringMatching(/^k8s\/dump\.txt: k8s -> 202/),
+          expect.stringMatching(/^alerts\.log: falco -> 202/),
+          expect.stringMatching(/^npm-scan\.json: trivy -> 202/),
+          expect.stringMatching(/^image\.json: trivy -> 202/),
+          'README.md: skipped, not a report any ingest source takes',
+        ]),
+      );
+      expect(summary).toEqual({ accepted: 5, rejected: 0, skipped: 1 });
+      await service.settle();
+      const names: string[] = [];
+      service.engine.tenant('default')!.graph.forEachNode((_id, a) => names.push(`${a.label} ${a.name}`));
+      expect(names).toContain('Repository github.com/acme/web');
+      expect(names).toContain('VirtualMachine lab/node/unscheduled');
+      expect(names.filter((n) => n.startsWith('Service lab/')).length).toBeGreaterThan(0);
+    } finally {
+      await service.dispose();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
