@@ -8,10 +8,11 @@ export const SCHEMA_SDL = /* GraphQL */ `
   type Query {
     """
     Attack paths from internet-exposed nodes to crown jewels, highest score first (ties by id).
-    Open paths by default; \`state\` selects resolved ones or all.
+    Open paths by default; \`state\` selects resolved ones or all. One request is refused (400 query-limit)
+    when its answer would pass GRAPHQL_MAX_COST values or GRAPHQL_MAX_PATHS paths: page with \`first\`.
     """
     attackPaths(
-      "At most this many paths (default: all)."
+      "At most this many paths (default: all, within the request limits)."
       first: Int
       "Cursor: the id of the last path of the previous page."
       after: ID
