@@ -1,0 +1,237 @@
+// Kubernetes path truth end to end, through the real ingest listener and from real reports: a dump of an
+// internet-facing Deployment and a Trivy scan of its image give one route whose hop into the workload is
+// priced from the image's CVE (no hand-drawn DEPENDS_ON: the dump's container image is joined to the scan
+// by identity); the gate sees a fixed scan improve the route and a worse one block it; two clusters with
+// the same names never share a route; a Deployment and its Pods give each route once; an image built from
+// a repository a `trivy repo` scan describes is priced from that repository's CVEs.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { yamlToList } from '../../src/ingest/yaml.js';
+import { REAL, readReal } from '../helpers/normalize.js';
+import { makeService, type TestService } from '../helpers/service.js';
+
+let service: TestService | undefined;
+afterEach(async () => {
+  await service?.dispose();
+  service = undefined;
+});
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kubernetes objects and Trivy reports as JSON
+type Json = Record<string, any>;
+
+/** The image the real Trivy golden scanned (an archive saved as this reference), with a critical CVE. */
+const SCANNED = 'ghcr.io/aquasecurity/trivy-test-images:debian-buster';
+const SCAN = 'trivy/debian-buster-archive.json';
+const CRITICAL = 'CVE-2019-18224';
+
+/**
+ * The real docker-registry example of ingress-nginx (Deployment, Service, Ingress), its container running
+ * the scanned image and privileged (KubeHound's CE_PRIV_MOUNT container), so that the route reaches the
+ * node; optionally with the Pod its ReplicaSet made, scheduled on a node.
+ */
+function registryDump(options: { pod?: boolean } = {}): Json {
+  const read = (file: string) => yamlToList(readFileSync(path.join(REAL, 'k8s/ingress-nginx', file), 'utf8'));
+  const items = [
+    ...read('examples-docker-registry-deployment.yaml').items,
+    ...read('examples-docker-registry-ingress-with-tls.yaml').items,
+  ] as Json[];
+  const deployment = items.find((o) => o.kind === 'Deployment')!;
+  const container = deployment.spec.template.spec.containers[0];
+  container.image = SCANNED;
+  container.securityContext = { privileged: true };
+  if (options.pod) {
+    items.push({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name: 'docker-registry-6d5f7c9b8-x2k4q',
+        namespace: 'docker-registry',
+        labels: { ...deployment.spec.template.metadata.labels, 'pod-template-hash': '6d5f7c9b8' },
+        ownerReferences: [
+          { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'docker-registry-6d5f7c9b8', controller: true },
+        ],
+      },
+      spec: { ...deployment.spec.template.spec, nodeName: 'ip-10-0-1-7' },
+    });
+  }
+  return { apiVersion: 'v1', kind: 'List', items };
+}
+
+async function ingest(s: TestService, body: unknown, source: string, query = '') {
+  const response = await s.ingest(body, { source, query });
+  expect(response.status, JSON.stringify(response.json)).toBe(202);
+}
+
+async function routes(s: TestService) {
+  await s.settle();
+  const { attackPaths } = await s.graphql(
+    '{ attackPaths { id score priority nodes { name label } steps { from to probability weightBasis } } }',
+  );
+  return attackPaths as {
+    id: string;
+    score: number;
+    priority: string;
+    nodes: { name: string; label: string }[];
+    steps: { from: string; to: string; probability: number; weightBasis: string }[];
+  }[];
+}
+
+async function gate(s: TestService, body: unknown, query: string) {
+  const response = await s.apiApp.inject({
+    method: 'POST',
+    url: `/gate/impact?source=trivy&${query}`,
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify(body),
+  });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json();
+}
+
+describe('a Kubernetes dump and a Trivy scan of its image', () => {
+  it('give one route whose hop into the workload is priced from the CVE; the gate sees a fix and a worse CVE', async () => {
+    service = await makeService();
+    await ingest(service, registryDump(), 'k8s', 'cluster=prod');
+    await ingest(service, readReal(SCAN), 'trivy');
+    // The build record the pull request's image succeeds (docs/gate.md, successor images).
+    await ingest(
+      service,
+      {
+        image: SCANNED,
+        repository: 'github.com/aquasecurity/trivy-test-images',
+        slug: 'aquasecurity/trivy-test-images',
+      },
+      'build',
+    );
+    const live = await routes(service);
+    expect(live).toHaveLength(1);
+    const [route] = live;
+    expect(route.nodes.map((n) => `${n.label} ${n.name}`)).toEqual([
+      'LoadBalancer prod/docker-registry/ingress/docker-registry',
+      'LoadBalancer prod/docker-registry/service/docker-registry',
+      'Service prod/docker-registry/docker-registry',
+      'VirtualMachine prod/node/unscheduled',
+    ]);
+    const intoWorkload = route.steps[1];
+    expect(intoWorkload.weightBasis).toBe('cvss');
+    // CVE-2019-18224: CVSS 9.8 (nvd), scaled by the tag join of the dump's reference to the scan.
+    expect(intoWorkload.probability).toBeCloseTo(0.98 * 0.8 * 0.85, 9);
+    expect(route.priority).toBe('P1');
+
+    // The pull request's image: the same scan, the critical CVE fixed.
+    const prImage = 'ghcr.io/aquasecurity/trivy-test-images:pr-7';
+    const pr = (mutate: (report: Json) => void) => {
+      const report = readReal(SCAN) as Json;
+      report.Metadata.Reference = prImage;
+      report.Metadata.RepoTags = [prImage];
+      mutate(report);
+      return report;
+    };
+    const query = 'slug=aquasecurity/trivy-test-images&pr=7&sha=abcdef1';
+    const fixed = await gate(
+      service,
+      pr((r) => {
+        for (const result of r.Results)
+          result.Vulnerabilities = result.Vulnerabilities?.filter(
+            (v: Json) => v.VulnerabilityID !== CRITICAL,
+          );
+      }),
+      query,
+    );
+    expect(fixed.verdict).toBe('clean');
+    expect(fixed.improved.map((p: Json) => p.id)).toEqual([route.id]);
+    const worse = await gate(
+      service,
+      pr((r) =>
+        r.Results[0].Vulnerabilities.push({
+          VulnerabilityID: 'CVE-2021-44228',
+          PkgName: 'log4j-core',
+          InstalledVersion: '2.14.1',
+          FixedVersion: '2.15.0',
+          Severity: 'CRITICAL',
+          CVSS: { nvd: { V3Score: 10 } },
+        }),
+      ),
+      query,
+    );
+    expect(worse.verdict).toBe('blocked');
+    expect(worse.worsened.map((p: Json) => p.id)).toEqual([route.id]);
+  });
+
+  it('a Deployment and its Pods report each route once, to the node the pod runs on', async () => {
+    service = await makeService();
+    await ingest(service, registryDump({ pod: true }), 'k8s', 'cluster=prod');
+    await ingest(service, readReal(SCAN), 'trivy');
+    const live = await routes(service);
+    expect(live).toHaveLength(1);
+    expect(live[0].nodes.at(-1)).toEqual({ name: 'prod/node/ip-10-0-1-7', label: 'VirtualMachine' });
+  });
+
+  it('two clusters with the same object names never share a route', async () => {
+    service = await makeService();
+    // Cluster a exposes the registry; cluster b, not exposed, binds cluster-admin to the same account name.
+    const dump = registryDump();
+    for (const o of dump.items)
+      if (o.kind === 'Deployment') delete o.spec.template.spec.containers[0].securityContext;
+    await ingest(service, dump, 'k8s', 'snapshot=cluster:a');
+    await ingest(
+      service,
+      {
+        apiVersion: 'v1',
+        kind: 'List',
+        items: [
+          {
+            apiVersion: 'rbac.authorization.k8s.io/v1',
+            kind: 'ClusterRoleBinding',
+            metadata: { name: 'registry-admin' },
+            roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+            subjects: [{ kind: 'ServiceAccount', name: 'default', namespace: 'docker-registry' }],
+          },
+        ],
+      },
+      'k8s',
+      'cluster=b',
+    );
+    expect(await routes(service)).toEqual([]);
+    // Twin: the same binding in cluster a opens the route, inside cluster a only.
+    await ingest(
+      service,
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'registry-admin' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+        subjects: [{ kind: 'ServiceAccount', name: 'default', namespace: 'docker-registry' }],
+      },
+      'k8s',
+      'cluster=a',
+    );
+    const opened = await routes(service);
+    expect(opened).toHaveLength(1);
+    expect(opened[0].nodes.every((n) => n.name.startsWith('a/'))).toBe(true);
+  });
+
+  it('prices an image built from a scanned repository from that repository’s CVEs', async () => {
+    service = await makeService();
+    const image = 'ghcr.io/steadybit/checkout-go:main';
+    const dump = registryDump();
+    for (const o of dump.items) if (o.kind === 'Deployment') o.spec.template.spec.containers[0].image = image;
+    await ingest(service, dump, 'k8s', 'cluster=prod');
+    // The image's own scan is clean; its repository's `trivy repo` scan finds jquery's CVE-2019-11358.
+    await ingest(service, readReal('trivy/steadybit-checkout-go-registry-clean.json'), 'trivy');
+    await ingest(
+      service,
+      JSON.parse(
+        readFileSync(new URL('../ingest/sources/fixtures/trivy-repo/npm.json', import.meta.url), 'utf8'),
+      ),
+      'trivy',
+      'repo=github.com/steadybit/checkout-go',
+    );
+    await ingest(service, { image, repository: 'github.com/steadybit/checkout-go' }, 'build');
+    const [route] = await routes(service);
+    const intoWorkload = route.steps[1];
+    expect(intoWorkload.weightBasis).toBe('cvss');
+    // CVSS 6.1, through two tag joins: the workload runs the image, the image was built from the repository.
+    expect(intoWorkload.probability).toBeCloseTo(0.61 * 0.8 * 0.85 * 0.85, 9);
+  });
+});
