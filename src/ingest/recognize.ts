@@ -94,7 +94,7 @@ export function readReport(text: string): { body: unknown; format: ReportFormat 
   try {
     list = yamlToList(text);
   } catch (error) {
-    throw new Error(`not JSON, NDJSON or YAML (${(error as Error).message})`);
+    throw new Error(`not JSON, NDJSON or YAML (${(error as Error).message})`, { cause: error });
   }
   if (!list.items.length) throw new Error('not JSON, NDJSON or YAML (no document)');
   if (list.items.every(isKubernetesObject)) return { body: list, format: 'yaml' };

@@ -17,7 +17,6 @@ afterEach(async () => {
   service = undefined;
 });
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kubernetes objects and Trivy reports as JSON
 type Json = Record<string, any>;
 
 /** The image the real Trivy golden scanned (an archive saved as this reference), with a critical CVE. */

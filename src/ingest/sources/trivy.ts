@@ -591,7 +591,7 @@ function nameRepository(report: TrivyReport, query: Record<string, string | unde
 export function repositoryFromUrl(value: string | undefined): string | undefined {
   const text = value?.trim();
   if (!text) return undefined;
-  const scp = /^[\w.-]+@([\w.-]+):([\w.-]+\/[\w.\/-]+?)(?:\.git)?\/?$/.exec(text);
+  const scp = /^[\w.-]+@([\w.-]+):([\w.-]+\/[\w./-]+?)(?:\.git)?\/?$/.exec(text);
   if (scp) return `${scp[1].toLowerCase()}/${scp[2]}`;
   let url: URL;
   try {
