@@ -15,7 +15,7 @@ import { DEFAULT_TENANT } from '../src/engine/tenant.js';
 import { createLogger } from '../src/log/logger.js';
 import { createMetrics, type Metrics } from '../src/metrics/metrics.js';
 import { buildApiServer, buildMetricsServer } from './api-server.js';
-import { registerGithubApp } from './github/host.js';
+import { registerGithubApp, type GithubApp } from './github/host.js';
 import { registerRemediationRoute } from './github/remediation.js';
 import { createAuditor } from './plugins/audit.js';
 import { yamlToList } from '../src/ingest/yaml.js';
@@ -32,6 +32,8 @@ export interface Service {
   apiApp: FastifyInstance;
   /** the `/metrics`-only listener, when METRICS_ADDR is set */
   metricsApp?: FastifyInstance;
+  /** the GitHub App, when WEBHOOK_SECRET is set */
+  github?: GithubApp;
   close(): Promise<void>;
 }
 

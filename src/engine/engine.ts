@@ -300,7 +300,11 @@ export async function createEngine(deps: EngineDeps) {
   // ingest for seconds: docs/perf.md).
   const verdicts = new VerdictStore(config.dataDir);
   const gateSlots = new Slots(GATE_CONCURRENCY);
-  async function gateImpact(request: GateRequest): Promise<GateResult> {
+  /**
+   * `persist: false` evaluates only (a viewer's read): the commit's verdict is not stored, nothing is
+   * re-judged later, and no verdict listener (the PR comment and status) hears of it.
+   */
+  async function gateImpact(request: GateRequest, options: { persist?: boolean } = {}): Promise<GateResult> {
     if (!TENANT_NAME.test(request.tenant))
       throw new ProblemError(
         'invalid-query',
@@ -316,23 +320,33 @@ export async function createEngine(deps: EngineDeps) {
       }),
     );
     metrics.gateVerdicts.inc({ verdict: result.verdict });
+    if (options.persist === false) return result;
     const context = readIngestContext(request.query);
     verdicts.record(request.tenant, result, { slug: context.slug, pr: context.pr }, now());
-    if (result.commit) latestGate.set(`${request.tenant}|${result.commit.toLowerCase()}`, result);
-    // A pull request judged by its commit's stamped assets is re-judged when later passes change paths.
-    if (result.attribution === 'commit' && result.commit && context.slug && context.pr !== undefined)
-      watchedCommits.set(`${request.tenant}|${result.commit.toLowerCase()}`, {
-        tenant: request.tenant,
-        sha: result.commit,
-        slug: context.slug,
-        pr: context.pr,
-      });
+    // A pull request judged by its commit's stamped assets (no report yet) is re-judged when later passes
+    // change paths; one watch per pull request (its newest commit), dropped when a report is gated for it
+    // or the pull request is closed.
+    if (result.commit && context.slug && context.pr !== undefined) {
+      const key = `${request.tenant}|${context.slug.toLowerCase()}#${context.pr}`;
+      watchedCommits.delete(key);
+      if (result.attribution === 'commit') {
+        watchedCommits.set(key, {
+          tenant: request.tenant,
+          sha: result.commit,
+          slug: context.slug,
+          pr: context.pr,
+        });
+        if (watchedCommits.size > MAX_WATCHED_COMMITS)
+          watchedCommits.delete(watchedCommits.keys().next().value!);
+      }
+    }
     const decided: DecidedGate = {
       tenant: request.tenant,
       slug: context.slug,
       pr: context.pr,
       sha: context.sha,
-      result,
+      // The commit's verdict over all its reports, not only this one (src/gate/verdicts.ts).
+      result: (result.commit && verdicts.view(request.tenant, result.commit)) || result,
     };
     for (const listener of verdictListeners) {
       listener(decided).catch((error: unknown) =>
@@ -341,8 +355,6 @@ export async function createEngine(deps: EngineDeps) {
     }
     return result;
   }
-  /** The full last result per (tenant, commit), for the forge app; memory only. */
-  const latestGate = new Map<string, GateResult>();
   const verdictListeners: ((decided: DecidedGate) => Promise<void>)[] = [];
 
   // The action layer on analyzer passes (leader-only): a Critical Attack Path event for each new critical
@@ -393,8 +405,12 @@ export async function createEngine(deps: EngineDeps) {
     ingest,
     assertSource,
     gateImpact,
-    /** The last gate result for a commit (exact SHA as given to the gate). */
-    latestGate: (tenantName: string, sha: string) => latestGate.get(`${tenantName}|${sha.toLowerCase()}`),
+    /** A commit's gate result over all its reports (the worst verdict; routes from every report's view). */
+    latestGate: (tenantName: string, sha: string) => verdicts.view(tenantName, sha),
+    /** A pull request closed or merged: its commit is no longer watched. */
+    forgetPullRequest(tenantName: string, slug: string, pr: number): void {
+      watchedCommits.delete(`${tenantName}|${slug.toLowerCase()}#${pr}`);
+    },
     /** Called after every gate verdict (the GitHub app comments and sets the status from it). */
     onVerdict(listener: (decided: DecidedGate) => Promise<void>): void {
       verdictListeners.push(listener);
@@ -423,6 +439,8 @@ export async function createEngine(deps: EngineDeps) {
 }
 
 const GATE_CONCURRENCY = 1;
+/** pull requests judged by commit attribution that passes re-judge (the oldest watch is dropped first) */
+const MAX_WATCHED_COMMITS = 10_000;
 
 /** A new critical route (spec "Events": Critical Attack Path event). */
 export interface CriticalPathEvent {

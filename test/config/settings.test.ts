@@ -9,6 +9,7 @@ import {
   loadSettings,
   type Env,
   renderSettingsTable,
+  DEFAULT_GRAPHQL_LIMITS,
   type Settings,
 } from '../../src/config/settings.js';
 
@@ -61,6 +62,7 @@ describe('loadSettings: defaults', () => {
         metricsAddr: undefined,
         tls: undefined,
         production: false,
+        graphql: { ...DEFAULT_GRAPHQL_LIMITS, introspection: undefined },
       },
       audit: { path: undefined, retentionMs: undefined, key: undefined, exfilThreshold: undefined },
       prAttribution: 'report',
