@@ -20,6 +20,7 @@ import { createHttpApp } from './plugins/http-base.js';
 import { createResolvers, type GraphqlContext } from './graphql/resolvers.js';
 import { SCHEMA_SDL } from './graphql/schema.js';
 import { AnswerBudget, limitOptions, registerLimitHooks } from './graphql/limits.js';
+import { unreadableReportHandler } from './gate-body.js';
 
 export interface ApiServerDeps {
   engine: Engine;
@@ -106,7 +107,8 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
   // The merge gate: the report in the body, the ingest query parameters plus `source` and `attribution`.
   app.post<{ Querystring: Record<string, string | undefined> }>(
     '/gate/impact',
-    { config: { access: 'gate' } },
+    // A body that is not JSON is a report the gate cannot read: 200 unknown, not 400 (app/gate-body.ts).
+    { config: { access: 'gate' }, errorHandler: unreadableReportHandler },
     async (request) =>
       deps.engine.gateImpact({
         tenant: request.tenant,

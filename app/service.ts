@@ -118,9 +118,11 @@ export async function buildService(options: {
     dataDir: settings.dataDir,
     ticketWebhookUrl: settings.ticketWebhookUrl,
   });
-  if (settings.github) registerGithubApp(apiApp, { engine, logger, settings: settings.github });
+  const github = settings.github
+    ? registerGithubApp(apiApp, { engine, logger, settings: settings.github })
+    : undefined;
   // Without a forge the route still answers, with what is missing.
-  else registerRemediationRoute(apiApp, { engine });
+  if (!github) registerRemediationRoute(apiApp, { engine });
   const metricsApp = auth.metricsAddr
     ? buildMetricsServer({ engine, metrics, logger, https: auth.tls })
     : undefined;
@@ -132,10 +134,13 @@ export async function buildService(options: {
     ingestApp,
     apiApp,
     metricsApp,
+    github,
     async close() {
       if (closed) return;
       closed = true;
       await Promise.allSettled([ingestApp.close(), apiApp.close(), metricsApp?.close()]);
+      // Pull-request updates already queued (webhooks answered, verdicts given) are finished, not dropped.
+      await github?.idle();
       await engine.close();
     },
   };

@@ -3,7 +3,10 @@
 // and PRIVATE_KEY too, a Probot 14 app holds the GitHub credentials and writes through installation tokens;
 // without them the app runs dry and logs what it would post. On pull_request opened / synchronize /
 // reopened and check_suite rerequested, and after every gate verdict for a pull request's commit, the
-// PR's comments and the `service/attack-paths` status are brought up to date.
+// PR's comments and the `service/attack-paths` status are brought up to date. Under load: a webhook is
+// answered as soon as it is verified and read, its work queued; the updates of one pull request run one
+// at a time (src/forge/pull-request-queue.ts) from the commit's latest verdict over all its reports; a
+// closed or merged pull request is forgotten.
 import { Webhooks, type EmitterWebhookEvent } from '@octokit/webhooks';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -22,15 +25,21 @@ import {
 } from '../../src/forge/forge.js';
 import { problem } from '../../src/http/problems.js';
 import { sendProblem } from '../plugins/http-base.js';
+import { PullRequestQueue } from '../../src/forge/pull-request-queue.js';
 import { reconcile, type PullRequestTarget } from './pull-request.js';
 import { registerRemediationRoute } from './remediation.js';
 
-type Receiver = Pick<Webhooks, 'on' | 'verifyAndReceive'>;
+type Receiver = Pick<Webhooks, 'on' | 'verify' | 'receive'>;
+
+/** A signed delivery whose payload is not what its event promises: answered 400. */
+class MalformedPayload extends Error {}
 
 export interface GithubApp {
   mode: 'app' | 'dry-run';
   /** Brings one pull request up to date (also called after every gate verdict). */
   refresh(target: PullRequestTarget): Promise<void>;
+  /** Resolves when every queued pull-request update has finished (tests, shutdown). */
+  idle(): Promise<void>;
 }
 
 export function registerGithubApp(
@@ -56,9 +65,13 @@ export function registerGithubApp(
     // Probot initializes asynchronously: listeners queue until it is ready, receiving waits for it.
     receiver = {
       on: probot.on as unknown as Receiver['on'],
-      verifyAndReceive: async (event) => {
+      verify: async (payload, signature) => {
         await probot.ready();
-        return probot.webhooks.verifyAndReceive(event as never);
+        return probot.webhooks.verify(payload, signature);
+      },
+      receive: async (event) => {
+        await probot.ready();
+        return probot.webhooks.receive(event as never);
       },
     };
     forgeFor = async (repo) => {
@@ -85,6 +98,14 @@ export function registerGithubApp(
   if (allowlist.empty && mode === 'app')
     log.warn('REPO_ALLOWLIST is empty: every write to GitHub will be refused');
 
+  // One pull request's updates run one at a time, in order; a second request for the same commit while
+  // one waits is the same work and is not queued twice.
+  const queue = new PullRequestQueue(log);
+  /** the head commit of each open pull request the app has heard of (older commits do not touch comments) */
+  const heads = new Map<string, string>();
+  const prKey = (target: Pick<PullRequestTarget, 'repo' | 'number'>) =>
+    `${target.repo.owner}/${target.repo.repo}#${target.number}`.toLowerCase();
+
   async function refresh(target: PullRequestTarget): Promise<void> {
     const forge = await forgeFor(target.repo);
     const result = engine.latestGate(DEFAULT_TENANT, target.sha);
@@ -100,30 +121,57 @@ export function registerGithubApp(
       });
       return;
     }
-    const outcome = await reconcile(forge, target, result, settings.publicUrl);
+    await update(forge, target, result);
+  }
+
+  /** Comments (only for the pull request's head commit) and the commit's status, from the result. */
+  async function update(forge: Forge, target: PullRequestTarget, result: Parameters<typeof reconcile>[2]) {
+    const head = heads.get(prKey(target));
+    const outcome = await reconcile(forge, target, result, settings.publicUrl, {
+      comments: head === undefined || head === target.sha.toLowerCase(),
+    });
     log.info(
       { slug: `${target.repo.owner}/${target.repo.repo}`, pr: target.number, sha: target.sha, ...outcome },
       'pull request updated',
     );
   }
 
-  const safely = (target: PullRequestTarget, work: () => Promise<void>) =>
-    work().catch((error: unknown) => {
-      if (error instanceof ForgeRefused) return;
-      log.error(
-        { err: error, slug: `${target.repo.owner}/${target.repo.repo}`, pr: target.number },
-        'could not update the pull request',
-      );
+  /** Queues a pull request's update and returns at once; failures are logged, refusals already were. */
+  const enqueue = (target: PullRequestTarget, work: () => Promise<void>) =>
+    queue.enqueue(prKey(target), target.sha.toLowerCase(), async () => {
+      try {
+        await work();
+      } catch (error) {
+        if (error instanceof ForgeRefused) return;
+        log.error(
+          { err: error, slug: `${target.repo.owner}/${target.repo.repo}`, pr: target.number },
+          'could not update the pull request',
+        );
+      }
     });
 
   const remember = (payload: { installation?: { id: number }; repository: { full_name: string } }) => {
     if (payload.installation?.id !== undefined)
       installations.set(payload.repository.full_name.toLowerCase(), payload.installation.id);
   };
-  const repoOf = (payload: { repository: { name: string; owner: { login: string } } }): RepoRef => ({
-    owner: payload.repository.owner.login,
-    repo: payload.repository.name,
-  });
+  const repoOf = (payload: { repository?: { name?: string; owner?: { login?: string } } }): RepoRef => {
+    const owner = payload.repository?.owner?.login;
+    const repo = payload.repository?.name;
+    if (typeof owner !== 'string' || typeof repo !== 'string')
+      throw new MalformedPayload('repository.owner.login and repository.name are required');
+    return { owner, repo };
+  };
+  const pullRequestTarget = (payload: {
+    repository?: { name?: string; owner?: { login?: string } };
+    pull_request?: { number?: unknown; head?: { sha?: unknown } };
+  }): PullRequestTarget => {
+    const repo = repoOf(payload);
+    const number = payload.pull_request?.number;
+    const sha = payload.pull_request?.head?.sha;
+    if (typeof number !== 'number' || typeof sha !== 'string' || !/^[0-9a-f]{7,64}$/i.test(sha))
+      throw new MalformedPayload('pull_request.number and pull_request.head.sha are required');
+    return { repo, number, sha };
+  };
 
   receiver.on(
     ['pull_request.opened', 'pull_request.synchronize', 'pull_request.reopened'],
@@ -133,33 +181,41 @@ export function registerGithubApp(
       >,
     ) => {
       const { payload } = event;
+      const target = pullRequestTarget(payload);
       remember(payload);
-      const target = {
-        repo: repoOf(payload),
-        number: payload.pull_request.number,
-        sha: payload.pull_request.head.sha,
-      };
-      await safely(target, () => refresh(target));
+      heads.set(prKey(target), target.sha.toLowerCase());
+      enqueue(target, () => refresh(target));
     },
   );
+  receiver.on('pull_request.closed', async (event: EmitterWebhookEvent<'pull_request.closed'>) => {
+    // Closed or merged: nothing more to post; its watch and head are dropped so state stays bounded.
+    const target = pullRequestTarget(event.payload);
+    heads.delete(prKey(target));
+    engine.forgetPullRequest(DEFAULT_TENANT, `${target.repo.owner}/${target.repo.repo}`, target.number);
+  });
   receiver.on('check_suite.rerequested', async (event: EmitterWebhookEvent<'check_suite.rerequested'>) => {
     const { payload } = event;
+    const sha = payload.check_suite?.head_sha;
+    if (typeof sha !== 'string' || !Array.isArray(payload.check_suite.pull_requests))
+      throw new MalformedPayload('check_suite without head_sha or pull_requests');
+    const repo = repoOf(payload);
     remember(payload);
     for (const pull of payload.check_suite.pull_requests) {
-      const target = { repo: repoOf(payload), number: pull.number, sha: payload.check_suite.head_sha };
-      await safely(target, () => refresh(target));
+      if (typeof pull?.number !== 'number') throw new MalformedPayload('a pull request without a number');
+      const target = { repo, number: pull.number, sha };
+      enqueue(target, () => refresh(target));
     }
   });
 
-  // After every gate verdict for a pull request's commit (from the Action, the CLI or a rerun).
+  // After every gate verdict for a pull request's commit (from the Action, the CLI or a rerun): the
+  // update reads the commit's verdict over all its reports when its turn comes, not this one report's.
   engine.onVerdict(async ({ slug, pr, sha, result }) => {
     if (!slug || pr === undefined || !sha) return;
     const [owner, repo] = slug.split('/');
     const target = { repo: { owner, repo }, number: pr, sha };
-    await safely(target, async () => {
-      const outcome = await reconcile(await forgeFor(target.repo), target, result, settings.publicUrl);
-      log.info({ slug, pr, sha, ...outcome }, 'pull request updated');
-    });
+    enqueue(target, async () =>
+      update(await forgeFor(target.repo), target, engine.latestGate(DEFAULT_TENANT, sha) ?? result),
+    );
   });
 
   registerRemediationRoute(api, { engine, forgeFor, dryRun: mode === 'dry-run' });
@@ -174,27 +230,47 @@ export function registerGithubApp(
         const value = request.headers[name];
         return typeof value === 'string' ? value : '';
       };
+      const delivery = header('x-github-delivery');
+      const body = typeof request.body === 'string' ? request.body : '';
+      const signature = header('x-hub-signature-256');
+      // A malformed signature header is a mismatch, not an error.
+      const verified = signature !== '' && (await receiver.verify(body, signature).catch(() => false));
+      if (!verified) {
+        log.warn({ delivery }, 'webhook refused: bad signature');
+        return sendProblem(
+          reply,
+          problem('unauthorized', 'the webhook signature does not match WEBHOOK_SECRET'),
+        );
+      }
+      const malformed = (detail: string) => {
+        log.warn({ delivery, event: header('x-github-event'), detail }, 'webhook refused: malformed payload');
+        return sendProblem(reply, problem('invalid-payload', `the webhook payload is malformed: ${detail}`));
+      };
+      let payload: unknown;
       try {
-        await receiver.verifyAndReceive({
-          id: header('x-github-delivery'),
-          name: header('x-github-event') as never,
-          signature: header('x-hub-signature-256'),
-          payload: request.body as string,
-        });
+        payload = JSON.parse(body);
       } catch (error) {
-        const message = (error as Error).message ?? '';
-        if (/signature/i.test(message)) {
-          log.warn({ delivery: header('x-github-delivery') }, 'webhook refused: bad signature');
-          return sendProblem(
-            reply,
-            problem('unauthorized', 'the webhook signature does not match WEBHOOK_SECRET'),
-          );
-        }
+        return malformed(`not JSON (${(error as Error).message})`);
+      }
+      if (!payload || typeof payload !== 'object' || Array.isArray(payload))
+        return malformed('not a JSON object');
+      if (!header('x-github-event')) return malformed('no X-GitHub-Event header');
+      // Handlers read the payload and queue their work: the answer does not wait for GitHub writes.
+      try {
+        await receiver.receive({ id: delivery, name: header('x-github-event') as never, payload } as never);
+      } catch (error) {
+        const errors = error instanceof AggregateError ? error.errors : [error];
+        const bad = errors.find((e): e is MalformedPayload => e instanceof MalformedPayload);
+        if (bad) return malformed(bad.message);
         throw error;
       }
-      return reply.code(202).send({ received: header('x-github-delivery') });
+      return reply.code(202).send({ received: delivery });
     });
   });
 
-  return { mode, refresh };
+  return {
+    mode,
+    refresh: (target) => queue.run(prKey(target), () => refresh(target)),
+    idle: () => queue.idle(),
+  };
 }

@@ -18,6 +18,8 @@ export interface Reconciled {
   created: number;
   updated: number;
   resolved: number;
+  /** copies of one route's comment another writer posted at the same time, removed */
+  removedDuplicates: number;
   status: 'pending' | 'success' | 'failure';
 }
 
@@ -71,8 +73,9 @@ export async function reconcile(
   target: PullRequestTarget,
   result: GateResult | undefined,
   publicUrl?: string,
+  options: { comments?: boolean } = {},
 ): Promise<Reconciled> {
-  const out: Reconciled = { created: 0, updated: 0, resolved: 0, status: 'pending' };
+  const out: Reconciled = { created: 0, updated: 0, resolved: 0, removedDuplicates: 0, status: 'pending' };
   const link = (id?: string) =>
     publicUrl ? `${publicUrl.replace(/\/+$/, '')}${id ? `/paths/${id}` : ''}` : undefined;
   if (!result || (result.verdict === 'unknown' && !result.analysed)) {
@@ -90,30 +93,11 @@ export async function reconcile(
     ...result.opened.map((p) => ({ path: p, status: 'opened' as const })),
     ...result.worsened.map((p) => ({ path: p, status: 'worsened' as const })),
   ];
-  const existing = new Map<string, { id: number; body: string }>();
-  for (const comment of await forge.listComments(target.repo, target.number)) {
-    const id = MARKER.exec(comment.body)?.[1];
-    if (id && !existing.has(id)) existing.set(id, comment);
-  }
-  for (const { path, status } of current) {
-    const body = renderComment(path, status, link(path.id));
-    const comment = existing.get(path.id);
-    if (!comment) {
-      await forge.createComment(target.repo, target.number, body);
-      out.created++;
-    } else if (comment.body !== body) {
-      await forge.updateComment(target.repo, comment.id, body);
-      out.updated++;
-    }
-    existing.delete(path.id);
-  }
-  for (const [id, comment] of existing) {
-    if (comment.body.includes(RESOLVED)) continue;
-    await forge.updateComment(target.repo, comment.id, renderResolved(comment.body, id, target.sha));
-    out.resolved++;
-  }
+  // Comments belong to the pull request's head commit: an older commit's late verdict sets its own status
+  // and leaves them alone.
+  if (options.comments !== false) await reconcileComments(forge, target, current, link, out);
   const critical = current.filter((c) => c.path.critical);
-  out.status = critical.length ? 'failure' : 'success';
+  out.status = critical.length ? 'failure' : result.verdict === 'unknown' ? 'pending' : 'success';
   const description = critical.length
     ? `${critical.length} critical attack path${critical.length > 1 ? 's' : ''} opened or made likelier`
     : result.verdict === 'unknown'
@@ -128,4 +112,53 @@ export async function reconcile(
     targetUrl: critical.length ? link(critical[0].path.id) : link(),
   });
   return out;
+}
+
+async function reconcileComments(
+  forge: Forge,
+  target: PullRequestTarget,
+  current: { path: GatePath; status: 'opened' | 'worsened' }[],
+  link: (id?: string) => string | undefined,
+  out: Reconciled,
+): Promise<void> {
+  const existing = new Map<string, { id: number; body: string }>();
+  for (const comment of await forge.listComments(target.repo, target.number)) {
+    const id = MARKER.exec(comment.body)?.[1];
+    if (id && !existing.has(id)) existing.set(id, comment);
+  }
+  let wrote = false;
+  for (const { path, status } of current) {
+    const body = renderComment(path, status, link(path.id));
+    const comment = existing.get(path.id);
+    if (!comment) {
+      await forge.createComment(target.repo, target.number, body);
+      out.created++;
+      wrote = true;
+    } else if (comment.body !== body) {
+      await forge.updateComment(target.repo, comment.id, body);
+      out.updated++;
+      wrote = true;
+    }
+    existing.delete(path.id);
+  }
+  for (const [id, comment] of existing) {
+    if (comment.body.includes(RESOLVED)) continue;
+    await forge.updateComment(target.repo, comment.id, renderResolved(comment.body, id, target.sha));
+    out.resolved++;
+  }
+  if (!wrote) return;
+  // Re-read after writing: another writer (a second replica, a retried delivery) may have posted the same
+  // route at the same moment. The oldest comment of each route stays; later copies go.
+  const seen = new Set<string>();
+  const all = await forge.listComments(target.repo, target.number);
+  for (const comment of [...all].sort((a, b) => a.id - b.id)) {
+    const id = MARKER.exec(comment.body)?.[1];
+    if (!id) continue;
+    if (!seen.has(id)) {
+      seen.add(id);
+      continue;
+    }
+    await forge.deleteComment(target.repo, comment.id);
+    out.removedDuplicates++;
+  }
 }

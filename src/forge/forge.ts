@@ -20,6 +20,8 @@ export interface Forge {
   listComments(repo: RepoRef, issue: number): Promise<{ id: number; body: string }[]>;
   createComment(repo: RepoRef, issue: number, body: string): Promise<void>;
   updateComment(repo: RepoRef, commentId: number, body: string): Promise<void>;
+  /** Removes a duplicate the app itself posted (another writer raced it). */
+  deleteComment(repo: RepoRef, commentId: number): Promise<void>;
   setStatus(repo: RepoRef, sha: string, status: CommitStatus): Promise<void>;
   /** For fix pull requests: the default branch and its head commit. */
   defaultBranch(repo: RepoRef): Promise<{ name: string; sha: string }>;
@@ -75,6 +77,18 @@ export function githubForge(request: GithubRequest): Forge {
         comment_id: commentId,
         body,
       });
+    },
+    async deleteComment({ owner, repo }, commentId) {
+      try {
+        await request('DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}', {
+          owner,
+          repo,
+          comment_id: commentId,
+        });
+      } catch (error) {
+        // Already gone (the other writer removed it): the goal is met.
+        if ((error as { status?: number }).status !== 404) throw error;
+      }
     },
     async defaultBranch({ owner, repo }) {
       const { data } = await request('GET /repos/{owner}/{repo}', { owner, repo });
@@ -149,6 +163,9 @@ export function dryRunForge(log: Log): Forge {
     async updateComment(repo, commentId, body) {
       log.info({ dryRun: true, slug: `${repo.owner}/${repo.repo}`, commentId, body }, 'would edit comment');
     },
+    async deleteComment(repo, commentId) {
+      log.info({ dryRun: true, slug: `${repo.owner}/${repo.repo}`, commentId }, 'would delete comment');
+    },
     async setStatus(repo, sha, status) {
       log.info({ dryRun: true, slug: `${repo.owner}/${repo.repo}`, sha, ...status }, 'would set status');
     },
@@ -194,6 +211,10 @@ export function allowlisted(inner: Forge, allowlist: RepoAllowlist, log: Log): F
     async updateComment(repo, id, body) {
       guard(repo, 'comment');
       await inner.updateComment(repo, id, body);
+    },
+    async deleteComment(repo, id) {
+      guard(repo, 'comment');
+      await inner.deleteComment(repo, id);
     },
     async setStatus(repo, sha, status) {
       guard(repo, 'status');

@@ -32,6 +32,11 @@ import { substituteSuccessors, type Succession } from './successor.js';
 export type Verdict = 'clean' | 'blocked' | 'unknown';
 export type Attribution = 'report' | 'commit';
 
+/** A request body that is not a document at all (not JSON): the gate answers `unknown`, naming why. */
+export class UnreadableReport {
+  constructor(readonly detail: string) {}
+}
+
 export interface GateRequest {
   tenant: string;
   body: unknown;
@@ -89,6 +94,17 @@ export interface GateResult {
   /** routes the change closes or makes less likely (not counted in `preexisting`) */
   improved: ImprovedPath[];
   paths: { id: string; status: 'opened' | 'worsened' | 'preexisting'; score: number; priority: Priority }[];
+  /** what the report is about (`image:<ref>`, `repo:<repo>`, a snapshot scope); with `source`, it keys the
+   * report among the commit's reports (src/gate/verdicts.ts) */
+  artifact?: string;
+  /** a commit's verdict over several reports: each report's own verdict */
+  reports?: {
+    source: string | null;
+    artifact: string | null;
+    verdict: Verdict;
+    reason: string;
+    decidedAt: string;
+  }[];
   /** pull-request images evaluated in place of the live images of their repository */
   successors?: Omit<Succession, 'image' | 'workloads'>[];
   errors?: FieldError[];
@@ -116,6 +132,8 @@ export async function evaluateGate(
     request.query.attribution === 'commit' || request.query.attribution === 'report'
       ? request.query.attribution
       : request.attribution;
+  const context = readIngestContext(request.query);
+  const sha = context.sha;
   const empty = (reason: string, extra: Partial<GateResult> = {}): GateResult => ({
     verdict: 'unknown',
     reason,
@@ -127,13 +145,18 @@ export async function evaluateGate(
     preexisting: 0,
     improved: [],
     paths: [],
+    // An unanalysed report still counts for its commit: a later `unknown` does not leave it `clean`.
+    ...(sha && { commit: sha }),
     ...extra,
   });
-  const context = readIngestContext(request.query);
-  const sha = context.sha;
   if (!tenant || tenant.graph.order === 0)
     return empty(`tenant ${JSON.stringify(request.tenant)} holds no estate to compare against`);
 
+  if (request.body instanceof UnreadableReport)
+    return empty(`the report could not be read: ${request.body.detail}`, {
+      source: request.query.source ?? null,
+      errors: [{ pointer: '/', detail: request.body.detail }],
+    });
   // Commit attribution, asked for, or the fallback when there is no report to compare.
   const noReport = isEmptyReport(request.body);
   if (attribution === 'commit' || noReport) {
@@ -173,8 +196,9 @@ export async function evaluateGate(
     });
   }
   stampPullRequest(output.envelopes, context, output.mentioned);
+  const artifact = artifactOf(output, request.query);
   if (!output.envelopes.some((e) => e.nodes.length || e.edges.length))
-    return empty('the report is empty', { source });
+    return empty('the report is empty', { source, ...(artifact && { artifact }) });
 
   const overlay = new Overlay(tenant.graph, tenant.writer);
   const at = deps.now();
@@ -191,7 +215,7 @@ export async function evaluateGate(
   if (!aboutEstate) {
     return empty(
       'the report names nothing the estate holds (an unknown image, repository or asset), so no route can be compared',
-      { source },
+      { source, ...(artifact && { artifact }) },
     );
   }
 
@@ -223,12 +247,24 @@ export async function evaluateGate(
     analysed: true,
     attribution,
     source,
+    ...(artifact && { artifact }),
     ...result,
     ...(successions.length && {
       successors: successions.map(({ imageName, replaces, basis }) => ({ imageName, replaces, basis })),
     }),
     ...(sha && { commit: sha }),
   };
+}
+
+/** What a report is about: its own scope, else its image, else the snapshot it was sent as. */
+function artifactOf(
+  output: { scope?: string; envelopes: { nodes: { label: string; name: string }[] }[] },
+  query: Record<string, string | undefined>,
+): string | undefined {
+  if (output.scope) return output.scope;
+  for (const envelope of output.envelopes)
+    for (const node of envelope.nodes) if (node.label === 'Image') return `image:${node.name}`;
+  return query.snapshot || query.artifact || undefined;
 }
 
 function isEmptyReport(body: unknown): boolean {

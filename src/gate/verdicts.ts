@@ -1,8 +1,14 @@
-// Per-commit gate verdicts (GraphQL `prVerdict(sha)`): the last verdict for each commit of each tenant,
-// kept in memory and appended to `DATA_DIR/gate/verdicts.ndjson`, which is read back at start.
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+// Per-commit gate verdicts (GraphQL `prVerdict(sha)`, the GitHub app's comments and status). A commit is
+// gated by several reports (an image scan, a code scan, a second image, a Terraform plan): each is kept by
+// its source and artifact until a newer report of the same source and artifact replaces it, and the
+// commit's verdict is the worst over all of them (blocked, then unknown, then clean). A route stays on the
+// pull request until it is gone from every report's view. Verdicts by commit attribution (no report) stand
+// only while no report has been gated for the commit. Kept in memory and appended to
+// `DATA_DIR/gate/verdicts.ndjson` (each line one report's result), which is read back at start and
+// compacted when superseded lines outnumber the live ones.
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { GateResult, Verdict } from './evaluate.js';
+import type { GatePath, GateResult, ImprovedPath, Verdict } from './evaluate.js';
 
 export interface StoredVerdict {
   tenant: string;
@@ -18,9 +24,24 @@ export interface StoredVerdict {
   decidedAt: string;
 }
 
+/** One report's result for a commit, as stored. */
+interface ReportEntry {
+  tenant: string;
+  sha: string;
+  /** `<source>|<artifact>`, or `commit|` for attribution by commit */
+  key: string;
+  slug: string | null;
+  pr: number | null;
+  decidedAt: string;
+  result: Omit<GateResult, 'paths'>;
+}
+
+const WORST: Readonly<Record<Verdict, number>> = { clean: 0, unknown: 1, blocked: 2 };
+
 export class VerdictStore {
-  private readonly byTenant = new Map<string, Map<string, StoredVerdict>>();
+  private readonly byTenant = new Map<string, Map<string, Map<string, ReportEntry>>>();
   private readonly file: string;
+  private lines = 0;
 
   constructor(dataDir: string) {
     const dir = path.join(dataDir, 'gate');
@@ -29,14 +50,18 @@ export class VerdictStore {
     if (!existsSync(this.file)) return;
     for (const line of readFileSync(this.file, 'utf8').split('\n')) {
       if (!line.trim()) continue;
+      this.lines++;
       try {
-        this.remember(JSON.parse(line) as StoredVerdict);
+        const entry = JSON.parse(line) as ReportEntry | StoredVerdict;
+        this.remember('key' in entry ? entry : fromLegacy(entry));
       } catch {
         // A torn last line (a crash mid-append) loses that verdict only.
       }
     }
+    if (this.lines > 1000 && this.lines > 2 * this.entries().length) this.compact();
   }
 
+  /** Stores one report's result for its commit; returns the commit's verdict over all its reports. */
   record(
     tenant: string,
     result: GateResult,
@@ -44,43 +69,177 @@ export class VerdictStore {
     at: number,
   ): StoredVerdict | undefined {
     if (!result.commit) return undefined;
-    const stored: StoredVerdict = {
+    const { paths: _paths, ...kept } = result;
+    const entry: ReportEntry = {
       tenant,
       sha: result.commit.toLowerCase(),
-      verdict: result.verdict,
-      reason: result.reason,
-      attribution: result.attribution,
-      opened: result.opened.length,
-      worsened: result.worsened.length,
-      preexisting: result.preexisting,
+      key: reportKey(result),
       slug: context.slug ?? null,
       pr: context.pr ?? null,
       decidedAt: new Date(at).toISOString(),
+      result: kept,
     };
-    appendFileSync(this.file, `${JSON.stringify(stored)}\n`);
-    this.remember(stored);
-    return stored;
+    appendFileSync(this.file, `${JSON.stringify(entry)}\n`);
+    this.lines++;
+    this.remember(entry);
+    return this.get(tenant, entry.sha);
   }
 
-  /** The last verdict for a commit (a full SHA, or a prefix of at least 7 characters that is unique). */
+  /** The commit's verdict (a full SHA, or a prefix of at least 7 characters that is unique). */
   get(tenant: string, sha: string): StoredVerdict | undefined {
+    const reports = this.reportsOf(tenant, sha);
+    if (!reports) return undefined;
+    const view = combine(reports);
+    const last = reports.reduce((a, b) => (b.decidedAt >= a.decidedAt ? b : a));
+    return {
+      tenant,
+      sha: last.sha,
+      verdict: view.verdict,
+      reason: view.reason,
+      attribution: view.attribution,
+      opened: view.opened.length,
+      worsened: view.worsened.length,
+      preexisting: view.preexisting,
+      slug: last.slug,
+      pr: last.pr,
+      decidedAt: last.decidedAt,
+    };
+  }
+
+  /** The commit's result over all its reports, in the shape of one gate result (for the forge app). */
+  view(tenant: string, sha: string): GateResult | undefined {
+    const reports = this.reportsOf(tenant, sha);
+    return reports ? combine(reports) : undefined;
+  }
+
+  /** Forgets the commits of a pull request (closed or merged): its verdicts are no longer needed. */
+  forget(tenant: string, shas: Iterable<string>): void {
+    const commits = this.byTenant.get(tenant);
+    if (!commits) return;
+    for (const sha of shas) commits.delete(sha.toLowerCase());
+  }
+
+  private reportsOf(tenant: string, sha: string): ReportEntry[] | undefined {
     const commits = this.byTenant.get(tenant);
     if (!commits) return undefined;
     const wanted = sha.toLowerCase();
-    const exact = commits.get(wanted);
-    if (exact || wanted.length < 7) return exact;
-    const matches = [...commits.values()].filter((v) => v.sha.startsWith(wanted) || wanted.startsWith(v.sha));
-    if (!matches.length) return undefined;
-    // Entries under a full SHA and under its prefixes are one commit: the latest decision stands. Prefixes
-    // of different commits are ambiguous.
-    const longest = matches.reduce((a, b) => (b.sha.length > a.sha.length ? b : a));
-    if (!matches.every((v) => longest.sha.startsWith(v.sha))) return undefined;
-    return matches.reduce((a, b) => (b.decidedAt >= a.decidedAt ? b : a));
+    let matches: string[];
+    if (commits.has(wanted) || wanted.length < 7) matches = commits.has(wanted) ? [wanted] : [];
+    else {
+      matches = [...commits.keys()].filter((v) => v.startsWith(wanted) || wanted.startsWith(v));
+      // Entries under a full SHA and under its prefixes are one commit; prefixes of different commits are
+      // ambiguous.
+      const longest = matches.reduce((a, b) => (b.length > a.length ? b : a), '');
+      if (!matches.every((v) => longest.startsWith(v))) return undefined;
+    }
+    const byKey = new Map<string, ReportEntry>();
+    for (const sha of matches)
+      for (const entry of commits.get(sha)!.values()) {
+        const seen = byKey.get(entry.key);
+        if (!seen || entry.decidedAt >= seen.decidedAt) byKey.set(entry.key, entry);
+      }
+    if (!byKey.size) return undefined;
+    // Attribution by commit stands in only while no report has been gated.
+    const reports = [...byKey.values()].filter((e) => e.key !== COMMIT_KEY);
+    return reports.length ? reports : [...byKey.values()];
   }
 
-  private remember(v: StoredVerdict): void {
-    let commits = this.byTenant.get(v.tenant);
-    if (!commits) this.byTenant.set(v.tenant, (commits = new Map()));
-    commits.set(v.sha, v);
+  private remember(entry: ReportEntry): void {
+    let commits = this.byTenant.get(entry.tenant);
+    if (!commits) this.byTenant.set(entry.tenant, (commits = new Map()));
+    let reports = commits.get(entry.sha);
+    if (!reports) commits.set(entry.sha, (reports = new Map()));
+    reports.set(entry.key, entry);
   }
+
+  private entries(): ReportEntry[] {
+    return [...this.byTenant.values()].flatMap((c) => [...c.values()].flatMap((r) => [...r.values()]));
+  }
+
+  private compact(): void {
+    const entries = this.entries();
+    const temp = `${this.file}.tmp`;
+    writeFileSync(temp, entries.map((e) => `${JSON.stringify(e)}\n`).join(''));
+    renameSync(temp, this.file);
+    this.lines = entries.length;
+  }
+}
+
+const COMMIT_KEY = 'commit|';
+
+/** Which report a result replaces: the same source about the same artifact. */
+export function reportKey(result: Pick<GateResult, 'attribution' | 'source' | 'artifact'>): string {
+  if (result.attribution === 'commit') return COMMIT_KEY;
+  return `${result.source ?? 'unrecognised'}|${result.artifact ?? ''}`;
+}
+
+/** The worst verdict over a commit's reports; routes merged by id (the likeliest view of each kept). */
+function combine(reports: ReportEntry[]): GateResult {
+  const sorted = [...reports].sort((a, b) => a.decidedAt.localeCompare(b.decidedAt));
+  if (sorted.length === 1) return { ...sorted[0].result, paths: [] };
+  const merge = (pick: (r: Omit<GateResult, 'paths'>) => GatePath[]) => {
+    const byId = new Map<string, GatePath>();
+    for (const entry of sorted)
+      for (const path of pick(entry.result)) {
+        const seen = byId.get(path.id);
+        if (!seen || path.score > seen.score) byId.set(path.id, path);
+      }
+    return [...byId.values()].sort((a, b) => b.score - a.score);
+  };
+  const worsened = merge((r) => r.worsened);
+  const opened = merge((r) => r.opened).filter((p) => !worsened.some((w) => w.id === p.id));
+  const changed = new Set([...opened, ...worsened].map((p) => p.id));
+  const improved = new Map<string, ImprovedPath>();
+  for (const entry of sorted)
+    for (const path of entry.result.improved ?? []) if (!changed.has(path.id)) improved.set(path.id, path);
+  const worst = sorted.reduce((a, b) => (WORST[b.result.verdict] > WORST[a.result.verdict] ? b : a));
+  const verdict = worst.result.verdict;
+  const label = (e: ReportEntry) =>
+    `${e.result.source ?? e.result.attribution}${e.result.artifact ? ` ${e.result.artifact}` : ''}`;
+  const reason =
+    `${verdict} over ${sorted.length} reports (worst: ${label(worst)}): ${worst.result.reason}` +
+    (verdict !== 'clean' ? '' : `; ${sorted.map((e) => `${label(e)} ${e.result.verdict}`).join(', ')}`);
+  return {
+    verdict,
+    reason,
+    analysed: sorted.some((e) => e.result.analysed),
+    attribution: sorted.every((e) => e.result.attribution === 'commit') ? 'commit' : 'report',
+    source: worst.result.source,
+    opened,
+    worsened,
+    preexisting: Math.max(...sorted.map((e) => e.result.preexisting)),
+    improved: [...improved.values()],
+    paths: [],
+    reports: sorted.map((e) => ({
+      source: e.result.source,
+      artifact: e.result.artifact ?? null,
+      verdict: e.result.verdict,
+      reason: e.result.reason,
+      decidedAt: e.decidedAt,
+    })),
+    commit: worst.sha,
+  };
+}
+
+function fromLegacy(v: StoredVerdict): ReportEntry {
+  return {
+    tenant: v.tenant,
+    sha: v.sha,
+    key: v.attribution === 'commit' ? COMMIT_KEY : 'legacy|',
+    slug: v.slug,
+    pr: v.pr,
+    decidedAt: v.decidedAt,
+    result: {
+      verdict: v.verdict,
+      reason: v.reason,
+      analysed: v.verdict !== 'unknown',
+      attribution: v.attribution === 'commit' ? 'commit' : 'report',
+      source: null,
+      opened: [],
+      worsened: [],
+      preexisting: v.preexisting,
+      improved: [],
+      commit: v.sha,
+    },
+  };
 }

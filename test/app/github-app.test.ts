@@ -37,6 +37,10 @@ class StandIn {
   ]);
   app: FastifyInstance = Fastify();
   url = '';
+  /** while set, listing comments waits for it (a slow GitHub) */
+  hold?: Promise<void>;
+  /** milliseconds each comment listing takes (widens the read-then-write window) */
+  listLatency = 0;
   private nextId = 1000;
 
   async start() {
@@ -52,9 +56,13 @@ class StandIn {
       reply.code(201).send({ token: 'ghs_standin_installation_token', expires_at: '2099-01-01T00:00:00Z' }),
     );
     this.app.get('/repos/:owner/:repo/installation', async () => ({ id: 957387 }));
-    this.app.get<{ Params: { n: string } }>('/repos/:owner/:repo/issues/:n/comments', async (q) =>
-      this.comments.filter((c) => c.issue === Number(q.params.n)).map(({ id, body }) => ({ id, body })),
-    );
+    this.app.get<{ Params: { n: string } }>('/repos/:owner/:repo/issues/:n/comments', async (q) => {
+      if (this.hold) await this.hold;
+      if (this.listLatency) await new Promise((r) => setTimeout(r, this.listLatency));
+      return this.comments
+        .filter((c) => c.issue === Number(q.params.n))
+        .map(({ id, body }) => ({ id, body }));
+    });
     this.app.post<{ Params: { n: string }; Body: { body: string } }>(
       '/repos/:owner/:repo/issues/:n/comments',
       async (q, reply) => {
@@ -69,6 +77,15 @@ class StandIn {
         const comment = this.comments.find((c) => c.id === Number(q.params.id))!;
         comment.body = q.body.body;
         return comment;
+      },
+    );
+    this.app.delete<{ Params: { id: string } }>(
+      '/repos/:owner/:repo/issues/comments/:id',
+      async (q, reply) => {
+        const at = this.comments.findIndex((c) => c.id === Number(q.params.id));
+        if (at < 0) return reply.code(404).send({ message: 'Not Found' });
+        this.comments.splice(at, 1);
+        return reply.code(204).send();
       },
     );
     this.app.post('/repos/:owner/:repo/statuses/:sha', async (_q, reply) => reply.code(201).send({}));
@@ -111,6 +128,8 @@ afterEach(async () => {
   logs = [];
   github.calls = [];
   github.comments = [];
+  github.hold = undefined;
+  github.listLatency = 0;
 });
 
 async function start(env: Record<string, string> = {}) {
@@ -161,10 +180,10 @@ async function deliver(
   });
 }
 
-async function gate(s: TestService, report: unknown) {
+async function gate(s: TestService, report: unknown, source = 'trivy') {
   const r = await s.apiApp.inject({
     method: 'POST',
-    url: `/gate/impact?source=trivy&slug=Codertocat/Hello-World&pr=2&sha=${SHA}`,
+    url: `/gate/impact?source=${source}&slug=Codertocat/Hello-World&pr=2&sha=${SHA}`,
     headers: { 'content-type': 'application/json' },
     payload: JSON.stringify(report),
   });
@@ -258,6 +277,169 @@ describe('the GitHub app', () => {
     await statusCount(2);
     expect(github.statuses()[1]).toMatchObject({ state: 'failure' });
     expect(github.comments).toHaveLength(1);
+  });
+
+  it('keeps a commit red while any of its reports blocks: a clean second report does not resolve the route', async () => {
+    const s = await start();
+    expect((await gate(s, trivyReport([LOW_CVE, KEV_CVE]))).verdict).toBe('blocked');
+    await statusCount(1);
+    expect(github.statuses()[0]).toMatchObject({ state: 'failure' });
+    // A second report of the same commit (a relationship report, another source) is clean on its own.
+    const web = node('Service', 'checkout');
+    const db = node('Database', 'orders');
+    expect((await gate(s, envelope([], [edge('HAS_PERMISSION', web, db, 0.9)]), 'events')).verdict).toBe(
+      'clean',
+    );
+    await statusCount(2);
+    expect(github.statuses()[1]).toMatchObject({ state: 'failure' });
+    expect(github.comments).toHaveLength(1);
+    expect(github.comments[0].body).not.toMatch(/resolved/);
+    const { prVerdict } = await s.graphql(`{ prVerdict(sha: "${SHA}") { verdict worsened reason } }`);
+    expect(prVerdict).toMatchObject({ verdict: 'blocked', worsened: 1 });
+    expect(prVerdict.reason).toMatch(/^blocked over 2 reports \(worst: trivy image:acme\/checkout:1\.0\)/);
+
+    // A newer report of the same source and artifact replaces the first: now the route is gone everywhere.
+    expect((await gate(s, trivyReport([LOW_CVE]))).verdict).toBe('clean');
+    await statusCount(3);
+    expect(github.statuses()[2]).toMatchObject({ state: 'success' });
+    expect(github.comments[0].body).toMatch(/### ✅ Resolved: shop-alb → orders/);
+
+    // A later report that cannot be read does not leave the commit clean.
+    const unreadable = await s.apiApp.inject({
+      method: 'POST',
+      url: `/gate/impact?source=trivy&slug=Codertocat/Hello-World&pr=2&sha=${SHA}`,
+      headers: { 'content-type': 'application/json' },
+      payload: '{"SchemaVersion": 2, "Results": [',
+    });
+    expect(unreadable.statusCode).toBe(200);
+    expect(unreadable.json()).toMatchObject({
+      verdict: 'unknown',
+      errors: [expect.objectContaining({ pointer: '/' })],
+    });
+    const after = await s.graphql(`{ prVerdict(sha: "${SHA}") { verdict } }`);
+    expect(after.prVerdict.verdict).toBe('unknown');
+    await statusCount(4);
+    expect(github.statuses()[3]).toMatchObject({ state: 'pending' });
+
+    // The commit's reports survive a restart: the pull request is brought up to date from them.
+    await s.dispose({ keepData: true });
+    service = await makeService(
+      {
+        WEBHOOK_SECRET: SECRET,
+        APP_ID: '4242',
+        PRIVATE_KEY: PEM,
+        FORGE_API_URL: github.url,
+        REPO_ALLOWLIST: 'Codertocat/*',
+      },
+      { dataDir: s.dataDir },
+    );
+    const again = await service.graphql(`{ prVerdict(sha: "${SHA}") { verdict reason } }`);
+    expect(again.prVerdict.verdict).toBe('unknown');
+    expect(again.prVerdict.reason).toMatch(/over 3 reports/);
+  });
+
+  it('leaves exactly one comment per route after eight concurrent evaluations of one pull request', async () => {
+    const s = await start();
+    github.listLatency = 15;
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => gate(s, trivyReport([LOW_CVE, KEV_CVE]))),
+    );
+    expect(answers.map((a) => a.verdict)).toEqual(Array(8).fill('blocked'));
+    await s.github!.idle();
+    expect(github.comments).toHaveLength(1);
+    expect(github.comments[0].body).toMatch(/Critical attack path made likelier: shop-alb → orders/);
+    expect(github.statuses().at(-1)).toMatchObject({ state: 'failure' });
+  });
+
+  it('removes a copy of a route comment another writer posted at the same moment', async () => {
+    const s = await start();
+    expect((await gate(s, trivyReport([LOW_CVE, KEV_CVE]))).verdict).toBe('blocked');
+    await s.github!.idle();
+    const [first] = github.comments;
+    // Another replica raced this one and posted the same route again; the next update keeps the oldest.
+    github.comments.push({ id: 5000, body: first.body, issue: 2 });
+    github.comments.find((c) => c.id === first.id)!.body = first.body.replace('score', 'stale score');
+    await gate(s, trivyReport([LOW_CVE, KEV_CVE]));
+    await s.github!.idle();
+    expect(github.comments.map((c) => c.id)).toEqual([first.id]);
+  });
+
+  it('answers a webhook before its queued work finishes, however slow GitHub is', async () => {
+    const s = await start();
+    expect((await gate(s, trivyReport([LOW_CVE, KEV_CVE]))).verdict).toBe('blocked');
+    await s.github!.idle();
+    for (let i = 0; i < 40; i++)
+      github.comments.push({ id: 2000 + i, body: `a human comment ${i}`, issue: 2 });
+    const order: string[] = [];
+    let release!: () => void;
+    github.hold = new Promise<void>((r) => (release = r)).then(() => {
+      order.push('github answered');
+    });
+    const answer = await deliver(s, 'pull_request', 'pull_request.synchronize.payload.json');
+    order.push('webhook answered');
+    expect(answer.statusCode).toBe(202);
+    // The update is queued and waiting on GitHub, not done.
+    expect(github.calls.some((c) => c.method === 'GET' && c.url.includes('/comments'))).toBe(true);
+    release();
+    await s.github!.idle();
+    expect(order).toEqual(['webhook answered', 'github answered']);
+    expect(github.statuses().at(-1)).toMatchObject({ state: 'failure' });
+  });
+
+  it('answers 400 to a signed payload that is not what its event promises, and writes nothing', async () => {
+    const s = await start();
+    const post = async (event: string, body: string) =>
+      s.apiApp.inject({
+        method: 'POST',
+        url: '/api/github/webhooks',
+        headers: {
+          'content-type': 'application/json',
+          'x-github-event': event,
+          'x-github-delivery': 'delivery-malformed',
+          'x-hub-signature-256': await sign(SECRET, body),
+        },
+        payload: body,
+      });
+    const notJson = await post('pull_request', '{"action": "opened", ');
+    expect(notJson.statusCode).toBe(400);
+    expect(notJson.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(notJson.json().detail).toMatch(/not JSON/);
+    const noPull = await post(
+      'pull_request',
+      JSON.stringify({
+        action: 'opened',
+        repository: { name: 'Hello-World', owner: { login: 'Codertocat' } },
+      }),
+    );
+    expect(noPull.statusCode).toBe(400);
+    expect(noPull.json().detail).toMatch(/pull_request\.number and pull_request\.head\.sha/);
+    expect((await post('pull_request', '[]')).statusCode).toBe(400);
+    await s.github!.idle();
+    expect(github.writes()).toEqual([]);
+  });
+
+  it('forgets a closed pull request: later passes post nothing to it', async () => {
+    const s = await start();
+    expect(
+      (
+        await s.ingest(envelope([node('Service', 'checkout')]), {
+          query: `slug=Codertocat/Hello-World&pr=2&sha=${SHA}`,
+        })
+      ).status,
+    ).toBe(202);
+    await s.settle();
+    await deliver(s, 'pull_request', 'pull_request.opened.payload.json');
+    await statusCount(1);
+    const closed = await deliver(s, 'pull_request', 'pull_request.closed.payload.json', (p) => {
+      p.number = 2;
+      p.pull_request.number = 2;
+    });
+    expect(closed.statusCode).toBe(202);
+    await s.ingest(envelope([node('CVE', 'CVE-2023-0001', { kev: true })]));
+    await s.settle();
+    await new Promise((r) => setTimeout(r, 100));
+    await s.github!.idle();
+    expect(github.statuses()).toHaveLength(1);
   });
 
   it('refuses writes outside REPO_ALLOWLIST and logs the slug', async () => {

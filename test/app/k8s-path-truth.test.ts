@@ -233,4 +233,26 @@ describe('a Kubernetes dump and a Trivy scan of its image', () => {
     // CVSS 6.1, through two tag joins: the workload runs the image, the image was built from the repository.
     expect(intoWorkload.probability).toBeCloseTo(0.61 * 0.8 * 0.85 * 0.85, 9);
   });
+
+  it('raises no-internet-to-unsigned-image for the unsigned image an exposed Deployment runs, not for an unexposed one', async () => {
+    service = await makeService();
+    await ingest(service, readReal(SCAN), 'trivy');
+    await ingest(service, { image: SCANNED, signed: false }, 'supplychain');
+    // Twin first: the Deployment without its Ingress runs the unsigned image where the internet does not reach.
+    const hidden = registryDump();
+    hidden.items = hidden.items.filter((o: Json) => o.kind !== 'Ingress');
+    await ingest(service, hidden, 'k8s', 'cluster=staging');
+    await service.settle();
+    expect((await service.graphql('{ violations { invariant } }')).violations).toEqual([]);
+    await ingest(service, registryDump(), 'k8s', 'cluster=prod');
+    await service.settle();
+    const { violations } = await service.graphql('{ violations { invariant node { name } detail } }');
+    expect(violations).toEqual([
+      {
+        invariant: 'no-internet-to-unsigned-image',
+        node: { name: 'aquasecurity/trivy-test-images:debian-buster' },
+        detail: expect.stringContaining('prod/docker-registry/docker-registry'),
+      },
+    ]);
+  });
 });

@@ -1,0 +1,77 @@
+// The path lifecycle log on disk: appended lines come back in order, a snapshot's epoch hides the lines
+// it covers, a torn final line is cut off (and appends continue cleanly after it), an unreadable line
+// in the middle is skipped and counted.
+import { appendFile, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PATH_LOG_FILE, PathLog, type PathLogEntry } from '../../src/paths/path-log.js';
+import { tempDir } from '../helpers/service.js';
+
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+async function reopen(dir: string, covered?: number) {
+  const seen: PathLogEntry[] = [];
+  const log = await PathLog.open(dir, covered, (entry) => seen.push(entry));
+  return { log, seen };
+}
+
+describe('PathLog', () => {
+  it('gives back what was appended, minus what a snapshot covers', async () => {
+    const dir = await tempDir();
+    dirs.push(dir);
+    const first = await reopen(dir);
+    expect(first.log.epoch).toBe(1);
+    await first.log.append('acme', [{ id: 'ap-1', reopens: 0 }]);
+    const covered = first.log.epoch;
+    await first.log.compact(covered);
+    expect(first.log.pending).toBe(false);
+    await first.log.append('acme', [{ id: 'ap-1', reopens: 1 }]);
+    await first.log.close();
+
+    const again = await reopen(dir, covered);
+    expect(again.seen).toEqual([{ e: covered + 1, t: 'acme', r: { id: 'ap-1', reopens: 1 } }]);
+    expect(again.log.epoch).toBe(covered + 1);
+    await again.log.close();
+    // Without a snapshot (none, or one from before the log existed) every line is applied.
+    const all = await reopen(dir);
+    expect(all.seen).toHaveLength(1);
+    await all.log.close();
+  });
+
+  it('cuts off a torn final line and appends cleanly after it', async () => {
+    const dir = await tempDir();
+    dirs.push(dir);
+    const first = await reopen(dir);
+    await first.log.append('acme', [{ id: 'ap-1' }, { id: 'ap-2' }]);
+    await first.log.close();
+    const file = path.join(dir, 'paths.ndjson');
+    const whole = await readFile(file);
+    await appendFile(file, '{"e":1,"t":"acme","r":{"id":"ap-');
+
+    const second = await reopen(dir);
+    expect(second.log.recovery).toEqual({ replayed: 2, cutBytes: 32, skipped: 0 });
+    expect((await readFile(file)).equals(whole)).toBe(true);
+    await second.log.append('acme', [{ id: 'ap-3' }]);
+    await second.log.close();
+    const third = await reopen(dir);
+    expect(third.seen.map((e) => (e.r as { id: string }).id)).toEqual(['ap-1', 'ap-2', 'ap-3']);
+    expect(third.log.recovery.cutBytes).toBe(0);
+    await third.log.close();
+  });
+
+  it('skips an unreadable line in the middle and says so', async () => {
+    const dir = await tempDir();
+    dirs.push(dir);
+    await writeFile(
+      path.join(dir, PATH_LOG_FILE),
+      '{"e":1,"t":"acme","r":{"id":"ap-1"}}\nnot json\n{"e":1,"t":"acme","r":{"id":"ap-2"}}\n',
+    );
+    const { log, seen } = await reopen(dir);
+    expect(seen.map((e) => (e.r as { id: string }).id)).toEqual(['ap-1', 'ap-2']);
+    expect(log.recovery).toEqual({ replayed: 2, cutBytes: 0, skipped: 1 });
+    await log.close();
+  });
+});
