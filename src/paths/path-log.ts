@@ -1,13 +1,17 @@
 // The path lifecycle log: every path an analyzer pass opens, reopens or resolves is appended (whole
 // record, frozen route) to `DATA_DIR/state/paths.ndjson` and synced before the pass's events go out, so
-// a crash between snapshots keeps first_seen, reopens and resolved_at (issue 13, item 10). Snapshots
-// compact it: each line carries the log's epoch, the snapshot names the epoch it covers, and the log is
-// emptied once the snapshot is durable; lines of a covered epoch left by a crash in between are skipped.
-import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
+// a crash between snapshots keeps first_seen, reopens and resolved_at (issue 13, item 10). Each line
+// carries the log's epoch, and each snapshot names the epoch it covers (`paths` in its metadata). Once a
+// snapshot is durable the log is set aside as `paths.previous.ndjson` (replacing the one before) and a
+// new epoch begins: start-up applies the lines of both files after the restored snapshot's epoch, so a
+// fall-back on the previous snapshot still finds the lines written since it, and lines a crash left
+// behind that the snapshot already covers are skipped.
+import { mkdir, open, rename, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { readLines, syncDir } from '../bus/journal.js';
 
 export const PATH_LOG_FILE = 'paths.ndjson';
+export const PREVIOUS_PATH_LOG_FILE = 'paths.previous.ndjson';
 
 /** One log line: a tenant's path record as the snapshot writes it. */
 export interface PathLogEntry {
@@ -18,18 +22,21 @@ export interface PathLogEntry {
 }
 
 export interface PathLogRecovery {
-  /** lines replayed, for the start-up log */
+  /** lines applied, for the start-up log */
   replayed: number;
   /** bytes of a torn final line (a crash mid-append) cut off */
   cutBytes: number;
-  /** lines in the middle that did not parse, skipped */
+  /** unreadable lines before the end, skipped */
   skipped: number;
 }
 
 export class PathLog {
+  /** Whether lines were appended since the last snapshot: a snapshot is due even if no record arrived. */
+  private dirty = false;
+
   private constructor(
-    readonly file: string,
-    private readonly handle: FileHandle,
+    readonly dir: string,
+    private handle: FileHandle,
     private size: number,
     /** the epoch new lines are written in; a snapshot covers every line of its epoch and before */
     private current: number,
@@ -38,7 +45,7 @@ export class PathLog {
 
   /**
    * Opens the log in `dir`, handing `apply` every line written after the snapshot that covers epoch
-   * `covered` (none: every line), in order. A torn final line is cut off.
+   * `covered` (none: every line), oldest first. A torn final line is cut off.
    */
   static async open(
     dir: string,
@@ -46,20 +53,14 @@ export class PathLog {
     apply: (entry: PathLogEntry) => void,
   ): Promise<PathLog> {
     await mkdir(dir, { recursive: true });
-    const file = path.join(dir, PATH_LOG_FILE);
     const recovery: PathLogRecovery = { replayed: 0, cutBytes: 0, skipped: 0 };
-    let valid = 0;
     let latest = covered ?? 0;
-    let exists = true;
-    try {
-      await stat(file);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      exists = false;
-    }
-    if (exists) {
+    const read = async (file: string): Promise<{ valid: number; cut: number } | undefined> => {
+      const size = await sizeOf(file);
+      if (size === undefined) return undefined;
       // Unreadable lines are skipped once a readable one follows them; at the very end they are a crash
       // mid-append, and are cut off.
+      let valid = 0;
       let unreadable = 0;
       for await (const line of readLines(file)) {
         const entry = line.terminated ? parse(line.text) : undefined;
@@ -75,21 +76,34 @@ export class PathLog {
         apply(entry);
         recovery.replayed++;
       }
-      if (unreadable) recovery.cutBytes = (await stat(file)).size - valid;
-    }
-    const handle = await open(file, exists ? 'r+' : 'w');
-    if (exists && recovery.cutBytes > 0) {
-      await handle.truncate(valid);
+      return { valid, cut: size - valid };
+    };
+    const previous = await read(path.join(dir, PREVIOUS_PATH_LOG_FILE));
+    if (previous?.cut) recovery.skipped++;
+    const file = path.join(dir, PATH_LOG_FILE);
+    const current = await read(file);
+    const handle = await open(file, current ? 'r+' : 'w');
+    if (current?.cut) {
+      recovery.cutBytes = current.cut;
+      await handle.truncate(current.valid);
       await handle.sync();
     }
-    if (!exists) await syncDir(dir);
-    const size = exists ? valid : 0;
-    return new PathLog(file, handle, size, Math.max(latest, (covered ?? 0) + 1), recovery);
+    if (!current) await syncDir(dir);
+    return new PathLog(dir, handle, current?.valid ?? 0, Math.max(latest, (covered ?? 0) + 1), recovery);
+  }
+
+  get file(): string {
+    return path.join(this.dir, PATH_LOG_FILE);
   }
 
   /** The epoch a snapshot written now covers. */
   get epoch(): number {
     return this.current;
+  }
+
+  /** Whether lines were written since the last snapshot (a snapshot would take them in). */
+  get pending(): boolean {
+    return this.dirty;
   }
 
   /** Appends a tenant's changed records and syncs them; a failed write is undone, so no torn line remains. */
@@ -108,24 +122,41 @@ export class PathLog {
       throw error;
     }
     this.size += buffer.length;
+    this.dirty = true;
     return lines.length;
   }
 
-  /** Whether lines were written since the last compaction (a snapshot would take them in). */
-  get pending(): boolean {
-    return this.size > 0;
-  }
-
-  /** After a snapshot covering `epoch` is durable: empties the log and moves to the next epoch. */
+  /**
+   * After a snapshot covering `epoch` is durable: sets the log aside (it serves a fall-back on the
+   * snapshot before) and starts the next epoch in an empty one.
+   */
   async compact(epoch: number): Promise<void> {
     this.current = Math.max(this.current, epoch + 1);
-    await this.handle.truncate(0);
-    await this.handle.sync();
-    this.size = 0;
+    this.dirty = false;
+    await this.handle.close();
+    let rotated = false;
+    try {
+      await rename(this.file, path.join(this.dir, PREVIOUS_PATH_LOG_FILE));
+      rotated = true;
+    } finally {
+      // Not set aside: appends go on in the same file, after lines the snapshot covers.
+      this.handle = await open(this.file, rotated ? 'w' : 'r+');
+      if (rotated) this.size = 0;
+    }
+    await syncDir(this.dir);
   }
 
   async close(): Promise<void> {
     await this.handle.close();
+  }
+}
+
+async function sizeOf(file: string): Promise<number | undefined> {
+  try {
+    return (await stat(file)).size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
   }
 }
 

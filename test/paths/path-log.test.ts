@@ -25,20 +25,26 @@ describe('PathLog', () => {
     const first = await reopen(dir);
     expect(first.log.epoch).toBe(1);
     await first.log.append('acme', [{ id: 'ap-1', reopens: 0 }]);
-    const covered = first.log.epoch;
-    await first.log.compact(covered);
+    expect(first.log.pending).toBe(true);
+    const older = first.log.epoch;
+    await first.log.compact(older);
     expect(first.log.pending).toBe(false);
     await first.log.append('acme', [{ id: 'ap-1', reopens: 1 }]);
+    const newer = first.log.epoch;
+    await first.log.compact(newer);
+    await first.log.append('acme', [{ id: 'ap-1', reopens: 2 }]);
     await first.log.close();
+    const line = (e: number, reopens: number) => ({ e, t: 'acme', r: { id: 'ap-1', reopens } });
 
-    const again = await reopen(dir, covered);
-    expect(again.seen).toEqual([{ e: covered + 1, t: 'acme', r: { id: 'ap-1', reopens: 1 } }]);
-    expect(again.log.epoch).toBe(covered + 1);
-    await again.log.close();
-    // Without a snapshot (none, or one from before the log existed) every line is applied.
-    const all = await reopen(dir);
-    expect(all.seen).toHaveLength(1);
-    await all.log.close();
+    // Restored from the newest snapshot: only what came after it.
+    const fromNewest = await reopen(dir, newer);
+    expect(fromNewest.seen).toEqual([line(newer + 1, 2)]);
+    expect(fromNewest.log.epoch).toBe(newer + 1);
+    await fromNewest.log.close();
+    // Fallen back on the snapshot before it: the lines set aside at the newest snapshot too.
+    const fromPrevious = await reopen(dir, older);
+    expect(fromPrevious.seen).toEqual([line(newer, 1), line(newer + 1, 2)]);
+    await fromPrevious.log.close();
   });
 
   it('cuts off a torn final line and appends cleanly after it', async () => {
