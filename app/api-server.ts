@@ -6,11 +6,11 @@ import mercurius from 'mercurius';
 import type { Logger } from 'pino';
 import type { TrustedProxies } from '../src/auth/client-ip.js';
 import type { OidcVerifier } from '../src/auth/oidc.js';
-import { canWrite } from '../src/auth/principal.js';
+import { atLeast, canWrite } from '../src/auth/principal.js';
 import type { Lockout } from '../src/auth/rate-limit.js';
 import { apiAuthEnabled, DEFAULT_GRAPHQL_LIMITS, type AuthSettings } from '../src/config/settings.js';
 import type { Engine } from '../src/engine/engine.js';
-import type { Metrics } from '../src/metrics/metrics.js';
+import { metricsWithoutTenants, type Metrics } from '../src/metrics/metrics.js';
 import { registerApiAuth } from './plugins/api-auth.js';
 import { registerTicketRoutes } from './routes/tickets.js';
 import type { Auditor } from './plugins/audit.js';
@@ -97,7 +97,9 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
       ...(p.apps && { apps: p.apps }),
     };
   });
-  app.get('/metrics', metricsHandler(deps));
+  // Open and unthrottled (spec), so it names no tenant: per-tenant series are summed away here and served
+  // only on the METRICS_ADDR listener.
+  app.get('/metrics', { config: { access: 'public' } }, metricsHandler(deps, { tenants: false }));
   registerTicketRoutes(app, {
     engine: deps.engine,
     dataDir: deps.dataDir,
@@ -109,13 +111,19 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
     '/gate/impact',
     // A body that is not JSON is a report the gate cannot read: 200 unknown, not 400 (app/gate-body.ts).
     { config: { access: 'gate' }, errorHandler: unreadableReportHandler },
-    async (request) =>
-      deps.engine.gateImpact({
-        tenant: request.tenant,
-        body: request.body,
-        query: request.query,
-        attribution: deps.attribution ?? 'report',
-      }),
+    async (request) => {
+      const persist = atLeast(request.principal.role, 'operator');
+      const result = await deps.engine.gateImpact(
+        {
+          tenant: request.tenant,
+          body: request.body,
+          query: request.query,
+          attribution: deps.attribution ?? 'report',
+        },
+        { persist },
+      );
+      return { ...result, recorded: persist && result.commit !== undefined };
+    },
   );
   // Request limits (app/graphql/limits.ts). Introspection follows the playground unless
   // GRAPHQL_INTROSPECTION says otherwise.
@@ -131,7 +139,8 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
       tenant: request.tenant,
       principal: request.principal,
       now: now(),
-      onView: deps.audit && ((ids) => deps.audit!.view(request.principal, request.tenant, request.id, ids)),
+      onView: deps.audit && ((ids) => deps.audit!.view(request, ids)),
+      onGraphView: deps.audit && ((ids) => deps.audit!.viewGraph(request, ids)),
       answer: new AnswerBudget(limits.maxPaths),
     }),
   });
@@ -151,14 +160,19 @@ export function buildMetricsServer(deps: {
 }): FastifyInstance {
   const app = createHttpApp({ logger: deps.logger, name: 'metrics', https: deps.https });
   app.get('/healthz', async (_request, reply) => reply.type('text/plain').send('ok'));
-  app.get('/metrics', metricsHandler(deps));
+  app.get('/metrics', metricsHandler(deps, { tenants: true }));
   return app;
 }
 
-/** GET /metrics: the gauges refreshed, then the registry in Prometheus' text format. */
-function metricsHandler(deps: { engine: Engine; metrics: Metrics }) {
+/**
+ * GET /metrics: the gauges refreshed, then the registry in Prometheus' text format; with `tenants: false`
+ * every series labelled by tenant is summed over tenants and served without the label.
+ */
+function metricsHandler(deps: { engine: Engine; metrics: Metrics }, options: { tenants: boolean }) {
   return async (_request: FastifyRequest, reply: FastifyReply) => {
     deps.engine.refreshGauges();
-    return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+    const { registry } = deps.metrics;
+    const text = options.tenants ? await registry.metrics() : await metricsWithoutTenants(registry);
+    return reply.type(registry.contentType).send(text);
   };
 }

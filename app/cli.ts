@@ -6,6 +6,7 @@ import { normalizeFlags } from './cli-flags.js';
 import { gateCommand, GATE_USAGE } from './gate-cli.js';
 import { ingestReal } from './ingest-real.js';
 import { runServer } from './run-server.js';
+import { verifyStoreCommand, VERIFY_STORE_USAGE } from './verify-store.js';
 import { VERSION } from './version.js';
 
 const USAGE = `pathgate ${VERSION}: attack-path correlation service
@@ -26,6 +27,7 @@ Commands:
 ${GATE_USAGE}
   verify-audit <file>   check the audit log's hash chain; names the first broken record (exit 1), reading
                         an encrypted log with $STORE_ENCRYPTION_KEY (or STORE_ENCRYPTION_KEY_FILE)
+${VERIFY_STORE_USAGE}
   version               print the version
   help                  print this help
 
@@ -107,6 +109,13 @@ export async function main(argv: string[]): Promise<number> {
       );
       return 1;
     }
+    case 'verify-store':
+      return verifyStoreCommand(rest, {
+        out: (text) => process.stdout.write(text),
+        err: (text) => process.stderr.write(text),
+        env: process.env,
+        usage: USAGE,
+      });
     case 'version':
     case '-version':
     case '--version':

@@ -1,11 +1,15 @@
-// The ingest listener (8081): GET /healthz and POST /ingest/<source>.
+// The ingest listener (8081): GET /healthz and POST /ingest/<source>. Signed ingest speaks for the tenant
+// whose secret signed it; open ingest (no secrets) for the tenant X-Tenant names, checked, and creates at
+// most MAX_TENANTS tenants. Every accepted report is written to the audit log (`ingest.accepted`).
+import type { FastifyRequest } from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { TrustedProxies } from '../src/auth/client-ip.js';
 import type { IngestSecrets } from '../src/auth/ingest-signature.js';
 import type { Lockout } from '../src/auth/rate-limit.js';
 import type { Engine } from '../src/engine/engine.js';
-import { DEFAULT_TENANT } from '../src/engine/tenant.js';
+import { DEFAULT_TENANT, TENANT_NAME } from '../src/engine/tenant.js';
+import { ProblemError } from '../src/http/problems.js';
 import type { Metrics } from '../src/metrics/metrics.js';
 import { createHttpApp } from './plugins/http-base.js';
 import type { Auditor } from './plugins/audit.js';
@@ -23,6 +27,8 @@ export function buildIngestServer(deps: {
   now?: () => number;
   https?: { cert: string; key: string };
   audit?: Auditor;
+  /** MAX_TENANTS: tenants open ingest may create */
+  maxTenants?: number;
 }): FastifyInstance {
   const now = deps.now ?? Date.now;
   const app = createHttpApp({ logger: deps.logger, name: 'ingest', https: deps.https });
@@ -53,10 +59,11 @@ export function buildIngestServer(deps: {
   app.post<{ Params: { source: string }; Querystring: Record<string, string | undefined> }>(
     '/ingest/:source',
     {
-      // An unknown source answers 404 before its body is read, whatever the body holds.
+      // An unknown source answers 404 before its body is read, whatever the body holds; with signing on,
+      // only once the request passed the checks that need no body, so strangers learn nothing.
       onRequest: async (request) => {
-        deps.engine.assertSource(request.params.source);
         auth.beforeBody(request);
+        deps.engine.assertSource(request.params.source);
         // From here until the answer is sent, the analyzer holds scheduled passes (writes are coming).
         receiving.add(request);
         deps.engine.receiving(true);
@@ -69,18 +76,58 @@ export function buildIngestServer(deps: {
       },
     },
     async (request, reply) => {
-      // Signed ingest speaks for the tenant whose secret signed it; open ingest for the one it names.
-      const header = request.headers['x-tenant'];
-      const tenant =
-        auth.verify(request) ?? (typeof header === 'string' && header.length ? header : DEFAULT_TENANT);
+      const signed = auth.verify(request);
+      const tenant = signed?.tenant ?? openTenant(request);
       const receipt = await deps.engine.ingest({
         tenant,
         source: request.params.source,
         body: request.body,
         query: request.query,
       });
+      deps.audit?.ingest(request, {
+        tenant,
+        source: request.params.source,
+        signature: signed?.version,
+        batchId: receipt.batchId,
+        nodes: receipt.nodes,
+        edges: receipt.edges,
+      });
       return reply.code(202).send(receipt);
     },
   );
+
+  // Tenants open ingest has let in (the engine creates a tenant only once its first record is applied, so
+  // reports in flight are counted here).
+  const maxTenants = deps.maxTenants ?? 100;
+  const admitted = new Set<string>();
+  /** The tenant an unsigned report names: a valid name, and an existing tenant or room for one more. */
+  function openTenant(request: FastifyRequest): string {
+    const header = request.headers['x-tenant'];
+    const tenant = typeof header === 'string' && header.length ? header : DEFAULT_TENANT;
+    if (!TENANT_NAME.test(tenant))
+      throw new ProblemError(
+        'invalid-query',
+        `X-Tenant ${JSON.stringify(tenant.slice(0, 100))} is not a tenant name`,
+        {
+          errors: [
+            {
+              pointer: '/headers/x-tenant',
+              value: tenant.slice(0, 100),
+              detail: 'lowercase letters, digits, - and _; at most 63',
+            },
+          ],
+        },
+      );
+    if (admitted.has(tenant) || deps.engine.tenant(tenant)) return tenant;
+    for (const state of deps.engine.tenants()) admitted.add(state.name);
+    if (!admitted.has(tenant) && admitted.size >= maxTenants)
+      throw new ProblemError(
+        'tenant-limit',
+        `tenant ${JSON.stringify(tenant)} would be tenant ${admitted.size + 1}, and MAX_TENANTS allows ${maxTenants}; send reports to an existing tenant or raise MAX_TENANTS`,
+        { limit: maxTenants },
+      );
+    admitted.add(tenant);
+    return tenant;
+  }
   return app;
 }

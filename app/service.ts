@@ -92,6 +92,7 @@ export async function buildService(options: {
     now,
     https: auth.tls,
     audit: auditor,
+    maxTenants: settings.maxTenants,
   });
   for (const note of auth.notes) logger[note.level](note.message);
   if (!apiAuthEnabled(auth))
@@ -101,6 +102,10 @@ export async function buildService(options: {
   if (!signingEnabled(settings.ingestSecrets)) {
     logger.warn(
       'ingest is open: no INGEST_HMAC_SECRET or INGEST_HMAC_SECRETS is set, so anyone who reaches the ingest listener can write to the graph',
+    );
+  } else if (settings.ingestSecrets.acceptV1) {
+    logger.warn(
+      'ingest accepts v1 signatures (INGEST_HMAC_ACCEPT_V1 is on): a v1 signature covers the body alone, with no time and no replay protection, so a captured request can be replayed (an old scan undoing a fix) and its query rewritten; sign with v2 and set INGEST_HMAC_ACCEPT_V1=false',
     );
   }
   const apiApp = buildApiServer({

@@ -15,6 +15,8 @@ export interface GraphqlContext {
   now: number;
   /** the audit log's `view.attack_paths`: the ids of the paths this request was shown */
   onView?: (pathIds: string[]) => void;
+  /** the audit log's `view.graph`: the ids of the paths whose routes (nodes, hops) this request read */
+  onGraphView?: (pathIds: string[]) => void;
   /** GRAPHQL_MAX_PATHS: the path records this request's answer may still carry (app/graphql/limits.ts) */
   answer?: AnswerBudget;
 }
@@ -81,6 +83,29 @@ function selectPaths(ctx: GraphqlContext, args: AttackPathsArgs): PathRecord[] {
   return list.slice(from, to);
 }
 
+/**
+ * `status.graph`: the tenant's counts, or for a principal bound to applications the counts of its
+ * applications only: the nodes that name one of them, the edges that touch such a node; parked edges wait
+ * for an endpoint whose application is not known yet, so none count.
+ */
+function graphCounts(ctx: GraphqlContext): { nodes: number; edges: number; pendingEdges: number } {
+  const state = ctx.engine.tenant(ctx.tenant);
+  if (!state) return { nodes: 0, edges: 0, pendingEdges: 0 };
+  const graph = state.graph;
+  if (!ctx.principal.apps)
+    return { nodes: graph.order, edges: graph.size, pendingEdges: state.writer.pendingEdges };
+  const wanted = new Set(ctx.principal.apps);
+  const mine = new Set<string>();
+  graph.forEachNode((id) => {
+    if (appsOfNode(graph, id).some((a) => wanted.has(a))) mine.add(id);
+  });
+  let edges = 0;
+  graph.forEachEdge((_edge, _attrs, from, to) => {
+    if (mine.has(from) || mine.has(to)) edges++;
+  });
+  return { nodes: mine.size, edges, pendingEdges: 0 };
+}
+
 export function createResolvers() {
   return {
     Query: {
@@ -121,11 +146,7 @@ export function createResolvers() {
           prunedNodes: state?.pruning.prunedNodes ?? 0,
           prunedEdges: state?.pruning.prunedEdges ?? 0,
           lastPrunedAt: iso(state?.pruning.lastPrunedAt),
-          graph: {
-            nodes: state?.graph.order ?? 0,
-            edges: state?.graph.size ?? 0,
-            pendingEdges: state?.writer.pendingEdges ?? 0,
-          },
+          graph: graphCounts(ctx),
           analyzer: {
             passes: state?.passes ?? 0,
             lastPassAt: iso(pass?.at),
@@ -172,8 +193,14 @@ export function createResolvers() {
           0,
           Math.floor(((r.state === 'open' ? ctx.now : (r.resolvedAt ?? ctx.now)) - r.openedAt) / 1000),
         ),
-      nodes: (r: PathRecord) => routeNodes(r),
-      steps: (r: PathRecord) => routeSteps(r),
+      nodes: (r: PathRecord, _: unknown, ctx: GraphqlContext) => {
+        ctx.onGraphView?.([r.id]);
+        return routeNodes(r);
+      },
+      steps: (r: PathRecord, _: unknown, ctx: GraphqlContext) => {
+        ctx.onGraphView?.([r.id]);
+        return routeSteps(r);
+      },
       start: (r: PathRecord) => routeNodes(r)[0],
       target: (r: PathRecord) => routeNodes(r).at(-1),
     },

@@ -24,8 +24,8 @@ export interface IngestAuth {
   enabled: boolean;
   /** onRequest: refuses what can be refused without the body (no signature, stale time, unknown tenant). */
   beforeBody(request: FastifyRequest): void;
-  /** preHandler: verifies the signature over the body; returns the tenant it authenticates. */
-  verify(request: FastifyRequest): string | undefined;
+  /** verifies the signature over the body; returns the tenant it authenticates and the version used. */
+  verify(request: FastifyRequest): { tenant: string; version: 'v1' | 'v2' } | undefined;
 }
 
 export function registerIngestAuth(
@@ -91,7 +91,7 @@ export function registerIngestAuth(
           deps.now(),
         );
         deps.metrics.ingestSignatures.inc({ version: signed.version });
-        return signed.tenant;
+        return signed;
       } catch (error) {
         return refuse(request, error);
       }

@@ -51,6 +51,8 @@ export interface Settings {
   github?: GithubSettings;
   /** TICKET_WEBHOOK_URL: where new and closed tickets are sent */
   ticketWebhookUrl?: string;
+  /** MAX_TENANTS: tenants open (unsigned) ingest may create; signed ingest is bounded by its secrets */
+  maxTenants: number;
 }
 
 export interface GithubSettings {
@@ -204,13 +206,14 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
   {
     name: 'INGEST_HMAC_ACCEPT_V1',
     default: 'true',
-    meaning: 'Also accept v1 signatures (`X-Service-Signature`, body only, no replay protection).',
+    meaning:
+      'Also accept v1 signatures (`X-Service-Signature`, body only, no replay protection; warned at start while secrets are set).',
   },
   {
     name: 'API_TOKENS',
     default: 'unset',
     meaning:
-      'Static API tokens, `<token>:<role>[:<tenant>[:<YYYY-MM-DD>[:<app>|<app>...]]]`, comma separated; the token may be `sha256$<hex>`. Also `API_TOKENS_FILE`.',
+      'Static API tokens, `<token>:<role>[:<tenant>[:<YYYY-MM-DD>[:<app>|<app>...]]]`, comma separated; the token may be `sha256$<hex>`. Also `API_TOKENS_FILE`. Set but without one valid entry stops start-up.',
   },
   {
     name: 'API_ANONYMOUS_ROLE',
@@ -326,7 +329,14 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
   {
     name: 'METRICS_ADDR',
     default: 'unset',
-    meaning: 'A separate listener for `/metrics` only, `host:port`.',
+    meaning:
+      "A separate listener for `/metrics` only, `host:port`; the only place per-tenant series (`tenant` label) are served (the API's `/metrics` sums them).",
+  },
+  {
+    name: 'MAX_TENANTS',
+    default: '100',
+    meaning:
+      'Tenants open (unsigned) ingest may create, 1 to 10000; a report for one more is refused (403 `tenant-limit`).',
   },
   {
     name: 'TLS_CERT_FILE',
@@ -458,6 +468,7 @@ function builtInDefaults(): Settings {
     },
     audit: {},
     prAttribution: 'report',
+    maxTenants: 100,
   };
 }
 
@@ -590,6 +601,7 @@ export function loadSettings(env: Env, defaults: Partial<Settings> = {}): Settin
       parseEnum<'report' | 'commit'>(['report', 'commit']),
       base.prAttribution,
     ),
+    maxTenants: read('MAX_TENANTS', parseCount, base.maxTenants),
   };
   if (settings.auth.production) {
     const api = apiAuthEnabled(settings.auth);
@@ -704,8 +716,18 @@ const parseList: Parser<string[]> = (text) =>
 
 function readAuth(env: Env, problems: string[], read: Reader): AuthSettings {
   const notes: AuthSettings['notes'] = [];
-  const tokens = parseApiTokens(readSecret(env, 'API_TOKENS', problems));
+  const tokenText = readSecret(env, 'API_TOKENS', problems);
+  const tokens = parseApiTokens(tokenText);
   for (const message of tokens.dropped) notes.push({ level: 'error', message });
+  // Present but unusable would leave the API open, as admin, to everyone: refuse instead. The reasons name
+  // entries by position, never a token.
+  if (tokenText !== undefined && tokenText.trim() !== '' && !tokens.tokens.length) {
+    const name = env.API_TOKENS_FILE?.trim() ? 'API_TOKENS_FILE' : 'API_TOKENS';
+    const why = tokens.dropped.map((d) => d.replace(/^API_TOKENS /, '')).join('; ');
+    problems.push(
+      `${name} is set but yields no valid token (${why || 'no entries'}); refusing to start with the API open`,
+    );
+  }
   const anonymous = read<string | undefined>('API_ANONYMOUS_ROLE', (t) => t.trim(), undefined);
   if (anonymous !== undefined && anonymous !== 'viewer')
     problems.push(`API_ANONYMOUS_ROLE=${JSON.stringify(anonymous)} is not accepted; only viewer is`);
