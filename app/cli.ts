@@ -134,12 +134,22 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+/** process.exit drops what a pipe has not taken yet (`pathgate gate -json | jq`): exit once both are flushed. */
+function exitWhenFlushed(code: number): void {
+  let open = 2;
+  const flushed = () => {
+    if (--open === 0) process.exit(code);
+  };
+  process.stdout.write('', flushed);
+  process.stderr.write('', flushed);
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
-    if (code >= 0) process.exit(code);
+    if (code >= 0) exitWhenFlushed(code);
   },
   (error: unknown) => {
     process.stderr.write(`pathgate: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
+    exitWhenFlushed(1);
   },
 );

@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { loadSettings } from '../src/config/settings.js';
 import { DEFAULT_TENANT } from '../src/engine/tenant.js';
+import { UnreadableReport } from '../src/gate/evaluate.js';
 import { ProblemError } from '../src/http/problems.js';
 import { recognizeReport } from '../src/ingest/recognize.js';
 import { normalizeFlags } from './cli-flags.js';
@@ -16,11 +17,14 @@ import { jsonFiles } from './ingest-real.js';
 import { buildService } from './service.js';
 
 export const GATE_USAGE = `  gate -report <file> [-source S] [-slug owner/repo] [-sha SHA] [-pr N] [-attribution report|commit]
-       [-api URL | -local DIR] [-tenant T] [-region R] [-repo REPO] [-json] [-allow-unknown]
+       [-api URL | -local DIR] [-tenant T] [-account ID] [-region R] [-repo REPO] [-json] [-allow-unknown]
+       [-sarif FILE]
                         ask the merge gate what a pull request's report changes: on a server (-api, default
                         http://127.0.0.1:8080; token from $PATHGATE_API_TOKEN) or in process against the
-                        reports in DIR (-local); exit 0 clean, 1 blocked, 2 unknown (0 with -allow-unknown),
-                        3 when the gate could not be asked`;
+                        reports in DIR (-local); -account and -region qualify a cloud report (a Terraform
+                        plan: the account its names are qualified by, the region of its resources);
+                        -sarif writes the routes as SARIF 2.1.0; exit 0 clean, 1 blocked, 2 unknown (0 with
+                        -allow-unknown), 3 when the gate could not be asked`;
 
 export async function gateCommand(
   args: string[],
@@ -38,8 +42,10 @@ export async function gateCommand(
       api: { type: 'string' },
       local: { type: 'string' },
       tenant: { type: 'string' },
+      account: { type: 'string' },
       region: { type: 'string' },
       repo: { type: 'string' },
+      sarif: { type: 'string' },
       json: { type: 'boolean', default: false },
       'allow-unknown': { type: 'boolean', default: false },
     },
@@ -74,6 +80,7 @@ export async function gateCommand(
     sha: values.sha,
     pr: values.pr,
     attribution: values.attribution,
+    account: values.account,
     region: values.region,
     repo: values.repo,
   };
@@ -138,7 +145,8 @@ async function gateLocally(
       try {
         body = JSON.parse(report);
       } catch (error) {
-        throw new GateRequestError(`the report is not JSON: ${(error as Error).message}`);
+        // As the server answers it: a report the gate cannot read is `unknown` (exit 2), not a failure.
+        body = new UnreadableReport(`not JSON (${(error as Error).message})`);
       }
     }
     return (await service.engine.gateImpact({

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gateCommand } from '../../app/gate-cli.js';
+import { edge, node } from '../helpers/envelope.js';
 import { gateEstate, KEV_CVE, LOW_CVE, trivyReport } from '../helpers/gate-estate.js';
 import { makeService, tempDir, type TestService } from '../helpers/service.js';
 
@@ -75,6 +76,41 @@ describe('pathgate gate -local', () => {
     ).toBe(3);
     expect((await gate(['-report', files.same, '-attribution', 'blame'])).code).toBe(3);
   });
+});
+
+describe('pathgate gate output and exit codes', () => {
+  it('answers unknown (exit 2) for a report that is not JSON, naming why', async () => {
+    const broken = path.join(dir, 'pr-broken.json');
+    await writeFile(broken, '{"SchemaVersion": 2, "Results": [');
+    const answer = await gate(['-local', files.estate, '-report', broken, '-json']);
+    expect(answer.code).toBe(2);
+    expect(JSON.parse(answer.out)).toMatchObject({
+      verdict: 'unknown',
+      reason: expect.stringMatching(/^the report could not be read: not JSON/),
+      errors: [expect.objectContaining({ pointer: '/' })],
+    });
+  });
+
+  it('writes the whole answer to a pipe before exiting (a 1 MB answer through head and JSON.parse)', async () => {
+    // 1,500 crown-jewel databases behind the workload: a known-exploited CVE worsens 1,500 routes.
+    const big = path.join(dir, 'big-estate');
+    await mkdir(big, { recursive: true });
+    const estate = gateEstate();
+    const web = estate.nodes.find((n) => n.label === 'Service')!;
+    for (let i = 0; i < 1500; i++) {
+      const db = node('Database', `orders-replica-${String(i).padStart(4, '0')}`, { crown_jewel: true });
+      estate.nodes.push(db);
+      estate.edges.push(edge('HAS_PERMISSION', web, db, 0.9));
+    }
+    await writeFile(path.join(big, 'estate.json'), JSON.stringify(estate));
+    await writeFile(path.join(big, 'scan.json'), JSON.stringify(trivyReport([LOW_CVE])));
+    const command = `${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(cli)} gate -local ${JSON.stringify(big)} -report ${JSON.stringify(files.blocked)} -json | head -c 100000000 | ${JSON.stringify(process.execPath)} -e 'let t="";process.stdin.on("data",(c)=>t+=c).on("end",()=>{const a=JSON.parse(t);console.log(t.length, a.verdict, a.worsened.length)})'`;
+    const { stdout } = await run('sh', ['-c', command], { maxBuffer: 1 << 26 });
+    const [bytes, verdict, worsened] = stdout.trim().split(' ');
+    expect(Number(bytes)).toBeGreaterThan(1_000_000);
+    expect(verdict).toBe('blocked');
+    expect(Number(worsened)).toBeGreaterThanOrEqual(1500);
+  }, 120_000);
 });
 
 describe('pathgate gate -api', () => {
