@@ -1,16 +1,44 @@
 // What the listeners write to the audit log (src/audit/audit-log.ts): every API request once answered,
-// every refusal (`auth.deny`), lockouts (`auth.lockout.alert`), the attack paths a principal was shown
-// (`view.attack_paths`, with their ids) and `exfil.alert` when one principal reads unusually many.
+// every refusal (`auth.deny`, naming the principal that was refused when it authenticated), lockouts
+// (`auth.lockout.alert`), every accepted ingest request (`ingest.accepted`), the attack paths a request
+// was shown (`view.attack_paths`) and whose routes it read (`view.graph`), exports (`export.oscal`,
+// `export.ndjson`), and `exfil.alert` when one principal reads unusually many paths. View records are
+// gathered per request and written once, when the answer is sent: a query naming the same field many
+// times (aliases) makes one record, not one per alias.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ExfilWatch, type AuditLog } from '../../src/audit/audit-log.js';
+import { ExfilWatch, type AuditLog, type ExportFormat } from '../../src/audit/audit-log.js';
 import type { Principal } from '../../src/auth/principal.js';
+import { admittedTenant } from './api-auth.js';
+
+export interface IngestAudit {
+  /** the tenant the report was routed to */
+  tenant: string;
+  source: string;
+  /** `v1`/`v2` when signed, absent when ingest is open */
+  signature?: string;
+  batchId: string;
+  nodes: number;
+  edges: number;
+}
 
 export interface Auditor {
   deny(request: FastifyRequest, surface: 'api' | 'ingest', reason: string): void;
   lockout(request: FastifyRequest, surface: 'api' | 'ingest'): void;
-  view(principal: Principal, tenant: string, requestId: string, pathIds: readonly string[]): void;
-  /** records each answered API request */
+  /** the paths a request was shown (written once per request, when it is answered) */
+  view(request: FastifyRequest, pathIds: readonly string[]): void;
+  /** the paths whose routes (nodes and hops of the graph) a request read */
+  viewGraph(request: FastifyRequest, pathIds: readonly string[]): void;
+  /** an export of paths (`export.oscal`, `export.ndjson`), written at once */
+  export(request: FastifyRequest, format: ExportFormat, pathIds: readonly string[]): void;
+  /** an ingest request that was accepted (answered 202) */
+  ingest(request: FastifyRequest, accepted: IngestAudit): void;
+  /** records each answered API request, after the views it gathered */
   register(app: FastifyInstance): void;
+}
+
+interface Seen {
+  paths: Set<string>;
+  graph: Set<string>;
 }
 
 export function createAuditor(
@@ -18,40 +46,100 @@ export function createAuditor(
   options: { exfilThreshold?: number; now: () => number },
 ): Auditor {
   const exfil = options.exfilThreshold !== undefined ? new ExfilWatch(options.exfilThreshold) : undefined;
-  const who = (request: FastifyRequest) => request.principal?.subject ?? 'unauthenticated';
+  const seen = new WeakMap<FastifyRequest, Seen>();
+  const principalOf = (request: FastifyRequest): Principal | undefined => request.principal ?? undefined;
+  const who = (request: FastifyRequest) => principalOf(request)?.subject ?? 'unauthenticated';
   const base = (request: FastifyRequest) => ({
     request_id: request.id,
     method: request.method,
     path: request.url.split('?')[0],
     client: request.clientIp,
   });
+  const gather = (request: FastifyRequest) => {
+    let entry = seen.get(request);
+    if (!entry) seen.set(request, (entry = { paths: new Set(), graph: new Set() }));
+    return entry;
+  };
+  const watch = (subject: string, tenant: string | null, requestId: string, pathIds: Iterable<string>) => {
+    if (!exfil?.read(subject, [...pathIds], options.now())) return;
+    log.append('exfil.alert', {
+      subject,
+      tenant,
+      fields: { request_id: requestId, threshold: options.exfilThreshold, window: '1h' },
+    });
+  };
+  /** Writes what a request was shown, once. */
+  const flush = (request: FastifyRequest) => {
+    const entry = seen.get(request);
+    if (!entry) return;
+    seen.delete(request);
+    const subject = who(request);
+    const tenant = admittedTenant(request);
+    if (entry.paths.size)
+      log.append('view.attack_paths', {
+        subject,
+        tenant,
+        fields: { request_id: request.id, path_ids: [...entry.paths] },
+      });
+    if (entry.graph.size)
+      log.append('view.graph', {
+        subject,
+        tenant,
+        fields: { request_id: request.id, path_ids: [...entry.graph] },
+      });
+    watch(subject, tenant, request.id, new Set([...entry.paths, ...entry.graph]));
+  };
   return {
     deny(request, surface, reason) {
-      log.append('auth.deny', { subject: who(request), fields: { ...base(request), surface, reason } });
+      const principal = principalOf(request);
+      log.append('auth.deny', {
+        subject: who(request),
+        fields: { ...base(request), surface, reason, ...(principal && { role: principal.role }) },
+      });
     },
     lockout(request, surface) {
       log.append('auth.lockout.alert', { subject: 'unauthenticated', fields: { ...base(request), surface } });
     },
-    view(principal, tenant, requestId, pathIds) {
-      if (!pathIds.length) return;
-      log.append('view.attack_paths', {
-        subject: principal.subject,
+    view(request, pathIds) {
+      const into = gather(request).paths;
+      for (const id of pathIds) into.add(id);
+    },
+    viewGraph(request, pathIds) {
+      const into = gather(request).graph;
+      for (const id of pathIds) into.add(id);
+    },
+    export(request, format, pathIds) {
+      const subject = who(request);
+      const tenant = admittedTenant(request);
+      log.append(`export.${format}`, {
+        subject,
         tenant,
-        fields: { request_id: requestId, path_ids: [...pathIds] },
+        fields: { ...base(request), path_ids: [...pathIds] },
       });
-      if (exfil?.read(principal.subject, pathIds, options.now())) {
-        log.append('exfil.alert', {
-          subject: principal.subject,
-          tenant,
-          fields: { request_id: requestId, threshold: options.exfilThreshold, window: '1h' },
-        });
-      }
+      watch(subject, tenant, request.id, pathIds);
+    },
+    ingest(request, accepted) {
+      log.append('ingest.accepted', {
+        // Signed ingest speaks for the tenant whose secret signed it; open ingest for nobody in particular.
+        subject: accepted.signature ? `hmac:${accepted.tenant}` : 'open',
+        tenant: accepted.tenant,
+        fields: {
+          ...base(request),
+          surface: 'ingest',
+          source: accepted.source,
+          signature: accepted.signature ?? null,
+          batch_id: accepted.batchId,
+          nodes: accepted.nodes,
+          edges: accepted.edges,
+        },
+      });
     },
     register(app) {
       app.addHook('onResponse', async (request, reply) => {
+        flush(request);
         log.append('request', {
           subject: who(request),
-          tenant: request.principal ? request.tenant : null,
+          tenant: admittedTenant(request),
           fields: { ...base(request), status: reply.statusCode },
         });
       });

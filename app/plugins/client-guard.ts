@@ -1,6 +1,9 @@
 // The first thing either listener does with a request: find the client's address (through trusted
 // proxies only), refuse it while it is locked out after repeated failed authentication, and take a token
-// from its rate bucket. 429 with Retry-After in both cases.
+// from its rate bucket. 429 with Retry-After in both cases. Probes (`/healthz`, `/metrics`: open and
+// unthrottled, per the spec) are never limited nor locked out: a monitor sharing an address with a client
+// that guessed wrong must still see the service up. They are recognised by the route they matched, never
+// by the raw URL.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { clientIp, type TrustedProxies } from '../../src/auth/client-ip.js';
 import { RateLimiter, type Lockout } from '../../src/auth/rate-limit.js';
@@ -23,6 +26,9 @@ export interface ClientGuardDeps {
   now: () => number;
 }
 
+/** Route patterns that are probes: answered whatever the client's rate or lockout. */
+export const PROBE_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/metrics']);
+
 export function registerClientGuard(app: FastifyInstance, deps: ClientGuardDeps): void {
   const limiter = new RateLimiter(deps.ratePerSecond);
   app.decorateRequest('clientIp', '');
@@ -32,6 +38,7 @@ export function registerClientGuard(app: FastifyInstance, deps: ClientGuardDeps)
       request.headers['x-forwarded-for'],
       deps.trusted,
     );
+    if (PROBE_ROUTES.has(request.routeOptions.url ?? '')) return;
     const now = deps.now();
     const tooMany = (reason: 'locked_out' | 'rate_limited', seconds: number, detail: string) => {
       deps.metrics.authDenied.inc({ surface: deps.surface, reason });

@@ -9,14 +9,23 @@ import { open, seal } from './cipher.js';
 
 export const GENESIS = '0'.repeat(64);
 
-export type AuditEvent =
-  | 'request'
-  | 'auth.deny'
-  | 'auth.lockout.alert'
-  | 'view.attack_paths'
-  | 'view.graph'
-  | 'export'
-  | 'exfil.alert';
+/** The export formats whose reads are audited as `export.<format>` (spec: Events). */
+export type ExportFormat = 'oscal' | 'ndjson';
+
+/** Every event the audit log records; docs/security.md lists the same. */
+export const AUDIT_EVENTS = [
+  'request',
+  'auth.deny',
+  'auth.lockout.alert',
+  'ingest.accepted',
+  'view.attack_paths',
+  'view.graph',
+  'export.oscal',
+  'export.ndjson',
+  'exfil.alert',
+] as const;
+
+export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 
 export interface AuditRecord {
   seq: number;

@@ -1,7 +1,9 @@
 // OIDC bearer tokens: a JWT signed RS256/384/512 or ES256/384/512, verified against the identity
 // provider's JWKS (fetched and cached by jose), with the issuer and audience required. jose refuses a key of
 // the wrong kind or curve for the token's algorithm, and HS*/none are never in the allowed list, so an
-// attacker cannot pass the public key off as an HMAC secret. Claims map to a role, a tenant and apps.
+// attacker cannot pass the public key off as an HMAC secret. A token must say when it expires (`exp`), and
+// one issued in the future (`iat` beyond the clock skew) is refused: a token that never expires is a
+// credential that cannot be revoked. Claims map to a role, a tenant and apps.
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
 import { TENANT_NAME } from '../engine/tenant.js';
 import { higher, isRole, type Principal, type Role } from './principal.js';
@@ -23,7 +25,13 @@ export interface OidcSettings {
   defaultRole?: Role;
 }
 
-export type OidcCheck = { principal: Principal } | { failure: 'expired' | 'invalid' };
+/** Seconds a token's times may be off from our clock (exp, nbf and iat alike). */
+export const CLOCK_SKEW_SECONDS = 30;
+
+/** Why a JWT was refused: `no_expiry` (no `exp`), `issued_in_future` (`iat` ahead of the clock and skew). */
+export type OidcFailure = 'expired' | 'invalid' | 'no_expiry' | 'issued_in_future';
+
+export type OidcCheck = { principal: Principal } | { failure: OidcFailure };
 
 export interface OidcVerifier {
   verify(token: string, nowMs: number): Promise<OidcCheck>;
@@ -49,16 +57,26 @@ export function createOidcVerifier(settings: OidcSettings): OidcVerifier {
           audience: settings.audience,
           algorithms: OIDC_ALGORITHMS,
           currentDate: new Date(nowMs),
-          clockTolerance: 30,
+          clockTolerance: CLOCK_SKEW_SECONDS,
+          requiredClaims: ['exp'],
         }));
       } catch (error) {
-        return { failure: error instanceof errors.JWTExpired ? 'expired' : 'invalid' };
+        if (error instanceof errors.JWTExpired) return { failure: 'expired' };
+        if (
+          error instanceof errors.JWTClaimValidationFailed &&
+          error.claim === 'exp' &&
+          error.reason === 'missing'
+        )
+          return { failure: 'no_expiry' };
+        return { failure: 'invalid' };
       }
+      // jose checks `iat` only against a maximum age; one from the future says the issuer's clock (or the
+      // token) is wrong.
+      if (typeof payload.iat === 'number' && payload.iat > nowMs / 1000 + CLOCK_SKEW_SECONDS)
+        return { failure: 'issued_in_future' };
       const principal = principalOf(payload, settings);
-      if (typeof payload.exp === 'number') {
-        if (verified.size >= MAX_REMEMBERED) verified.delete(verified.keys().next().value!);
-        verified.set(token, { principal, expiresAt: payload.exp * 1000 });
-      }
+      if (verified.size >= MAX_REMEMBERED) verified.delete(verified.keys().next().value!);
+      verified.set(token, { principal, expiresAt: payload.exp! * 1000 });
       return { principal };
     },
   };

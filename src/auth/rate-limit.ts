@@ -53,11 +53,25 @@ export interface LockoutOptions {
   maxClients?: number;
 }
 
+/**
+ * Failed authentications per client, and the clients locked out. Both tables are capped (`maxClients`,
+ * default 10,000): a flood of addresses cannot grow memory without bound. At the cap, expired lockouts go
+ * first, then the oldest entry.
+ */
 export class Lockout {
   private readonly failures = new Map<string, number[]>();
   private readonly locked = new Map<string, number>();
 
   constructor(private readonly options: LockoutOptions) {}
+
+  private get maxClients(): number {
+    return this.options.maxClients ?? 10_000;
+  }
+
+  /** Clients with recent failures plus clients locked out (what the two tables hold). */
+  get size(): { failing: number; locked: number } {
+    return { failing: this.failures.size, locked: this.locked.size };
+  }
 
   /** Seconds left of a client's lockout, 0 when it is not locked out. */
   lockedFor(client: string, nowMs: number): number {
@@ -77,11 +91,12 @@ export class Lockout {
     recent.push(nowMs);
     if (recent.length >= this.options.threshold) {
       this.failures.delete(client);
+      this.locked.delete(client);
+      if (this.locked.size >= this.maxClients) this.evictLocked(nowMs);
       this.locked.set(client, nowMs + this.options.lockMs);
       return true;
     }
-    if (!this.failures.has(client) && this.failures.size >= (this.options.maxClients ?? 10_000))
-      this.forgetOldest();
+    if (!this.failures.has(client) && this.failures.size >= this.maxClients) this.forgetOldest();
     this.failures.set(client, recent);
     return false;
   }
@@ -89,5 +104,13 @@ export class Lockout {
   private forgetOldest(): void {
     const oldest = this.failures.keys().next().value;
     if (oldest !== undefined) this.failures.delete(oldest);
+  }
+
+  /** Makes room in the locked table: every expired lockout, or else the oldest one. */
+  private evictLocked(nowMs: number): void {
+    for (const [client, until] of this.locked) if (nowMs >= until) this.locked.delete(client);
+    if (this.locked.size < this.maxClients) return;
+    const oldest = this.locked.keys().next().value;
+    if (oldest !== undefined) this.locked.delete(oldest);
   }
 }

@@ -18,6 +18,7 @@ export const PROBLEMS = {
   'query-limit': { status: 400, title: 'The GraphQL request exceeds a limit' },
   unauthorized: { status: 401, title: 'Missing or invalid credentials' },
   forbidden: { status: 403, title: 'Not allowed for this principal' },
+  'tenant-limit': { status: 403, title: 'No more tenants may be created' },
   'not-found': { status: 404, title: 'No such route' },
   'unknown-source': { status: 404, title: 'Unknown ingest source' },
   'method-not-allowed': { status: 405, title: 'Method not allowed on this route' },

@@ -1,6 +1,8 @@
 // Prometheus metrics, spelled as the spec spells them. One registry per service instance (no global
-// default registry), so tests and several in-process services never share counters.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+// default registry), so tests and several in-process services never share counters. Series labelled by
+// tenant are served as they are only on the METRICS_ADDR listener; the API's open `/metrics` serves them
+// summed over tenants (`metricsWithoutTenants`), so it names no tenant.
+import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface Metrics {
   registry: Registry;
@@ -140,4 +142,25 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
       registers,
     }),
   };
+}
+
+/** The label that names a tenant; it never leaves the process on the API listener. */
+const TENANT_LABEL = 'tenant';
+
+/**
+ * The registry in Prometheus' text format with every `tenant` label summed away: the series of all tenants
+ * that agree on their other labels (and, for histograms, on the bucket) become one, so counts stay true
+ * (nodes in all graphs, passes run) while no tenant is named. Metrics without the label pass unchanged.
+ * prom-client's own aggregation (the one it uses across cluster workers) does the summing.
+ */
+export async function metricsWithoutTenants(registry: Registry): Promise<string> {
+  const metrics = (await registry.getMetricsAsJSON()).map((metric) => {
+    if (!metric.values.some((v) => TENANT_LABEL in v.labels)) return { ...metric, aggregator: 'first' };
+    const values = metric.values.map((v) => {
+      const { [TENANT_LABEL]: _tenant, ...labels } = v.labels;
+      return { ...v, labels };
+    });
+    return { ...metric, values, aggregator: 'sum' };
+  });
+  return AggregatorRegistry.aggregate([metrics]).metrics();
 }

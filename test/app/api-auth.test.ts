@@ -119,8 +119,9 @@ describe('static API tokens', () => {
     ).toBe('malformed');
     expect((await api(s, '/graphql', { query: PATHS, token: VIEWER })).status).toBe(200);
     expect((await api(s, '/graphql', { query: PATHS, token: HASHED })).status).toBe(200);
+    // Probes are open (spec): /metrics names no tenant on this listener (test/app/security-review.test.ts).
     expect((await api(s, '/metrics', { token: VIEWER })).status).toBe(200);
-    expect((await api(s, '/metrics')).status).toBe(401);
+    expect((await api(s, '/metrics')).status).toBe(200);
     expect((await api(s, '/healthz')).status).toBe(200);
   });
 
@@ -179,10 +180,10 @@ describe('static API tokens', () => {
     expect(other.status).toBe(403);
     expect(other.json.reason).toBe('tenant');
     expect((await api(s, '/graphql', { query: PATHS, token: ACME, tenant: 'acme' })).status).toBe(200);
-    // An unbound token chooses with X-Tenant.
-    expect(
-      (await api(s, '/graphql', { query: PATHS, token: VIEWER, tenant: 'globex' })).json.data.attackPaths,
-    ).toHaveLength(2);
+    // An unbound token belongs to the default tenant: it cannot choose another with X-Tenant.
+    const unbound = await api(s, '/graphql', { query: PATHS, token: VIEWER, tenant: 'globex' });
+    expect(unbound.status).toBe(403);
+    expect(unbound.json.detail).toContain('"globex"');
   });
 
   it('scopes an app-bound token to the paths through its applications', async () => {
@@ -403,6 +404,43 @@ describe('OIDC', () => {
     expect(await reason(forged.join('.'))).toBe('invalid');
   });
 
+  it('refuses a JWT without exp, and one issued in the future beyond the clock skew', async () => {
+    const s = await start(oidcEnv());
+    const signed = (claims: JWTPayload) =>
+      new SignJWT({ role: 'admin', ...claims })
+        .setProtectedHeader({ alg: 'RS256', kid: 'rsa' })
+        .setSubject('alice@example.test')
+        .setIssuer(ISSUER)
+        .setAudience(AUDIENCE)
+        .sign(rsa.privateKey);
+    const seconds = Math.floor(now / 1000);
+    const forever = await api(s, '/auth/me', { token: await signed({ iat: seconds }) });
+    expect(forever.status).toBe(401);
+    expect(forever.json).toMatchObject({ reason: 'no_expiry', detail: expect.stringMatching(/no expiry/) });
+    const future = await api(s, '/auth/me', {
+      token: await signed({ iat: seconds + 600, exp: seconds + 3600 }),
+    });
+    expect(future.status).toBe(401);
+    expect(future.json.reason).toBe('issued_in_future');
+    // Within the skew (a provider's clock a few seconds ahead), and without iat at all: accepted.
+    expect(
+      (await api(s, '/auth/me', { token: await signed({ iat: seconds + 20, exp: seconds + 3600 }) })).status,
+    ).toBe(200);
+    expect((await api(s, '/auth/me', { token: await signed({ exp: seconds + 3600 }) })).status).toBe(200);
+  });
+
+  it('keeps a JWT without a tenant claim to the default tenant', async () => {
+    const s = await start(oidcEnv());
+    await twoAppEstate(s, 'acme');
+    const unbound = await jwt({ role: 'admin' });
+    const other = await api(s, '/graphql', { query: PATHS, token: unbound, tenant: 'acme' });
+    expect(other.status).toBe(403);
+    expect(other.json).toMatchObject({ reason: 'tenant', detail: expect.stringContaining('"acme"') });
+    expect((await api(s, '/graphql', { query: PATHS, token: unbound })).json.data.attackPaths).toEqual([]);
+    const bound = await jwt({ role: 'viewer', tenant: 'acme' });
+    expect((await api(s, '/graphql', { query: PATHS, token: bound })).json.data.attackPaths).toHaveLength(2);
+  });
+
   it('gives OIDC_DEFAULT_ROLE to everyone the provider authenticates, with a warning at start', async () => {
     const s = await start(
       oidcEnv({
@@ -469,7 +507,7 @@ describe('lockout and rate limits', () => {
 
   it('limits each client to its rate with a burst of twice that, per client behind a trusted proxy', async () => {
     const s = await start({ API_RATE_RPS: '1', TRUSTED_PROXY_CIDRS: '127.0.0.1/32' });
-    const from = (ip?: string) => api(s, '/healthz', ip ? { headers: { 'x-forwarded-for': ip } } : {});
+    const from = (ip?: string) => api(s, '/auth/config', ip ? { headers: { 'x-forwarded-for': ip } } : {});
     expect((await from('198.51.100.7')).status).toBe(200);
     expect((await from('198.51.100.7')).status).toBe(200);
     const limited = await from('198.51.100.7');
@@ -483,7 +521,7 @@ describe('lockout and rate limits', () => {
 
   it('ignores X-Forwarded-For from an untrusted peer', async () => {
     const s = await start({ API_RATE_RPS: '1' });
-    const from = (ip: string) => api(s, '/healthz', { headers: { 'x-forwarded-for': ip } });
+    const from = (ip: string) => api(s, '/auth/config', { headers: { 'x-forwarded-for': ip } });
     expect((await from('198.51.100.1')).status).toBe(200);
     expect((await from('198.51.100.2')).status).toBe(200);
     expect((await from('198.51.100.3')).status).toBe(429);

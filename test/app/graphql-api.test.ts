@@ -146,7 +146,7 @@ describe('attackPaths on the demo estate', () => {
   });
 
   it('exposes the spec metrics on /metrics', async () => {
-    const response = await svc.apiApp.inject({ method: 'GET', url: '/metrics' });
+    const response = await svc.tenantMetrics();
     expect(response.statusCode).toBe(200);
     for (const name of [
       'service_analyzer_critical_paths{tenant="default"}',

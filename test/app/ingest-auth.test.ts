@@ -145,8 +145,8 @@ describe('signed ingest', () => {
     const s = await start();
     const response = await send(s, { sign: 'none', body: 'not json at all' });
     expect(response.status).toBe(401);
-    // An unknown source still answers 404 first.
-    expect((await send(s, { url: '/ingest/nosuch', sign: 'none' })).status).toBe(404);
+    // An unknown source is not revealed before authentication (test/app/security-review.test.ts).
+    expect((await send(s, { url: '/ingest/nosuch', sign: 'none' })).status).toBe(401);
   });
 
   it('accepts v1 (body only) unless INGEST_HMAC_ACCEPT_V1=false', async () => {

@@ -14,7 +14,7 @@ const db = node('Database', 'orders', { crown_jewel: true });
 const cache = node('Database', 'cache');
 
 async function metric(s: TestService, name: string): Promise<string[]> {
-  const response = await s.apiApp.inject({ method: 'GET', url: '/metrics' });
+  const response = await s.tenantMetrics();
   return response.body.split('\n').filter((l) => l.startsWith(name));
 }
 

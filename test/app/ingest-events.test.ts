@@ -181,7 +181,7 @@ describe('POST /ingest/events', () => {
       edges: 0,
       pendingEdges: 1,
     });
-    const metrics = await svc.apiApp.inject({ method: 'GET', url: '/metrics' });
+    const metrics = await svc.tenantMetrics();
     expect(metrics.body).toContain('service_graph_pending_edges{tenant="default"} 1');
     await svc.ingest(envelope([app]));
     await svc.settle();

@@ -34,7 +34,7 @@ function graphOf(s: TestService) {
 }
 
 async function metric(s: TestService, name: string): Promise<string[]> {
-  const response = await s.apiApp.inject({ method: 'GET', url: '/metrics' });
+  const response = await s.tenantMetrics();
   return response.body.split('\n').filter((l) => l.startsWith(name));
 }
 

@@ -68,6 +68,7 @@ describe('loadSettings: defaults', () => {
       prAttribution: 'report',
       github: undefined,
       ticketWebhookUrl: undefined,
+      maxTenants: 100,
     } satisfies Settings);
   });
 

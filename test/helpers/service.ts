@@ -5,6 +5,7 @@ import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import { loadSettings } from '../../src/config/settings.js';
 import { buildService, type Service } from '../../app/service.js';
+import { buildMetricsServer } from '../../app/api-server.js';
 
 export async function tempDir(prefix = 'pathgate-test-'): Promise<string> {
   return mkdtemp(path.join(os.tmpdir(), prefix));
@@ -19,6 +20,11 @@ export interface TestService extends Service {
   ): Promise<{ status: number; json: any; headers: Record<string, unknown> }>;
   /** Runs a GraphQL query on the API listener and returns `data` (throws on errors). */
   graphql(query: string, options?: { tenant?: string; variables?: Record<string, unknown> }): Promise<any>;
+  /**
+   * GET /metrics as the METRICS_ADDR listener serves it, with per-tenant series (the API listener's
+   * `/metrics` sums them over tenants and names none).
+   */
+  tenantMetrics(): Promise<{ statusCode: number; body: string }>;
   /** Waits for every acknowledged record to reach the graph, then runs an analyzer pass. */
   settle(): Promise<void>;
   /** Closes the service and removes its DATA_DIR (unless keepData). */
@@ -59,6 +65,14 @@ export async function makeService(
       const body = response.json();
       if (body.errors) throw new Error(`graphql: ${JSON.stringify(body.errors)}`);
       return body.data;
+    },
+    async tenantMetrics() {
+      const listener =
+        service.metricsApp ??
+        buildMetricsServer({ engine: service.engine, metrics: service.metrics, logger });
+      const response = await listener.inject({ method: 'GET', url: '/metrics' });
+      if (!service.metricsApp) await listener.close();
+      return { statusCode: response.statusCode, body: response.body };
     },
     async settle() {
       await service.engine.drain();
