@@ -157,34 +157,35 @@ export function checkTokens(source: string, max: number): void {
   }
 }
 
-/** The longest list each introspection field can return in this schema, so introspection is priced truly. */
+/**
+ * Introspection lists priced at their mean length over the schema (types for `__Type` lists, fields and
+ * directives for `args`): `__schema { types { fields { args } } }` then costs what it returns, and nesting
+ * `fields { type { fields … } }` still multiplies its way past the limit.
+ */
 function introspectionSizes(schema: GraphQLSchema): Map<string, number> {
   const types = Object.values(schema.getTypeMap());
-  const most = (sizes: number[]) => Math.max(1, ...sizes);
-  const fieldsOf = types.flatMap((t) =>
-    isObjectType(t) || isInterfaceType(t) ? [Object.values(t.getFields())] : [],
+  const directives = schema.getDirectives();
+  const mean = (sizes: number[]) => Math.max(1, Math.ceil(sizes.reduce((a, b) => a + b, 0) / sizes.length));
+  const fields = types.map((t) =>
+    isObjectType(t) || isInterfaceType(t) ? Object.values(t.getFields()) : [],
   );
-  const args = most([
-    ...fieldsOf.flatMap((fields) => fields.map((f) => f.args.length)),
-    ...schema.getDirectives().map((d) => d.args.length),
-  ]);
   return new Map([
     ['__Schema.types', types.length],
-    ['__Schema.directives', most([schema.getDirectives().length])],
-    ['__Type.fields', most(fieldsOf.map((f) => f.length))],
+    ['__Schema.directives', Math.max(1, directives.length)],
+    ['__Type.fields', mean(fields.map((f) => f.length))],
     [
       '__Type.inputFields',
-      most(types.map((t) => (isInputObjectType(t) ? Object.keys(t.getFields()).length : 0))),
+      mean(types.map((t) => (isInputObjectType(t) ? Object.keys(t.getFields()).length : 0))),
     ],
-    ['__Type.enumValues', most(types.map((t) => (isEnumType(t) ? t.getValues().length : 0)))],
+    ['__Type.enumValues', mean(types.map((t) => (isEnumType(t) ? t.getValues().length : 0)))],
     [
       '__Type.interfaces',
-      most(types.map((t) => (isObjectType(t) || isInterfaceType(t) ? t.getInterfaces().length : 0))),
+      mean(types.map((t) => (isObjectType(t) || isInterfaceType(t) ? t.getInterfaces().length : 0))),
     ],
-    ['__Type.possibleTypes', most(types.map((t) => (isUnionType(t) ? t.getTypes().length : 0)))],
-    ['__Field.args', args],
-    ['__Directive.args', args],
-    ['__Directive.locations', 19],
+    ['__Type.possibleTypes', mean(types.map((t) => (isUnionType(t) ? t.getTypes().length : 0)))],
+    ['__Field.args', mean(fields.flat().map((f) => f.args.length))],
+    ['__Directive.args', mean(directives.map((d) => d.args.length))],
+    ['__Directive.locations', mean(directives.map((d) => d.locations.length))],
   ]);
 }
 

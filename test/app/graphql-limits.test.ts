@@ -133,7 +133,13 @@ describe('limits on the demo estate (API open: playground and introspection on)'
     expect(dashboard.critical.length).toBeGreaterThan(0);
     const introspection = await post(
       svc,
-      getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true }),
+      getIntrospectionQuery({
+        descriptions: true,
+        specifiedByUrl: true,
+        directiveIsRepeatable: true,
+        schemaDescription: true,
+        inputValueDeprecation: true,
+      }),
     );
     expect(introspection.status).toBe(200);
     expect(introspection.json.data.__schema.queryType.name).toBe('Query');
@@ -303,22 +309,28 @@ describe('the audit log', () => {
     }
   });
 
-  it('writes no view record for a request refused by a limit', async () => {
+  it('runs no resolver for a request refused before execution: no view record', async () => {
     const TOKEN = 'graphql-limits-audit-token-4567';
     const file = path.join(await tempDir('pathgate-graphql-audit-'), 'audit.log');
-    const svc = await makeService({ API_TOKENS: `${TOKEN}:viewer`, AUDIT_LOG_PATH: file });
+    const svc = await makeService({
+      API_TOKENS: `${TOKEN}:viewer`,
+      AUDIT_LOG_PATH: file,
+      GRAPHQL_MAX_COST: '20',
+    });
     try {
       await loadDemo(svc);
       await svc.settle();
-      const answer = await post(svc, aliases(5000, 'attackPaths { id }'), {
-        authorization: `Bearer ${TOKEN}`,
-      });
-      expect(answer.status).toBe(400);
-      const events = readFileSync(file, 'utf8')
+      const bearer = { authorization: `Bearer ${TOKEN}` };
+      const many = await post(svc, aliases(5000, 'attackPaths { id }'), bearer);
+      expect(many.json.limit).toBe('GRAPHQL_MAX_TOKENS');
+      const costly = await post(svc, '{ attackPaths { id nodes { id } } }', bearer);
+      expect(costly.json.limit).toBe('GRAPHQL_MAX_COST');
+      const records = readFileSync(file, 'utf8')
         .split('\n')
         .filter(Boolean)
-        .map((line) => JSON.parse(line).event);
-      expect(events).toEqual(['request']);
+        .map((line) => JSON.parse(line));
+      expect(records.map((r) => r.event)).toEqual(['request', 'request']);
+      expect(records.map((r) => r.fields.status)).toEqual([400, 400]);
     } finally {
       await svc.dispose();
     }
