@@ -297,7 +297,7 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     name: 'GRAPHQL_MAX_COST',
     default: '250000',
     meaning:
-      "Estimated values in one GraphQL answer (1 to 100000000): each field 1, a list times its length (`attackPaths`: the tenant's paths or `first`; a route: 6 nodes, 5 hops). About 250000 is 9 MB of JSON.",
+      "Estimated values in one GraphQL answer (1 to 100000000): each field 1, a list times its length (`attackPaths`: the tenant's paths or `first`; a route: 6 nodes, 5 hops). A listing of 2,000 paths with their routes is about 130000.",
   },
   {
     name: 'GRAPHQL_MAX_PATHS',
