@@ -78,12 +78,20 @@ export function buildIngestServer(deps: {
     async (request, reply) => {
       const signed = auth.verify(request);
       const tenant = signed?.tenant ?? openTenant(request);
-      const receipt = await deps.engine.ingest({
-        tenant,
-        source: request.params.source,
-        body: request.body,
-        query: request.query,
-      });
+      let receipt;
+      try {
+        receipt = await deps.engine.ingest({
+          tenant,
+          source: request.params.source,
+          body: request.body,
+          query: request.query,
+        });
+      } catch (error) {
+        // A refused report creates no tenant: its seat goes back, so bad reports cannot use up the cap.
+        if (!signed && !deps.engine.tenant(tenant)) released(tenant);
+        throw error;
+      }
+      if (!signed) pending.delete(tenant);
       deps.audit?.ingest(request, {
         tenant,
         source: request.params.source,
@@ -97,9 +105,20 @@ export function buildIngestServer(deps: {
   );
 
   // Tenants open ingest has let in (the engine creates a tenant only once its first record is applied, so
-  // reports in flight are counted here).
+  // reports in flight hold a seat here), with how many reports in flight each new one has.
   const maxTenants = deps.maxTenants ?? 100;
   const admitted = new Set<string>();
+  const pending = new Map<string, number>();
+  function released(tenant: string): void {
+    // Once a report for it was accepted the tenant is coming, whatever later ones do.
+    if (!pending.has(tenant)) return;
+    const left = pending.get(tenant)! - 1;
+    if (left > 0) pending.set(tenant, left);
+    else {
+      pending.delete(tenant);
+      admitted.delete(tenant);
+    }
+  }
   /** The tenant an unsigned report names: a valid name, and an existing tenant or room for one more. */
   function openTenant(request: FastifyRequest): string {
     const header = request.headers['x-tenant'];
@@ -118,7 +137,11 @@ export function buildIngestServer(deps: {
           ],
         },
       );
-    if (admitted.has(tenant) || deps.engine.tenant(tenant)) return tenant;
+    if (deps.engine.tenant(tenant)) return tenant;
+    if (admitted.has(tenant)) {
+      pending.set(tenant, (pending.get(tenant) ?? 0) + 1);
+      return tenant;
+    }
     for (const state of deps.engine.tenants()) admitted.add(state.name);
     if (!admitted.has(tenant) && admitted.size >= maxTenants)
       throw new ProblemError(
@@ -127,6 +150,7 @@ export function buildIngestServer(deps: {
         { limit: maxTenants },
       );
     admitted.add(tenant);
+    pending.set(tenant, (pending.get(tenant) ?? 0) + 1);
     return tenant;
   }
   return app;

@@ -389,6 +389,9 @@ describe('ingest sources and tenants', () => {
     const s = await start({ MAX_TENANTS: '2' });
     const report = envelope([node('Service', 'web')]);
     expect((await s.ingest(report)).status).toBe(202);
+    // Refused reports for new tenants hold no seat.
+    for (const tenant of ['junk-1', 'junk-2', 'junk-3'])
+      expect((await s.ingest({ junk: 1 }, { tenant })).status).toBe(400);
     expect((await s.ingest(report, { tenant: 'acme' })).status).toBe(202);
     const third = await s.ingest(report, { tenant: 'globex' });
     expect(third.status).toBe(403);
