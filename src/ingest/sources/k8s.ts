@@ -82,7 +82,6 @@ export function createK8sSource(): IngestSource {
       const mentioned = new Set<string>();
       const ns = (o: K8sObject) => String(o.metadata?.namespace ?? 'default');
       const name = (o: K8sObject) => String(o.metadata?.name ?? '');
-      const base = cluster ? { cluster } : {};
 
       // Service accounts first: whether they mount their token decides the workloads' ASSUMES.
       const accountAutomount = new Map<string, boolean>();
@@ -91,7 +90,7 @@ export function createK8sSource(): IngestSource {
         const key = `${namespace}/${saName}`;
         const known = accounts.get(key);
         if (known) return known.id;
-        const id = out.node('ServiceAccount', q(key), { ...base, namespace });
+        const id = out.node('ServiceAccount', q(key), { cluster, namespace });
         accounts.set(key, { id, namespace });
         return id;
       };
@@ -105,6 +104,26 @@ export function createK8sSource(): IngestSource {
       const listedSecrets = new Set(
         objects.filter((o) => o.kind === 'Secret' && name(o)).map((o) => `${ns(o)}/${name(o)}`),
       );
+
+      // Image references, one node per reference as the dump writes it (and the digest a pod runs).
+      const imageIds = new Map<string, string | undefined>();
+      const imageNode = (raw: string, runningDigest: string | undefined): string | undefined => {
+        const key = runningDigest ? `${raw}@@${runningDigest}` : raw;
+        if (imageIds.has(key)) return imageIds.get(key);
+        const ref = parseImageRef(raw);
+        let id: string | undefined;
+        if (ref) {
+          const digest = ref.digest ?? runningDigest;
+          id = out.node('Image', ref.canonical, {
+            image_ref: ref.raw,
+            registry: ref.registry,
+            digests: digest ? [digest] : undefined,
+            resolve_ref: digest && !ref.digest ? `${ref.raw}@${digest}` : ref.raw,
+          });
+        }
+        imageIds.set(key, id);
+        return id;
+      };
 
       // One workload per controller: pods and controllers fold into the top owner the dump names.
       const workloads = collectWorkloads(objects, ns, name);
@@ -129,7 +148,7 @@ export function createK8sSource(): IngestSource {
         }
         const imageList = [...images.keys()];
         const id = out.node('Service', q(`${w.namespace}/${w.name}`), {
-          ...base,
+          cluster,
           namespace: w.namespace,
           kind: w.kind.toLowerCase(),
           image: imageList[0],
@@ -142,18 +161,15 @@ export function createK8sSource(): IngestSource {
 
         // Workload runs image: a reference the writer joins to the scan (DECISIONS "Workload runs image").
         for (const image of images.values()) {
-          const ref = parseImageRef(image.raw);
-          if (!ref) continue;
-          const digest = ref.digest ?? image.containers.map((c) => w.digests.get(c)).find(Boolean);
-          const reference = digest && !ref.digest ? `${ref.raw}@${digest}` : ref.raw;
-          const imageId = out.node('Image', ref.canonical, {
-            image_ref: ref.raw,
-            registry: ref.registry,
-            digests: digest ? [digest] : undefined,
-            resolve_ref: reference,
-          });
+          const digest = w.digests.size
+            ? image.containers.map((c) => w.digests.get(c)).find(Boolean)
+            : undefined;
+          const imageId = imageNode(image.raw, digest);
+          if (imageId === undefined) continue;
           out.edge('DEPENDS_ON', id, imageId, {
-            properties: { containers: image.containers, init_container: image.init || undefined },
+            properties: image.init
+              ? { containers: image.containers, init_container: true }
+              : { containers: image.containers },
           });
         }
 
@@ -182,7 +198,7 @@ export function createK8sSource(): IngestSource {
         // Secrets it is given: names only, never values.
         for (const [secret, via] of secretsRead(w.specs)) {
           const secretId = out.node('Secret', q(`${w.namespace}/secret/${secret}`), {
-            ...base,
+            cluster,
             namespace: w.namespace,
             k8s_kind: 'Secret',
           });
@@ -195,12 +211,15 @@ export function createK8sSource(): IngestSource {
         }
 
         // Container escape to the node(s) its pods run on.
-        const escapes = mergeEscapes(w.specs.map((spec) => podEscapes(spec)));
+        const escapes =
+          w.specs.length === 1
+            ? podEscapes(w.specs[0])
+            : mergeEscapes(w.specs.map((spec) => podEscapes(spec)));
         if (escapes.length) {
           const hosts = w.nodes.size ? [...w.nodes] : [UNSCHEDULED_NODE];
           for (const host of hosts) {
             const nodeId = out.node('VirtualMachine', q(`node/${host}`), {
-              ...base,
+              cluster,
               k8s_node: true,
               crown_jewel: true,
               crown_jewel_basis: 'k8s:node-root',
@@ -225,7 +244,7 @@ export function createK8sSource(): IngestSource {
 
       // A known node holds the tokens of the pods scheduled on it (T1528).
       for (const [host, tokens] of tokensOnNode) {
-        const nodeId = out.node('VirtualMachine', q(`node/${host}`), { ...base, k8s_node: true });
+        const nodeId = out.node('VirtualMachine', q(`node/${host}`), { cluster, k8s_node: true });
         for (const sa of tokens) {
           out.edge('ASSUMES', nodeId, sa, {
             exploit_probability: NODE_TOKEN_THEFT_PROBABILITY,
@@ -251,7 +270,7 @@ export function createK8sSource(): IngestSource {
         if (o.kind !== 'Service' || !name(o)) continue;
         const type = o.spec?.type ?? 'ClusterIP';
         const id = out.node('LoadBalancer', q(`${ns(o)}/service/${name(o)}`), {
-          ...base,
+          cluster,
           namespace: ns(o),
           k8s_kind: 'Service',
           service_type: type,
@@ -261,17 +280,17 @@ export function createK8sSource(): IngestSource {
           }),
         });
         services.set(`${ns(o)}/${name(o)}`, id);
-        const selector: Record<string, string> = o.spec?.selector ?? {};
-        if (!Object.keys(selector).length) continue;
+        const selector = Object.entries((o.spec?.selector ?? {}) as Record<string, string>);
+        if (!selector.length) continue;
         for (const w of byNamespace.get(ns(o)) ?? []) {
-          if (w.labelSets.some((labels) => Object.entries(selector).every(([k, v]) => labels[k] === v)))
+          if (w.labelSets.some((labels) => selector.every(([k, v]) => labels[k] === v)))
             out.edge('EXPOSES', id, w.id);
         }
       }
       for (const o of objects) {
         if (o.kind !== 'Ingress' || !name(o)) continue;
         const id = out.node('LoadBalancer', q(`${ns(o)}/ingress/${name(o)}`), {
-          ...base,
+          cluster,
           namespace: ns(o),
           k8s_kind: 'Ingress',
           internet_exposed: true,
@@ -290,7 +309,7 @@ export function createK8sSource(): IngestSource {
           let target = services.get(`${ns(o)}/${service}`);
           if (!target) {
             target = out.node('LoadBalancer', q(`${ns(o)}/service/${service}`), {
-              ...base,
+              cluster,
               namespace: ns(o),
               k8s_kind: 'Service',
             });
@@ -312,7 +331,7 @@ export function createK8sSource(): IngestSource {
         const { primitives, named } = rbacEscalation(rules, roleName);
         if (!primitives.length) return;
         const admin = out.node('IAM_Role', q(CLUSTER_ADMIN), {
-          ...base,
+          cluster,
           synthetic: true,
           crown_jewel: true,
           crown_jewel_basis: 'synthetic:cluster-admin',
@@ -337,7 +356,7 @@ export function createK8sSource(): IngestSource {
         const roleName = clusterWide ? `clusterrole/${name(o)}` : `${ns(o)}/role/${name(o)}`;
         const rules: PolicyRule[] = Array.isArray(o.rules) ? o.rules : [];
         const id = out.node('IAM_Role', q(roleName), {
-          ...base,
+          cluster,
           k8s_kind: o.kind,
           ...(clusterWide ? {} : { namespace: ns(o) }),
         });
@@ -354,7 +373,7 @@ export function createK8sSource(): IngestSource {
           // A ClusterRole bound in one namespace grants its rules there only.
           const bound = roleRules.get(`clusterrole/${refName}`);
           role = out.node('IAM_Role', q(`${ns(o)}/clusterrole/${refName}`), {
-            ...base,
+            cluster,
             k8s_kind: 'ClusterRole',
             namespace: ns(o),
             bound_in_namespace: true,
@@ -363,7 +382,7 @@ export function createK8sSource(): IngestSource {
         } else {
           const roleName = toClusterRole ? `clusterrole/${refName}` : `${ns(o)}/role/${refName}`;
           const known = roleRules.get(roleName);
-          role = known?.id ?? out.node('IAM_Role', q(roleName), { ...base, k8s_kind: o.roleRef.kind });
+          role = known?.id ?? out.node('IAM_Role', q(roleName), { cluster, k8s_kind: o.roleRef.kind });
           if (!known) {
             mentioned.add(role);
             // A binding to a role the dump does not hold: judged by its name alone.
@@ -377,9 +396,9 @@ export function createK8sSource(): IngestSource {
           if (subject.kind === 'ServiceAccount')
             who = account(String(subject.namespace ?? ns(o)), subject.name);
           else if (subject.kind === 'User')
-            who = out.node('User', q(`user/${subject.name}`), { ...base, k8s_user: subject.name });
+            who = out.node('User', q(`user/${subject.name}`), { cluster, k8s_user: subject.name });
           else if (subject.kind === 'Group') {
-            who = out.node('User', q(`group/${subject.name}`), { ...base, k8s_group: subject.name });
+            who = out.node('User', q(`group/${subject.name}`), { cluster, k8s_group: subject.name });
             boundGroups.set(subject.name, who);
           }
           if (who) out.edge('ASSUMES', who, role, { properties: binding });
@@ -413,10 +432,10 @@ export function createK8sSource(): IngestSource {
       // Nodes and secrets the dump lists on their own (a secret by name and type only).
       for (const o of objects) {
         if (o.kind === 'Node' && name(o))
-          out.node('VirtualMachine', q(`node/${name(o)}`), { ...base, k8s_node: true });
+          out.node('VirtualMachine', q(`node/${name(o)}`), { cluster, k8s_node: true });
         else if (o.kind === 'Secret' && name(o))
           out.node('Secret', q(`${ns(o)}/secret/${name(o)}`), {
-            ...base,
+            cluster,
             namespace: ns(o),
             k8s_kind: 'Secret',
             secret_type: typeof o.type === 'string' ? o.type : undefined,
@@ -551,15 +570,16 @@ function secretsRead(specs: K8sObject[]): Map<string, Set<string>> {
     ways.add(via);
   };
   for (const spec of specs) {
-    for (const c of [
-      ...(spec.initContainers ?? []),
-      ...(spec.containers ?? []),
-      ...(spec.ephemeralContainers ?? []),
-    ]) {
-      for (const env of Array.isArray(c?.env) ? c.env : []) add(env?.valueFrom?.secretKeyRef?.name, 'env');
-      for (const from of Array.isArray(c?.envFrom) ? c.envFrom : []) add(from?.secretRef?.name, 'envFrom');
+    for (const list of [spec.initContainers, spec.containers, spec.ephemeralContainers]) {
+      if (!Array.isArray(list)) continue;
+      for (const c of list) {
+        if (Array.isArray(c?.env))
+          for (const env of c.env) if (env?.valueFrom) add(env.valueFrom.secretKeyRef?.name, 'env');
+        if (Array.isArray(c?.envFrom)) for (const from of c.envFrom) add(from?.secretRef?.name, 'envFrom');
+      }
     }
-    for (const volume of Array.isArray(spec.volumes) ? spec.volumes : []) {
+    if (!Array.isArray(spec.volumes)) continue;
+    for (const volume of spec.volumes) {
       add(volume?.secret?.secretName, 'volume');
       for (const source of Array.isArray(volume?.projected?.sources) ? volume.projected.sources : [])
         add(source?.secret?.name, 'volume');

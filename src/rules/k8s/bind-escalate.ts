@@ -5,19 +5,20 @@ import { both, grantOf, requests, type RbacPrimitive } from './rbac-rule.js';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 const ROLES = ['roles', 'clusterroles'];
+const WRITE_BINDINGS = requests(
+  RBAC_GROUP,
+  ['rolebindings', 'clusterrolebindings'],
+  ['create', 'update', 'patch'],
+);
+const BIND = requests(RBAC_GROUP, ROLES, ['bind']);
+const WRITE_ROLES = requests(RBAC_GROUP, ROLES, ['create', 'update', 'patch']);
+const ESCALATE = requests(RBAC_GROUP, ROLES, ['escalate']);
 
 export const bindOrEscalate: RbacPrimitive = {
   name: 'bind-or-escalate',
   grants: (rules) => {
-    const writeBindings = grantOf(
-      rules,
-      requests(RBAC_GROUP, ['rolebindings', 'clusterrolebindings'], ['create', 'update', 'patch']),
-    );
-    const bind = both(writeBindings, grantOf(rules, requests(RBAC_GROUP, ROLES, ['bind'])));
-    const escalate = both(
-      grantOf(rules, requests(RBAC_GROUP, ROLES, ['create', 'update', 'patch'])),
-      grantOf(rules, requests(RBAC_GROUP, ROLES, ['escalate'])),
-    );
+    const bind = both(grantOf(rules, WRITE_BINDINGS), grantOf(rules, BIND));
+    const escalate = both(grantOf(rules, WRITE_ROLES), grantOf(rules, ESCALATE));
     return bind === 'any' || escalate === 'any' ? 'any' : (bind ?? escalate);
   },
 };

@@ -33,6 +33,8 @@ export interface Escape {
 
 /** Every escape rule that fires for a pod spec, with its evidence. */
 export function podEscapes(spec: PodSpec): Escape[] {
+  // Most pods ask for nothing any rule reads: answer them without building the view.
+  if (!asksForHost(spec)) return [];
   const pod = podView(spec);
   const out: Escape[] = [];
   for (const rule of ESCAPE_RULES) {
@@ -41,4 +43,19 @@ export function podEscapes(spec: PodSpec): Escape[] {
       out.push({ rule: rule.name, kubehound: rule.kubehound, evidence: [...new Set(evidence)] });
   }
   return out;
+}
+
+/** Whether a pod spec holds anything an escape rule reads: hostPID, a hostPath volume, a security context
+ *  that is privileged or adds capabilities. */
+function asksForHost(spec: PodSpec): boolean {
+  if (spec.hostPID === true) return true;
+  if (Array.isArray(spec.volumes) && spec.volumes.some((v: PodSpec) => v?.hostPath)) return true;
+  for (const list of [spec.initContainers, spec.containers]) {
+    if (!Array.isArray(list)) continue;
+    for (const c of list) {
+      const context = c?.securityContext;
+      if (context && (context.privileged === true || context.capabilities?.add)) return true;
+    }
+  }
+  return false;
 }

@@ -2,7 +2,9 @@
 // it, with its service account and its volumes: `kubectl debug`.
 import { grantOf, requests, type RbacPrimitive } from './rbac-rule.js';
 
+const REQUESTS = requests('', ['pods/ephemeralcontainers'], ['patch', 'update']);
+
 export const ephemeralContainers: RbacPrimitive = {
   name: 'ephemeral-containers',
-  grants: (rules) => grantOf(rules, requests('', ['pods/ephemeralcontainers'], ['patch', 'update'])),
+  grants: (rules) => grantOf(rules, REQUESTS),
 };

@@ -2,7 +2,9 @@
 // endpoints): get is enough over a WebSocket upgrade, create over plain HTTP.
 import { grantOf, requests, type RbacPrimitive } from './rbac-rule.js';
 
+const REQUESTS = requests('', ['nodes/proxy'], ['get', 'create']);
+
 export const nodesProxy: RbacPrimitive = {
   name: 'nodes-proxy',
-  grants: (rules) => grantOf(rules, requests('', ['nodes/proxy'], ['get', 'create'])),
+  grants: (rules) => grantOf(rules, REQUESTS),
 };

@@ -1,7 +1,9 @@
 // POD_PATCH: changing a pod (its image, its command) runs attacker code with the pod's service account.
 import { grantOf, requests, type RbacPrimitive } from './rbac-rule.js';
 
+const REQUESTS = requests('', ['pods'], ['patch', 'update']);
+
 export const podPatch: RbacPrimitive = {
   name: 'pod-patch',
-  grants: (rules) => grantOf(rules, requests('', ['pods'], ['patch', 'update'])),
+  grants: (rules) => grantOf(rules, REQUESTS),
 };

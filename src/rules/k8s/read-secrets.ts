@@ -2,7 +2,9 @@
 // named secrets, the grant is resource-scoped.
 import { grantOf, requests, type RbacPrimitive } from './rbac-rule.js';
 
+const REQUESTS = requests('', ['secrets'], ['get', 'list', 'watch']);
+
 export const readSecrets: RbacPrimitive = {
   name: 'read-secrets',
-  grants: (rules) => grantOf(rules, requests('', ['secrets'], ['get', 'list', 'watch'])),
+  grants: (rules) => grantOf(rules, REQUESTS),
 };

@@ -1,7 +1,9 @@
 // Minting a service-account token (create on serviceaccounts/token) acts as that service account.
 import { grantOf, requests, type RbacPrimitive } from './rbac-rule.js';
 
+const REQUESTS = requests('', ['serviceaccounts/token'], ['create']);
+
 export const tokenRequest: RbacPrimitive = {
   name: 'create-serviceaccount-token',
-  grants: (rules) => grantOf(rules, requests('', ['serviceaccounts/token'], ['create'])),
+  grants: (rules) => grantOf(rules, REQUESTS),
 };
