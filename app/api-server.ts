@@ -107,6 +107,8 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
     now,
   });
   // The merge gate: the report in the body, the ingest query parameters plus `source` and `attribution`.
+  // Evaluating is a read (viewer); recording the commit's verdict, which drives the pull request's comment
+  // and status, needs an operator: a viewer's answer says `recorded: false`.
   app.post<{ Querystring: Record<string, string | undefined> }>(
     '/gate/impact',
     // A body that is not JSON is a report the gate cannot read: 200 unknown, not 400 (app/gate-body.ts).
