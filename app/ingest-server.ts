@@ -11,7 +11,8 @@ import type { Engine } from '../src/engine/engine.js';
 import { DEFAULT_TENANT, TENANT_NAME } from '../src/engine/tenant.js';
 import { ProblemError } from '../src/http/problems.js';
 import type { Metrics } from '../src/metrics/metrics.js';
-import { createHttpApp } from './plugins/http-base.js';
+import { createYamlPool } from '../src/ingest/yaml-pool.js';
+import { createHttpApp, DEFAULT_YAML_MAX_BYTES, registerReportBodies } from './plugins/http-base.js';
 import type { Auditor } from './plugins/audit.js';
 import { registerClientGuard } from './plugins/client-guard.js';
 import { registerIngestAuth } from './plugins/ingest-auth.js';
@@ -29,6 +30,8 @@ export function buildIngestServer(deps: {
   audit?: Auditor;
   /** MAX_TENANTS: tenants open ingest may create */
   maxTenants?: number;
+  /** YAML_MAX_BYTES: the largest YAML body taken */
+  yamlMaxBytes?: number;
 }): FastifyInstance {
   const now = deps.now ?? Date.now;
   const app = createHttpApp({ logger: deps.logger, name: 'ingest', https: deps.https });
@@ -53,6 +56,14 @@ export function buildIngestServer(deps: {
         'client locked out after repeated failed ingest signatures',
       );
     },
+  });
+  // YAML is parsed on worker threads owned by this listener.
+  const yaml = createYamlPool();
+  app.addHook('onClose', () => yaml.close());
+  registerReportBodies(app, {
+    yaml,
+    yamlMaxBytes: deps.yamlMaxBytes ?? DEFAULT_YAML_MAX_BYTES,
+    keep: auth.keepBody,
   });
   const receiving = new WeakSet<object>();
   app.get('/healthz', async (_request, reply) => reply.type('text/plain').send('ok'));

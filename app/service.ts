@@ -93,6 +93,7 @@ export async function buildService(options: {
     https: auth.tls,
     audit: auditor,
     maxTenants: settings.maxTenants,
+    yamlMaxBytes: settings.yamlMaxBytes,
   });
   for (const note of auth.notes) logger[note.level](note.message);
   if (!apiAuthEnabled(auth))

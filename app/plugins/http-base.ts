@@ -1,8 +1,18 @@
-// What both listeners share: request ids, the 32 MiB body limit, problem+json for every error, and the
-// 404 handler. Only app/service.ts listens; tests build the same app and call inject().
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+// What both listeners share: request ids, the 32 MiB body limit, JSON bodies parsed and guarded (the
+// position of a syntax error, nesting depth, prototype keys), problem+json for every error, and the 404
+// handler. The ingest listener adds its report bodies (NDJSON, YAML on worker threads) with
+// registerReportBodies. Only app/service.ts listens; tests build the same app and call inject().
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyRequest,
+} from 'fastify';
 import type { Logger } from 'pino';
 import { problem, ProblemError, type Problem } from '../../src/http/problems.js';
+import { parseJsonBody } from '../../src/ingest/json-body.js';
+import { NDJSON_CONTENT_TYPES, ndjsonToArray, YAML_CONTENT_TYPES } from '../../src/ingest/yaml.js';
+import type { YamlPool } from '../../src/ingest/yaml-pool.js';
 
 /** Spec limit: request bodies up to 32 MiB are accepted on ingest (and later the gate). */
 export const BODY_LIMIT = 32 * 1024 * 1024;
@@ -30,6 +40,7 @@ export function createHttpApp(options: {
   });
   // JSON only: fastify also parses text/plain by default, which would turn a wrong body into a 400.
   app.removeContentTypeParser('text/plain');
+  registerJsonBody(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -37,7 +48,10 @@ export function createHttpApp(options: {
     sendProblem(reply, problem('not-found', `no route ${request.method} ${request.url.split('?')[0]}`));
   });
   app.setErrorHandler((error: FastifyError | ProblemError, request, reply) => {
-    if (error instanceof ProblemError) return sendProblem(reply, error.problem);
+    if (error instanceof ProblemError) {
+      if (error.retryAfter !== undefined) reply.header('retry-after', String(error.retryAfter));
+      return sendProblem(reply, error.problem);
+    }
     const fastifyError = error as FastifyError;
     const status = fastifyError.statusCode ?? 500;
     if (status >= 500) {
@@ -78,6 +92,62 @@ export function createHttpApp(options: {
     return sendProblem(reply, { ...problem('invalid-payload', fastifyError.message), status });
   });
   return app;
+}
+
+/** YAML_MAX_BYTES by default: YAML bodies over 8 MiB are refused (413). */
+export const DEFAULT_YAML_MAX_BYTES = 8 * 1024 * 1024;
+
+/** Sees each report body's raw bytes before parsing (signed ingest verifies them). */
+export type KeepBody = (request: FastifyRequest, body: Buffer) => void;
+
+/** `application/json` through parseJsonBody: a syntax error names its line and column; the body is guarded. */
+function registerJsonBody(app: FastifyInstance, keep?: KeepBody): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    keep?.(request, body as Buffer);
+    try {
+      done(null, parseJsonBody((body as Buffer).toString('utf8')));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+}
+
+/**
+ * The ingest listener's report bodies: JSON (again, when `keep` wants the raw bytes), NDJSON (for
+ * /ingest/falco) as an array, and multi-document YAML (for /ingest/k8s) as one Kubernetes List, parsed on
+ * `yaml`'s worker threads and refused over `yamlMaxBytes` (YAML_MAX_BYTES) with 413.
+ */
+export function registerReportBodies(
+  app: FastifyInstance,
+  options: { yaml: YamlPool; yamlMaxBytes: number; keep?: KeepBody },
+): void {
+  const { keep, yaml, yamlMaxBytes } = options;
+  if (keep) registerJsonBody(app, keep);
+  app.addContentTypeParser(NDJSON_CONTENT_TYPES, { parseAs: 'buffer' }, (request, body, done) => {
+    keep?.(request, body as Buffer);
+    try {
+      done(null, ndjsonToArray((body as Buffer).toString('utf8')));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+  app.addContentTypeParser(
+    YAML_CONTENT_TYPES,
+    { parseAs: 'buffer' },
+    async (request: FastifyRequest, body: string | Buffer) => {
+      const bytes = body as Buffer;
+      keep?.(request, bytes);
+      if (bytes.length > yamlMaxBytes) {
+        throw new ProblemError(
+          'payload-too-large',
+          `the YAML body is ${bytes.length} bytes, over YAML_MAX_BYTES (${yamlMaxBytes}); YAML is read many times slower than JSON, so send a large report as JSON (up to ${BODY_LIMIT} bytes) or split it`,
+          { limit: yamlMaxBytes, size: bytes.length },
+        );
+      }
+      return yaml.parse(bytes);
+    },
+  );
 }
 
 export function sendProblem(

@@ -1,5 +1,5 @@
 // Ingest signatures on the ingest listener (src/auth/ingest-signature.ts). When secrets are configured,
-// the JSON body is kept as received (its bytes are signed), the cheap checks run before the body is read,
+// the body parsers hand over each body as received (its bytes are signed: `keepBody`), the cheap checks run before the body is read,
 // and the signature is verified before the report reaches a normalizer. The authenticated tenant is the
 // one the report is routed to. Without secrets, ingest is open and X-Tenant is taken as sent.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -12,16 +12,13 @@ import {
   type IngestSecrets,
 } from '../../src/auth/ingest-signature.js';
 import { ProblemError } from '../../src/http/problems.js';
-import {
-  NDJSON_CONTENT_TYPES,
-  ndjsonToArray,
-  YAML_CONTENT_TYPES,
-  yamlToList,
-} from '../../src/ingest/yaml.js';
 import type { Metrics } from '../../src/metrics/metrics.js';
+import type { KeepBody } from './http-base.js';
 
 export interface IngestAuth {
   enabled: boolean;
+  /** The body parsers hand it each body's raw bytes: they are what is signed. */
+  keepBody?: KeepBody;
   /** onRequest: refuses what can be refused without the body (no signature, stale time, unknown tenant). */
   beforeBody(request: FastifyRequest): void;
   /** verifies the signature over the body; returns the tenant it authenticates and the version used. */
@@ -41,18 +38,10 @@ export function registerIngestAuth(
   },
 ): IngestAuth {
   if (!signingEnabled(deps.secrets)) {
-    registerTextBodies(app);
     return { enabled: false, beforeBody() {}, verify: () => undefined };
   }
   const replay = new ReplayCache();
   const rawBodies = new WeakMap<FastifyRequest, Buffer>();
-  registerTextBodies(app, (request, body) => rawBodies.set(request, body));
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    rawBodies.set(request, body as Buffer);
-    parseJson(request, (body as Buffer).toString('utf8'), done);
-  });
   const refuse = (request: FastifyRequest, error: unknown): never => {
     if (!(error instanceof SignatureError)) throw error;
     deps.metrics.authDenied.inc({ surface: 'ingest', reason: error.reason });
@@ -66,6 +55,7 @@ export function registerIngestAuth(
   };
   return {
     enabled: true,
+    keepBody: (request, body) => rawBodies.set(request, body),
     beforeBody(request) {
       try {
         precheck(
@@ -97,30 +87,4 @@ export function registerIngestAuth(
       }
     },
   };
-}
-
-/**
- * Multi-document YAML bodies (for /ingest/k8s) become one Kubernetes List, NDJSON bodies (for
- * /ingest/falco) an array; `keep` sees the raw bytes (they are what is signed).
- */
-function registerTextBodies(
-  app: FastifyInstance,
-  keep?: (request: FastifyRequest, body: Buffer) => void,
-): void {
-  app.addContentTypeParser(NDJSON_CONTENT_TYPES, { parseAs: 'buffer' }, (request, body, done) => {
-    keep?.(request, body as Buffer);
-    try {
-      done(null, ndjsonToArray((body as Buffer).toString('utf8')));
-    } catch (error) {
-      done(error as Error, undefined);
-    }
-  });
-  app.addContentTypeParser(YAML_CONTENT_TYPES, { parseAs: 'buffer' }, (request, body, done) => {
-    keep?.(request, body as Buffer);
-    try {
-      done(null, yamlToList((body as Buffer).toString('utf8')));
-    } catch (error) {
-      done(error as Error, undefined);
-    }
-  });
 }

@@ -1,9 +1,8 @@
 // Runs the best-path search over a compiled graph, in-process (threads ≤ 1) or on a persistent pool of
 // worker threads that read the graph's SharedArrayBuffers in place and share out the roots between them.
 // Results are sorted the same way in every mode, so they do not depend on the thread count.
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker, type ResourceLimits } from 'node:worker_threads';
+import type { ResourceLimits, Worker } from 'node:worker_threads';
+import { spawnModuleWorker } from '../workers/module-worker.js';
 import { bestPaths, comparePairs, planSearch, searchSide, type PairPath } from './best-paths.js';
 import { toShared, type CompiledGraph } from './compiled-graph.js';
 import { WORKER_ROLE, unpackPaths, type PathJob, type PathReply } from './path-worker.js';
@@ -32,41 +31,12 @@ interface PooledWorker {
   pending: Map<number, Pending>;
 }
 
-/**
- * Loads path-worker.ts through tsx's module hooks, registered inside the worker: on Node 20 a Worker's
- * `execArgv: ['--import', 'tsx']` does not apply ESM hooks to the worker's own modules (nodejs/node#47747).
- */
-const TS_BOOTSTRAP = `
-const { workerData } = require('node:worker_threads');
-import(workerData.tsx)
-  .then((api) => { api.register(); return import(workerData.entry); })
-  .catch((error) => setImmediate(() => { throw error; }));
-`;
-
-/** tsx's ESM API, located from its package.json so the worker does not depend on the working directory. */
-function tsxApiUrl(): string {
-  const require = createRequire(import.meta.url);
-  const manifest = require.resolve('tsx/package.json');
-  const { exports } = require(manifest) as { exports?: Record<string, { import?: { default?: string } }> };
-  return new URL(
-    exports?.['./esm/api']?.import?.default ?? './dist/esm/api/index.mjs',
-    pathToFileURL(manifest),
-  ).href;
-}
-
-/** From compiled JS the worker is path-worker.js; from TypeScript (tests, tsx) it runs through tsx. */
+/** Compiled, the worker is path-worker.js; under TypeScript (tests, tsx) path-worker.ts through tsx. */
 function spawnWorker(resourceLimits: ResourceLimits | undefined): Worker {
-  if (!import.meta.url.endsWith('.ts')) {
-    return new Worker(new URL('./path-worker.js', import.meta.url), {
-      workerData: { role: WORKER_ROLE },
-      resourceLimits,
-    });
-  }
-  const entry = new URL('./path-worker.ts', import.meta.url).href;
-  return new Worker(TS_BOOTSTRAP, {
-    eval: true,
-    workerData: { role: WORKER_ROLE, tsx: tsxApiUrl(), entry },
+  return spawnModuleWorker(new URL('./path-worker.js', import.meta.url), {
+    workerData: { role: WORKER_ROLE },
     resourceLimits,
+    caller: import.meta.url,
   });
 }
 

@@ -51,6 +51,8 @@ export interface Settings {
   github?: GithubSettings;
   /** TICKET_WEBHOOK_URL: where new and closed tickets are sent */
   ticketWebhookUrl?: string;
+  /** YAML_MAX_BYTES: YAML bodies over this are refused (413); YAML is parsed far slower than JSON */
+  yamlMaxBytes: number;
   /** MAX_TENANTS: tenants open (unsigned) ingest may create; signed ingest is bounded by its secrets */
   maxTenants: number;
 }
@@ -414,6 +416,12 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     meaning: 'Tickets opened and closed are POSTed here (`{event, tenant, ticket}`).',
   },
   {
+    name: 'YAML_MAX_BYTES',
+    default: '8MiB',
+    meaning:
+      'Largest YAML body taken (`/ingest/k8s` with `content-type: application/yaml`), in bytes or with `KiB`/`MiB`, at most 32MiB; larger is refused with 413. YAML is parsed on worker threads, about 1 MiB a second; send large reports as JSON.',
+  },
+  {
     name: 'DEMO_DATA',
     default: 'true under npm start, false under pathgate serve',
     meaning: 'Load the demo estate when the graph is empty.',
@@ -468,6 +476,7 @@ function builtInDefaults(): Settings {
     },
     audit: {},
     prAttribution: 'report',
+    yamlMaxBytes: 8 * 1024 * 1024,
     maxTenants: 100,
   };
 }
@@ -596,6 +605,7 @@ export function loadSettings(env: Env, defaults: Partial<Settings> = {}): Settin
     },
     github: readGithub(env, problems, read),
     ticketWebhookUrl: read<string | undefined>('TICKET_WEBHOOK_URL', parseUrl, undefined),
+    yamlMaxBytes: read('YAML_MAX_BYTES', parseBodyBytes, base.yamlMaxBytes),
     prAttribution: read(
       'PR_ATTRIBUTION',
       parseEnum<'report' | 'commit'>(['report', 'commit']),
@@ -689,6 +699,17 @@ type Reader = <T>(name: string, parse: Parser<T>, fallback: T) => T;
 const parseRate: Parser<number> = (text) => {
   const value = /^\d+(?:\.\d+)?$/.test(text.trim()) ? Number(text.trim()) : NaN;
   if (!(value > 0 && value <= 100_000)) throw new Error('is not a rate above 0 (requests per second)');
+  return value;
+};
+
+const BYTE_UNITS: Readonly<Record<string, number>> = { '': 1, b: 1, kib: 1024, mib: 1024 * 1024 };
+
+/** A body size: bytes, or `KiB`/`MiB`; from 1 KiB up to the 32 MiB body limit. */
+const parseBodyBytes: Parser<number> = (text) => {
+  const match = /^(\d+(?:\.\d+)?)\s*(b|kib|mib)?$/i.exec(text.trim());
+  const value = match ? Math.floor(Number(match[1]) * BYTE_UNITS[(match[2] ?? '').toLowerCase()]) : NaN;
+  if (!(value >= 1024 && value <= 32 * 1024 * 1024))
+    throw new Error('is not a size from 1KiB to 32MiB (bytes, or e.g. 512KiB, 8MiB)');
   return value;
 };
 

@@ -131,6 +131,30 @@ export function valueAt(body: unknown, pointer: string): unknown {
 
 export type EnvelopeCheck = { ok: true; envelope: EventEnvelope } | { ok: false; errors: FieldError[] };
 
+/**
+ * Node properties that price a hop (docs/model.md) and their ranges. A score out of range would price the
+ * hop wrongly or not at all, so it is refused with the report rather than dropped: a collector that sends
+ * one is broken, and a 400 naming the pointer says so while the 202 of a dropped score would not.
+ */
+export const SCORE_RANGES: Readonly<Record<string, { min: number; max: number; what: string }>> = {
+  cvss_score: { min: 0, max: 10, what: 'a CVSS score' },
+  epss: { min: 0, max: 1, what: 'an EPSS probability' },
+};
+
+function checkScores(properties: unknown, base: string, errors: FieldError[]): void {
+  if (properties === null || typeof properties !== 'object') return;
+  for (const [key, range] of Object.entries(SCORE_RANGES)) {
+    if (!Object.hasOwn(properties, key)) continue;
+    const value = (properties as Record<string, unknown>)[key];
+    if (value === null || (typeof value === 'number' && value >= range.min && value <= range.max)) continue;
+    errors.push({
+      pointer: `${base}/${key}`,
+      value,
+      detail: `${key} must be ${range.what}, a number from ${range.min} to ${range.max}; got ${JSON.stringify(value)}`,
+    });
+  }
+}
+
 export function createEnvelopeValidator(): (body: unknown) => EnvelopeCheck {
   const ajv = new Ajv({ allErrors: true, strict: true });
   // date-time without pulling ajv-formats' full set: ISO 8601 with a zone, as the spec requires.
@@ -153,6 +177,7 @@ export function createEnvelopeValidator(): (body: unknown) => EnvelopeCheck {
     const nodes = envelope.nodes;
     for (let i = 0; i < nodes.length && errors.length < MAX_REPORTED_ERRORS; i++) {
       const node = nodes[i];
+      checkScores(node.properties, `/nodes/${i}/properties`, errors);
       const derived = nodeId(node.label, node.name);
       if (node.id === undefined) node.id = derived;
       else if (node.id !== derived) {

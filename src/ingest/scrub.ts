@@ -3,6 +3,8 @@
 // the graph joins on (ids, names, commit SHAs, digests, refs) are never touched. docs/scrubbing.md lists
 // the kinds; test/ingest/scrub.test.ts has positive and negative cases for each.
 import { PROP } from '../graph/vocabulary.js';
+import { ProblemError } from '../http/problems.js';
+import { MAX_BODY_DEPTH } from './body-guard.js';
 import type { EventEnvelope } from './envelope.js';
 
 export interface SecretPattern {
@@ -216,9 +218,21 @@ function scrubString(value: string, walk: Walk): string {
   return out;
 }
 
+/**
+ * The walk recurses once per level. Bodies are guarded at MAX_BODY_DEPTH when parsed; a normalizer may nest
+ * what it copies a few levels further, so the walk's own bound, a defence for any other caller, is twice that.
+ */
+export const MAX_SCRUB_DEPTH = 2 * MAX_BODY_DEPTH;
+
 function scrubValue(value: unknown, walk: Walk): unknown {
   if (typeof value === 'string') return scrubString(value, walk);
   if (value === null || typeof value !== 'object') return value;
+  if (walk.segments.length > MAX_SCRUB_DEPTH) {
+    const pointer = pathOf(walk);
+    throw new ProblemError('nesting-too-deep', `${pointer}: nested deeper than ${MAX_SCRUB_DEPTH} levels`, {
+      errors: [{ pointer, detail: `nested deeper than ${MAX_SCRUB_DEPTH} levels` }],
+    });
+  }
   if (Array.isArray(value)) {
     let changed: unknown[] | null = null;
     for (let i = 0; i < value.length; i++) {

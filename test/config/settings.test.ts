@@ -69,6 +69,7 @@ describe('loadSettings: defaults', () => {
       github: undefined,
       ticketWebhookUrl: undefined,
       maxTenants: 100,
+      yamlMaxBytes: 8 * 1024 * 1024,
     } satisfies Settings);
   });
 

@@ -73,7 +73,21 @@ export const CYCLONEDX_SCHEMA = {
     components: { type: 'array', items: { type: 'object' } },
     vulnerabilities: {
       type: 'array',
-      items: { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1 } } },
+      items: {
+        type: 'object',
+        required: ['id'],
+        properties: {
+          id: { type: 'string', minLength: 1 },
+          // A CVSS rating outside CVSS's range is refused (docs/errors.md); other methods keep their own scales.
+          ratings: {
+            type: 'array',
+            items: {
+              if: { required: ['method'], properties: { method: { type: 'string', pattern: '^CVSSv' } } },
+              then: { properties: { score: { type: 'number', minimum: 0, maximum: 10 } } },
+            },
+          },
+        },
+      },
     },
   },
 } as const;

@@ -101,6 +101,7 @@ interface TrivyMisconfiguration {
 }
 
 const SEVERITY = { type: 'string' };
+const CVSS_SCORE = { type: 'number', minimum: 0, maximum: 10 };
 
 export function createTrivySource(): IngestSource {
   const check = reportSchema<TrivyReport>('trivy', {
@@ -147,7 +148,8 @@ export function createTrivySource(): IngestSource {
                     type: 'object',
                     additionalProperties: {
                       type: 'object',
-                      properties: { V2Score: { type: 'number' }, V3Score: { type: 'number' } },
+                      // A score outside CVSS's range is refused (docs/errors.md), not used to price a hop.
+                      properties: { V2Score: CVSS_SCORE, V3Score: CVSS_SCORE, V40Score: CVSS_SCORE },
                     },
                   },
                 },
