@@ -513,7 +513,7 @@ export function describeProblem(problem: JournalRecovery): string {
       ? 'is intact'
       : 'are intact';
   const salvaged = n
-    ? `; ${n === 1 ? 'the whole record' : `the ${n} whole records`} after it (${formatRanges(kept)}) ${verb}`
+    ? `; ${n === 1 ? 'the whole record' : `the ${n} whole records`} after it (${n === 1 ? 'seq' : 'seqs'} ${formatRanges(kept)}) ${verb}`
     : '';
   return `journal: ${name} is damaged at byte ${problem.offset} (${problem.why}): ${describeLoss(problem)} ${problem.kind === 'torn' ? 'never acknowledged' : problem.held ? 'all held by the snapshot, so nothing is lost' : 'committed, and may have been acknowledged'}${salvaged}`;
 }

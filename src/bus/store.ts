@@ -8,6 +8,7 @@ import path from 'node:path';
 import {
   countRanges,
   describeLoss,
+  describeProblem,
   formatRanges,
   Journal,
   JournalDamage,
@@ -242,6 +243,8 @@ export async function inspectStore(dataDir: string): Promise<StoreReport> {
   const notes: string[] = [];
   const actions: string[] = [];
   let refuse = false;
+  // Whole records after damage, which a repair keeps.
+  let salvaged = 0;
 
   for (const s of snapshots) {
     if (s.status !== 'damaged') continue;
@@ -294,12 +297,21 @@ export async function inspectStore(dataDir: string): Promise<StoreReport> {
       notes.push(`journal: ${where} is damaged, but the snapshot holds those records`);
       if (!next) actions.push(`cut ${tail.bytes} damaged bytes off ${file}, ${copy}`);
     } else {
-      const kept = tail.salvage.length
-        ? `; whole records after it (${formatRanges(tail.salvage.map((s) => ({ from: s.from, to: s.to })))}) are intact`
-        : '';
       problems.push(
-        `journal: ${where} is damaged: ${describeLoss(tail)} committed, and may have been acknowledged${kept}`,
+        describeProblem({
+          file,
+          offset: tail.offset,
+          droppedBytes: tail.bytes,
+          kind: 'damaged',
+          why: tail.why,
+          lost: tail.lost,
+          batches: tail.batches,
+          unknown: tail.unknown,
+          quarantined: '',
+          salvaged: tail.salvage.map((x) => ({ file, firstSeq: x.from, lastSeq: x.to })),
+        }),
       );
+      salvaged += tail.salvage.reduce((n, x) => n + x.to - Math.max(x.from, baseSeq + 1) + 1, 0);
       refuse = true;
       actions.push(
         `cut ${tail.bytes} bytes off ${file}, ${copy}${tail.salvage.length ? ', the whole records after the damage in segments of their own' : ''}`,
@@ -319,7 +331,7 @@ export async function inspectStore(dataDir: string): Promise<StoreReport> {
     notes.push(
       `journal: it ends at seq ${journalLast}, before the snapshot's ${baseSeq} (emptied, or restored from a backup older than state/); nothing is lost, new records are numbered from ${claimed + 1}`,
     );
-  let replays = 0;
+  let replays = salvaged;
   for (const r of ranges) {
     const from = Math.max(r.firstSeq, baseSeq + 1);
     if (r.lastSeq >= from) replays += r.lastSeq - from + 1;
@@ -372,7 +384,12 @@ export function formatReport(report: StoreReport): string[] {
   }
   if (!report.segments.length) lines.push('  journal: no segment');
   for (const s of report.segments) {
-    const seqs = s.lastSeq >= s.firstSeq ? `seqs ${s.firstSeq}-${s.lastSeq}` : 'no record';
+    const seqs =
+      s.lastSeq > s.firstSeq
+        ? `seqs ${s.firstSeq}-${s.lastSeq}`
+        : s.lastSeq === s.firstSeq
+          ? `seq ${s.firstSeq}`
+          : 'no record';
     const state = s.tail
       ? `, ${s.tail.kind === 'torn' ? 'torn write' : 'DAMAGED'} at byte ${s.tail.offset}`
       : '';
@@ -386,7 +403,7 @@ export function formatReport(report: StoreReport): string[] {
   lines.push(
     start.outcome === 'start'
       ? `a start would restore ${start.restores ?? 'nothing'} (seq ${start.afterSeq}), replay ${start.replays} journal record${start.replays === 1 ? '' : 's'}, and number new records from ${start.nextSeq}`
-      : `a start would REFUSE; \`pathgate verify-store -repair\` would restore ${start.restores ?? 'nothing'} (seq ${start.afterSeq}) and replay the ${start.replays} records the journal still holds`,
+      : `a start would REFUSE; \`pathgate verify-store -repair\` would restore ${start.restores ?? 'nothing'} (seq ${start.afterSeq}) and replay the ${start.replays} record${start.replays === 1 ? '' : 's'} the journal still holds`,
   );
   for (const action of start.actions) lines.push(`  would ${action}`);
   return lines;

@@ -169,7 +169,7 @@ describe('Journal', () => {
     expect((error as Error).message).toContain(file);
     // Right after the segment's header line.
     expect((error as Error).message).toContain(`at byte ${SEGMENT_HEADER.length} `);
-    expect((error as Error).message).toContain('the whole record after it (2) is intact');
+    expect((error as Error).message).toContain('the whole record after it (seq 2) is intact');
   });
 
   it('rotates segments and compacts whole segments covered by a snapshot', async () => {

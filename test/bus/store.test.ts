@@ -105,7 +105,7 @@ describe('opening the store', () => {
     await writeFile(file, text.replace('{"i":3,', '{"i":9,'));
 
     await expect(openStore({ dataDir })).rejects.toThrow(
-      /damaged at byte \d+ \(commit line ~3 does not match its records at byte \d+\): record 3 committed, and may have been acknowledged; the 3 whole records after it \(4-6\) are intact/,
+      /damaged at byte \d+ \(commit line ~3 does not match its records at byte \d+\): record 3 committed, and may have been acknowledged; the 3 whole records after it \(seqs 4-6\) are intact/,
     );
     const report = await inspectStore(dataDir);
     expect(report.healthy).toBe(false);
@@ -115,7 +115,7 @@ describe('opening the store', () => {
     const log = stubLog();
     const opened = await openStore({ dataDir, repair: true, log });
     expect(log.error.mock.calls.map((c) => c[1]).join('\n')).toMatch(
-      /record 3 committed, and may have been acknowledged; the 3 whole records after it \(4-6\) were kept; a copy is in .*quarantine/,
+      /record 3 committed, and may have been acknowledged; the 3 whole records after it \(seqs 4-6\) were kept; a copy is in .*quarantine/,
     );
     expect(await segments(journalDir)).toEqual(['000000000001.log', '000000000004.log']);
     expect(
