@@ -174,7 +174,11 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     default: 'unset (off)',
     meaning: 'Remove nodes and edges not re-seen for this long (e.g. 168h).',
   },
-  { name: 'PARKED_EDGE_TTL', default: '168h', meaning: 'How long an edge waits for a missing endpoint.' },
+  {
+    name: 'PARKED_EDGE_TTL',
+    default: '168h',
+    meaning: 'How long an edge waits for a missing endpoint, and `ingestBatch` remembers a batch.',
+  },
   {
     name: 'SNAPSHOT_INTERVAL',
     default: '5m',
