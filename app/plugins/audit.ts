@@ -92,9 +92,17 @@ export function createAuditor(
   return {
     deny(request, surface, reason) {
       const principal = principalOf(request);
+      const asked = request.headers['x-tenant'];
       log.append('auth.deny', {
         subject: who(request),
-        fields: { ...base(request), surface, reason, ...(principal && { role: principal.role }) },
+        fields: {
+          ...base(request),
+          surface,
+          reason,
+          ...(principal && { role: principal.role }),
+          // The tenant the refused request named (a tenant refusal's target), cut short: it is the client's.
+          ...(typeof asked === 'string' && asked !== '' && { tenant_asked: asked.slice(0, 100) }),
+        },
       });
     },
     lockout(request, surface) {

@@ -240,9 +240,9 @@ describe('the audit log', () => {
     expect((await api(s, '/test/write', { token: VIEWER, body: {} })).status).toBe(403);
     expect((await api(s, '/graphql', { token: VIEWER, tenant: 'acme', query: PATHS })).status).toBe(403);
     const denied = records(file).filter((r) => r.event === 'auth.deny');
-    expect(denied.map((r) => [r.subject, r.fields.reason, r.fields.role])).toEqual([
-      [expect.stringMatching(/^token:[0-9a-f]{12}$/), 'not_admin', 'viewer'],
-      [expect.stringMatching(/^token:[0-9a-f]{12}$/), 'tenant', 'viewer'],
+    expect(denied.map((r) => [r.subject, r.fields.reason, r.fields.role, r.fields.tenant_asked])).toEqual([
+      [expect.stringMatching(/^token:[0-9a-f]{12}$/), 'not_admin', 'viewer', undefined],
+      [expect.stringMatching(/^token:[0-9a-f]{12}$/), 'tenant', 'viewer', 'acme'],
     ]);
 
     // An accepted (signed) report.
