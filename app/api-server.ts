@@ -136,15 +136,20 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
     // The in-browser playground only when nothing needs protecting.
     graphiql: !authOn,
     ...limitOptions(limits, { introspection: limits.introspection ?? !authOn }),
-    context: (request): GraphqlContext => ({
-      engine: deps.engine,
-      tenant: request.tenant,
-      principal: request.principal,
-      now: now(),
-      onView: deps.audit && ((ids) => deps.audit!.view(request, ids)),
-      onGraphView: deps.audit && ((ids) => deps.audit!.viewGraph(request, ids)),
-      answer: new AnswerBudget(limits.maxPaths),
-    }),
+    context: (request): GraphqlContext => {
+      // Views reach the audit log once the answer is complete (a limit may still stop it).
+      const answer = new AnswerBudget(limits.maxPaths);
+      const audit = deps.audit;
+      return {
+        engine: deps.engine,
+        tenant: request.tenant,
+        principal: request.principal,
+        now: now(),
+        onView: audit && ((ids) => answer.hold(() => audit.view(request, ids))),
+        onGraphView: audit && ((ids) => answer.hold(() => audit.viewGraph(request, ids))),
+        answer,
+      };
+    },
   });
   void app.register(async () => registerLimitHooks(app, limits));
   return app;

@@ -258,10 +258,24 @@ function checkCost(
     );
 }
 
-/** GRAPHQL_MAX_PATHS: path records one answer carries, counted as resolvers hand them out. */
+/**
+ * The answer being built. GRAPHQL_MAX_PATHS: path records one answer carries, counted as resolvers hand
+ * them out. Audit views are held until the answer is complete (mercurius' onResolution): a request the
+ * limit stops half-way was shown nothing, so it writes no view record.
+ */
 export class AnswerBudget {
   private paths = 0;
+  private held: (() => void)[] = [];
   constructor(private readonly maxPaths: number) {}
+
+  /** Runs `record` once the answer is complete; never if a limit stops it. */
+  hold(record: () => void): void {
+    this.held.push(record);
+  }
+
+  release(): void {
+    for (const record of this.held.splice(0)) record();
+  }
 
   /** Called before `count` more path records join the answer; throws once the answer would pass the limit. */
   takePaths(count: number): void {
@@ -308,7 +322,10 @@ export function limitOptions(limits: GraphqlLimits, options: { introspection: bo
   };
 }
 
-/** The per-request checks: tokens before parsing, cost before execution. Call once mercurius is registered. */
+/**
+ * The per-request checks: tokens before parsing, cost before execution; held views released once the
+ * answer is complete. Call once mercurius is registered.
+ */
 export function registerLimitHooks(app: FastifyInstance, limits: GraphqlLimits): void {
   const estimate = estimator(app.graphql.schema);
   app.graphql.addHook('preParsing', async (_schema, source) => {
@@ -317,4 +334,11 @@ export function registerLimitHooks(app: FastifyInstance, limits: GraphqlLimits):
   app.graphql.addHook<GraphqlContext>('preExecution', async (schema, document, context, variables) => {
     checkCost(schema, estimate, document, variables, context, limits.maxCost);
   });
+  // Reached only when the error formatter did not refuse the answer.
+  app.graphql.addHook<Record<string, unknown>, GraphqlContext>(
+    'onResolution',
+    async (_execution, context) => {
+      context.answer?.release();
+    },
+  );
 }

@@ -335,6 +335,43 @@ describe('the audit log', () => {
       await svc.dispose();
     }
   });
+  it('writes no view record for an answer GRAPHQL_MAX_PATHS stopped half-way, and all of a complete one', async () => {
+    const TOKEN = 'graphql-limits-audit-token-8901';
+    const file = path.join(await tempDir('pathgate-graphql-audit-'), 'audit.log');
+    const svc = await makeService({
+      API_TOKENS: `${TOKEN}:viewer`,
+      AUDIT_LOG_PATH: file,
+      GRAPHQL_MAX_PATHS: '3',
+    });
+    try {
+      await loadDemo(svc);
+      await svc.settle();
+      const bearer = { authorization: `Bearer ${TOKEN}` };
+      // The first list is built (two paths, routes read) before the second passes the limit.
+      const stopped = await post(
+        svc,
+        '{ a: attackPaths(first: 2) { id nodes { id } } b: attackPaths(first: 2) { id } }',
+        bearer,
+      );
+      expectLimit(stopped, 'GRAPHQL_MAX_PATHS', { max: 3, actual: 4 });
+      const complete = await post(
+        svc,
+        '{ a: attackPaths(first: 2) { id nodes { id } } b: attackPath(id: "x") { id } }',
+        bearer,
+      );
+      expect(complete.status).toBe(200);
+      const records = readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line));
+      expect(records.map((r) => r.event)).toEqual(['request', 'view.attack_paths', 'view.graph', 'request']);
+      const ids = complete.json.data.a.map((p: { id: string }) => p.id);
+      expect(records[1].fields.path_ids).toEqual(ids);
+      expect(records[2].fields.path_ids).toEqual(ids);
+    } finally {
+      await svc.dispose();
+    }
+  });
 });
 
 describe('settings', () => {
