@@ -20,7 +20,7 @@ export interface GateRoute {
   critical: boolean;
   nodes: { id: string; name: string; label: string }[];
   steps: GateStep[];
-  why: (GateStep & { change: 'added' | 'repriced'; previousProbability?: number })[];
+  why: (GateStep & { change: 'added' | 'repriced' | 'exposed'; previousProbability?: number })[];
   fix: string;
 }
 

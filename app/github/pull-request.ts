@@ -41,9 +41,10 @@ export function renderComment(path: GatePath, status: 'opened' | 'worsened', lin
     path.previousScore === null
       ? `score ${path.score.toFixed(3)}`
       : `score ${path.previousScore.toFixed(3)} → ${path.score.toFixed(3)}`;
-  const why = path.why.map(
-    (w) =>
-      `- ${w.type} ${names.get(w.from)} → ${names.get(w.to)} ${w.change === 'added' ? 'added' : `repriced ${w.previousProbability?.toFixed(2)} →`} ${w.probability.toFixed(2)} (${w.weightBasis})`,
+  const why = path.why.map((w) =>
+    w.change === 'exposed'
+      ? `- ${names.get(w.from)} exposed to the internet (${w.weightBasis})`
+      : `- ${w.type} ${names.get(w.from)} → ${names.get(w.to)} ${w.change === 'added' ? 'added' : `repriced ${w.previousProbability?.toFixed(2)} →`} ${w.probability.toFixed(2)} (${w.weightBasis})`,
   );
   return [
     `<!-- pathgate:path=${path.id} -->`,

@@ -46,8 +46,12 @@ export interface GateRequest {
 }
 
 export interface Why {
-  /** `added`: the change adds this hop; `repriced`: the hop exists and the change made it likelier */
-  change: 'added' | 'repriced';
+  /**
+   * `added`: the change adds this hop; `repriced`: the hop exists and the change made it likelier;
+   * `exposed`: the change puts the route's start on the internet (`from` = `to` = the start, `type`
+   * `EXPOSURE`, `weightBasis` the exposure's basis, e.g. `sg-open:tcp/22`)
+   */
+  change: 'added' | 'repriced' | 'exposed';
   from: string;
   to: string;
   type: string;
@@ -325,7 +329,7 @@ function compare(
       continue;
     }
     const steps = routeSteps(record);
-    const why = explain(steps, overlay, livePrice);
+    const why = explain(steps, overlay, livePrice, routeNodes(record)[0]?.id);
     const entry: GatePath = {
       id: record.id,
       score: record.score,
@@ -352,8 +356,26 @@ function compare(
 }
 
 /** The hops of a route the change added, or made likelier than the live graph prices them. */
-function explain(steps: PathStep[], overlay: Overlay, livePrice: ReturnType<typeof workloadPricer>): Why[] {
+function explain(
+  steps: PathStep[],
+  overlay: Overlay,
+  livePrice: ReturnType<typeof workloadPricer>,
+  start?: string,
+): Why[] {
   const why: Why[] = [];
+  if (start && overlay.base.hasNode(start)) {
+    const now = overlay.getNodeAttributes(start).props;
+    const before = overlay.base.getNodeAttributes(start).props;
+    if (now.internet_exposed === true && before.internet_exposed !== true)
+      why.push({
+        change: 'exposed',
+        from: start,
+        to: start,
+        type: 'EXPOSURE',
+        probability: 1,
+        weightBasis: typeof now.exposure_basis === 'string' ? now.exposure_basis : 'internet_exposed',
+      });
+  }
   for (const step of steps) {
     const live = overlay.liveEdge(step.type, step.from, step.to);
     if (!live) {
@@ -411,6 +433,9 @@ function suggestFix(why: Why[], overlay: Overlay, successions: readonly Successi
     const fixed = typeof edge.fixed_version === 'string' ? ` to ${edge.fixed_version}` : '';
     return `upgrade ${pkg}${fixed} (${cve.name}${cve.props.kev === true ? ', known exploited' : ''}) in the image, or keep the previous image`;
   }
+  const exposed = why.find((w) => w.change === 'exposed');
+  if (exposed)
+    return `do not expose ${overlay.getNodeAttributes(exposed.from).name} to the internet (${exposed.weightBasis}), or take the escalation away from what it reaches`;
   const added = why.find((w) => w.change === 'added');
   if (added) {
     const from = overlay.getNodeAttributes(added.from).name;

@@ -15,7 +15,8 @@ export type RecognizedSource =
   | 'sso'
   | 'dataclass'
   | 'k8s'
-  | 'falco';
+  | 'falco'
+  | 'terraform';
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -40,6 +41,12 @@ export function recognizeReport(report: unknown): RecognizedSource | undefined {
     return 'supplychain';
   if (Array.isArray(report.attestations)) return 'supplychain';
   if (typeof report.account_id === 'string' && Array.isArray(report.policies)) return 'custodian';
+  // `terraform show -json <planfile>`
+  if (
+    typeof report.format_version === 'string' &&
+    ('planned_values' in report || 'resource_changes' in report)
+  )
+    return 'terraform';
   if (Array.isArray(report.UserDetailList) || Array.isArray(report.RoleDetailList)) return 'iam';
   if (typeof report.provider === 'string' && Array.isArray(report.users)) return 'sso';
   if (

@@ -10,6 +10,7 @@ import { createK8sSource } from './k8s.js';
 import { createSemgrepSource } from './semgrep.js';
 import { createSsoSource } from './sso.js';
 import { createSupplyChainSource } from './supplychain.js';
+import { createTerraformSource } from './terraform.js';
 import { createTrivySource } from './trivy.js';
 import type { IngestSource } from './source.js';
 
@@ -27,6 +28,7 @@ export function createSources(): ReadonlyMap<string, IngestSource> {
     createFalcoSource(),
     createSsoSource(),
     createDataclassSource(),
+    createTerraformSource(),
   ];
   for (const source of sources) source.expects ??= EXPECTS[source.name];
   return new Map(sources.map((s) => [s.name, s]));

@@ -1,0 +1,541 @@
+// Source `terraform`: a plan as `terraform show -json <planfile>` prints it (format_version 1.x), read as
+// the estate it will leave: `planned_values` (every resource the configuration manages, after the change,
+// modules included) and `resource_changes` (what it deletes). Infrastructure as code is gated before it
+// is applied: the resources are laid onto the SAME nodes the cloud sources name, by handing them to those
+// sources in the shapes they read:
+// - security groups (`aws_security_group` with inline rules, `aws_security_group_rule`,
+//   `aws_vpc_security_group_ingress_rule`), instances (`aws_instance`) and their profiles
+//   (`aws_iam_instance_profile`) to `cloudnet` (exposure, SG-to-SG reachability, instance roles);
+// - roles (`aws_iam_role`), policies (`aws_iam_policy`), inline and attached role policies
+//   (`aws_iam_role_policy`, `aws_iam_role_policy_attachment`) to `iam` (trust, escalation primitives);
+// - buckets (`aws_s3_bucket`, its `aws_s3_bucket_acl` and `aws_s3_bucket_public_access_block`) and load
+//   balancers (`aws_lb`) as `custodian` names them.
+// Names are qualified by the account (`?account=`, else the account in the plan's ARNs). A plan states
+// each resource it manages completely, so an instance whose groups the plan holds and none opens, or that
+// has no public address, is stated not exposed (`internet_exposed: false`): a plan that closes a route
+// is seen closing it. `?region=` (pathgate gate -region) is the region of resources the plan does not
+// place.
+import { bucketExposure } from '../../markers/exposure.js';
+import { crownJewel, readTags } from '../../markers/crown-jewel.js';
+import { accountParameter, parseIamArn, qualify } from './account.js';
+import { createCloudnetSource } from './cloudnet.js';
+import { EnvelopeBuilder } from './envelope-builder.js';
+import { createIamSource } from './iam.js';
+import { reportProblem } from './report-schema.js';
+import type { IngestSource } from './source.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the plan's values, read field by field
+type Values = Record<string, any>;
+
+interface PlanResource {
+  address: string;
+  type: string;
+  name: string;
+  values: Values;
+  /** the plan deletes it (values are the state before) */
+  deleted?: boolean;
+}
+
+interface PlanModule {
+  resources?: { address: string; mode?: string; type: string; name: string; values?: Values }[];
+  child_modules?: PlanModule[];
+}
+
+const ALL_USERS = 'http://acs.amazonaws.com/groups/global/AllUsers';
+const AUTHENTICATED_USERS = 'http://acs.amazonaws.com/groups/global/AuthenticatedUsers';
+/** canned ACLs as the grants S3 stores for them */
+const CANNED_ACL: Readonly<Record<string, { URI: string; Permission: string }[]>> = {
+  'public-read': [{ URI: ALL_USERS, Permission: 'READ' }],
+  'public-read-write': [
+    { URI: ALL_USERS, Permission: 'READ' },
+    { URI: ALL_USERS, Permission: 'WRITE' },
+  ],
+  'authenticated-read': [{ URI: AUTHENTICATED_USERS, Permission: 'READ' }],
+};
+
+export function createTerraformSource(): IngestSource {
+  const cloudnet = createCloudnetSource();
+  const iam = createIamSource();
+  return {
+    name: 'terraform',
+    version: '1',
+    description:
+      'A Terraform plan (terraform show -json): security groups, instances and profiles, IAM roles and policies, buckets and load balancers, on the cloud sources’ nodes.',
+    snapshots: 'query',
+    expects:
+      'a Terraform plan as `terraform show -json` prints it (format_version, planned_values.root_module.resources, resource_changes) holding at least one AWS resource pathgate reads',
+    normalize({ body, query, receivedAt }) {
+      const plan = readPlan(body);
+      const resources = planResources(plan);
+      const account = accountParameter(query) ?? accountOf(resources);
+      const region = regionOf(plan) ?? query.region ?? undefined;
+      const byType = (type: string) => resources.filter((r) => r.type === type);
+      const warnings: string[] = [];
+      const envelopes = [];
+
+      // Network: groups and their rules, instances, profiles, in cloudnet's shapes.
+      const groups = securityGroups(resources, plan);
+      const instances = byType('aws_instance');
+      const profiles = byType('aws_iam_instance_profile');
+      if (instances.length || groups.size) {
+        const reservations = instances.map((r) => instanceRecord(r, plan, account));
+        const network = cloudnet.normalize({
+          body: {
+            provider: 'aws',
+            security_groups: [...groups.values()],
+            instances: reservations,
+            vpc_peerings: [],
+            instance_profiles: profiles.map((p) => ({
+              InstanceProfileName: p.values.name ?? p.name,
+              Roles: [roleOfProfile(p, plan, account)].filter(Boolean),
+            })),
+          },
+          query: account ? { account } : {},
+          receivedAt,
+        });
+        // A plan states the instances it manages completely: what it does not open is closed.
+        for (const envelope of network.envelopes) {
+          for (const node of envelope.nodes) {
+            if (node.label !== 'VirtualMachine') continue;
+            const record = reservations.find(
+              (r) =>
+                qualify(r.Tags?.find((t: Values) => t.Key === 'Name')?.Value ?? r.InstanceId, account) ===
+                node.name,
+            );
+            if (!record) continue;
+            const allKnown = record.SecurityGroups.every((g: Values) => groups.has(g.GroupId));
+            const reachable = typeof record.PublicIpAddress === 'string' && !record.deleted;
+            const props = node.properties ?? (node.properties = {});
+            props.region ??= region;
+            props.terraform_address = record.address;
+            if (props.internet_exposed === true && !reachable) {
+              props.internet_exposed = false;
+              props.exposure_basis = record.deleted ? 'terraform:deleted' : 'terraform:no-public-address';
+            } else if (props.internet_exposed !== true && (allKnown || !reachable)) {
+              props.internet_exposed = false;
+              props.exposure_basis = record.deleted ? 'terraform:deleted' : 'terraform:no-open-group';
+            }
+          }
+          envelopes.push(envelope);
+        }
+        warnings.push(...network.warnings);
+      }
+
+      // IAM: roles, their inline and attached policies, customer managed policies, in iam's shapes.
+      const roles = byType('aws_iam_role').filter((r) => !r.deleted);
+      if (roles.length) {
+        const identity = iam.normalize({
+          body: authorizationDetails(resources, plan, account),
+          query: account ? { account } : {},
+          receivedAt,
+        });
+        envelopes.push(...identity.envelopes);
+        warnings.push(...identity.warnings);
+      }
+
+      // Buckets and load balancers, named as custodian names them.
+      const out = new EnvelopeBuilder('terraform', 'asset', receivedAt);
+      for (const bucket of byType('aws_s3_bucket')) {
+        const name = bucket.values.bucket;
+        if (typeof name !== 'string') continue;
+        const acl = resources.find((r) => r.type === 'aws_s3_bucket_acl' && sameBucket(r, bucket, plan));
+        const block = resources.find(
+          (r) => r.type === 'aws_s3_bucket_public_access_block' && sameBucket(r, bucket, plan) && !r.deleted,
+        );
+        const grants = aclGrants(bucket.values.acl, acl?.deleted ? undefined : acl?.values);
+        const exposure = bucketExposure(
+          grants.map((g) => ({ Grantee: { URI: g.URI }, Permission: g.Permission })),
+        );
+        const blocked = block?.values.block_public_acls === true && block.values.ignore_public_acls === true;
+        const tags = readTags(tagList(bucket.values.tags));
+        out.node('Bucket', qualify(name, account), {
+          account,
+          region,
+          terraform_address: bucket.address,
+          ...(blocked || bucket.deleted || !exposure.internet_exposed
+            ? {
+                internet_exposed: false,
+                public_access: false,
+                exposure_basis: blocked ? 'terraform:public-access-block' : 'terraform:no-public-acl',
+              }
+            : exposure),
+          ...crownJewel({ label: 'Bucket', name, tags }),
+        });
+      }
+      for (const lb of [...byType('aws_lb'), ...byType('aws_alb')]) {
+        const name = lb.values.name;
+        if (typeof name !== 'string') continue;
+        const external = lb.values.internal === false && !lb.deleted;
+        out.node('LoadBalancer', qualify(name, account), {
+          account,
+          region,
+          terraform_address: lb.address,
+          scheme: lb.values.internal === false ? 'internet-facing' : 'internal',
+          internet_exposed: external,
+          ...(external && { exposure_basis: 'scheme:internet-facing' }),
+          ...crownJewel({ label: 'LoadBalancer', name, tags: readTags(tagList(lb.values.tags)) }),
+        });
+      }
+      const own = out.build();
+      if (own.nodes.length) envelopes.push(own);
+      for (const envelope of envelopes) envelope.source = 'terraform';
+      const read = new Set([...READ_TYPES]);
+      const skipped = [...new Set(resources.map((r) => r.type).filter((t) => !read.has(t)))];
+      if (skipped.length)
+        warnings.push(`terraform plan: resource types not read: ${skipped.sort().join(', ')}`);
+      return { envelopes, warnings };
+    },
+  };
+}
+
+const READ_TYPES = [
+  'aws_security_group',
+  'aws_security_group_rule',
+  'aws_vpc_security_group_ingress_rule',
+  'aws_vpc_security_group_egress_rule',
+  'aws_instance',
+  'aws_iam_instance_profile',
+  'aws_iam_role',
+  'aws_iam_policy',
+  'aws_iam_role_policy',
+  'aws_iam_role_policy_attachment',
+  'aws_s3_bucket',
+  'aws_s3_bucket_acl',
+  'aws_s3_bucket_public_access_block',
+  'aws_lb',
+  'aws_alb',
+];
+
+function readPlan(body: unknown): Values {
+  const plan = body as Values;
+  if (!plan || typeof plan !== 'object' || Array.isArray(plan))
+    throw reportProblem('terraform', [
+      { pointer: '/', detail: 'expected a Terraform plan (terraform show -json)' },
+    ]);
+  if (typeof plan.format_version !== 'string' || !/^1\./.test(plan.format_version))
+    throw reportProblem('terraform', [
+      {
+        pointer: '/format_version',
+        value: plan.format_version,
+        detail: 'a plan in the JSON format 1.x (terraform show -json <planfile>)',
+      },
+    ]);
+  if (!plan.planned_values?.root_module && !Array.isArray(plan.resource_changes))
+    throw reportProblem('terraform', [
+      { pointer: '/planned_values', detail: 'a plan holds planned_values.root_module or resource_changes' },
+    ]);
+  return plan;
+}
+
+/** Every managed resource after the change, and those the plan deletes (with their state before). */
+function planResources(plan: Values): PlanResource[] {
+  const out: PlanResource[] = [];
+  const walk = (module: PlanModule | undefined) => {
+    if (!module) return;
+    for (const r of module.resources ?? [])
+      if (r.mode !== 'data' && r.values)
+        out.push({ address: r.address, type: r.type, name: r.name, values: r.values });
+    for (const child of module.child_modules ?? []) walk(child);
+  };
+  walk(plan.planned_values?.root_module);
+  const present = new Set(out.map((r) => r.address));
+  for (const change of (plan.resource_changes ?? []) as Values[]) {
+    const actions: string[] = change.change?.actions ?? [];
+    if (change.mode === 'data' || present.has(change.address)) continue;
+    if (actions.includes('delete') && !actions.includes('create') && change.change?.before)
+      out.push({
+        address: change.address,
+        type: change.type,
+        name: change.name,
+        values: change.change.before,
+        deleted: true,
+      });
+    else if (!actions.includes('delete') && change.change?.after)
+      out.push({
+        address: change.address,
+        type: change.type,
+        name: change.name,
+        values: change.change.after,
+      });
+  }
+  return out;
+}
+
+/** The account: the first account named by an ARN in the plan's values. */
+function accountOf(resources: PlanResource[]): string | undefined {
+  for (const r of resources) {
+    const arn = r.values.arn;
+    if (typeof arn !== 'string') continue;
+    const iamArn = parseIamArn(arn);
+    if (iamArn) return iamArn.account;
+    const account = /^arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:(\d{12}):/.exec(arn)?.[1];
+    if (account) return account;
+  }
+  return undefined;
+}
+
+function regionOf(plan: Values): string | undefined {
+  const region = plan.configuration?.provider_config?.aws?.expressions?.region?.constant_value;
+  return typeof region === 'string' ? region : undefined;
+}
+
+/** The configuration's references of one attribute of a resource (`aws_security_group.batch.id`). */
+function references(plan: Values, address: string, attribute: string): string[] {
+  const find = (module: Values | undefined, prefix: string): string[] | undefined => {
+    if (!module) return undefined;
+    for (const r of module.resources ?? []) {
+      if (`${prefix}${r.address}` === address) {
+        const refs = r.expressions?.[attribute]?.references;
+        return Array.isArray(refs) ? refs.map((ref: string) => `${prefix}${ref}`) : [];
+      }
+    }
+    for (const [name, call] of Object.entries<Values>(module.module_calls ?? {})) {
+      const found = find(call.module, `${prefix}module.${name}.`);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  return find(plan.configuration?.root_module, '') ?? [];
+}
+
+/** A resource's id, or its address when the id is known only after apply (a new resource). */
+function idOf(r: PlanResource): string {
+  return typeof r.values.id === 'string' ? r.values.id : r.address;
+}
+
+/** The ids (or addresses of new resources) an attribute points at: its value when known, else its references. */
+function pointed(plan: Values, resources: PlanResource[], r: PlanResource, attribute: string): string[] {
+  const value = r.values[attribute];
+  const known = [value].flat().filter((v): v is string => typeof v === 'string');
+  if (known.length) return known;
+  const byAddress = new Map(resources.map((x) => [x.address, x]));
+  return references(plan, r.address, attribute)
+    .map((ref) => byAddress.get(ref) ?? byAddress.get(ref.replace(/\.[a-z_]+$/, '')))
+    .filter((x): x is PlanResource => x !== undefined)
+    .map(idOf);
+}
+
+/** Security groups in DescribeSecurityGroups' shape, inline and standalone rules merged. */
+function securityGroups(resources: PlanResource[], plan: Values): Map<string, Values> {
+  const groups = new Map<string, Values>();
+  const group = (id: string, from?: PlanResource) => {
+    let g = groups.get(id);
+    if (!g)
+      groups.set(
+        id,
+        (g = { GroupId: id, GroupName: from?.values.name, VpcId: from?.values.vpc_id, IpPermissions: [] }),
+      );
+    return g;
+  };
+  for (const sg of resources.filter((r) => r.type === 'aws_security_group' && !r.deleted)) {
+    const g = group(idOf(sg), sg);
+    for (const rule of (sg.values.ingress ?? []) as Values[])
+      g.IpPermissions.push(
+        permission(rule.protocol, rule.from_port, rule.to_port, rule.cidr_blocks, rule.ipv6_cidr_blocks, [
+          ...(rule.security_groups ?? []),
+          ...(rule.self ? [idOf(sg)] : []),
+        ]),
+      );
+  }
+  for (const rule of resources.filter((r) => r.type === 'aws_security_group_rule' && !r.deleted)) {
+    if (rule.values.type !== 'ingress') continue;
+    for (const target of pointed(plan, resources, rule, 'security_group_id'))
+      group(target).IpPermissions.push(
+        permission(
+          rule.values.protocol,
+          rule.values.from_port,
+          rule.values.to_port,
+          rule.values.cidr_blocks,
+          rule.values.ipv6_cidr_blocks,
+          [
+            ...pointed(plan, resources, rule, 'source_security_group_id'),
+            ...(rule.values.self ? [target] : []),
+          ],
+        ),
+      );
+  }
+  for (const rule of resources.filter(
+    (r) => r.type === 'aws_vpc_security_group_ingress_rule' && !r.deleted,
+  )) {
+    for (const target of pointed(plan, resources, rule, 'security_group_id'))
+      group(target).IpPermissions.push(
+        permission(
+          rule.values.ip_protocol,
+          rule.values.from_port,
+          rule.values.to_port,
+          rule.values.cidr_ipv4 ? [rule.values.cidr_ipv4] : [],
+          rule.values.cidr_ipv6 ? [rule.values.cidr_ipv6] : [],
+          pointed(plan, resources, rule, 'referenced_security_group_id'),
+        ),
+      );
+  }
+  return groups;
+}
+
+function permission(
+  protocol: unknown,
+  from: unknown,
+  to: unknown,
+  cidrs: unknown,
+  cidrs6: unknown,
+  groups: string[],
+): Values {
+  const all = protocol === '-1' || protocol === 'all' || protocol === -1;
+  return {
+    IpProtocol: all ? '-1' : String(protocol ?? 'tcp'),
+    ...(!all && typeof from === 'number' && { FromPort: from }),
+    ...(!all && typeof to === 'number' && { ToPort: to }),
+    IpRanges: (Array.isArray(cidrs) ? cidrs : []).map((CidrIp: string) => ({ CidrIp })),
+    Ipv6Ranges: (Array.isArray(cidrs6) ? cidrs6 : []).map((CidrIpv6: string) => ({ CidrIpv6 })),
+    UserIdGroupPairs: groups.map((GroupId) => ({ GroupId })),
+  };
+}
+
+/** An instance in DescribeInstances' shape. */
+function instanceRecord(r: PlanResource, plan: Values, account: string | undefined): Values {
+  const v = r.values;
+  const groups = [
+    ...pointedAll(plan, r, 'vpc_security_group_ids'),
+    ...[v.security_groups ?? []].flat().filter((g: unknown) => typeof g === 'string' && g.startsWith('sg-')),
+  ];
+  const publicAddress =
+    typeof v.public_ip === 'string' && v.public_ip
+      ? v.public_ip
+      : v.associate_public_ip_address === true
+        ? 'assigned-at-launch'
+        : undefined;
+  const profile = typeof v.iam_instance_profile === 'string' ? v.iam_instance_profile : undefined;
+  const profileName = profile ? profile.split('/').pop() : referencedProfile(plan, r);
+  return {
+    address: r.address,
+    deleted: r.deleted,
+    InstanceId: typeof v.id === 'string' ? v.id : r.address,
+    OwnerId: account,
+    SubnetId: v.subnet_id,
+    PublicIpAddress: publicAddress,
+    SecurityGroups: [...new Set(groups)].map((GroupId) => ({ GroupId })),
+    ...(profileName && {
+      IamInstanceProfile: {
+        Arn: `arn:aws:iam::${account ?? '000000000000'}:instance-profile/${profileName}`,
+      },
+    }),
+    MetadataOptions: { HttpTokens: v.metadata_options?.[0]?.http_tokens },
+    Tags: Object.entries<string>(v.tags ?? {}).map(([Key, Value]) => ({ Key, Value })),
+  };
+  function pointedAll(p: Values, res: PlanResource, attribute: string): string[] {
+    const value = res.values[attribute];
+    if (Array.isArray(value) && value.every((x) => typeof x === 'string')) return value;
+    const resources = planResources(p);
+    return pointed(p, resources, res, attribute);
+  }
+}
+
+/** A new profile the instance refers to by expression: its name. */
+function referencedProfile(plan: Values, r: PlanResource): string | undefined {
+  const resources = planResources(plan);
+  const [ref] = pointed(plan, resources, r, 'iam_instance_profile');
+  const profile = resources.find(
+    (x) => x.type === 'aws_iam_instance_profile' && (x.address === ref || idOf(x) === ref),
+  );
+  return profile?.values.name ?? undefined;
+}
+
+function roleOfProfile(p: PlanResource, plan: Values, account: string | undefined): Values | undefined {
+  const resources = planResources(plan);
+  const role = typeof p.values.role === 'string' ? p.values.role : undefined;
+  const name =
+    role ??
+    resources.find((x) => x.type === 'aws_iam_role' && pointed(plan, resources, p, 'role').includes(idOf(x)))
+      ?.values.name;
+  if (typeof name !== 'string') return undefined;
+  return { RoleName: name, Arn: `arn:aws:iam::${account ?? '000000000000'}:role/${name}` };
+}
+
+/** The plan's IAM as `aws iam get-account-authorization-details` prints it. */
+function authorizationDetails(resources: PlanResource[], plan: Values, account: string | undefined): Values {
+  const live = resources.filter((r) => !r.deleted);
+  const policyArn = (p: PlanResource) =>
+    typeof p.values.arn === 'string'
+      ? p.values.arn
+      : `arn:aws:iam::${account ?? '000000000000'}:policy/${p.values.name}`;
+  const policies = live.filter((r) => r.type === 'aws_iam_policy');
+  const roleName = (r: PlanResource) => {
+    const value = r.values.role;
+    if (typeof value === 'string') return value;
+    const [ref] = pointed(plan, resources, r, 'role');
+    return live.find((x) => x.type === 'aws_iam_role' && (x.address === ref || idOf(x) === ref))?.values.name;
+  };
+  const attachedArn = (r: PlanResource) => {
+    if (typeof r.values.policy_arn === 'string') return r.values.policy_arn;
+    const [ref] = pointed(plan, resources, r, 'policy_arn');
+    const policy = policies.find((p) => p.address === ref || idOf(p) === ref);
+    return policy ? policyArn(policy) : undefined;
+  };
+  return {
+    UserDetailList: [],
+    GroupDetailList: [],
+    RoleDetailList: live
+      .filter((r) => r.type === 'aws_iam_role')
+      .map((role) => {
+        const name = role.values.name;
+        const inline = [
+          ...((role.values.inline_policy ?? []) as Values[]).filter((p) => p.policy),
+          ...live
+            .filter((r) => r.type === 'aws_iam_role_policy' && roleName(r) === name)
+            .map((r) => ({ name: r.values.name ?? r.name, policy: r.values.policy })),
+        ];
+        const attached = [
+          ...((role.values.managed_policy_arns ?? []) as string[]),
+          ...live
+            .filter((r) => r.type === 'aws_iam_role_policy_attachment' && roleName(r) === name)
+            .map(attachedArn)
+            .filter((a): a is string => typeof a === 'string'),
+        ];
+        return {
+          RoleName: name,
+          Arn:
+            typeof role.values.arn === 'string'
+              ? role.values.arn
+              : `arn:aws:iam::${account ?? '000000000000'}:role/${name}`,
+          AssumeRolePolicyDocument: role.values.assume_role_policy,
+          RolePolicyList: inline.map((p) => ({ PolicyName: p.name, PolicyDocument: p.policy })),
+          AttachedManagedPolicies: [...new Set(attached)].map((PolicyArn) => ({
+            PolicyArn,
+            PolicyName: PolicyArn.split('/').pop(),
+          })),
+          InstanceProfileList: live
+            .filter((r) => r.type === 'aws_iam_instance_profile' && roleName(r) === name)
+            .map((p) => ({ InstanceProfileName: p.values.name ?? p.name })),
+          Tags: Object.entries<string>(role.values.tags ?? {}).map(([Key, Value]) => ({ Key, Value })),
+        };
+      }),
+    Policies: policies.map((p) => ({
+      PolicyName: p.values.name,
+      Arn: policyArn(p),
+      DefaultVersionId: 'v1',
+      PolicyVersionList: [{ VersionId: 'v1', IsDefaultVersion: true, Document: p.values.policy }],
+    })),
+  };
+}
+
+function sameBucket(r: PlanResource, bucket: PlanResource, plan: Values): boolean {
+  if (r.values.bucket === bucket.values.bucket && typeof bucket.values.bucket === 'string') return true;
+  return references(plan, r.address, 'bucket').some(
+    (ref) => ref === bucket.address || ref.startsWith(`${bucket.address}.`),
+  );
+}
+
+function aclGrants(cannedOnBucket: unknown, acl: Values | undefined): { URI: string; Permission: string }[] {
+  const canned =
+    typeof acl?.acl === 'string' ? acl.acl : typeof cannedOnBucket === 'string' ? cannedOnBucket : undefined;
+  const grants = [...(canned ? (CANNED_ACL[canned] ?? []) : [])];
+  for (const policy of (acl?.access_control_policy ?? []) as Values[])
+    for (const grant of (policy.grant ?? []) as Values[])
+      for (const grantee of (grant.grantee ?? []) as Values[])
+        if (typeof grantee.uri === 'string') grants.push({ URI: grantee.uri, Permission: grant.permission });
+  return grants;
+}
+
+function tagList(tags: unknown): { Key: string; Value: string }[] {
+  return Object.entries((tags ?? {}) as Record<string, string>).map(([Key, Value]) => ({ Key, Value }));
+}
