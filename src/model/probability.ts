@@ -21,7 +21,8 @@ export const EDGE_TYPE_PROBABILITY: Readonly<Record<EdgeType, number>> = {
   HAS_PERMISSION: 0.6,
   CONNECTS_TO: 0.5,
   BUILT_FROM: 0.4,
-  CAN_ESCALATE_TO: 0.4,
+  // An escalation primitive is a documented API call (DECISIONS "Escalation prices").
+  CAN_ESCALATE_TO: 0.9,
   DEPENDS_ON: 0.3,
   COMPILED_INTO: 0.3,
   EXPLOITS: 0.3,
@@ -47,8 +48,26 @@ export function imdsPrice(httpTokens: string | undefined): number {
   return httpTokens === 'required' ? IMDS_V2_PROBABILITY : IMDS_V1_PROBABILITY;
 }
 
-/** A CAN_ESCALATE_TO held only on specific literal resources is harder to turn into a full escalation. */
-export const RESOURCE_SCOPED_FACTOR = 0.5;
+// ---- Escalation (DECISIONS "Escalation prices"): an escalation primitive is a documented API call. ----
+
+/** An escalation primitive held unconditionally on any resource. */
+export const ESCALATION_PROBABILITY = 0.9;
+/** Held only on literal resources (`resource_scoped`): the attacker needs exactly those. */
+export const ESCALATION_RESOURCE_SCOPED_PROBABILITY = 0.6;
+/** Held under a condition the policy evaluator does not understand: it may not apply. */
+export const ESCALATION_CONDITIONAL_PROBABILITY = 0.45;
+/** Already an administrator (`*` on `*`): nothing left to exploit. */
+export const ADMIN_HELD_PROBABILITY = 1;
+
+export type EscalationStrength = 'unconditional' | 'scoped' | 'conditional';
+
+export function escalationPrice(strength: EscalationStrength): number {
+  return strength === 'conditional'
+    ? ESCALATION_CONDITIONAL_PROBABILITY
+    : strength === 'scoped'
+      ? ESCALATION_RESOURCE_SCOPED_PROBABILITY
+      : ESCALATION_PROBABILITY;
+}
 
 /** Probabilities are clamped into (0, 1]; a hop of probability 0 is not traversable. */
 export function clampProbability(p: number): number {
@@ -67,7 +86,7 @@ export function priceHop(edge: EdgeAttributes, fallback?: HopPrice): HopPrice {
       ? { p: clampProbability(edge.p), basis: edge.basis ?? 'heuristic' }
       : (fallback ?? { p: EDGE_TYPE_PROBABILITY[edge.type], basis: 'heuristic' });
   if (edge.resourceScoped && edge.type === 'CAN_ESCALATE_TO' && edge.p === undefined) {
-    price = { p: price.p * RESOURCE_SCOPED_FACTOR, basis: price.basis };
+    price = { p: Math.min(price.p, ESCALATION_RESOURCE_SCOPED_PROBABILITY), basis: price.basis };
   }
   if (edge.joinConfidence !== undefined && edge.joinConfidence < 1) {
     price = { p: price.p * edge.joinConfidence, basis: price.basis };

@@ -4,7 +4,10 @@ import {
   CVSS_SCALE,
   EDGE_TYPE_PROBABILITY,
   KEV_PROBABILITY,
-  RESOURCE_SCOPED_FACTOR,
+  ESCALATION_CONDITIONAL_PROBABILITY,
+  ESCALATION_PROBABILITY,
+  ESCALATION_RESOURCE_SCOPED_PROBABILITY,
+  escalationPrice,
   RUNTIME_PROBABILITY,
   SEVERITY_PROBABILITY,
   UNKNOWN_CVE_PROBABILITY,
@@ -34,10 +37,22 @@ describe('probability table', () => {
     });
   });
 
-  it('halves a resource-scoped escalation without explicit probability', () => {
-    expect(priceHop({ type: 'CAN_ESCALATE_TO', resourceScoped: true, lastSeen: 0 }).p).toBeCloseTo(
-      EDGE_TYPE_PROBABILITY.CAN_ESCALATE_TO * RESOURCE_SCOPED_FACTOR,
+  it('prices escalation as DECISIONS says: 0.9 unconditional, 0.6 resource-scoped, 0.45 conditional', () => {
+    expect(EDGE_TYPE_PROBABILITY.CAN_ESCALATE_TO).toBe(ESCALATION_PROBABILITY);
+    expect(priceHop({ type: 'CAN_ESCALATE_TO', lastSeen: 0 }).p).toBe(0.9);
+    expect(priceHop({ type: 'CAN_ESCALATE_TO', resourceScoped: true, lastSeen: 0 }).p).toBe(
+      ESCALATION_RESOURCE_SCOPED_PROBABILITY,
     );
+    expect([
+      escalationPrice('unconditional'),
+      escalationPrice('scoped'),
+      escalationPrice('conditional'),
+    ]).toEqual([0.9, 0.6, 0.45]);
+    expect(ESCALATION_CONDITIONAL_PROBABILITY).toBe(0.45);
+    // The model doc writes the same numbers.
+    expect(doc).toMatch(/unconditional[^|\n]*\|\s*0\.9/);
+    expect(doc).toMatch(/resource_scoped[^|\n]*\|\s*0\.6/);
+    expect(doc).toMatch(/condition not understood[^|\n]*\|\s*0\.45/);
   });
 
   it.each([

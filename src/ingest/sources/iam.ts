@@ -1,36 +1,35 @@
 // Source `iam`: the account authorization details document (`aws iam get-account-authorization-details`:
 // UserDetailList, GroupDetailList, RoleDetailList, Policies). Users and roles become nodes named
-// `<account>/<name>` (the account from their ARN); trust policies draw ASSUMES from the principals they
-// name; each principal's effective statements (inline, attached managed at their default version, and
-// its groups') are checked for the escalation primitives (src/rules/iam-escalation.ts), which draw
-// CAN_ESCALATE_TO to the synthetic `<account>/account-admin` crown jewel.
+// `<account>/<name>` (the account from the query, else their ARN). The policy evaluator
+// (src/rules/iam/) reads each principal's effective permissions; trust policies draw ASSUMES (principals,
+// account roots, GitHub Actions repositories, SAML providers); the escalation primitives draw
+// CAN_ESCALATE_TO to the synthetic `<account>/account-admin` crown jewel or to the principal taken over,
+// priced per DECISIONS "Escalation prices" (docs/model.md). A role's instance profiles are aliases of it,
+// so an instance naming its profile (cloudnet, custodian) lands on the role.
 import { crownJewel, readTags } from '../../markers/crown-jewel.js';
-import { readPolicyDocument, roleTrustExposure } from '../../markers/exposure.js';
-import { escalationOf, statementsOf, type Statement } from '../../rules/iam-escalation.js';
+import { roleTrustExposure } from '../../markers/exposure.js';
+import { ADMIN_HELD_PROBABILITY, escalationPrice } from '../../model/probability.js';
+import { readDirectory, type AuthorizationDetails, type Principal } from '../../rules/iam/directory.js';
+import { findEscalations } from '../../rules/iam/index.js';
+import { readTrust } from '../../rules/iam/trust.js';
 import { accountParameter, parseIamArn, qualify } from './account.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
 import { reportSchema } from './report-schema.js';
 import type { IngestSource } from './source.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- AWS API shapes, read field by field
-type Detail = Record<string, any>;
-
-interface AuthorizationDetails {
-  UserDetailList?: Detail[];
-  GroupDetailList?: Detail[];
-  RoleDetailList?: Detail[];
-  Policies?: Detail[];
-}
-
-/** AWS managed policies the document lists only by ARN, by what they grant. */
-const KNOWN_MANAGED: Readonly<Record<string, Statement[]>> = {
-  'arn:aws:iam::aws:policy/AdministratorAccess': [{ Effect: 'Allow', Action: '*', Resource: '*' }],
-  'arn:aws:iam::aws:policy/IAMFullAccess': [{ Effect: 'Allow', Action: 'iam:*', Resource: '*' }],
-};
-
 export const ACCOUNT_ADMIN = 'account-admin';
 
-export function createIamSource(): IngestSource {
+/** The alias an instance profile gives its role (cloudnet and custodian name a role so when only the profile is known). */
+export function instanceProfileAlias(profile: string, account: string | undefined): string {
+  return qualify(`instance-profile/${profile}`, account);
+}
+
+export interface IamSourceOptions {
+  /** SEED_IAM_USERS: every IAM user is a starting node, marked `credential_exposed` (DECISIONS "IAM-user lens") */
+  seedIamUsers?: boolean;
+}
+
+export function createIamSource(options: IamSourceOptions = {}): IngestSource {
   const list = { type: 'array', items: { type: 'object' } };
   const check = reportSchema<AuthorizationDetails>('iam', {
     type: 'object',
@@ -43,110 +42,120 @@ export function createIamSource(): IngestSource {
   });
   return {
     name: 'iam',
-    version: '1',
+    version: '2',
     description:
-      'IAM authorization details: users, roles, trust (ASSUMES), escalation primitives (CAN_ESCALATE_TO account-admin).',
+      'IAM authorization details: users, roles, trust (ASSUMES), escalation primitives read by the policy evaluator (CAN_ESCALATE_TO).',
     snapshots: 'query',
     normalize({ body, query, receivedAt }) {
       const queryAccount = accountParameter(query);
       const doc = check(body);
       const out = new EnvelopeBuilder('iam', 'asset', receivedAt);
-      const policies = new Map<string, Statement[]>();
-      for (const p of doc.Policies ?? []) {
-        const version =
-          (p.PolicyVersionList ?? []).find((v: Detail) => v.IsDefaultVersion) ?? p.PolicyVersionList?.[0];
-        if (typeof p.Arn === 'string')
-          policies.set(p.Arn, statementsOf(readPolicyDocument(version?.Document)));
-      }
-      const managed = (attached: Detail[] | undefined) =>
-        (attached ?? []).flatMap((a) => policies.get(a.PolicyArn) ?? KNOWN_MANAGED[a.PolicyArn] ?? []);
-      const inline = (lists: Detail[] | undefined) =>
-        (lists ?? []).flatMap((p) => statementsOf(readPolicyDocument(p.PolicyDocument)));
-      const groups = new Map<string, Statement[]>();
-      for (const g of doc.GroupDetailList ?? [])
-        groups.set(g.GroupName, [...inline(g.GroupPolicyList), ...managed(g.AttachedManagedPolicies)]);
-
-      const ids = new Map<string, string>();
-      const principals: { id: string; account: string; statements: Statement[] }[] = [];
       const accountOf = (arn: unknown) =>
-        queryAccount ?? (typeof arn === 'string' ? parseIamArn(arn)?.account : undefined);
-      for (const user of doc.UserDetailList ?? []) {
-        const account = accountOf(user.Arn);
-        const id = out.node('User', qualify(user.UserName, account), {
-          arn: user.Arn,
-          account,
-          groups: user.GroupList?.length ? user.GroupList : undefined,
-        });
-        ids.set(String(user.Arn), id);
-        principals.push({
-          id,
-          account: account ?? '',
-          statements: [
-            ...inline(user.UserPolicyList),
-            ...managed(user.AttachedManagedPolicies),
-            ...(user.GroupList ?? []).flatMap((g: string) => groups.get(g) ?? []),
-          ],
-        });
-      }
-      for (const role of doc.RoleDetailList ?? []) {
-        const account = accountOf(role.Arn);
-        const managedArns = (role.AttachedManagedPolicies ?? []).map((a: Detail) => a.PolicyArn as string);
-        const id = out.node('IAM_Role', qualify(role.RoleName, account), {
-          arn: role.Arn,
-          account,
-          managed_policies: managedArns.length ? managedArns : undefined,
-          ...roleTrustExposure(role.AssumeRolePolicyDocument),
-          ...crownJewel({
-            label: 'IAM_Role',
-            name: role.RoleName,
-            tags: readTags(role.Tags),
-            managedPolicies: managedArns,
+        queryAccount ?? (typeof arn === 'string' ? (parseIamArn(arn)?.account ?? '') : '');
+      const directory = readDirectory(doc, accountOf);
+      const account = (p: Principal) => p.account || undefined;
+
+      const ids = new Map<Principal, string>();
+      for (const user of directory.users) {
+        ids.set(
+          user,
+          out.node('User', qualify(user.name, account(user)), {
+            arn: user.arn || undefined,
+            account: account(user),
+            iam_user: true,
+            groups: user.groups.length ? user.groups : undefined,
+            permissions_boundary: user.boundaryArn,
+            ...(options.seedIamUsers && {
+              credential_exposed: true,
+              credential_exposure_basis: 'lens:SEED_IAM_USERS',
+            }),
           }),
-        });
-        ids.set(String(role.Arn), id);
-        principals.push({
-          id,
-          account: account ?? '',
-          statements: [...inline(role.RolePolicyList), ...managed(role.AttachedManagedPolicies)],
-        });
+        );
+      }
+      const roleDetails = new Map((doc.RoleDetailList ?? []).map((r) => [String(r.Arn ?? r.RoleName), r]));
+      for (const role of directory.roles) {
+        const detail = roleDetails.get(role.arn || role.name) ?? {};
+        const managedArns = (detail.AttachedManagedPolicies ?? []).map(
+          (a: { PolicyArn: string }) => a.PolicyArn,
+        );
+        const profiles = role.instanceProfiles.map((p) => instanceProfileAlias(p.name, account(role)));
+        ids.set(
+          role,
+          out.node('IAM_Role', qualify(role.name, account(role)), {
+            arn: role.arn || undefined,
+            account: account(role),
+            managed_policies: managedArns.length ? managedArns : undefined,
+            trusted_services: role.services.size ? [...role.services].sort() : undefined,
+            instance_profiles: role.instanceProfiles.length
+              ? role.instanceProfiles.map((p) => p.name)
+              : undefined,
+            aliases: profiles.length ? profiles : undefined,
+            permissions_boundary: role.boundaryArn,
+            ...roleTrustExposure(detail.AssumeRolePolicyDocument),
+            ...crownJewel({
+              label: 'IAM_Role',
+              name: role.name,
+              tags: readTags(detail.Tags),
+              managedPolicies: managedArns,
+            }),
+          }),
+        );
       }
 
-      // Trust: the principals a role's trust policy names may assume it.
-      for (const role of doc.RoleDetailList ?? []) {
-        const roleId = ids.get(String(role.Arn))!;
-        for (const s of statementsOf(readPolicyDocument(role.AssumeRolePolicyDocument)) as (Statement & {
-          Principal?: Detail | string;
-        })[]) {
-          if (s.Effect !== 'Allow' || !s.Principal || typeof s.Principal !== 'object') continue;
-          for (const arn of [s.Principal.AWS].flat()) {
-            const from = typeof arn === 'string' ? ids.get(arn) : undefined;
-            if (from && from !== roleId)
-              out.edge('ASSUMES', from, roleId, {
-                properties: { via: 'trust-policy', conditional: s.Condition !== undefined || undefined },
-              });
-          }
+      // Trust: who may assume each role.
+      const mentioned: string[] = [];
+      for (const role of directory.roles) {
+        const roleId = ids.get(role)!;
+        const trust = readTrust(role, directory);
+        for (const { from, via, conditional } of trust.assumedBy)
+          out.edge('ASSUMES', ids.get(from)!, roleId, {
+            properties: { via, conditional: conditional || undefined },
+          });
+        for (const repository of trust.repositories) {
+          const repo = out.node('Repository', repository, {});
+          mentioned.push(repo);
+          out.edge('ASSUMES', repo, roleId, { properties: { via: 'oidc:github-actions' } });
+        }
+        if (trust.anyRepository)
+          out.stamp(roleId, {
+            internet_exposed: true,
+            exposure_basis: 'trust:oidc:token.actions.githubusercontent.com:any-repository',
+          });
+        for (const provider of trust.samlProviders) {
+          const idp = out.node('IdentityProvider', provider, { saml_provider: true });
+          mentioned.push(idp);
+          out.edge('ASSUMES', idp, roleId, { properties: { via: 'saml' } });
         }
       }
 
-      // Escalation to the account's administrator.
-      const escalations: string[] = [];
-      for (const principal of principals) {
-        const escalation = escalationOf(principal.statements);
-        if (!escalation) continue;
-        const admin = out.node('IAM_Role', qualify(ACCOUNT_ADMIN, principal.account || undefined), {
-          synthetic: true,
-          crown_jewel: true,
-          crown_jewel_basis: 'synthetic:account-admin',
-          account: principal.account || undefined,
-        });
-        escalations.push(admin);
-        out.edge('CAN_ESCALATE_TO', principal.id, admin, {
-          ...(escalation.admin && { exploit_probability: 1, weight_basis: 'heuristic' as const }),
-          ...(escalation.resourceScoped && { resource_scoped: true }),
-          properties: { primitives: escalation.primitives },
+      // Escalation: to the account's administrator, or to the principal taken over.
+      for (const escalation of findEscalations(directory)) {
+        const from = ids.get(escalation.from)!;
+        let to: string;
+        if (escalation.target === 'admin') {
+          const acct = account(escalation.from);
+          to = out.node('IAM_Role', qualify(ACCOUNT_ADMIN, acct), {
+            synthetic: true,
+            crown_jewel: true,
+            crown_jewel_basis: 'synthetic:account-admin',
+            account: acct,
+          });
+          mentioned.push(to);
+        } else to = ids.get(escalation.target)!;
+        if (to === from) continue;
+        out.edge('CAN_ESCALATE_TO', from, to, {
+          exploit_probability: escalation.admin
+            ? ADMIN_HELD_PROBABILITY
+            : escalationPrice(escalation.strength),
+          weight_basis: 'heuristic',
+          ...(escalation.strength === 'scoped' && { resource_scoped: true }),
+          properties: {
+            primitives: escalation.primitives,
+            conditional: escalation.strength === 'conditional' || undefined,
+          },
         });
       }
-      return { envelopes: [out.build()], warnings: [], mentioned: [...new Set(escalations)] };
+      return { envelopes: [out.build()], warnings: [], mentioned: [...new Set(mentioned)] };
     },
   };
 }

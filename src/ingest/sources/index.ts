@@ -14,7 +14,12 @@ import { createTerraformSource } from './terraform.js';
 import { createTrivySource } from './trivy.js';
 import type { IngestSource } from './source.js';
 
-export function createSources(): ReadonlyMap<string, IngestSource> {
+export interface SourceOptions {
+  /** SEED_IAM_USERS: the iam source marks every IAM user `credential_exposed` */
+  seedIamUsers?: boolean;
+}
+
+export function createSources(options: SourceOptions = {}): ReadonlyMap<string, IngestSource> {
   const sources: IngestSource[] = [
     createEventsSource(),
     createTrivySource(),
@@ -23,7 +28,7 @@ export function createSources(): ReadonlyMap<string, IngestSource> {
     createSupplyChainSource(),
     createCustodianSource(),
     createCloudnetSource(),
-    createIamSource(),
+    createIamSource({ seedIamUsers: options.seedIamUsers }),
     createK8sSource(),
     createFalcoSource(),
     createSsoSource(),

@@ -1,0 +1,188 @@
+// The principals of an authorization-details document (`aws iam get-account-authorization-details`) with
+// their effective permissions: identity statements from inline policies, attached managed policies at
+// their default version, and their groups' policies, bounded by a permissions boundary when one is set.
+// Roles also carry their trust policy, the services it admits and their instance profiles.
+import { readPolicyDocument } from '../../markers/exposure.js';
+import { PermissionSet } from './evaluator.js';
+import { statementsOf, type Statement } from './policy.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- AWS API shapes, read field by field
+export type Detail = Record<string, any>;
+
+export interface AuthorizationDetails {
+  UserDetailList?: Detail[];
+  GroupDetailList?: Detail[];
+  RoleDetailList?: Detail[];
+  Policies?: Detail[];
+}
+
+/** AWS managed policies the document lists only by ARN, by what they grant. */
+export const KNOWN_MANAGED: Readonly<Record<string, Statement[]>> = {
+  'arn:aws:iam::aws:policy/AdministratorAccess': [{ Effect: 'Allow', Action: '*', Resource: '*' }],
+  'arn:aws:iam::aws:policy/IAMFullAccess': [{ Effect: 'Allow', Action: 'iam:*', Resource: '*' }],
+  'arn:aws:iam::aws:policy/PowerUserAccess': [
+    { Effect: 'Allow', NotAction: ['iam:*', 'organizations:*', 'account:*'], Resource: '*' },
+    {
+      Effect: 'Allow',
+      Action: ['iam:CreateServiceLinkedRole', 'iam:DeleteServiceLinkedRole', 'iam:ListRoles'],
+      Resource: '*',
+    },
+  ],
+};
+
+export interface Principal {
+  kind: 'user' | 'role';
+  name: string;
+  arn: string;
+  account: string;
+  /** the account its ARN names (IAM acts within it) */
+  home: string;
+  /** group names (users) */
+  groups: string[];
+  /** customer managed policies attached to it directly or through its groups */
+  attachedPolicies: string[];
+  permissions: PermissionSet;
+  /** the permissions boundary's ARN, when one is set */
+  boundaryArn?: string;
+  /** its permissions were the boundary removed (set only when a boundary applies) */
+  unbounded?: PermissionSet;
+  statements: Statement[];
+  /** roles: the raw trust policy */
+  trust?: Statement[];
+  /** roles: services its trust admits (`lambda.amazonaws.com`) */
+  services: Set<string>;
+  /** roles: the instance profiles it is in (InstanceProfileList) */
+  instanceProfiles: { name: string; arn?: string }[];
+}
+
+export interface Group {
+  name: string;
+  arn: string;
+  statements: Statement[];
+  attachedPolicies: string[];
+}
+
+export interface Directory {
+  users: Principal[];
+  roles: Principal[];
+  groups: Map<string, Group>;
+  /** customer managed policies by ARN: how many versions the document lists */
+  policies: Map<string, { arn: string; versions: number }>;
+  byArn: Map<string, Principal>;
+  /** principals with a finding of their own towards the administrator (pass one) */
+  escalates: Set<string>;
+}
+
+const arnAccount = (arn: unknown): string => (typeof arn === 'string' ? (arn.split(':')[4] ?? '') : '');
+
+/** Reads the document; `accountOf` qualifies (the query's account, else the ARN's). */
+export function readDirectory(doc: AuthorizationDetails, accountOf: (arn: unknown) => string): Directory {
+  const policyStatements = new Map<string, Statement[]>();
+  const policies = new Map<string, { arn: string; versions: number }>();
+  for (const p of doc.Policies ?? []) {
+    if (typeof p.Arn !== 'string') continue;
+    const versions: Detail[] = Array.isArray(p.PolicyVersionList) ? p.PolicyVersionList : [];
+    const version = versions.find((v) => v.IsDefaultVersion) ?? versions[0];
+    policyStatements.set(p.Arn, statementsOf(readPolicyDocument(version?.Document)));
+    policies.set(p.Arn, { arn: p.Arn, versions: versions.length });
+  }
+  const managed = (attached: Detail[] | undefined) =>
+    (attached ?? []).flatMap((a) => policyStatements.get(a.PolicyArn) ?? KNOWN_MANAGED[a.PolicyArn] ?? []);
+  const customer = (attached: Detail[] | undefined) =>
+    (attached ?? []).map((a) => a.PolicyArn as string).filter((arn) => policies.has(arn));
+  const inline = (lists: Detail[] | undefined) =>
+    (lists ?? []).flatMap((p) => statementsOf(readPolicyDocument(p.PolicyDocument)));
+  const boundaryOf = (detail: Detail): Statement[] | undefined => {
+    const arn = detail.PermissionsBoundary?.PermissionsBoundaryArn;
+    if (typeof arn !== 'string') return undefined;
+    // A boundary the document does not describe bounds nothing we can read: treated as absent.
+    return policyStatements.get(arn) ?? KNOWN_MANAGED[arn];
+  };
+
+  const groups = new Map<string, Group>();
+  for (const g of doc.GroupDetailList ?? []) {
+    if (typeof g.GroupName !== 'string') continue;
+    groups.set(g.GroupName, {
+      name: g.GroupName,
+      arn: String(g.Arn ?? ''),
+      statements: [...inline(g.GroupPolicyList), ...managed(g.AttachedManagedPolicies)],
+      attachedPolicies: customer(g.AttachedManagedPolicies),
+    });
+  }
+
+  const make = (
+    kind: 'user' | 'role',
+    detail: Detail,
+    name: string,
+    statements: Statement[],
+    attached: string[],
+    variables: Record<string, string>,
+  ): Principal => {
+    const boundary = boundaryOf(detail);
+    const permissions = new PermissionSet(
+      statements,
+      variables,
+      boundary ? new PermissionSet(boundary, variables) : undefined,
+    );
+    return {
+      kind,
+      name,
+      arn: String(detail.Arn ?? ''),
+      account: accountOf(detail.Arn) || arnAccount(detail.Arn),
+      home: arnAccount(detail.Arn),
+      groups: [],
+      attachedPolicies: attached,
+      permissions,
+      boundaryArn: detail.PermissionsBoundary?.PermissionsBoundaryArn,
+      unbounded: boundary ? new PermissionSet(statements, variables) : undefined,
+      statements,
+      services: new Set(),
+      instanceProfiles: [],
+    };
+  };
+
+  const users: Principal[] = [];
+  for (const u of doc.UserDetailList ?? []) {
+    if (typeof u.UserName !== 'string') continue;
+    const memberOf = (Array.isArray(u.GroupList) ? u.GroupList : []).filter(
+      (g: unknown): g is string => typeof g === 'string',
+    );
+    const statements = [
+      ...inline(u.UserPolicyList),
+      ...managed(u.AttachedManagedPolicies),
+      ...memberOf.flatMap((g) => groups.get(g)?.statements ?? []),
+    ];
+    const attached = [
+      ...customer(u.AttachedManagedPolicies),
+      ...memberOf.flatMap((g) => groups.get(g)?.attachedPolicies ?? []),
+    ];
+    const user = make('user', u, u.UserName, statements, attached, {
+      'aws:username': u.UserName,
+      'aws:userid': String(u.UserId ?? ''),
+    });
+    user.groups = memberOf;
+    users.push(user);
+  }
+  const roles: Principal[] = [];
+  for (const r of doc.RoleDetailList ?? []) {
+    if (typeof r.RoleName !== 'string') continue;
+    const statements = [...inline(r.RolePolicyList), ...managed(r.AttachedManagedPolicies)];
+    const role = make('role', r, r.RoleName, statements, customer(r.AttachedManagedPolicies), {});
+    role.trust = statementsOf(readPolicyDocument(r.AssumeRolePolicyDocument));
+    for (const s of role.trust) {
+      if (s.Effect !== 'Allow' || !s.Principal || typeof s.Principal !== 'object') continue;
+      for (const service of [(s.Principal as Detail).Service].flat())
+        if (typeof service === 'string') role.services.add(service.toLowerCase());
+    }
+    role.instanceProfiles = (Array.isArray(r.InstanceProfileList) ? r.InstanceProfileList : [])
+      .filter((p: Detail) => typeof p?.InstanceProfileName === 'string')
+      .map((p: Detail) => ({
+        name: p.InstanceProfileName,
+        arn: typeof p.Arn === 'string' ? p.Arn : undefined,
+      }));
+    roles.push(role);
+  }
+  const byArn = new Map<string, Principal>();
+  for (const p of [...users, ...roles]) if (p.arn) byArn.set(p.arn, p);
+  return { users, roles, groups, policies, byArn, escalates: new Set() };
+}

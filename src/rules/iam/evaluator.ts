@@ -1,0 +1,240 @@
+// The one IAM policy evaluator: what a principal may do, from its identity statements (inline, managed at
+// their default version, its groups') bounded by its permissions boundary, read as AWS evaluates a
+// request (the "policy evaluation logic" documentation): an explicit Deny whose action and resource
+// patterns cover the request wins; otherwise an Allow covering it grants it; a permissions boundary must
+// allow it too. Conditions the evaluator understands are applied (`iam:PassedToService`); a grant under
+// any other condition is kept and reported as conditional (priced lower, docs/model.md); a Deny under a
+// condition it does not understand may not apply, so it removes nothing.
+import {
+  actionMatches,
+  coversAction,
+  isLiteral,
+  list,
+  readCondition,
+  resourceMatches,
+  substitute,
+  type Statement,
+} from './policy.js';
+
+/** How firmly a grant holds: on any resource, only on literal resources, or under a condition not understood. */
+export type Strength = 'unconditional' | 'scoped' | 'conditional';
+
+const RANK: Readonly<Record<Strength, number>> = { unconditional: 2, scoped: 1, conditional: 0 };
+
+export const weaker = (a: Strength, b: Strength): Strength => (RANK[a] <= RANK[b] ? a : b);
+export const stronger = (a: Strength, b: Strength): Strength => (RANK[a] >= RANK[b] ? a : b);
+
+export interface Access {
+  strength: Strength;
+  /** every pattern granting it names the caller itself through `${aws:username}` (self-service) */
+  selfService: boolean;
+}
+
+interface Compiled {
+  statement: Statement;
+  /** the Action (or NotAction) test, compiled once */
+  covers: (action: string) => boolean;
+  /** resource patterns with variables substituted; undefined with NotResource */
+  resources?: string[];
+  notResources?: string[];
+  /** which of `resources` came from a `${aws:username}` pattern */
+  selfPatterns: Set<string>;
+  passedToService?: string[];
+  conditional: boolean;
+}
+
+/** The IAM actions that make anyone an administrator (attach or write a policy on oneself): a Deny covering them all takes `*` away. */
+const ADMIN_WRITES = [
+  'iam:AttachUserPolicy',
+  'iam:PutUserPolicy',
+  'iam:AttachRolePolicy',
+  'iam:PutRolePolicy',
+];
+
+export class PermissionSet {
+  private readonly allows: Compiled[] = [];
+  private readonly denies: Compiled[] = [];
+  private readonly cache = new Map<string, Access | null>();
+
+  /** services (`iam`, lowercased) some Allow names; undefined when a wildcard or NotAction may cover any */
+  private services?: Set<string> = new Set();
+
+  /**
+   * @param variables policy variables of the caller, lowercased keys (`aws:username` for a user)
+   * @param boundary the permissions boundary's statements, when one is attached
+   */
+  constructor(
+    statements: readonly Statement[],
+    variables: Readonly<Record<string, string>> = {},
+    private readonly boundary?: PermissionSet,
+  ) {
+    for (const statement of statements) {
+      const compiled = compileStatement(statement, variables);
+      if (statement.Effect === 'Allow') {
+        this.allows.push(compiled);
+        if (this.services) {
+          if (statement.Action === undefined) this.services = undefined;
+          else
+            for (const a of list(statement.Action)) {
+              const service = a.slice(0, a.indexOf(':')).toLowerCase();
+              if (a.indexOf(':') < 0 || /[*?]/.test(service)) {
+                this.services = undefined;
+                break;
+              }
+              this.services.add(service);
+            }
+        }
+      } else if (statement.Effect === 'Deny') this.denies.push(compiled);
+    }
+  }
+
+  /** Does an Allow name this resource literally (not through a wildcard)? */
+  namesLiterally(resource: string): boolean {
+    if (!this.literals) {
+      this.literals = new Set();
+      for (const s of this.allows) for (const p of s.resources ?? []) if (isLiteral(p)) this.literals.add(p);
+    }
+    return this.literals.has(resource);
+  }
+
+  private literals?: Set<string>;
+
+  get hasBoundary(): boolean {
+    return this.boundary !== undefined;
+  }
+
+  /**
+   * May the caller perform `action` on `resource` (an ARN; omitted: on some resource)? `service` is the
+   * service a role would be passed to, for `iam:PassedToService`. Undefined when it may not.
+   */
+  access(action: string, resource?: string, service?: string): Access | undefined {
+    if (this.services && !this.services.has(action.slice(0, action.indexOf(':')).toLowerCase()))
+      return undefined;
+    const key =
+      resource === undefined && service === undefined
+        ? action
+        : `${action}|${resource ?? ''}|${service ?? ''}`;
+    const cached = this.cache.get(key);
+    if (cached !== undefined) return cached ?? undefined;
+    let best: Access | undefined;
+    for (const s of this.allows) {
+      if (!s.covers(action)) continue;
+      if (!admitsService(s, service)) continue;
+      const granted = this.granted(s, action, resource, service);
+      if (!granted.length) continue;
+      const strength: Strength = s.conditional
+        ? 'conditional'
+        : granted.every(isLiteral)
+          ? 'scoped'
+          : 'unconditional';
+      const selfService = granted.every((p) => s.selfPatterns.has(p));
+      if (!best || RANK[strength] > RANK[best.strength] || (strength === best.strength && !selfService))
+        best = { strength, selfService };
+    }
+    if (best && this.boundary) {
+      const bounded = this.boundary.access(action, resource, service);
+      best = bounded ? { ...best, strength: weaker(best.strength, bounded.strength) } : undefined;
+    }
+    if (this.cache.size < 5_000) this.cache.set(key, best ?? null);
+    return best;
+  }
+
+  /** The resource patterns of an Allow that grant the request and that no Deny covers. */
+  private granted(s: Compiled, action: string, resource: string | undefined, service?: string): string[] {
+    let candidates: string[];
+    if (resource !== undefined) {
+      const hit = s.resources
+        ? s.resources.find((p) => resourceMatches(p, resource))
+        : !s.notResources!.some((p) => resourceMatches(p, resource))
+          ? resource
+          : undefined;
+      if (hit === undefined) return [];
+      // The grant is as literal as the pattern that matched it.
+      candidates = [hit];
+      return this.denied(action, resource, service) ? [] : candidates;
+    }
+    candidates = s.resources ?? ['*'];
+    return candidates.filter((p) => !this.denied(action, p, service));
+  }
+
+  /** Does an applicable Deny cover this action on this resource (or resource pattern)? */
+  private denied(action: string, resource: string, service?: string): boolean {
+    for (const d of this.denies) {
+      if (d.conditional || !d.covers(action)) continue;
+      if (d.passedToService && (service === undefined || !admitsService(d, service))) continue;
+      const covers = d.resources
+        ? d.resources.some((p) => resourceMatches(p, resource))
+        : !d.notResources!.some((p) => resourceMatches(p, resource));
+      if (covers) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Holds `*` on `*` without condition (AdministratorAccess), not taken away by a Deny covering the IAM
+   * writes that make an administrator; an unrelated Deny (`s3:*`) leaves it an administrator.
+   */
+  isAdmin(): boolean {
+    const everything = this.allows.some(
+      (s) =>
+        !s.conditional &&
+        list(s.statement.Action).some((a) => a === '*' || a === '*:*') &&
+        (s.resources?.includes('*') ?? false),
+    );
+    if (!everything) return false;
+    const stripped = this.denies.some(
+      (d) =>
+        !d.conditional &&
+        !d.passedToService &&
+        ADMIN_WRITES.every((a) => coversAction(d.statement, a)) &&
+        (d.resources ? d.resources.includes('*') : d.notResources!.length === 0),
+    );
+    if (stripped) return false;
+    return this.boundary ? this.boundary.isAdmin() : true;
+  }
+}
+
+/** Statements without policy variables compile once, whichever principal holds them (managed policies are shared). */
+const compiledStatements = new WeakMap<Statement, Compiled>();
+
+function compileStatement(statement: Statement, variables: Readonly<Record<string, string>>): Compiled {
+  const cached = compiledStatements.get(statement);
+  if (cached) return cached;
+  const condition = readCondition(statement.Condition);
+  const selfPatterns = new Set<string>();
+  let variable = false;
+  const resolve = (patterns: string[]) =>
+    patterns.flatMap((p) => {
+      if (!p.includes('${')) return [p];
+      variable = true;
+      const value = substitute(p, variables);
+      if (value === undefined) return [];
+      if (value !== p && /\$\{aws:username\}/i.test(p)) selfPatterns.add(value);
+      return [value];
+    });
+  const actions = list(statement.Action);
+  const notActions = list(statement.NotAction);
+  const compiled: Compiled = {
+    statement,
+    covers:
+      statement.Action !== undefined
+        ? actions.includes('*')
+          ? () => true
+          : (action) => actions.some((p) => actionMatches(p, action))
+        : statement.NotAction !== undefined
+          ? (action) => !notActions.some((p) => actionMatches(p, action))
+          : () => false,
+    resources: statement.NotResource === undefined ? resolve(list(statement.Resource)) : undefined,
+    notResources: statement.NotResource !== undefined ? resolve(list(statement.NotResource)) : undefined,
+    selfPatterns,
+    passedToService: condition.passedToService,
+    conditional: condition.unknown.length > 0,
+  };
+  if (!variable) compiledStatements.set(statement, compiled);
+  return compiled;
+}
+
+function admitsService(s: Compiled, service: string | undefined): boolean {
+  if (!s.passedToService || service === undefined) return true;
+  return s.passedToService.some((p) => resourceMatches(p.toLowerCase(), service.toLowerCase()));
+}
