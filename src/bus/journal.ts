@@ -27,7 +27,9 @@ const HEADER_PREFIX = Buffer.from('#pathgate-journal ');
 export const QUARANTINE_DIR = 'quarantine';
 /** What the operator runs next; appended to every refusal. */
 export const STORE_ADVICE =
-  '`pathgate verify-store` shows what is affected and `pathgate verify-store -repair` keeps a copy aside and starts without it (docs/operations.md)';
+  '`pathgate verify-store` shows what is affected; `pathgate verify-store -repair` sets the damaged bytes aside (a copy kept) so that the next start goes on without them (docs/operations.md)';
+/** Segment names have 12 digits. */
+export const MAX_SEQ = 999_999_999_999;
 
 interface Segment {
   firstSeq: number;

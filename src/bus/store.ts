@@ -13,6 +13,7 @@ import {
   Journal,
   JournalDamage,
   listSegments,
+  MAX_SEQ,
   QUARANTINE_DIR,
   scanSegment,
   STORE_ADVICE,
@@ -64,6 +65,14 @@ async function probeSnapshot(stateDir: string, name: string): Promise<ReadableSn
     const why = /\(([^)]*)\)$/.exec(error.message)?.[1] ?? error.message;
     return { probe: { file, status: 'damaged', seq: await peekSnapshotSeq(file), why } };
   }
+}
+
+/**
+ * The highest seq any snapshot names: numbering never goes back below it, a damaged snapshot's included
+ * (unless its seq is past what a segment name can hold, which only damage explains).
+ */
+function claimedSeq(baseSeq: number, ...probes: SnapshotProbe[]): number {
+  return Math.max(baseSeq, ...probes.map((p) => (p.seq !== undefined && p.seq <= MAX_SEQ ? p.seq : 0)));
 }
 
 function lastRecord(ranges: SegmentRange[]): number {
@@ -122,8 +131,7 @@ export async function openStore(options: {
       : await probeSnapshot(stateDir, PREVIOUS_SNAPSHOT_FILE);
   const base = [current, previous].find((s) => s.probe.status === 'intact');
   const baseSeq = base?.probe.seq ?? 0;
-  // Numbering never goes back below any snapshot's seq, a damaged one's included.
-  const claimed = Math.max(baseSeq, current.probe.seq ?? 0, previous.probe.seq ?? 0);
+  const claimed = claimedSeq(baseSeq, current.probe, previous.probe);
 
   let journal: Journal;
   try {
@@ -238,7 +246,7 @@ export async function inspectStore(dataDir: string): Promise<StoreReport> {
   const snapshots = [current.probe, previous.probe];
   const base = [current, previous].find((s) => s.probe.status === 'intact')?.probe;
   const baseSeq = base?.seq ?? 0;
-  const claimed = Math.max(baseSeq, current.probe.seq ?? 0, previous.probe.seq ?? 0);
+  const claimed = claimedSeq(baseSeq, current.probe, previous.probe);
   const problems: string[] = [];
   const notes: string[] = [];
   const actions: string[] = [];
