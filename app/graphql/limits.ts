@@ -70,28 +70,28 @@ export class QueryLimitError extends ProblemError {
  * what an underestimate could cost.
  */
 export const ROUTE_NODES_ESTIMATE = 6;
-/** `violations` is computed when asked; priced at this many entries. */
-export const VIOLATIONS_ESTIMATE = 100;
+/** A list with no better measure (`violations`, computed when asked, and any list added later). */
+export const LIST_ESTIMATE = 100;
 
-const describe = { GRAPHQL_MAX_ALIASES: 'aliases', GRAPHQL_MAX_DEPTH: 'levels of nesting' } as const;
+const COUNTED = {
+  GRAPHQL_MAX_ALIASES: 'aliases',
+  GRAPHQL_MAX_DEPTH: 'levels of nesting',
+  GRAPHQL_MAX_DIRECTIVES: 'directives',
+} as const;
 
 /**
  * graphql-armor reports "… limit of N exceeded, found M." in its message only; the count is read back from
  * it (the versions are pinned by package-lock.json, and test/app/graphql-limits.test.ts checks the count).
  */
-function armorReject(
-  limit: 'GRAPHQL_MAX_ALIASES' | 'GRAPHQL_MAX_DEPTH' | 'GRAPHQL_MAX_DIRECTIVES',
-  max: number,
-) {
+function armorReject(limit: keyof typeof COUNTED, max: number) {
   return (_context: ValidationContext | null, error: GraphQLError) => {
     const found = /found (\d+)/.exec(error.message);
     const actual = found ? Number(found[1]) : undefined;
-    const what = limit === 'GRAPHQL_MAX_DIRECTIVES' ? 'directives' : describe[limit];
     throw new QueryLimitError(
       limit,
       max,
       actual,
-      `the query has ${actual ?? `more than ${max}`} ${what}; ${limit} allows ${max}`,
+      `the query has ${actual ?? `more than ${max}`} ${COUNTED[limit]}; ${limit} allows ${max}`,
     );
   };
 }
@@ -107,7 +107,7 @@ const introspectionOff: ValidationRule = (context) =>
             'GRAPHQL_INTROSPECTION',
             false,
             undefined,
-            `schema introspection (${field ?? '__schema'}) is off while API auth is on; GRAPHQL_INTROSPECTION=true allows it`,
+            `schema introspection (${field ?? '__schema'}) is off on this service (by default while API auth is on); GRAPHQL_INTROSPECTION=true allows it`,
           );
         },
       },
@@ -122,7 +122,8 @@ export function limitRules(limits: GraphqlLimits, options: { introspection: bool
       onReject: [armorReject('GRAPHQL_MAX_ALIASES', limits.maxAliases)],
     }),
     // `__schema` is left to the cost: the introspection query GraphiQL sends is 21 levels deep by this
-    // count, and what makes introspection expensive (types x fields x ...) is priced there by real sizes.
+    // count; its lists are priced there by the schema's sizes, and graphql-js' own
+    // MaxIntrospectionDepthRule refuses `fields { type { fields … } }` nested past three.
     maxDepthRule({
       n: limits.maxDepth,
       ignoreIntrospection: true,
@@ -208,8 +209,7 @@ function estimator(schema: GraphQLSchema): ComplexityEstimator {
     if (key === 'Query.attackPaths') length = attackPathsLength(context as GraphqlContext, args);
     else if (key === 'AttackPath.nodes') length = ROUTE_NODES_ESTIMATE;
     else if (key === 'AttackPath.steps') length = ROUTE_NODES_ESTIMATE - 1;
-    else if (key === 'Query.violations') length = VIOLATIONS_ESTIMATE;
-    else length = introspection.get(key) ?? (isIntrospectionType(type) ? 1 : VIOLATIONS_ESTIMATE);
+    else length = introspection.get(key) ?? (isIntrospectionType(type) ? 1 : LIST_ESTIMATE);
     return 1 + length * (1 + childComplexity);
   };
 }
