@@ -65,6 +65,13 @@ describe('k8s RBAC primitives: each fires on a minimal rule and not on its twin'
     expect(rbacEscalation(negative, 'role-admin').primitives).not.toContain(primitive);
   });
 
+  it('judges a role the dump does not hold by its name: administrators and the built-in edit, not view', () => {
+    expect(rbacEscalation(undefined, 'edit').primitives).toEqual(['admin-named']);
+    expect(rbacEscalation(undefined, 'admin').primitives).toEqual(['admin-named']);
+    expect(rbacEscalation(undefined, 'view').primitives).toEqual([]);
+    expect(rbacEscalation(undefined, 'readmin-helper').primitives).toEqual([]);
+  });
+
   it('counts controller creation (apps, batch) as pod creation, in its own API group only', () => {
     expect(
       rbacEscalation([{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['create'] }], 'x')
