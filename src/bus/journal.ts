@@ -595,18 +595,18 @@ export class Journal {
         recoveries.push(problem);
         continue;
       }
-      if (next && !(repair && relevant)) {
-        // An older segment ends with a commit line: reading that is enough unless it does not.
+      if (next && !relevant) {
+        // Replay skips a segment the snapshot holds whole: its final commit line says enough.
         const last = await lastCommitOf(segment.file);
-        if (last !== undefined && last >= segment.firstSeq - 1 && last < next.firstSeq) {
-          keep(last);
-          continue;
-        }
-        if (!relevant) {
-          keep(next.firstSeq - 1);
-          continue;
-        }
+        keep(
+          last !== undefined && last >= segment.firstSeq - 1 && last < next.firstSeq
+            ? last
+            : next.firstSeq - 1,
+        );
+        continue;
       }
+      // Every segment replay will read is read whole first, so damage stops the start before anything is
+      // applied, naming what it holds.
       const scan = await scanSegment(segment.file, segment.firstSeq, { nextFirstSeq: next?.firstSeq });
       const tail = scan.tail;
       if (!tail) {

@@ -268,23 +268,32 @@ describe('Journal', () => {
     expect(await readFile(file, 'utf8')).toBe(text.replace(/^~1 /m, '#1 '));
   });
 
-  it('reports damage in an older segment on replay, naming the file and byte', async () => {
+  it('refuses damage in an older segment on open, and replay still stops at damage that comes later', async () => {
     const dir = await tempDir();
     const journal = await Journal.open(dir, { rotateAt: 100 });
     for (let i = 1; i <= 3; i++) await journal.append([{ i, pad: 'x'.repeat(120) }]);
     await journal.close();
     const first = path.join(dir, '000000000001.log');
     const text = await readFile(first, 'utf8');
+    const opened = await Journal.open(dir, { rotateAt: 100 });
+    // Bit rot while it runs: replay names file and byte rather than delivering it.
     await writeFile(first, text.replace('"i":1', '"i":7'));
-    const reopened = await Journal.open(dir, { rotateAt: 100 });
-    const error = await replayAll(reopened).catch((e: unknown) => e);
+    const error = await replayAll(opened).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(JournalError);
     expect((error as Error).message).toMatch(
       new RegExp(`${first.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is damaged at byte \\d+`),
     );
     // Replay after it does not read the damaged segment.
-    expect((await replayAll(reopened, 1)).map(([seq]) => seq)).toEqual([2, 3]);
-    await reopened.close();
+    expect((await replayAll(opened, 1)).map(([seq]) => seq)).toEqual([2, 3]);
+    await opened.close();
+    // The next open reads it whole before anything is replayed, and names what it held.
+    await expect(Journal.open(dir, { rotateAt: 100 })).rejects.toThrow(
+      /000000000001\.log is damaged at byte 20 \(commit line ~1 does not match its records at byte \d+\): record 1 committed, and may have been acknowledged/,
+    );
+    // Unless a snapshot holds it: then replay skips the segment.
+    const covered = await Journal.open(dir, { rotateAt: 100, coveredUpTo: 1 });
+    expect((await replayAll(covered, 1)).map(([seq]) => seq)).toEqual([2, 3]);
+    await covered.close();
   });
 
   it('rejects a commit whose write fails, naming file and byte, and keeps no trace of it', async () => {

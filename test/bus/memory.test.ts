@@ -198,15 +198,16 @@ describe('embedded bus', () => {
     await bus.close();
   });
 
-  it('stops delivering when replay finds damage, and drain() reports it', async () => {
+  it('refuses to open on damage to committed records; stops delivering when replay finds later damage', async () => {
     const dir = await tempDir();
     const first = await createEmbeddedBus({ dir, rotateAt: 100 });
     for (const id of ['a', 'b', 'c']) await first.publish([record(id)]);
     await first.close();
     const file = path.join(dir, '000000000001.log');
-    await writeFile(file, (await readFile(file, 'utf8')).replace('"batchId":"a"', '"batchId":"z"'));
+    const text = await readFile(file, 'utf8');
     const log = stubLog();
     const bus = await createEmbeddedBus({ dir, rotateAt: 100, logger: log });
+    await writeFile(file, text.replace('"batchId":"a"', '"batchId":"z"'));
     const seen: string[] = [];
     bus.consume((d) => {
       seen.push(d.batchId);
@@ -216,6 +217,9 @@ describe('embedded bus', () => {
     expect(seen).toEqual([]);
     expect(log.error).toHaveBeenCalled();
     await bus.close();
+    await expect(createEmbeddedBus({ dir, rotateAt: 100 })).rejects.toThrow(
+      /000000000001\.log is damaged at byte \d+ .*record 1 \(batch z\) committed, and may have been acknowledged/,
+    );
   });
 
   it('closes without a consumer; what was published waits in the journal', async () => {
