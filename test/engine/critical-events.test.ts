@@ -33,7 +33,7 @@ it('emits a Critical Attack Path event for each new critical route, once', async
   await service.settle();
   expect(events).toHaveLength(2);
   expect(events[1]).toMatchObject({ target: 'logs' });
-  const metrics = await service.apiApp.inject({ method: 'GET', url: '/metrics' });
+  const metrics = await service.tenantMetrics();
   expect(metrics.body).toContain('service_analyzer_critical_path_events_total{tenant="default"} 2');
   await service.dispose();
 });
