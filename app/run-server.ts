@@ -38,7 +38,7 @@ export async function runServer(options: { demoByDefault: boolean; version: stri
       `pathgate ${options.version} is running (embedded store in ${settings.dataDir})`,
       `  ingest  ${service.ingestUrl}   POST /ingest/events`,
       apiAuthEnabled(settings.auth)
-        ? `  API     ${service.apiUrl}   POST /graphql, GET /metrics (Authorization: Bearer <token>; docs/security.md)`
+        ? `  API     ${service.apiUrl}   POST /graphql (Authorization: Bearer <token>; docs/security.md), GET /metrics`
         : `  API     ${service.apiUrl}   POST /graphql (GraphiQL at /graphiql), GET /metrics`,
       settings.demoData
         ? `  demo    ${open.length} open attack paths (${critical} critical) in the demo estate (fixtures/demo/)`
