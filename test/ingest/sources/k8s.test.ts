@@ -131,12 +131,12 @@ describe('k8s: mapping', () => {
     expect(rbacEscalation(undefined, 'cluster-admin').primitives).toEqual(['admin-named']);
     expect(rbacEscalation([], 'cluster-admin').primitives).toEqual([]);
     expect(
-      rbacEscalation(
-        [{ apiGroups: [''], verbs: ['create'], resources: ['serviceaccounts/token'] }],
-        'x',
-      ).primitives,
+      rbacEscalation([{ apiGroups: [''], verbs: ['create'], resources: ['serviceaccounts/token'] }], 'x')
+        .primitives,
     ).toEqual(['create-serviceaccount-token']);
-    expect(rbacEscalation([{ apiGroups: [''], verbs: ['get'], resources: ['configmaps'] }], 'viewer')).toEqual({
+    expect(
+      rbacEscalation([{ apiGroups: [''], verbs: ['get'], resources: ['configmaps'] }], 'viewer'),
+    ).toEqual({
       primitives: [],
       named: false,
     });
