@@ -2,6 +2,7 @@
 // damaged or missing, and what a start would do; `-repair` makes the operator's decision to go on
 // without what is lost: damaged bytes are moved aside (a copy kept), the state is rebuilt from the
 // newest intact snapshot and every record the journal still holds, and a fresh snapshot is written.
+import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
@@ -86,6 +87,11 @@ export async function verifyStoreCommand(
     return 2;
   }
   const dataDir = values['data-dir'] || io.env.DATA_DIR?.trim() || './data';
+  // A mistyped folder would otherwise read as an empty, healthy store (and a repair would create it).
+  if (!(await stat(dataDir).catch(() => undefined))?.isDirectory()) {
+    io.err(`pathgate verify-store: no store at ${dataDir} (no such folder)\n`);
+    return 2;
+  }
   if (!values.repair) {
     const report = await inspectStore(dataDir);
     io.out(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report).join('\n')}\n`);

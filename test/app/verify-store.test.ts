@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { StoreReport } from '../../src/bus/store.js';
 import { envelope, node } from '../helpers/envelope.js';
-import { makeService } from '../helpers/service.js';
+import { makeService, tempDir } from '../helpers/service.js';
 
 const run = promisify(execFile);
 const cli = fileURLToPath(new URL('../../app/cli.ts', import.meta.url));
@@ -89,9 +89,14 @@ describe('pathgate verify-store', () => {
     }
   });
 
-  it('exit 2 on a flag it does not know', async () => {
+  it('exit 2 on a flag it does not know, and on a folder that does not exist', async () => {
     const result = await pathgate('verify-store', '-frobnicate');
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('pathgate verify-store:');
+    const missing = path.join(await tempDir(), 'no-such-data');
+    const typo = await pathgate('verify-store', '-data-dir', missing, '-repair');
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain(`no store at ${missing}`);
+    await expect(readdir(missing)).rejects.toThrow(/ENOENT/);
   });
 });
