@@ -5,8 +5,10 @@
 // before parsing (onRequest), so nothing is skipped. Any other error goes to the listener's handler.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { UnreadableReport } from '../src/gate/evaluate.js';
+import { ProblemError, problemTypeUri } from '../src/http/problems.js';
 
 const PARSE_ERRORS = new Set(['FST_ERR_CTP_INVALID_JSON_BODY', 'FST_ERR_CTP_EMPTY_JSON_BODY']);
+const MALFORMED = problemTypeUri('malformed-json');
 
 export async function unreadableReportHandler(
   this: unknown,
@@ -14,6 +16,14 @@ export async function unreadableReportHandler(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<unknown> {
+  // The listener's JSON parser (app/plugins/http-base.ts) names where a body stops being JSON; a body
+  // nested too deeply or naming a prototype key stays a 400: it is refused, not unreadable.
+  if (error instanceof ProblemError && error.problem.type === MALFORMED) {
+    request.body = new UnreadableReport(
+      `not JSON: ${error.problem.detail.replace(/^request body is not valid JSON: /, '')}`,
+    );
+    return reply.send(await routeHandler(this, request, reply));
+  }
   if (!PARSE_ERRORS.has(error.code)) throw error;
   request.body =
     error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
@@ -21,10 +31,14 @@ export async function unreadableReportHandler(
       : new UnreadableReport(
           `not JSON (${error.message.replace(/^Body is not valid JSON but content-type is set to 'application\/json'$/, 'invalid JSON')})`,
         );
+  return reply.send(await routeHandler(this, request, reply));
+}
+
+function routeHandler(self: unknown, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const handler = request.routeOptions.handler as (
     this: unknown,
     request: FastifyRequest,
     reply: FastifyReply,
   ) => Promise<unknown>;
-  return reply.send(await handler.call(this, request, reply));
+  return handler.call(self, request, reply);
 }

@@ -222,6 +222,8 @@ export function registerGithubApp(
 
   // Webhooks: the body is verified as received, so it is kept as text.
   void api.register(async (scope) => {
+    // Replaces, in this scope only, the listener's own JSON parser (app/plugins/http-base.ts).
+    scope.removeContentTypeParser('application/json');
     scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
       done(null, body),
     );

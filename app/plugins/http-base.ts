@@ -3,6 +3,7 @@
 // handler. The ingest listener adds its report bodies (NDJSON, YAML on worker threads) with
 // registerReportBodies. Only app/service.ts listens; tests build the same app and call inject().
 import Fastify, {
+  errorCodes,
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
@@ -105,6 +106,8 @@ function registerJsonBody(app: FastifyInstance, keep?: KeepBody): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     keep?.(request, body as Buffer);
+    // No body at all stays fastify's own error, which routes tell apart (the gate reads it as no report).
+    if ((body as Buffer).length === 0) return done(new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY(), undefined);
     try {
       done(null, parseJsonBody((body as Buffer).toString('utf8')));
     } catch (error) {
