@@ -161,6 +161,14 @@ describe('loadSettings: values', () => {
   });
 });
 
+describe('YAML_MAX_BYTES', () => {
+  it('takes bytes, KiB and MiB', () => {
+    expect(loadSettings({ YAML_MAX_BYTES: '2097152' }).yamlMaxBytes).toBe(2 * 1024 * 1024);
+    expect(loadSettings({ YAML_MAX_BYTES: '512KiB' }).yamlMaxBytes).toBe(512 * 1024);
+    expect(loadSettings({ YAML_MAX_BYTES: '32mib' }).yamlMaxBytes).toBe(32 * 1024 * 1024);
+  });
+});
+
 describe('loadSettings: bad values', () => {
   it.each([
     [
@@ -229,6 +237,18 @@ describe('loadSettings: bad values', () => {
       'INGEST_ADDR',
       '::1:8081',
       'INGEST_ADDR="::1:8081" is not host:port (e.g. 127.0.0.1:8080 or :8080)',
+    ],
+    [
+      'a YAML limit over the body limit',
+      'YAML_MAX_BYTES',
+      '64MiB',
+      'YAML_MAX_BYTES="64MiB" is not a size from 1KiB to 32MiB (bytes, or e.g. 512KiB, 8MiB)',
+    ],
+    [
+      'a YAML limit in megabytes',
+      'YAML_MAX_BYTES',
+      '8MB',
+      'YAML_MAX_BYTES="8MB" is not a size from 1KiB to 32MiB (bytes, or e.g. 512KiB, 8MiB)',
     ],
   ])('refuses %s', (_case, name, value, message) => {
     expect(problemsOf({ [name]: value })).toEqual([message]);
