@@ -1,7 +1,7 @@
 // `pathgate gate`: a pull request's report through the merge gate, on a running server (-api, token from
 // PATHGATE_API_TOKEN) or with no server at all (-local <dir>: the estate built in process from a folder of
 // reports). Exit 0 clean, 1 blocked, 2 unknown (0 with -allow-unknown), 3 when the gate could not be asked.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -12,9 +12,17 @@ import { UnreadableReport } from '../src/gate/evaluate.js';
 import { ProblemError } from '../src/http/problems.js';
 import { recognizeReport } from '../src/ingest/recognize.js';
 import { normalizeFlags } from './cli-flags.js';
-import { exitCodeFor, GateRequestError, renderText, requestGate, type GateAnswer } from './gate-client.js';
+import {
+  exitCodeFor,
+  GateRequestError,
+  renderText,
+  requestGate,
+  toSarif,
+  type GateAnswer,
+} from './gate-client.js';
 import { jsonFiles } from './ingest-real.js';
 import { buildService } from './service.js';
+import { VERSION } from './version.js';
 
 export const GATE_USAGE = `  gate -report <file> [-source S] [-slug owner/repo] [-sha SHA] [-pr N] [-attribution report|commit]
        [-api URL | -local DIR] [-tenant T] [-account ID] [-region R] [-repo REPO] [-json] [-allow-unknown]
@@ -99,6 +107,18 @@ export async function gateCommand(
     if (!(error instanceof GateRequestError) && !(error instanceof ProblemError)) throw error;
     io.err(`pathgate gate: ${error.message}\n`);
     return 3;
+  }
+  if (values.sarif) {
+    try {
+      const root = process.env.GITHUB_WORKSPACE || process.cwd();
+      const sarif = toSarif(answer, { root, reportPath: values.report, version: VERSION });
+      await writeFile(values.sarif, `${JSON.stringify(sarif, null, 2)}\n`);
+    } catch (error) {
+      io.err(
+        `pathgate gate: cannot write ${values.sarif}: ${(error as NodeJS.ErrnoException).code ?? error}\n`,
+      );
+      return 3;
+    }
   }
   io.out(
     values.json || !io.isTTY ? `${JSON.stringify(answer, null, values.json ? 2 : 0)}\n` : renderText(answer),

@@ -1,5 +1,8 @@
 // What the `pathgate gate` CLI and the GitHub Action share: posting a report to a server's /gate/impact,
-// the exit code of a verdict, and the verdict as text. No server code here: the Action bundle stays small.
+// the exit code of a verdict, and the verdict as text, Markdown (with a Mermaid diagram of each route) and
+// SARIF 2.1.0. No server code here: the Action bundle stays small.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 
 export type Verdict = 'clean' | 'blocked' | 'unknown';
 
@@ -22,6 +25,13 @@ export interface GateRoute {
   steps: GateStep[];
   why: (GateStep & { change: 'added' | 'repriced' | 'exposed'; previousProbability?: number })[];
   fix: string;
+  /** what in the pull request the route comes from (Terraform addresses, Kubernetes objects, images, a package) */
+  origin?: {
+    terraform?: string[];
+    kubernetes?: { kind?: string; name: string }[];
+    images?: string[];
+    package?: string;
+  };
 }
 
 export interface GateAnswer {
@@ -32,6 +42,13 @@ export interface GateAnswer {
   opened: GateRoute[];
   worsened: GateRoute[];
   preexisting: number;
+  improved?: {
+    id: string;
+    score: number | null;
+    previousScore: number;
+    closed: boolean;
+    nodes: { id: string; name: string; label: string }[];
+  }[];
   errors?: { pointer: string; detail: string }[];
 }
 
@@ -139,7 +156,249 @@ export function renderMarkdown(answer: GateAnswer): string {
         `| ${r.critical ? '⛔' : ''} | ${status} | ${r.priority} | ${score(r)} | ${route(r)} | ${r.fix.replace(/\|/g, '\\|')} |`,
       );
     out.push('');
+    for (const [status, r] of rows.slice(0, MAX_DIAGRAMS))
+      out.push(`**${status}: ${route(r)}**`, '', renderMermaid(r), '');
+  }
+  const improved = answer.improved ?? [];
+  if (improved.length) {
+    out.push(
+      `Improved: ${improved
+        .map(
+          (p) =>
+            `${p.nodes.map((n) => n.name).join(' → ')} (${p.closed ? 'closed' : `${p.previousScore.toFixed(3)} → ${p.score!.toFixed(3)}`})`,
+        )
+        .join('; ')}.`,
+      '',
+    );
   }
   out.push(`Preexisting routes: ${answer.preexisting}. Attribution: ${answer.attribution}.`);
   return `${out.join('\n')}\n`;
 }
+
+/** GitHub renders a job summary or comment of at most 65,536 characters: diagrams for the worst routes. */
+const MAX_DIAGRAMS = 10;
+
+/** Mermaid's text inside `"…"`: quotes and pipes as entities, so no name can break the diagram. */
+const mermaidText = (text: string) =>
+  text.replace(/"/g, '#quot;').replace(/[<>]/g, (c) => (c === '<' ? '#lt;' : '#gt;'));
+
+/**
+ * A route as a Mermaid flowchart (GitHub renders ```mermaid blocks): one box per hop's node, each edge with
+ * its type, probability and basis; the hops the change added or made likelier drawn thick and red, a start
+ * the change exposed outlined red.
+ */
+export function renderMermaid(route: GateRoute): string {
+  const index = new Map(route.nodes.map((n, i) => [n.id, i]));
+  const lines = ['```mermaid', 'flowchart LR'];
+  for (const [i, n] of route.nodes.entries())
+    lines.push(`  n${i}["${mermaidText(n.name)}<br/><small>${n.label}</small>"]`);
+  const changed: number[] = [];
+  for (const [k, step] of route.steps.entries()) {
+    const why = route.why.find((w) => w.from === step.from && w.to === step.to && w.type === step.type);
+    const label = `${step.type} ${step.probability.toFixed(2)}${why?.change === 'repriced' && why.previousProbability !== undefined ? ` (was ${why.previousProbability.toFixed(2)})` : ''}`;
+    lines.push(`  n${index.get(step.from)} -->|"${mermaidText(label)}"| n${index.get(step.to)}`);
+    if (why) changed.push(k);
+  }
+  for (const k of changed) lines.push(`  linkStyle ${k} stroke:#d73a49,stroke-width:4px`);
+  if (route.why.some((w) => w.change === 'exposed'))
+    lines.push('  classDef exposed stroke:#d73a49,stroke-width:3px', '  class n0 exposed');
+  lines.push('```');
+  return lines.join('\n');
+}
+
+// ---- SARIF 2.1.0 (GitHub code scanning: github/codeql-action/upload-sarif) ----------------------------
+
+const SARIF_RULES = [
+  {
+    id: 'pathgate/attack-path-opened',
+    name: 'AttackPathOpened',
+    shortDescription: { text: 'The change opens an attack path' },
+    fullDescription: {
+      text: 'An attacker route from an internet-facing or credential-exposed start to a sensitive asset that the live estate does not have, with this change applied.',
+    },
+    helpUri: 'https://github.com/pathgate/pathgate/blob/main/docs/gate.md',
+    help: {
+      text: 'Open the route in pathgate; apply the suggested fix or cut one of the hops the change added.',
+    },
+  },
+  {
+    id: 'pathgate/attack-path-worsened',
+    name: 'AttackPathWorsened',
+    shortDescription: { text: 'The change makes an attack path likelier' },
+    fullDescription: {
+      text: 'A route the live estate already has, whose probability or priority this change raises (a hop repriced by new CVEs, an added hop, a start newly exposed).',
+    },
+    helpUri: 'https://github.com/pathgate/pathgate/blob/main/docs/gate.md',
+    help: { text: 'Keep the previous version, or apply the suggested fix.' },
+  },
+];
+
+export interface SarifOptions {
+  /** the checkout the files are looked up in (paths in the SARIF are relative to it) */
+  root: string;
+  /** the report given to the gate, for routes no file of the checkout explains */
+  reportPath?: string;
+  version?: string;
+}
+
+/** The routes the change opened or worsened as a SARIF 2.1.0 log, each located at the file that caused it. */
+export function toSarif(answer: GateAnswer, options: SarifOptions): Record<string, unknown> {
+  const files = new FileIndex(options.root);
+  const rows = [...answer.opened.map((r) => [0, r] as const), ...answer.worsened.map((r) => [1, r] as const)];
+  const results = rows.map(([ruleIndex, r]) => {
+    const where = files.locate(r, options.reportPath);
+    return {
+      ruleId: SARIF_RULES[ruleIndex].id,
+      ruleIndex,
+      level: r.critical ? 'error' : 'warning',
+      message: {
+        text: `${r.critical ? 'Critical attack path' : 'Attack path'} ${ruleIndex === 0 ? 'opened' : 'made likelier'}: ${route(r)} (${r.priority}, score ${score(r)}). Fix: ${r.fix}`,
+      },
+      locations: [
+        {
+          physicalLocation: {
+            artifactLocation: { uri: where.uri, uriBaseId: '%SRCROOT%' },
+            region: { startLine: where.line },
+          },
+          message: { text: where.why },
+        },
+      ],
+      partialFingerprints: { 'pathgate/path/v1': r.id },
+      properties: {
+        pathId: r.id,
+        priority: r.priority,
+        previousPriority: r.previousPriority,
+        score: r.score,
+        previousScore: r.previousScore,
+        route: r.nodes.map((n) => n.name),
+        'security-severity': r.critical ? '9.0' : r.priority === 'P2' ? '6.0' : '3.0',
+      },
+    };
+  });
+  return {
+    $schema: 'https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'pathgate',
+            informationUri: 'https://github.com/pathgate/pathgate',
+            ...(options.version && { semanticVersion: options.version }),
+            rules: SARIF_RULES.map((rule) => ({
+              ...rule,
+              defaultConfiguration: { level: 'error' },
+              properties: { tags: ['security', 'attack-path'], precision: 'high' },
+            })),
+          },
+        },
+        automationDetails: { id: 'pathgate/gate/' },
+        originalUriBaseIds: {
+          '%SRCROOT%': { uri: `file://${path.resolve(options.root).replace(/\/?$/, '/')}` },
+        },
+        results,
+        properties: { verdict: answer.verdict, reason: answer.reason, preexisting: answer.preexisting },
+      },
+    ],
+  };
+}
+
+const SKIP = new Set(['.git', 'node_modules', 'dist', '.terraform', 'vendor', 'coverage']);
+const MANIFESTS = [
+  'package.json',
+  'requirements.txt',
+  'pom.xml',
+  'build.gradle',
+  'go.mod',
+  'Gemfile',
+  'Cargo.toml',
+];
+
+/** The checkout's text files, read lazily, for pointing a route at the line that caused it. */
+class FileIndex {
+  private list?: string[];
+  private readonly texts = new Map<string, string[]>();
+
+  constructor(private readonly root: string) {}
+
+  locate(r: GateRoute, reportPath?: string): { uri: string; line: number; why: string } {
+    const origin = r.origin ?? {};
+    for (const address of origin.terraform ?? []) {
+      const [type, name] = address
+        .replace(/\[.*?\]$/, '')
+        .split('.')
+        .slice(-2);
+      const found = this.find(
+        (f) => f.endsWith('.tf'),
+        new RegExp(`^\\s*resource\\s+"${escape(type)}"\\s+"${escape(name)}"`),
+      );
+      if (found) return { ...found, why: `${address} is declared here` };
+    }
+    for (const object of origin.kubernetes ?? []) {
+      const found = this.find(
+        (f) => /\.ya?ml$/.test(f),
+        new RegExp(`^\\s*name:\\s*["']?${escape(object.name)}["']?\\s*$`),
+      );
+      if (found) return { ...found, why: `${object.kind ?? 'object'} ${object.name} is declared here` };
+    }
+    if (origin.package) {
+      const short = origin.package.split(/[:/]/).pop()!;
+      const found = this.find((f) => MANIFESTS.includes(path.basename(f)), new RegExp(escape(short)));
+      if (found) return { ...found, why: `${origin.package} is declared here` };
+    }
+    if (origin.images?.length || origin.package) {
+      const found = this.find((f) => /(^|\/)(Dockerfile|Containerfile)[^/]*$/.test(f), /^\s*FROM\s/i);
+      if (found) return { ...found, why: `the image ${origin.images?.[0] ?? ''} is built here`.trim() };
+    }
+    const report = reportPath && path.relative(this.root, path.resolve(reportPath));
+    if (report && !report.startsWith('..'))
+      return { uri: toUri(report), line: 1, why: 'the report the gate read' };
+    return { uri: 'Dockerfile', line: 1, why: 'no file of the checkout explains this route' };
+  }
+
+  private find(pick: (file: string) => boolean, pattern: RegExp): { uri: string; line: number } | undefined {
+    for (const file of this.files().filter(pick)) {
+      const lines = this.read(file);
+      const at = lines.findIndex((l) => pattern.test(l));
+      if (at >= 0) return { uri: toUri(file), line: at + 1 };
+    }
+    return undefined;
+  }
+
+  private files(): string[] {
+    if (this.list) return this.list;
+    const out: string[] = [];
+    const walk = (dir: string, depth: number) => {
+      if (depth > 8 || out.length > 20_000) return;
+      let entries;
+      try {
+        entries = readdirSync(path.join(this.root, dir), { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+        if (e.isDirectory()) {
+          if (!SKIP.has(e.name)) walk(path.join(dir, e.name), depth + 1);
+        } else if (e.isFile()) out.push(path.join(dir, e.name));
+      }
+    };
+    walk('', 0);
+    return (this.list = out);
+  }
+
+  private read(file: string): string[] {
+    let lines = this.texts.get(file);
+    if (!lines) {
+      try {
+        lines = readFileSync(path.join(this.root, file), 'utf8').split('\n');
+      } catch {
+        lines = [];
+      }
+      this.texts.set(file, lines);
+    }
+    return lines;
+  }
+}
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const toUri = (file: string) => file.split(path.sep).map(encodeURIComponent).join('/');

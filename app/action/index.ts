@@ -2,7 +2,8 @@
 // to the server's /gate/impact with the PR's slug, number and head SHA from the event, then sets the outputs,
 // writes a job summary and an error annotation per blocked route, and exits 0 clean, 1 blocked, 2 unknown
 // (0 with allow-unknown). A gate that cannot be asked fails the step (exit 3).
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import * as core from '@actions/core';
 import * as github from '@actions/github';
 import {
@@ -10,6 +11,7 @@ import {
   GateRequestError,
   renderMarkdown,
   requestGate,
+  toSarif,
   type GateAnswer,
 } from '../gate-client.js';
 
@@ -21,6 +23,7 @@ async function run(): Promise<number> {
   const source = core.getInput('source');
   const attribution = core.getInput('attribution');
   const allowUnknown = core.getBooleanInput('allow-unknown');
+  const sarifInput = core.getInput('sarif');
   const { payload, repo } = github.context;
   const pull = payload.pull_request as { number?: number; head?: { sha?: string } } | undefined;
   const slug = (payload.repository?.full_name as string | undefined) ?? `${repo.owner}/${repo.repo}`;
@@ -62,6 +65,16 @@ async function run(): Promise<number> {
   core.setOutput('preexisting', String(answer.preexisting));
   core.setOutput('exit-code', String(code));
   await core.summary.addRaw(renderMarkdown(answer)).write();
+  if (sarifInput) {
+    // For github/codeql-action/upload-sarif: one result per opened or worsened route, at the file behind it.
+    const workspace = process.env.GITHUB_WORKSPACE || process.cwd();
+    const sarifPath = path.resolve(workspace, sarifInput);
+    await writeFile(
+      sarifPath,
+      `${JSON.stringify(toSarif(answer, { root: workspace, reportPath }), null, 2)}\n`,
+    );
+    core.setOutput('sarif', sarifPath);
+  }
   for (const route of [...answer.opened, ...answer.worsened].filter((r) => r.critical)) {
     core.error(
       `${route.nodes.map((n) => n.name).join(' → ')} (score ${route.score.toFixed(3)}, ${route.priority}): ${route.fix}`,

@@ -3,6 +3,7 @@
 // comment marked resolved), and the `service/attack-paths` commit status on the head SHA.
 import type { Forge, RepoRef } from '../../src/forge/forge.js';
 import type { GatePath, GateResult } from '../../src/gate/evaluate.js';
+import { renderMermaid } from '../gate-client.js';
 
 export const STATUS_CONTEXT = 'service/attack-paths';
 const MARKER = /<!-- pathgate:path=(ap-[0-9a-f]{16}) -->/;
@@ -52,6 +53,8 @@ export function renderComment(path: GatePath, status: 'opened' | 'worsened', lin
     `**${path.priority}**${path.previousPriority && path.previousPriority !== path.priority ? ` (was ${path.previousPriority})` : ''}, ${score}`,
     '',
     chain,
+    '',
+    renderMermaid(path),
     '',
     ...(why.length ? ['**Why**', ...why, ''] : []),
     `**Fix**: ${path.fix}`,

@@ -60,6 +60,17 @@ export interface Why {
   weightBasis: string;
 }
 
+/**
+ * Where a route comes from in the pull request, for tools that point at files (SARIF): the Terraform
+ * resources, Kubernetes objects and images on the route the report states, and the package the fix names.
+ */
+export interface RouteOrigin {
+  terraform?: string[];
+  kubernetes?: { kind?: string; name: string }[];
+  images?: string[];
+  package?: string;
+}
+
 export interface GatePath {
   id: string;
   score: number;
@@ -72,6 +83,7 @@ export interface GatePath {
   steps: PathStep[];
   why: Why[];
   fix: string;
+  origin?: RouteOrigin;
 }
 
 /** A route the change closes (gone after) or makes less likely. */
@@ -330,6 +342,7 @@ function compare(
     }
     const steps = routeSteps(record);
     const why = explain(steps, overlay, livePrice, routeNodes(record)[0]?.id);
+    const fix = suggestFix(why, overlay, successions);
     const entry: GatePath = {
       id: record.id,
       score: record.score,
@@ -341,8 +354,10 @@ function compare(
       nodes: routeNodes(record),
       steps,
       why,
-      fix: suggestFix(why, overlay, successions),
+      fix: fix.text,
     };
+    const origin = originOf(entry, overlay, successions, fix.package);
+    if (origin) entry.origin = origin;
     (status === 'opened' ? opened : worsened).push(entry);
   }
   const byScore = (a: GatePath, b: GatePath) => b.score - a.score;
@@ -407,7 +422,36 @@ function hop(step: PathStep): Omit<Why, 'change'> {
  * A suggested fix: for a hop into a workload repriced by CVEs the change brings, upgrade the package the
  * worst one is in; for an added hop, do not add it.
  */
-function suggestFix(why: Why[], overlay: Overlay, successions: readonly Succession[]): string {
+/** The report's own nodes on a route: what a file in the pull request says about them. */
+function originOf(
+  path: GatePath,
+  overlay: Overlay,
+  successions: readonly Succession[],
+  pkg: string | undefined,
+): RouteOrigin | undefined {
+  const origin: RouteOrigin = {};
+  const onRoute = new Set(path.nodes.map((n) => n.id));
+  for (const n of path.nodes) {
+    if (!overlay.isOwn(n.id)) continue;
+    const props = overlay.getNodeAttributes(n.id).props;
+    if (typeof props.terraform_address === 'string') (origin.terraform ??= []).push(props.terraform_address);
+    if (typeof props.namespace === 'string' || typeof props.k8s_kind === 'string' || props.cluster)
+      (origin.kubernetes ??= []).push({
+        kind: typeof props.kind === 'string' ? props.kind : undefined,
+        name: n.name.split('/').pop()!,
+      });
+  }
+  for (const s of successions)
+    if (s.workloads.some((w) => onRoute.has(w))) (origin.images ??= []).push(s.imageName);
+  if (pkg) origin.package = pkg;
+  return Object.keys(origin).length ? origin : undefined;
+}
+
+function suggestFix(
+  why: Why[],
+  overlay: Overlay,
+  successions: readonly Succession[],
+): { text: string; package?: string } {
   // CVEs the replaced images already had are not what the change brings.
   const inherited = new Set<string>();
   for (const s of successions)
@@ -429,20 +473,25 @@ function suggestFix(why: Why[], overlay: Overlay, successions: readonly Successi
   const repriced = why.find((w) => w.change === 'repriced');
   if (repriced && cves.length) {
     const { cve, edge } = cves[0];
-    const pkg = typeof edge.package === 'string' ? edge.package : 'the affected package';
+    const pkg = typeof edge.package === 'string' ? edge.package : undefined;
     const fixed = typeof edge.fixed_version === 'string' ? ` to ${edge.fixed_version}` : '';
-    return `upgrade ${pkg}${fixed} (${cve.name}${cve.props.kev === true ? ', known exploited' : ''}) in the image, or keep the previous image`;
+    return {
+      text: `upgrade ${pkg ?? 'the affected package'}${fixed} (${cve.name}${cve.props.kev === true ? ', known exploited' : ''}) in the image, or keep the previous image`,
+      package: pkg,
+    };
   }
   const exposed = why.find((w) => w.change === 'exposed');
   if (exposed)
-    return `do not expose ${overlay.getNodeAttributes(exposed.from).name} to the internet (${exposed.weightBasis}), or take the escalation away from what it reaches`;
+    return {
+      text: `do not expose ${overlay.getNodeAttributes(exposed.from).name} to the internet (${exposed.weightBasis}), or take the escalation away from what it reaches`,
+    };
   const added = why.find((w) => w.change === 'added');
   if (added) {
     const from = overlay.getNodeAttributes(added.from).name;
     const to = overlay.getNodeAttributes(added.to).name;
-    return `do not add ${added.type} from ${from} to ${to}, or put a control on it`;
+    return { text: `do not add ${added.type} from ${from} to ${to}, or put a control on it` };
   }
-  return 'review the hops this change makes likelier';
+  return { text: 'review the hops this change makes likelier' };
 }
 
 function exploitability(props: Record<string, unknown>): number {

@@ -125,6 +125,11 @@ export class Overlay implements GraphView {
     for (const id of this.added) callback(id, this.nodes.get(id)!);
   }
 
+  /** Whether the report states this node (added, or live and re-stated). */
+  isOwn(id: string): boolean {
+    return this.nodes.has(id);
+  }
+
   /** Whether the overlay added this node (the live graph does not hold it). */
   isAdded(id: string): boolean {
     return this.added.has(id);

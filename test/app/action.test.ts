@@ -1,16 +1,28 @@
 // The bundled Action (dist/index.js) run as GitHub runs it: INPUT_* variables, GITHUB_EVENT_PATH pointing
 // at a real pull_request payload, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files; against a loopback server.
-// Checks exit codes, outputs, the summary, the annotations, and what the server was told.
+// Checks exit codes, outputs, the summary (with a Mermaid diagram per route), the annotations, the SARIF
+// file, and what the server was told. PATHGATE_ACTION_SOURCE=1 runs app/action/index.ts through tsx instead
+// of the bundle (before `npm run build:action` has caught up with the source).
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gateEstate, KEV_CVE, LOW_CVE, trivyReport } from '../helpers/gate-estate.js';
 import { makeService, tempDir, type TestService } from '../helpers/service.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const bundle = path.join(root, 'dist', 'index.js');
+const entry = process.env.PATHGATE_ACTION_SOURCE
+  ? ['--import', 'tsx', path.join(root, 'app', 'action', 'index.ts')]
+  : [path.join(root, 'dist', 'index.js')];
+const schema = JSON.parse(
+  readFileSync(path.join(root, 'test', 'app', 'fixtures', 'sarif-schema-2.1.0.json'), 'utf8'),
+);
+const ajv = new Ajv({ strict: false });
+(addFormats as unknown as (a: Ajv) => Ajv)(ajv);
+const validateSarif = ajv.compile(schema);
 const event = path.resolve(root, '../shared/fixtures/real/github/pull_request.opened.payload.json');
 const TOKEN = 'action-test-token-0123456789';
 
@@ -19,7 +31,8 @@ let apiUrl: string;
 let dir: string;
 beforeAll(async () => {
   dir = await tempDir('pathgate-action-');
-  service = await makeService({ API_TOKENS: `${TOKEN}:viewer` });
+  // The Action's token records the commit's verdict (the PR's comment and status): an operator's.
+  service = await makeService({ API_TOKENS: `${TOKEN}:operator` });
   apiUrl = await service.apiApp.listen({ host: '127.0.0.1', port: 0 });
   await service.ingest(trivyReport([LOW_CVE]), { source: 'trivy' });
   await service.ingest(gateEstate());
@@ -35,7 +48,7 @@ async function runAction(report: unknown, inputs: Record<string, string> = {}) {
   const reportFile = path.join(dir, `${name}-report.json`);
   const output = path.join(dir, `${name}-output`);
   const summary = path.join(dir, `${name}-summary.md`);
-  writeFileSync(reportFile, JSON.stringify(report));
+  writeFileSync(reportFile, typeof report === 'string' ? report : JSON.stringify(report));
   writeFileSync(output, '');
   writeFileSync(summary, '');
   const env: Record<string, string> = {
@@ -46,14 +59,17 @@ async function runAction(report: unknown, inputs: Record<string, string> = {}) {
     GITHUB_SHA: '0000000000000000000000000000000000000000',
     GITHUB_OUTPUT: output,
     GITHUB_STEP_SUMMARY: summary,
+    GITHUB_WORKSPACE: dir,
     'INPUT_API-URL': apiUrl,
     'INPUT_API-TOKEN': TOKEN,
     INPUT_REPORT: reportFile,
     'INPUT_ALLOW-UNKNOWN': 'false',
+    // action.yml's default, which the runner passes as it passes every input
+    INPUT_SARIF: 'pathgate.sarif',
   };
   for (const [key, value] of Object.entries(inputs)) env[`INPUT_${key.toUpperCase()}`] = value;
   const result = await new Promise<{ code: number; stdout: string }>((resolve) => {
-    execFile(process.execPath, [bundle], { env }, (error, stdout) =>
+    execFile(process.execPath, entry, { env: { ...env, NODE_OPTIONS: '' } }, (error, stdout) =>
       resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout }),
     );
   });
@@ -67,18 +83,34 @@ async function runAction(report: unknown, inputs: Record<string, string> = {}) {
 describe('the bundled Action', () => {
   it('blocks a PR that adds a known-exploited CVE: exit 1, outputs, summary and an annotation', async () => {
     const r = await runAction(trivyReport([LOW_CVE, KEV_CVE]), { source: 'trivy' });
-    expect(r.code).toBe(1);
+    expect(r.code, r.stdout).toBe(1);
     expect(r.outputs).toEqual({
       verdict: 'blocked',
       opened: '0',
       worsened: '1',
       preexisting: '0',
+      sarif: path.join(dir, 'pathgate.sarif'),
       'exit-code': '1',
     });
     expect(r.summary).toMatch(/### ⛔ pathgate: blocked/);
     expect(r.summary).toMatch(
       /\| ⛔ \| worsened \| P1 \| .* \| shop-alb → checkout → orders \| upgrade log4j-core to 2\.15\.0/,
     );
+    // The route as a diagram GitHub renders, the repriced hop highlighted.
+    expect(r.summary).toMatch(
+      /```mermaid\nflowchart LR\n {2}n0\["shop-alb<br\/><small>LoadBalancer<\/small>"\]/,
+    );
+    expect(r.summary).toMatch(
+      /n0 -->\|"ROUTES_TO 0\.77 \(was 0\.\d\d\)"\| n1\n[\s\S]*linkStyle 0 stroke:#d73a49/,
+    );
+    // The SARIF file for github/codeql-action/upload-sarif.
+    const sarif = JSON.parse(readFileSync(r.outputs.sarif, 'utf8'));
+    expect(validateSarif(sarif), JSON.stringify(validateSarif.errors)).toBe(true);
+    expect(sarif.runs[0].results).toHaveLength(1);
+    expect(sarif.runs[0].results[0]).toMatchObject({
+      ruleId: 'pathgate/attack-path-worsened',
+      level: 'error',
+    });
     expect(r.stdout).toMatch(
       /::error title=pathgate%3A critical attack path::shop-alb → checkout → orders \(score 0\.689, P1\): upgrade/,
     );
@@ -92,7 +124,7 @@ describe('the bundled Action', () => {
 
   it('passes a PR that changes nothing: exit 0', async () => {
     const r = await runAction(trivyReport([LOW_CVE]));
-    expect(r.code).toBe(0);
+    expect(r.code, r.stdout).toBe(0);
     expect(r.outputs).toMatchObject({ verdict: 'clean', preexisting: '1', 'exit-code': '0' });
     expect(r.summary).toMatch(/✅ pathgate: clean/);
   });
@@ -108,5 +140,10 @@ describe('the bundled Action', () => {
     const refused = await runAction(trivyReport([LOW_CVE]), { 'api-token': 'wrong-token-wrong-token' });
     expect(refused.code).toBe(3);
     expect(refused.stdout).toMatch(/::error::pathgate: .*answered 401/);
+    // A report that is not JSON is one the gate cannot read: unknown (exit 2), not a failure to ask (3).
+    const broken = await runAction('{"SchemaVersion": 2, "Results": [');
+    expect(broken.code).toBe(2);
+    expect(broken.outputs.verdict).toBe('unknown');
+    expect(broken.stdout).toMatch(/::error::pathgate: unknown: the report could not be read: not JSON/);
   });
 });
