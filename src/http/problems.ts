@@ -173,6 +173,9 @@ export class ProblemError extends Error {
   static fromBody(body: Problem): ProblemError {
     const { type, title: _title, status: _status, detail, ...extra } = body;
     const code = type.slice(problemTypeUri('' as ProblemCode).length) as ProblemCode;
-    return new ProblemError(code in PROBLEMS ? code : 'internal', detail, extra);
+    const error = new ProblemError(code in PROBLEMS ? code : 'internal', detail, extra);
+    // The body was built (and capped) by problem() already; capping it again would lose the lengths.
+    if (code in PROBLEMS) (error as { problem: Problem }).problem = body;
+    return error;
   }
 }
