@@ -177,7 +177,7 @@ export function countRanges(ranges: SeqRange[]): number {
 }
 
 /** `ranges` minus `holes`, both sorted. */
-function subtract(ranges: SeqRange[], holes: SeqRange[]): SeqRange[] {
+export function subtract(ranges: SeqRange[], holes: SeqRange[]): SeqRange[] {
   const out: SeqRange[] = [];
   for (const range of ranges) {
     let from = range.from;

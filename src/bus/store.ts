@@ -17,6 +17,7 @@ import {
   QUARANTINE_DIR,
   scanSegment,
   STORE_ADVICE,
+  subtract,
   uncovered,
   type SegmentRange,
   type SegmentTail,
@@ -91,8 +92,8 @@ function describeGap(
   const what = `${n === 1 ? 'record' : `${n} records`} ${formatRanges(gaps)}`;
   const from = base ? `the snapshot (seq ${base.seq})` : 'an empty store';
   if (!base && gaps[0].from === 1 && firstSeq !== undefined && firstSeq > 1)
-    return `the journal starts at seq ${firstSeq} and there is no intact snapshot: ${what}, compacted into a snapshot that is now missing or damaged, are lost and were acknowledged`;
-  return `restoring ${from}, the journal lacks ${what} (a segment deleted or restored from an older backup): they are lost and were acknowledged`;
+    return `the journal starts at seq ${firstSeq} and there is no intact snapshot: ${what}, compacted into a snapshot that is now missing or damaged, ${n === 1 ? 'is lost and was' : 'are lost and were'} acknowledged`;
+  return `restoring ${from}, the journal lacks ${what} (a segment deleted or restored from an older backup): ${n === 1 ? 'it is lost and was' : 'they are lost and were'} acknowledged`;
 }
 
 export interface OpenedStore {
@@ -148,7 +149,9 @@ export async function openStore(options: {
   for (const recovery of journal.recoveries) logRecovery(log, recovery);
 
   const journalLast = lastRecord(journal.ranges);
-  const gaps = uncovered(journal.ranges, baseSeq, Math.max(journalLast, claimed));
+  // Records a repair just cut were named with their damage already.
+  const cut = journal.recoveries.flatMap((r) => r.lost).sort((x, y) => x.from - y.from);
+  const gaps = subtract(uncovered(journal.ranges, baseSeq, Math.max(journalLast, claimed)), cut);
   const damagedSnapshots = [current, previous].filter((s) => s.probe.status === 'damaged');
   const firstSeq = journal.ranges.find((r) => r.lastSeq >= r.firstSeq)?.firstSeq;
   if (gaps.length) {
