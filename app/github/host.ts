@@ -26,6 +26,7 @@ import {
 import { problem } from '../../src/http/problems.js';
 import { sendProblem } from '../plugins/http-base.js';
 import { PullRequestQueue } from '../../src/forge/pull-request-queue.js';
+import { tokenRequest } from '../../src/forge/token-request.js';
 import { reconcile, type PullRequestTarget } from './pull-request.js';
 import { registerRemediationRoute } from './remediation.js';
 
@@ -35,7 +36,8 @@ type Receiver = Pick<Webhooks, 'on' | 'verify' | 'receive'>;
 class MalformedPayload extends Error {}
 
 export interface GithubApp {
-  mode: 'app' | 'dry-run';
+  /** `app`: the GitHub App's installation tokens; `token`: FORGE_TOKEN; `dry-run`: logs only */
+  mode: 'app' | 'token' | 'dry-run';
   /** Brings one pull request up to date (also called after every gate verdict). */
   refresh(target: PullRequestTarget): Promise<void>;
   /** Resolves when every queued pull-request update has finished (tests, shutdown). */
@@ -50,7 +52,7 @@ export function registerGithubApp(
   const log = deps.logger.child({ component: 'github-app' });
   const allowlist = new RepoAllowlist(settings.allowlist);
   const installations = new Map<string, number>();
-  let receiver: Receiver;
+  let receiver: Receiver | undefined;
   let forgeFor: (repo: RepoRef) => Promise<Forge>;
   let mode: GithubApp['mode'];
   if (settings.appId !== undefined && settings.privateKey !== undefined) {
@@ -58,7 +60,7 @@ export function registerGithubApp(
     const probot = new Probot({
       appId: settings.appId,
       privateKey: settings.privateKey,
-      secret: settings.webhookSecret,
+      secret: settings.webhookSecret!,
       baseUrl: settings.apiUrl,
       log: log as never,
     });
@@ -86,16 +88,32 @@ export function registerGithubApp(
       const octokit = await probot.auth(installation);
       return allowlisted(githubForge(octokit.request as never), allowlist, log);
     };
+  } else if (settings.token !== undefined) {
+    // Token mode: no App to install; the token writes, webhooks are taken when WEBHOOK_SECRET is set.
+    mode = 'token';
+    if (settings.webhookSecret) receiver = new Webhooks({ secret: settings.webhookSecret });
+    const forge = allowlisted(
+      githubForge(tokenRequest({ token: settings.token, apiUrl: settings.apiUrl })),
+      allowlist,
+      log,
+    );
+    forgeFor = async () => forge;
+    log.info(
+      { apiUrl: settings.apiUrl, webhooks: receiver !== undefined },
+      'GitHub in token mode (FORGE_TOKEN): gate verdicts for pull requests are posted with the token',
+    );
   } else {
     mode = 'dry-run';
-    receiver = new Webhooks({ secret: settings.webhookSecret });
+    receiver = new Webhooks({ secret: settings.webhookSecret! });
     const dry = dryRunForge(log);
     forgeFor = async () => dry;
     log.warn(
       'GitHub app without APP_ID and PRIVATE_KEY: running dry, logging the comments and statuses it would post',
     );
   }
-  if (allowlist.empty && mode === 'app')
+  // Handlers are registered on the receiver; in token mode without WEBHOOK_SECRET there is none.
+  const listen = ((events: never, handler: never) => receiver?.on(events, handler)) as Receiver['on'];
+  if (allowlist.empty && mode !== 'dry-run')
     log.warn('REPO_ALLOWLIST is empty: every write to GitHub will be refused');
 
   // One pull request's updates run one at a time, in order; a second request for the same commit while
@@ -173,7 +191,7 @@ export function registerGithubApp(
     return { repo, number, sha };
   };
 
-  receiver.on(
+  listen(
     ['pull_request.opened', 'pull_request.synchronize', 'pull_request.reopened'],
     async (
       event: EmitterWebhookEvent<
@@ -187,13 +205,13 @@ export function registerGithubApp(
       enqueue(target, () => refresh(target));
     },
   );
-  receiver.on('pull_request.closed', async (event: EmitterWebhookEvent<'pull_request.closed'>) => {
+  listen('pull_request.closed', async (event: EmitterWebhookEvent<'pull_request.closed'>) => {
     // Closed or merged: nothing more to post; its watch and head are dropped so state stays bounded.
     const target = pullRequestTarget(event.payload);
     heads.delete(prKey(target));
     engine.forgetPullRequest(DEFAULT_TENANT, `${target.repo.owner}/${target.repo.repo}`, target.number);
   });
-  receiver.on('check_suite.rerequested', async (event: EmitterWebhookEvent<'check_suite.rerequested'>) => {
+  listen('check_suite.rerequested', async (event: EmitterWebhookEvent<'check_suite.rerequested'>) => {
     const { payload } = event;
     const sha = payload.check_suite?.head_sha;
     if (typeof sha !== 'string' || !Array.isArray(payload.check_suite.pull_requests))
@@ -220,55 +238,63 @@ export function registerGithubApp(
 
   registerRemediationRoute(api, { engine, forgeFor, dryRun: mode === 'dry-run' });
 
-  // Webhooks: the body is verified as received, so it is kept as text.
-  void api.register(async (scope) => {
-    // Replaces, in this scope only, the listener's own JSON parser (app/plugins/http-base.ts).
-    scope.removeContentTypeParser('application/json');
-    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
-      done(null, body),
-    );
-    scope.post('/api/github/webhooks', { config: { access: 'public' } }, async (request, reply) => {
-      const header = (name: string) => {
-        const value = request.headers[name];
-        return typeof value === 'string' ? value : '';
-      };
-      const delivery = header('x-github-delivery');
-      const body = typeof request.body === 'string' ? request.body : '';
-      const signature = header('x-hub-signature-256');
-      // A malformed signature header is a mismatch, not an error.
-      const verified = signature !== '' && (await receiver.verify(body, signature).catch(() => false));
-      if (!verified) {
-        log.warn({ delivery }, 'webhook refused: bad signature');
-        return sendProblem(
-          reply,
-          problem('unauthorized', 'the webhook signature does not match WEBHOOK_SECRET'),
-        );
-      }
-      const malformed = (detail: string) => {
-        log.warn({ delivery, event: header('x-github-event'), detail }, 'webhook refused: malformed payload');
-        return sendProblem(reply, problem('invalid-payload', `the webhook payload is malformed: ${detail}`));
-      };
-      let payload: unknown;
-      try {
-        payload = JSON.parse(body);
-      } catch (error) {
-        return malformed(`not JSON (${(error as Error).message})`);
-      }
-      if (!payload || typeof payload !== 'object' || Array.isArray(payload))
-        return malformed('not a JSON object');
-      if (!header('x-github-event')) return malformed('no X-GitHub-Event header');
-      // Handlers read the payload and queue their work: the answer does not wait for GitHub writes.
-      try {
-        await receiver.receive({ id: delivery, name: header('x-github-event') as never, payload } as never);
-      } catch (error) {
-        const errors = error instanceof AggregateError ? error.errors : [error];
-        const bad = errors.find((e): e is MalformedPayload => e instanceof MalformedPayload);
-        if (bad) return malformed(bad.message);
-        throw error;
-      }
-      return reply.code(202).send({ received: delivery });
+  // Webhooks (when WEBHOOK_SECRET is set): the body is verified as received, so it is kept as text.
+  const hooks = receiver;
+  if (hooks)
+    void api.register(async (scope) => {
+      // Replaces, in this scope only, the listener's own JSON parser (app/plugins/http-base.ts).
+      scope.removeContentTypeParser('application/json');
+      scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
+        done(null, body),
+      );
+      scope.post('/api/github/webhooks', { config: { access: 'public' } }, async (request, reply) => {
+        const header = (name: string) => {
+          const value = request.headers[name];
+          return typeof value === 'string' ? value : '';
+        };
+        const delivery = header('x-github-delivery');
+        const body = typeof request.body === 'string' ? request.body : '';
+        const signature = header('x-hub-signature-256');
+        // A malformed signature header is a mismatch, not an error.
+        const verified = signature !== '' && (await hooks.verify(body, signature).catch(() => false));
+        if (!verified) {
+          log.warn({ delivery }, 'webhook refused: bad signature');
+          return sendProblem(
+            reply,
+            problem('unauthorized', 'the webhook signature does not match WEBHOOK_SECRET'),
+          );
+        }
+        const malformed = (detail: string) => {
+          log.warn(
+            { delivery, event: header('x-github-event'), detail },
+            'webhook refused: malformed payload',
+          );
+          return sendProblem(
+            reply,
+            problem('invalid-payload', `the webhook payload is malformed: ${detail}`),
+          );
+        };
+        let payload: unknown;
+        try {
+          payload = JSON.parse(body);
+        } catch (error) {
+          return malformed(`not JSON (${(error as Error).message})`);
+        }
+        if (!payload || typeof payload !== 'object' || Array.isArray(payload))
+          return malformed('not a JSON object');
+        if (!header('x-github-event')) return malformed('no X-GitHub-Event header');
+        // Handlers read the payload and queue their work: the answer does not wait for GitHub writes.
+        try {
+          await hooks.receive({ id: delivery, name: header('x-github-event') as never, payload } as never);
+        } catch (error) {
+          const errors = error instanceof AggregateError ? error.errors : [error];
+          const bad = errors.find((e): e is MalformedPayload => e instanceof MalformedPayload);
+          if (bad) return malformed(bad.message);
+          throw error;
+        }
+        return reply.code(202).send({ received: delivery });
+      });
     });
-  });
 
   return {
     mode,

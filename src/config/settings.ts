@@ -58,7 +58,10 @@ export interface Settings {
 }
 
 export interface GithubSettings {
-  webhookSecret: string;
+  /** WEBHOOK_SECRET: webhooks are taken only with it */
+  webhookSecret?: string;
+  /** FORGE_TOKEN: token mode (no App): comments and statuses written with this token */
+  token?: string;
   /** APP_ID and PRIVATE_KEY: without both the app runs dry */
   appId?: string;
   privateKey?: string;
@@ -398,6 +401,12 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     name: 'PRIVATE_KEY',
     default: 'unset',
     meaning: "The GitHub App's private key (PEM). Also `PRIVATE_KEY_FILE`.",
+  },
+  {
+    name: 'FORGE_TOKEN',
+    default: 'unset',
+    meaning:
+      'Token mode for teams that do not install the App: a token (fine-grained, or a PAT) with pull requests, issues and statuses write; verdicts for a pull request are posted with it. Also `FORGE_TOKEN_FILE`. Excludes APP_ID.',
   },
   {
     name: 'FORGE_API_URL',
@@ -888,6 +897,7 @@ function readGithub(env: Env, problems: string[], read: Reader): GithubSettings 
     undefined,
   );
   const privateKey = readSecret(env, 'PRIVATE_KEY', problems)?.replace(/\\n/g, '\n');
+  const token = readSecret(env, 'FORGE_TOKEN', problems)?.trim() || undefined;
   const apiUrl = read('FORGE_API_URL', parseUrl, 'https://api.github.com/');
   const allowlist = read('REPO_ALLOWLIST', (t) => RepoAllowlist.parse(t), [] as string[]);
   const publicUrl = read<string | undefined>('PUBLIC_URL', parseUrl, undefined);
@@ -895,10 +905,20 @@ function readGithub(env: Env, problems: string[], read: Reader): GithubSettings 
     problems.push('PRIVATE_KEY is not a PEM private key');
   if ((appId === undefined) !== (privateKey === undefined))
     problems.push('APP_ID and PRIVATE_KEY go together: set both, or neither for a dry run');
+  if (token !== undefined && appId !== undefined)
+    problems.push('FORGE_TOKEN and APP_ID exclude each other: the App writes with its installation tokens');
   if (webhookSecret === undefined) {
     if (appId !== undefined)
       problems.push('APP_ID is set without WEBHOOK_SECRET: the app cannot verify its webhooks');
-    return undefined;
+    if (token === undefined) return undefined;
   }
-  return { webhookSecret, appId, privateKey, apiUrl: apiUrl.replace(/\/+$/, ''), allowlist, publicUrl };
+  return {
+    webhookSecret,
+    token,
+    appId,
+    privateKey,
+    apiUrl: apiUrl.replace(/\/+$/, ''),
+    allowlist,
+    publicUrl,
+  };
 }

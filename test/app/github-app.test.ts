@@ -26,6 +26,7 @@ interface Call {
   method: string;
   url: string;
   body: any;
+  authorization?: string;
 }
 
 /** GitHub's REST API as the app uses it, recording every call. */
@@ -44,10 +45,21 @@ class StandIn {
   private nextId = 1000;
 
   async start() {
-    const record = (request: { method: string; url: string; body: unknown }) =>
-      this.calls.push({ method: request.method, url: request.url, body: request.body });
+    const record = (request: {
+      method: string;
+      url: string;
+      body: unknown;
+      headers: Record<string, unknown>;
+    }) =>
+      this.calls.push({
+        method: request.method,
+        url: request.url,
+        body: request.body,
+        authorization: request.headers.authorization as string | undefined,
+      });
     this.app.addHook('onRequest', async (request) => {
-      if (request.method === 'GET') record({ method: 'GET', url: request.url, body: null });
+      if (request.method === 'GET')
+        record({ method: 'GET', url: request.url, body: null, headers: request.headers });
     });
     this.app.addHook('preHandler', async (request) => {
       if (request.method !== 'GET') record(request);
@@ -440,6 +452,23 @@ describe('the GitHub app', () => {
     await new Promise((r) => setTimeout(r, 100));
     await s.github!.idle();
     expect(github.statuses()).toHaveLength(1);
+  });
+
+  it('posts with FORGE_TOKEN for teams without the App (token mode, no webhooks needed)', async () => {
+    const token = 'github_pat_standin_0123456789abcdefghij';
+    const s = await start({ WEBHOOK_SECRET: '', APP_ID: '', PRIVATE_KEY: '', FORGE_TOKEN: token });
+    expect(s.github?.mode).toBe('token');
+    expect((await gate(s, trivyReport([LOW_CVE, KEV_CVE]))).verdict).toBe('blocked');
+    await s.github!.idle();
+    expect(github.statuses()).toEqual([
+      expect.objectContaining({ state: 'failure', context: 'service/attack-paths' }),
+    ]);
+    expect(github.comments).toHaveLength(1);
+    expect(github.calls.every((c) => c.authorization === `Bearer ${token}`)).toBe(true);
+    // No App: no installation token was asked for, and no webhook route is open without a secret.
+    expect(github.calls.some((c) => c.url.includes('access_tokens'))).toBe(false);
+    expect((await deliver(s, 'pull_request', 'pull_request.opened.payload.json')).statusCode).toBe(404);
+    expect(logs.join('')).not.toContain(token);
   });
 
   it('refuses writes outside REPO_ALLOWLIST and logs the slug', async () => {
