@@ -3,6 +3,7 @@
 // (nested ones too) and any vulnerabilities it lists against them.
 import { isImageId, parseImageRef, type ImageRef } from '../../identity/image-ref.js';
 import { packageRef, type PackageRef } from '../../identity/package-ref.js';
+import { MAX_BODY_DEPTH } from '../body-guard.js';
 
 export interface CdxComponent {
   type?: string;
@@ -132,7 +133,9 @@ export function ociPurlImage(purl: string | undefined): ImageRef | undefined {
 /** Every package component, nested ones included, once per graph name. */
 export function sbomPackages(doc: CdxDocument): SbomPackage[] {
   const found = new Map<string, SbomPackage>();
-  const walk = (components: CdxComponent[] | undefined) => {
+  // Nested components recurse; bodies are guarded at MAX_BODY_DEPTH when parsed, and so is this walk.
+  const walk = (components: CdxComponent[] | undefined, depth = 0) => {
+    if (depth > MAX_BODY_DEPTH) return;
     for (const component of components ?? []) {
       if (component.type === undefined || PACKAGE_TYPES.has(component.type)) {
         const ref = component.name
@@ -147,7 +150,7 @@ export function sbomPackages(doc: CdxDocument): SbomPackage[] {
           });
         }
       }
-      walk(component.components);
+      walk(component.components, depth + 1);
     }
   };
   walk(doc.components);

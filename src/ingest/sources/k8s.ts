@@ -26,6 +26,7 @@ import {
 import { ProblemError } from '../../http/problems.js';
 import { podEscapes, type Escape } from '../../rules/k8s/container-escape.js';
 import { rbacEscalation, type PolicyRule } from '../../rules/k8s/index.js';
+import { MAX_BODY_DEPTH } from '../body-guard.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
 import { reportProblem } from './report-schema.js';
 import type { IngestSource } from './source.js';
@@ -605,13 +606,20 @@ function templateOf(o: K8sObject): K8sObject | undefined {
   return o.kind === 'CronJob' ? o.spec?.jobTemplate?.spec?.template : o.spec?.template;
 }
 
-/** Every object of a List (nested Lists too), or the object itself. */
-function flatten(body: unknown): K8sObject[] {
+/**
+ * Every object of a List (nested Lists too), or the object itself. Bodies are guarded at MAX_BODY_DEPTH
+ * when parsed; the bound here keeps the recursion safe for any other caller.
+ */
+function flatten(body: unknown, depth = 0): K8sObject[] {
   if (!body || typeof body !== 'object')
     throw reportProblem('k8s', [{ pointer: '/', detail: 'expected a Kubernetes object or List' }]);
+  if (depth > MAX_BODY_DEPTH)
+    throw reportProblem('k8s', [
+      { pointer: '/', detail: `Lists nested deeper than ${MAX_BODY_DEPTH} levels` },
+    ]);
   const o = body as K8sObject;
-  if (Array.isArray(o.items)) return o.items.flatMap((item: unknown) => flatten(item));
-  if (Array.isArray(body)) return body.flatMap((item) => flatten(item));
+  if (Array.isArray(o.items)) return o.items.flatMap((item: unknown) => flatten(item, depth + 1));
+  if (Array.isArray(body)) return body.flatMap((item) => flatten(item, depth + 1));
   if (typeof o.kind !== 'string')
     throw reportProblem('k8s', [{ pointer: '/kind', detail: 'a Kubernetes object names its kind' }]);
   return [o];
