@@ -6,19 +6,20 @@ import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { formatReport, inspectStore, type StoreReport } from '../src/bus/store.js';
+import { formatReport, inspectStore, storeOwner, type StoreReport } from '../src/bus/store.js';
 import { loadSettings, SettingsError } from '../src/config/settings.js';
 import { createEngine } from '../src/engine/engine.js';
 import { createMetrics } from '../src/metrics/metrics.js';
 import { normalizeFlags } from './cli-flags.js';
 import { engineConfigFrom } from './service.js';
 
-export const VERIFY_STORE_USAGE = `  verify-store [-data-dir DIR] [-repair] [-json]
+export const VERIFY_STORE_USAGE = `  verify-store [-data-dir DIR] [-repair [-force]] [-json]
                         check the embedded store (default $DATA_DIR or ./data): snapshots, journal
                         segments, sequence ranges, gaps, damaged records, and what a start would do;
                         -repair (service stopped) moves damaged bytes aside, keeping a copy, and rebuilds
-                        the snapshot from what survives; exit 0 healthy, 1 problems found (left after
-                        -repair), 2 usage (docs/operations.md)`;
+                        the snapshot from what survives (-force: the store was last opened on another
+                        host); exit 0 healthy, 1 problems found (left after -repair, or the store is in
+                        use), 2 usage (docs/operations.md)`;
 
 export interface RepairResult {
   before: StoreReport;
@@ -80,6 +81,7 @@ export async function verifyStoreCommand(
         'data-dir': { type: 'string' },
         repair: { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
+        force: { type: 'boolean', default: false },
       },
     }));
   } catch (error) {
@@ -96,6 +98,17 @@ export async function verifyStoreCommand(
     const report = await inspectStore(dataDir);
     io.out(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report).join('\n')}\n`);
     return report.healthy ? 0 : 1;
+  }
+  // Two writers on one journal would tear it: the owner file names who has it open.
+  const owner = await storeOwner(dataDir);
+  if (owner && owner.running !== false && !values.force) {
+    const who = `pid ${owner.pid} on ${owner.host}, since ${owner.startedAt}`;
+    io.err(
+      owner.running === true
+        ? `pathgate verify-store: a service (${who}) has ${dataDir} open; stop it before -repair\n`
+        : `pathgate verify-store: ${dataDir} was opened on another host (${who}) and not closed; if that service is stopped (or was killed), run again with -force\n`,
+    );
+    return 1;
   }
   const result = await repairStore(dataDir, io.env);
   if (values.json) io.out(`${JSON.stringify(result, null, 2)}\n`);

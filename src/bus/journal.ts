@@ -7,7 +7,18 @@
 // acknowledged, stops the open with what was lost, unless the operator asked for a repair
 // (docs/operations.md).
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import {
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  writeFile,
+  type FileHandle,
+} from 'node:fs/promises';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 
@@ -485,6 +496,29 @@ export interface JournalOpenOptions {
   coveredUpTo?: number;
   /** Cut damaged commits too (a copy kept), keeping whole commits after them in new segments. */
   repair?: boolean;
+  /** Write `OWNER_FILE` (this process) once open, and remove it on close: `verify-store` reads it. */
+  owner?: boolean;
+}
+
+/** Names the process that has the journal open; left behind by a kill. */
+export const OWNER_FILE = 'OWNER';
+
+export interface JournalOwner {
+  pid: number;
+  host: string;
+  startedAt: string;
+}
+
+/** Who last opened the journal and did not close it (a running service, or one that was killed). */
+export async function readOwner(dir: string): Promise<JournalOwner | undefined> {
+  try {
+    const owner = JSON.parse(await readFile(path.join(dir, OWNER_FILE), 'utf8')) as Partial<JournalOwner>;
+    return typeof owner.pid === 'number' && typeof owner.host === 'string'
+      ? { pid: owner.pid, host: owner.host, startedAt: String(owner.startedAt) }
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Sequence numbers in (after, upTo] that no segment holds. */
@@ -526,6 +560,7 @@ export class Journal {
   private closed = false;
   /** Set when a failed write could not be undone: the file's tail is unknown, so nothing more is appended. */
   private failure: JournalError | null = null;
+  private owner = false;
 
   private constructor(
     readonly dir: string,
@@ -671,7 +706,11 @@ export class Journal {
     const tailBytes = (await stat(active.file)).size;
     const handle = await open(active.file, 'a');
     await syncDir(dir);
-    return new Journal(
+    if (options.owner) {
+      const owner: JournalOwner = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString() };
+      await writeFile(path.join(dir, OWNER_FILE), `${JSON.stringify(owner)}\n`);
+    }
+    const journal = new Journal(
       dir,
       segments,
       handle,
@@ -682,6 +721,8 @@ export class Journal {
       recoveries,
       kept.map((r) => ({ ...r })),
     );
+    journal.owner = options.owner === true;
+    return journal;
   }
 
   /** Appends records in order; resolves with their sequence numbers once they are on disk. */
@@ -881,6 +922,7 @@ export class Journal {
     this.closed = true;
     while (this.flushing) await this.flushing;
     await this.handle.close();
+    if (this.owner) await rm(path.join(this.dir, OWNER_FILE), { force: true });
   }
 }
 

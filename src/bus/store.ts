@@ -4,6 +4,7 @@
 // Nothing acknowledged is dropped without a word: known loss stops the start with one line, unless the
 // operator asked for a repair (docs/operations.md).
 import { readdir, stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import {
   countRanges,
@@ -13,6 +14,8 @@ import {
   Journal,
   JournalDamage,
   listSegments,
+  readOwner,
+  type JournalOwner,
   MAX_SEQ,
   QUARANTINE_DIR,
   scanSegment,
@@ -141,6 +144,7 @@ export async function openStore(options: {
       coveredUpTo: baseSeq,
       repair,
       rotateAt: options.rotateAt,
+      owner: true,
     });
   } catch (error) {
     if (error instanceof JournalDamage) throw new StoreError(`refusing to start: ${error.message}`);
@@ -207,8 +211,26 @@ export interface SegmentReport {
   tail?: SegmentTail;
 }
 
+/** Whether the process named in the journal's owner file still runs: unknown on another host. */
+export type OwnerState = JournalOwner & { running: boolean | 'unknown' };
+
+export async function storeOwner(dataDir: string): Promise<OwnerState | undefined> {
+  const owner = await readOwner(storeDirs(dataDir).journalDir);
+  if (!owner) return undefined;
+  if (owner.host !== hostname()) return { ...owner, running: 'unknown' };
+  if (owner.pid === process.pid) return { ...owner, running: false };
+  try {
+    process.kill(owner.pid, 0);
+    return { ...owner, running: true };
+  } catch (error) {
+    return { ...owner, running: (error as NodeJS.ErrnoException).code === 'EPERM' };
+  }
+}
+
 export interface StoreReport {
   dataDir: string;
+  /** The process that has the store open, or last had it and did not close it. */
+  owner?: OwnerState;
   /** True when a start would lose nothing acknowledged and nothing is damaged. */
   healthy: boolean;
   snapshots: SnapshotProbe[];
@@ -353,6 +375,17 @@ export async function inspectStore(dataDir: string): Promise<StoreReport> {
         ? `restore the previous snapshot ${base.file} (seq ${baseSeq})`
         : 'restore nothing (no intact snapshot)',
     );
+  const owner = await storeOwner(dataDir);
+  if (owner) {
+    const who = `pid ${owner.pid} on ${owner.host}, since ${owner.startedAt}`;
+    notes.push(
+      owner.running === true
+        ? `a service (${who}) has this store open: the newest segment may be mid-write; stop it for a stable report`
+        : owner.running === false
+          ? `the last service to open this store (${who}) did not close it: it was killed or crashed`
+          : `the store was opened on another host (${who}) and not closed: that service is still running or was killed`,
+    );
+  }
   const quarantine = [
     ...(await filesIn(path.join(journalDir, QUARANTINE_DIR))),
     ...(await filesIn(path.join(stateDir, SNAPSHOT_QUARANTINE_DIR))),
@@ -363,6 +396,7 @@ export async function inspectStore(dataDir: string): Promise<StoreReport> {
     );
   return {
     dataDir,
+    owner,
     healthy: problems.length === 0,
     snapshots,
     segments,

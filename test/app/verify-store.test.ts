@@ -91,6 +91,33 @@ describe('pathgate verify-store', () => {
     }
   });
 
+  it('-repair refuses a store a running service has open, and one last opened on another host unless -force', async () => {
+    const service = await makeService();
+    try {
+      await service.ingest(envelope([node('Service', 'live')]));
+      const refused = await pathgate('verify-store', '-data-dir', service.dataDir, '-repair');
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`a service (pid ${process.pid} on `);
+      expect(refused.stderr).toContain('stop it before -repair');
+      const looked = await pathgate('verify-store', '-data-dir', service.dataDir);
+      expect(looked.stdout).toContain('has this store open: the newest segment may be mid-write');
+    } finally {
+      await service.dispose({ keepData: true });
+    }
+    // A clean stop removes the owner file.
+    expect(await readdir(path.join(service.dataDir, 'journal'))).not.toContain('OWNER');
+    await writeFile(
+      path.join(service.dataDir, 'journal', 'OWNER'),
+      JSON.stringify({ pid: 1, host: 'elsewhere.example', startedAt: '2026-11-01T00:00:00.000Z' }),
+    );
+    const foreign = await pathgate('verify-store', '-data-dir', service.dataDir, '-repair');
+    expect(foreign.code).toBe(1);
+    expect(foreign.stderr).toContain('was opened on another host (pid 1 on elsewhere.example');
+    const forced = await pathgate('verify-store', '-data-dir', service.dataDir, '-repair', '-force');
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain('repair:');
+  });
+
   it('exit 2 on a flag it does not know, and on a folder that does not exist', async () => {
     const result = await pathgate('verify-store', '-frobnicate');
     expect(result.code).toBe(2);
