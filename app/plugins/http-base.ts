@@ -135,23 +135,34 @@ export function registerReportBodies(
       done(error as Error, undefined);
     }
   });
+  const tooLarge = (size: number) =>
+    new ProblemError(
+      'payload-too-large',
+      `the YAML body is ${size} bytes, over YAML_MAX_BYTES (${yamlMaxBytes}); YAML is read many times slower than JSON, so send a large report as JSON (up to ${BODY_LIMIT} bytes) or split it`,
+      { limit: yamlMaxBytes, size },
+    );
+  // A declared length over the limit is refused before the body is read.
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    const declared = Number(request.headers['content-length']);
+    if (declared > yamlMaxBytes && YAML_CONTENT_TYPES.includes(mediaType(request))) throw tooLarge(declared);
+    return payload;
+  });
   app.addContentTypeParser(
     YAML_CONTENT_TYPES,
     { parseAs: 'buffer' },
     async (request: FastifyRequest, body: string | Buffer) => {
       const bytes = body as Buffer;
       keep?.(request, bytes);
-      if (bytes.length > yamlMaxBytes) {
-        throw new ProblemError(
-          'payload-too-large',
-          `the YAML body is ${bytes.length} bytes, over YAML_MAX_BYTES (${yamlMaxBytes}); YAML is read many times slower than JSON, so send a large report as JSON (up to ${BODY_LIMIT} bytes) or split it`,
-          { limit: yamlMaxBytes, size: bytes.length },
-        );
-      }
+      // A chunked body has no declared length: counted once read.
+      if (bytes.length > yamlMaxBytes) throw tooLarge(bytes.length);
       return yaml.parse(bytes);
     },
   );
 }
+
+/** The request's media type, lower-cased, without parameters. */
+const mediaType = (request: FastifyRequest) =>
+  (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
 
 export function sendProblem(
   reply: { code(n: number): unknown; type(t: string): unknown; send(b: unknown): unknown },

@@ -191,6 +191,15 @@ describe('YAML that expands (billion laughs, alias chains) or is too large', () 
     await expectRefused(answer, 'payload-too-large', 413);
     expect(answer.json).toMatchObject({ limit: 64 * 1024, size: yaml.length });
     expect(answer.json.detail).toContain('YAML_MAX_BYTES');
+    // Sent chunked, without a declared length: counted as it is read.
+    const streamed = await fetch(`${ingestUrl}/ingest/k8s`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/yaml' },
+      body: new Blob([yaml]).stream(),
+      duplex: 'half',
+    } as RequestInit);
+    expect(streamed.status).toBe(413);
+    expect(await streamed.json()).toMatchObject({ limit: 64 * 1024, size: yaml.length });
     const json = await ingest('k8s', JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
     expect(json.status, json.text).toBe(202);
   });
