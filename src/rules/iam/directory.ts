@@ -46,7 +46,8 @@ export interface Principal {
   boundaryArn?: string;
   /** its permissions were the boundary removed (set only when a boundary applies) */
   unbounded?: PermissionSet;
-  statements: Statement[];
+  /** the statements of each policy document that applies to it */
+  policies: (readonly Statement[])[];
   /** roles: the raw trust policy */
   trust?: Statement[];
   /** roles: services its trust admits (`lambda.amazonaws.com`) */
@@ -58,7 +59,7 @@ export interface Principal {
 export interface Group {
   name: string;
   arn: string;
-  statements: Statement[];
+  policies: (readonly Statement[])[];
   attachedPolicies: string[];
 }
 
@@ -77,7 +78,7 @@ const arnAccount = (arn: unknown): string => (typeof arn === 'string' ? (arn.spl
 
 /** Reads the document; `accountOf` qualifies (the query's account, else the ARN's). */
 export function readDirectory(doc: AuthorizationDetails, accountOf: (arn: unknown) => string): Directory {
-  const policyStatements = new Map<string, Statement[]>();
+  const policyStatements = new Map<string, readonly Statement[]>();
   const policies = new Map<string, { arn: string; versions: number }>();
   for (const p of doc.Policies ?? []) {
     if (typeof p.Arn !== 'string') continue;
@@ -86,13 +87,23 @@ export function readDirectory(doc: AuthorizationDetails, accountOf: (arn: unknow
     policyStatements.set(p.Arn, statementsOf(readPolicyDocument(version?.Document)));
     policies.set(p.Arn, { arn: p.Arn, versions: versions.length });
   }
-  const managed = (attached: Detail[] | undefined) =>
-    (attached ?? []).flatMap((a) => policyStatements.get(a.PolicyArn) ?? KNOWN_MANAGED[a.PolicyArn] ?? []);
-  const customer = (attached: Detail[] | undefined) =>
-    (attached ?? []).map((a) => a.PolicyArn as string).filter((arn) => policies.has(arn));
-  const inline = (lists: Detail[] | undefined) =>
-    (lists ?? []).flatMap((p) => statementsOf(readPolicyDocument(p.PolicyDocument)));
-  const boundaryOf = (detail: Detail): Statement[] | undefined => {
+  // Loops rather than flatMap: this runs for every principal of accounts with thousands of them.
+  const managed = (attached: Detail[] | undefined, into: (readonly Statement[])[] = []) => {
+    for (const a of attached ?? []) {
+      const statements = policyStatements.get(a.PolicyArn) ?? KNOWN_MANAGED[a.PolicyArn];
+      if (statements) into.push(statements);
+    }
+    return into;
+  };
+  const customer = (attached: Detail[] | undefined, into: string[] = []) => {
+    for (const a of attached ?? []) if (policies.has(a.PolicyArn)) into.push(a.PolicyArn);
+    return into;
+  };
+  const inline = (lists: Detail[] | undefined, into: (readonly Statement[])[] = []) => {
+    for (const p of lists ?? []) into.push(statementsOf(readPolicyDocument(p.PolicyDocument)));
+    return into;
+  };
+  const boundaryOf = (detail: Detail): readonly Statement[] | undefined => {
     const arn = detail.PermissionsBoundary?.PermissionsBoundaryArn;
     if (typeof arn !== 'string') return undefined;
     // A boundary the document does not describe bounds nothing we can read: treated as absent.
@@ -105,7 +116,7 @@ export function readDirectory(doc: AuthorizationDetails, accountOf: (arn: unknow
     groups.set(g.GroupName, {
       name: g.GroupName,
       arn: String(g.Arn ?? ''),
-      statements: [...inline(g.GroupPolicyList), ...managed(g.AttachedManagedPolicies)],
+      policies: managed(g.AttachedManagedPolicies, inline(g.GroupPolicyList)),
       attachedPolicies: customer(g.AttachedManagedPolicies),
     });
   }
@@ -114,15 +125,15 @@ export function readDirectory(doc: AuthorizationDetails, accountOf: (arn: unknow
     kind: 'user' | 'role',
     detail: Detail,
     name: string,
-    statements: Statement[],
+    policies: (readonly Statement[])[],
     attached: string[],
     variables: Record<string, string>,
   ): Principal => {
     const boundary = boundaryOf(detail);
     const permissions = new PermissionSet(
-      statements,
+      policies,
       variables,
-      boundary ? new PermissionSet(boundary, variables) : undefined,
+      boundary ? new PermissionSet([boundary], variables) : undefined,
     );
     return {
       kind,
@@ -134,8 +145,8 @@ export function readDirectory(doc: AuthorizationDetails, accountOf: (arn: unknow
       attachedPolicies: attached,
       permissions,
       boundaryArn: detail.PermissionsBoundary?.PermissionsBoundaryArn,
-      unbounded: boundary ? new PermissionSet(statements, variables) : undefined,
-      statements,
+      unbounded: boundary ? new PermissionSet(policies, variables) : undefined,
+      policies,
       services: new Set(),
       instanceProfiles: [],
     };
@@ -147,16 +158,15 @@ export function readDirectory(doc: AuthorizationDetails, accountOf: (arn: unknow
     const memberOf = (Array.isArray(u.GroupList) ? u.GroupList : []).filter(
       (g: unknown): g is string => typeof g === 'string',
     );
-    const statements = [
-      ...inline(u.UserPolicyList),
-      ...managed(u.AttachedManagedPolicies),
-      ...memberOf.flatMap((g) => groups.get(g)?.statements ?? []),
-    ];
-    const attached = [
-      ...customer(u.AttachedManagedPolicies),
-      ...memberOf.flatMap((g) => groups.get(g)?.attachedPolicies ?? []),
-    ];
-    const user = make('user', u, u.UserName, statements, attached, {
+    const policies = managed(u.AttachedManagedPolicies, inline(u.UserPolicyList));
+    const attached = customer(u.AttachedManagedPolicies);
+    for (const name of memberOf) {
+      const g = groups.get(name);
+      if (!g) continue;
+      for (const p of g.policies) policies.push(p);
+      for (const arn of g.attachedPolicies) attached.push(arn);
+    }
+    const user = make('user', u, u.UserName, policies, attached, {
       'aws:username': u.UserName,
       'aws:userid': String(u.UserId ?? ''),
     });
@@ -166,8 +176,8 @@ export function readDirectory(doc: AuthorizationDetails, accountOf: (arn: unknow
   const roles: Principal[] = [];
   for (const r of doc.RoleDetailList ?? []) {
     if (typeof r.RoleName !== 'string') continue;
-    const statements = [...inline(r.RolePolicyList), ...managed(r.AttachedManagedPolicies)];
-    const role = make('role', r, r.RoleName, statements, customer(r.AttachedManagedPolicies), {});
+    const policies = managed(r.AttachedManagedPolicies, inline(r.RolePolicyList));
+    const role = make('role', r, r.RoleName, policies, customer(r.AttachedManagedPolicies), {});
     role.trust = statementsOf(readPolicyDocument(r.AssumeRolePolicyDocument));
     for (const s of role.trust) {
       if (s.Effect !== 'Allow' || !s.Principal || typeof s.Principal !== 'object') continue;

@@ -12,6 +12,7 @@ import {
   list,
   readCondition,
   resourceMatches,
+  serviceOf,
   substitute,
   type Statement,
 } from './policy.js';
@@ -37,6 +38,12 @@ interface Compiled {
   /** resource patterns with variables substituted; undefined with NotResource */
   resources?: string[];
   notResources?: string[];
+  /** its resources hold policy variables: compiled per principal */
+  variable: boolean;
+  /** Action `*`: every action */
+  everything: boolean;
+  /** the services its Action names (lowercased); undefined when it may cover any (wildcard service, NotAction) */
+  services?: string[];
   /** which of `resources` came from a `${aws:username}` pattern */
   selfPatterns: Set<string>;
   passedToService?: string[];
@@ -51,48 +58,91 @@ const ADMIN_WRITES = [
   'iam:PutRolePolicy',
 ];
 
+/** One policy document's statements, compiled (shared by every principal the policy is attached to). */
+interface Unit {
+  allows: Compiled[];
+  denies: Compiled[];
+  /** services its Allows name; undefined when one may cover any */
+  services?: Set<string>;
+}
+
+/**
+ * A policy document as held by principals: the services its Allows name are read at once (most requests
+ * stop there), its statements are compiled on the first request that gets past them.
+ */
+class LazyUnit {
+  readonly services?: Set<string>;
+  private compiled?: Unit;
+
+  constructor(
+    private readonly statements: readonly Statement[],
+    private readonly variables: Readonly<Record<string, string>>,
+  ) {
+    this.services = unitServices(statements);
+  }
+
+  get allows(): Compiled[] {
+    return (this.compiled ??= compileUnit(this.statements, this.variables)).allows;
+  }
+
+  get denies(): Compiled[] {
+    return (this.compiled ??= compileUnit(this.statements, this.variables)).denies;
+  }
+}
+
+const lazyUnits = new WeakMap<readonly Statement[], LazyUnit>();
+
+function unitOf(statements: readonly Statement[], variables: Readonly<Record<string, string>>): LazyUnit {
+  let unit = lazyUnits.get(statements);
+  if (unit) return unit;
+  unit = new LazyUnit(statements, variables);
+  if (!statements.some(hasVariable)) lazyUnits.set(statements, unit);
+  return unit;
+}
+
+const hasVariable = (s: Statement): boolean =>
+  [s.Resource, s.NotResource].some((r) =>
+    (Array.isArray(r) ? r : [r]).some((p) => typeof p === 'string' && p.includes('${')),
+  );
+
+function unitServices(statements: readonly Statement[]): Set<string> | undefined {
+  const out = new Set<string>();
+  for (const s of statements) {
+    if (s.Effect !== 'Allow') continue;
+    if (s.Action === undefined) return undefined;
+    for (const a of Array.isArray(s.Action) ? s.Action : [s.Action]) {
+      if (typeof a !== 'string') continue;
+      const service = serviceOf(a);
+      if (a.indexOf(':') < 0 || service.includes('*') || service.includes('?')) return undefined;
+      out.add(service);
+    }
+  }
+  return out;
+}
+
 export class PermissionSet {
-  private readonly allows: Compiled[] = [];
-  private readonly denies: Compiled[] = [];
+  private readonly units: LazyUnit[];
   private readonly cache = new Map<string, Access | null>();
 
-  /** services (`iam`, lowercased) some Allow names; undefined when a wildcard or NotAction may cover any */
-  private services?: Set<string> = new Set();
-
   /**
+   * @param policies the statements of each policy document that applies (inline, managed, groups')
    * @param variables policy variables of the caller, lowercased keys (`aws:username` for a user)
-   * @param boundary the permissions boundary's statements, when one is attached
+   * @param boundary the permissions boundary, when one is attached
    */
   constructor(
-    statements: readonly Statement[],
+    policies: readonly (readonly Statement[])[],
     variables: Readonly<Record<string, string>> = {},
     private readonly boundary?: PermissionSet,
   ) {
-    for (const statement of statements) {
-      const compiled = compileStatement(statement, variables);
-      if (statement.Effect === 'Allow') {
-        this.allows.push(compiled);
-        if (this.services) {
-          if (statement.Action === undefined) this.services = undefined;
-          else
-            for (const a of list(statement.Action)) {
-              const service = a.slice(0, a.indexOf(':')).toLowerCase();
-              if (a.indexOf(':') < 0 || /[*?]/.test(service)) {
-                this.services = undefined;
-                break;
-              }
-              this.services.add(service);
-            }
-        }
-      } else if (statement.Effect === 'Deny') this.denies.push(compiled);
-    }
+    this.units = policies.map((statements) => unitOf(statements, variables));
   }
 
   /** Does an Allow name this resource literally (not through a wildcard)? */
   namesLiterally(resource: string): boolean {
     if (!this.literals) {
       this.literals = new Set();
-      for (const s of this.allows) for (const p of s.resources ?? []) if (isLiteral(p)) this.literals.add(p);
+      for (const u of this.units)
+        for (const s of u.allows) for (const p of s.resources ?? []) if (isLiteral(p)) this.literals.add(p);
     }
     return this.literals.has(resource);
   }
@@ -108,8 +158,14 @@ export class PermissionSet {
    * service a role would be passed to, for `iam:PassedToService`. Undefined when it may not.
    */
   access(action: string, resource?: string, service?: string): Access | undefined {
-    if (this.services && !this.services.has(action.slice(0, action.indexOf(':')).toLowerCase()))
-      return undefined;
+    const svc = serviceOf(action);
+    let possible = false;
+    for (const u of this.units)
+      if (!u.services || u.services.has(svc)) {
+        possible = true;
+        break;
+      }
+    if (!possible) return undefined;
     const key =
       resource === undefined && service === undefined
         ? action
@@ -117,19 +173,22 @@ export class PermissionSet {
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached ?? undefined;
     let best: Access | undefined;
-    for (const s of this.allows) {
-      if (!s.covers(action)) continue;
-      if (!admitsService(s, service)) continue;
-      const granted = this.granted(s, action, resource, service);
-      if (!granted.length) continue;
-      const strength: Strength = s.conditional
-        ? 'conditional'
-        : granted.every(isLiteral)
-          ? 'scoped'
-          : 'unconditional';
-      const selfService = granted.every((p) => s.selfPatterns.has(p));
-      if (!best || RANK[strength] > RANK[best.strength] || (strength === best.strength && !selfService))
-        best = { strength, selfService };
+    for (const unit of this.units) {
+      if (unit.services && !unit.services.has(svc)) continue;
+      for (const s of unit.allows) {
+        if (!s.covers(action)) continue;
+        if (!admitsService(s, service)) continue;
+        const granted = this.granted(s, action, resource, service);
+        if (!granted.length) continue;
+        const strength: Strength = s.conditional
+          ? 'conditional'
+          : granted.every(isLiteral)
+            ? 'scoped'
+            : 'unconditional';
+        const selfService = granted.every((p) => s.selfPatterns.has(p));
+        if (!best || RANK[strength] > RANK[best.strength] || (strength === best.strength && !selfService))
+          best = { strength, selfService };
+      }
     }
     if (best && this.boundary) {
       const bounded = this.boundary.access(action, resource, service);
@@ -159,14 +218,15 @@ export class PermissionSet {
 
   /** Does an applicable Deny cover this action on this resource (or resource pattern)? */
   private denied(action: string, resource: string, service?: string): boolean {
-    for (const d of this.denies) {
-      if (d.conditional || !d.covers(action)) continue;
-      if (d.passedToService && (service === undefined || !admitsService(d, service))) continue;
-      const covers = d.resources
-        ? d.resources.some((p) => resourceMatches(p, resource))
-        : !d.notResources!.some((p) => resourceMatches(p, resource));
-      if (covers) return true;
-    }
+    for (const unit of this.units)
+      for (const d of unit.denies) {
+        if (d.conditional || !d.covers(action)) continue;
+        if (d.passedToService && (service === undefined || !admitsService(d, service))) continue;
+        const covers = d.resources
+          ? d.resources.some((p) => resourceMatches(p, resource))
+          : !d.notResources!.some((p) => resourceMatches(p, resource));
+        if (covers) return true;
+      }
     return false;
   }
 
@@ -175,23 +235,45 @@ export class PermissionSet {
    * writes that make an administrator; an unrelated Deny (`s3:*`) leaves it an administrator.
    */
   isAdmin(): boolean {
-    const everything = this.allows.some(
-      (s) =>
-        !s.conditional &&
-        list(s.statement.Action).some((a) => a === '*' || a === '*:*') &&
-        (s.resources?.includes('*') ?? false),
-    );
+    // `*` leaves a unit's services unknown: a unit naming its services cannot hold it.
+    let everything = false;
+    for (const u of this.units) {
+      if (u.services) continue;
+      if (u.allows.some((s) => !s.conditional && s.everything && (s.resources?.includes('*') ?? false))) {
+        everything = true;
+        break;
+      }
+    }
     if (!everything) return false;
-    const stripped = this.denies.some(
-      (d) =>
-        !d.conditional &&
-        !d.passedToService &&
-        ADMIN_WRITES.every((a) => coversAction(d.statement, a)) &&
-        (d.resources ? d.resources.includes('*') : d.notResources!.length === 0),
-    );
+    const stripped = this.units
+      .flatMap((u) => u.denies)
+      .some(
+        (d) =>
+          !d.conditional &&
+          !d.passedToService &&
+          ADMIN_WRITES.every((a) => coversAction(d.statement, a)) &&
+          (d.resources ? d.resources.includes('*') : d.notResources!.length === 0),
+      );
     if (stripped) return false;
     return this.boundary ? this.boundary.isAdmin() : true;
   }
+}
+
+function compileUnit(statements: readonly Statement[], variables: Readonly<Record<string, string>>): Unit {
+  const unit: Unit = { allows: [], denies: [], services: new Set() };
+  let variable = false;
+  for (const statement of statements) {
+    const compiled = compileStatement(statement, variables);
+    if (compiled.variable) variable = true;
+    if (statement.Effect === 'Allow') {
+      unit.allows.push(compiled);
+      if (unit.services) {
+        if (!compiled.services) unit.services = undefined;
+        else for (const service of compiled.services) unit.services.add(service);
+      }
+    } else if (statement.Effect === 'Deny') unit.denies.push(compiled);
+  }
+  return unit;
 }
 
 /** Statements without policy variables compile once, whichever principal holds them (managed policies are shared). */
@@ -216,6 +298,13 @@ function compileStatement(statement: Statement, variables: Readonly<Record<strin
   const notActions = list(statement.NotAction);
   const compiled: Compiled = {
     statement,
+    variable: false,
+    everything: actions.some((a) => a === '*' || a === '*:*'),
+    services:
+      statement.Action === undefined ||
+      actions.some((a) => a.indexOf(':') < 0 || /[*?]/.test(a.slice(0, a.indexOf(':'))))
+        ? undefined
+        : actions.map(serviceOf),
     covers:
       statement.Action !== undefined
         ? actions.includes('*')
@@ -230,6 +319,7 @@ function compileStatement(statement: Statement, variables: Readonly<Record<strin
     passedToService: condition.passedToService,
     conditional: condition.unknown.length > 0,
   };
+  compiled.variable = variable;
   if (!variable) compiledStatements.set(statement, compiled);
   return compiled;
 }

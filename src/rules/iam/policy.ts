@@ -30,7 +30,8 @@ export function statementsOf(document: unknown): Statement[] {
 const hasWildcard = (pattern: string) => pattern.includes('*') || pattern.includes('?');
 
 /** Compiled glob matchers, shared across documents: real accounts repeat the same few hundred patterns. */
-const compiled = new Map<string, (value: string) => boolean>();
+const compiledActions = new Map<string, (value: string) => boolean>();
+const compiledResources = new Map<string, (value: string) => boolean>();
 
 function compile(pattern: string, caseInsensitive: boolean): (value: string) => boolean {
   if (pattern === '*') return () => true;
@@ -50,13 +51,25 @@ function compile(pattern: string, caseInsensitive: boolean): (value: string) => 
 }
 
 function matcher(pattern: string, caseInsensitive: boolean): (value: string) => boolean {
-  const key = caseInsensitive ? `a|${pattern}` : `r|${pattern}`;
-  let match = compiled.get(key);
+  const cache = caseInsensitive ? compiledActions : compiledResources;
+  let match = cache.get(pattern);
   if (!match) {
     match = compile(pattern, caseInsensitive);
-    if (compiled.size < 50_000) compiled.set(key, match);
+    if (cache.size < 50_000) cache.set(pattern, match);
   }
   return match;
+}
+
+const services = new Map<string, string>();
+
+/** `iam:PassRole` -> `iam` (lowercased), remembered: the evaluator asks about the same few actions. */
+export function serviceOf(action: string): string {
+  let service = services.get(action);
+  if (service === undefined) {
+    service = action.slice(0, Math.max(0, action.indexOf(':'))).toLowerCase();
+    if (services.size < 10_000) services.set(action, service);
+  }
+  return service;
 }
 
 /** Does an action pattern (`iam:Create*`, `*`) cover an action? Case-insensitive, as IAM is. */

@@ -51,7 +51,7 @@ export function onSelf(
     method,
     reach: 'admin',
     find(principal) {
-      if (principal.kind !== kind || !principal.arn) return [];
+      if (principal.kind !== kind || !principal.arn || !principal.permissions.access(action)) return [];
       const access = principal.permissions.access(action, principal.arn);
       return access ? [{ primitive: name, target: 'admin', strength: access.strength }] : [];
     },
@@ -65,7 +65,7 @@ export function onOwnGroup(name: string, method: string, action: string): Escala
     method,
     reach: 'admin',
     find(principal, directory) {
-      if (principal.kind !== 'user') return [];
+      if (principal.kind !== 'user' || !principal.permissions.access(action)) return [];
       for (const group of principal.groups) {
         const arn = directory.groups.get(group)?.arn;
         const access = arn ? principal.permissions.access(action, arn) : undefined;

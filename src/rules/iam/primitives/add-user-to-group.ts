@@ -30,7 +30,7 @@ function memberIsAdmin(user: Principal, groupName: string, directory: Directory)
   const member: Principal = {
     ...user,
     groups: [...user.groups, groupName],
-    permissions: new PermissionSet([...user.statements, ...group.statements], { 'aws:username': user.name }),
+    permissions: new PermissionSet([...user.policies, ...group.policies], { 'aws:username': user.name }),
   };
   if (member.permissions.isAdmin()) return true;
   return [attachUserPolicy, putUserPolicy, attachGroupPolicy, putGroupPolicy].some(

@@ -8,6 +8,7 @@ export const setDefaultPolicyVersion: EscalationPrimitive = {
     'Rhino Security Labs, method "Setting the default policy version to an existing version" (iam:SetDefaultPolicyVersion)',
   reach: 'admin',
   find(principal, directory) {
+    if (!principal.permissions.access('iam:SetDefaultPolicyVersion')) return [];
     for (const policy of principal.attachedPolicies) {
       if ((directory.policies.get(policy)?.versions ?? 0) < 2) continue;
       const access = principal.permissions.access('iam:SetDefaultPolicyVersion', policy);
