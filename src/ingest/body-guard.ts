@@ -16,7 +16,7 @@ export interface BodyViolation {
   pointer: string;
 }
 
-export function escapePointerSegment(segment: string | number): string {
+function escapePointerSegment(segment: string | number): string {
   return typeof segment === 'number' ? String(segment) : segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
