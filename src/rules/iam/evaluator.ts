@@ -62,8 +62,6 @@ const ADMIN_WRITES = [
 interface Unit {
   allows: Compiled[];
   denies: Compiled[];
-  /** services its Allows name; undefined when one may cover any */
-  services?: Set<string>;
 }
 
 /**
@@ -260,18 +258,11 @@ export class PermissionSet {
 }
 
 function compileUnit(statements: readonly Statement[], variables: Readonly<Record<string, string>>): Unit {
-  const unit: Unit = { allows: [], denies: [], services: new Set() };
-  let variable = false;
+  const unit: Unit = { allows: [], denies: [] };
   for (const statement of statements) {
     const compiled = compileStatement(statement, variables);
-    if (compiled.variable) variable = true;
-    if (statement.Effect === 'Allow') {
-      unit.allows.push(compiled);
-      if (unit.services) {
-        if (!compiled.services) unit.services = undefined;
-        else for (const service of compiled.services) unit.services.add(service);
-      }
-    } else if (statement.Effect === 'Deny') unit.denies.push(compiled);
+    if (statement.Effect === 'Allow') unit.allows.push(compiled);
+    else if (statement.Effect === 'Deny') unit.denies.push(compiled);
   }
   return unit;
 }
