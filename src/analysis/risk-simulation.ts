@@ -1,0 +1,375 @@
+// Monte Carlo risk over the compiled graph (spec "Risk simulation"): in each simulated world every hop is
+// present with its probability, independently; a crown jewel is compromised in a world when some starting
+// node reaches it over present hops (a target that is itself a starting node only when a hop reaches it; a
+// direct-access target always). Worlds are packed 32 to a 32-bit word, WORDS words per node, and reachability
+// runs once per batch of 32 × WORDS worlds over bit masks (label-correcting breadth-first search, as the
+// yardstick's mc_bitpar). A hop's presence masks are drawn only when the search first needs them.
+// Randomness is counter-based: a hop's masks in a batch are a hash of (seed, batch, hop), not a draw from
+// one stream, so the same seed gives the same worlds whatever order the search visits hops in, and a view
+// with hops cut (edge-view.ts) sees exactly the same worlds minus those hops: what-if differences carry no
+// sampling noise of their own (common random numbers).
+// The attacker-profile mixture (attacker-profiles.ts): with probability `correlation` one skill draw decides
+// every hop, and a target then falls exactly when its widest route (the best weakest hop) beats the draw, so
+// that part is computed exactly (a bottleneck search) and mixed with the independent worlds.
+import { attackerProfiles, type AttackerProfile, type ProfileName } from './attacker-profiles.js';
+import type { CompiledCore } from './compiled-graph.js';
+
+/** Words of 32 worlds per node in one batch: 2 words, 64 worlds (as the yardstick's 64-bit words). */
+export const WORDS = 2;
+const WORLDS_PER_BATCH = 32 * WORDS;
+/** Hop probabilities are drawn at 16-bit resolution (bias under 1/65,536), as the yardstick does. */
+const RESOLUTION = 65536;
+export const MAX_ITERATIONS = 1_000_000;
+/** Two-sided 95 % Wilson interval. */
+const Z95 = 1.959963984540054;
+
+export interface WorldCounts {
+  iterations: number;
+  /** Per entry of g.targets: worlds in which it is compromised. */
+  targetHits: Float64Array;
+  /** Worlds in which at least one target is compromised. */
+  anyHits: number;
+}
+
+// murmur3's 32-bit finalizer: a full-avalanche mix.
+function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+function popcount32(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  x = (x + (x >>> 4)) & 0x0f0f0f0f;
+  return Math.imul(x, 0x01010101) >>> 24;
+}
+
+/**
+ * Counts, over `iterations` worlds drawn from `seed`, the worlds in which each target (and any target) is
+ * compromised. Reads the graph through its adjacency only (fStart..fEnd, rStart..rEnd), so a live graph's
+ * edge numbering does not matter.
+ */
+export function countWorlds(g: CompiledCore, iterations: number, seed: number): WorldCounts {
+  const n = g.nodeCount;
+  const edgeSlots = g.edgeP.length;
+  const { fStart, fEnd, fEdges, fTo, rStart, rEnd, rEdges, rFrom, edgeP, starts, targets } = g;
+  const threshold = new Uint32Array(edgeSlots);
+  for (let e = 0; e < edgeSlots; e++) {
+    const p = edgeP[e];
+    threshold[e] = p >= 1 ? RESOLUTION : p > 0 ? Math.floor(p * RESOLUTION) : 0;
+  }
+  const reach = new Uint32Array(Math.max(1, n) * WORDS);
+  const mask = new Uint32Array(Math.max(1, edgeSlots) * WORDS);
+  const stamp = new Uint32Array(Math.max(1, edgeSlots));
+  const inQueue = new Uint8Array(n);
+  const queue = new Int32Array(Math.max(1, n));
+  const visited = new Int32Array(Math.max(1, n));
+  const seen = new Uint8Array(n);
+  const isStart = new Uint8Array(n);
+  for (let i = 0; i < starts.length; i++) isStart[starts[i]] = 1;
+  const isDirect = new Uint8Array(n);
+  for (let i = 0; i < g.directAccess.length; i++) isDirect[g.directAccess[i]] = 1;
+  const targetHits = new Float64Array(targets.length);
+  let anyHits = 0;
+  const seedMix = fmix32((seed >>> 0) ^ 0x5bd1e995) ^ fmix32(Math.floor(seed / 2 ** 32) + 0x27d4eb2f);
+  const all = new Uint32Array(WORDS);
+  const acc = new Uint32Array(WORDS);
+
+  // The masks of hop e for this batch: each bit set with probability threshold/65,536 (the binary digits
+  // of the threshold, least significant first: OR with a random word for a 1, AND for a 0).
+  const sample = (e: number, batch: number) => {
+    stamp[e] = batch;
+    const t = threshold[e];
+    const at = e * WORDS;
+    if (t >= RESOLUTION) {
+      for (let j = 0; j < WORDS; j++) mask[at + j] = 0xffffffff;
+      return;
+    }
+    if (t === 0) {
+      for (let j = 0; j < WORDS; j++) mask[at + j] = 0;
+      return;
+    }
+    const key = fmix32(fmix32(e ^ seedMix) + Math.imul(batch, 0x9e3779b9));
+    const low = 31 - Math.clz32(t & -t);
+    let counter = 0;
+    for (let j = 0; j < WORDS; j++) {
+      let m = 0;
+      for (let b = low; b < 16; b++) {
+        const r = fmix32(key + Math.imul(++counter, 0x6d2b79f5));
+        m = (t >>> b) & 1 ? m | r : m & r;
+      }
+      mask[at + j] = m >>> 0;
+    }
+  };
+
+  let batch = 0;
+  for (let done = 0; done < iterations; done += WORLDS_PER_BATCH) {
+    batch++;
+    const k = Math.min(WORLDS_PER_BATCH, iterations - done);
+    for (let j = 0; j < WORDS; j++) {
+      const bits = Math.max(0, Math.min(32, k - 32 * j));
+      all[j] = bits === 32 ? 0xffffffff : bits === 0 ? 0 : ((1 << bits) - 1) >>> 0;
+    }
+    let head = 0;
+    let tail = 0;
+    let visitedCount = 0;
+    for (let i = 0; i < starts.length; i++) {
+      const s = starts[i];
+      if (inQueue[s]) continue;
+      for (let j = 0; j < WORDS; j++) reach[s * WORDS + j] = all[j];
+      inQueue[s] = 1;
+      queue[tail++] = s;
+      seen[s] = 1;
+      visited[visitedCount++] = s;
+    }
+    // A ring of n slots: a node waits in it at most once at a time (inQueue).
+    let queued = tail;
+    if (tail === n) tail = 0;
+    while (queued > 0) {
+      const u = queue[head++];
+      if (head === n) head = 0;
+      queued--;
+      inQueue[u] = 0;
+      const uAt = u * WORDS;
+      for (let s = fStart[u], end = fEnd[u]; s < end; s++) {
+        const v = fTo[s];
+        const vAt = v * WORDS;
+        let fresh = 0;
+        for (let j = 0; j < WORDS; j++) fresh |= reach[uAt + j] & ~reach[vAt + j];
+        if (fresh === 0) continue;
+        const e = fEdges[s];
+        if (threshold[e] === 0) continue;
+        if (stamp[e] !== batch) sample(e, batch);
+        const eAt = e * WORDS;
+        let gained = 0;
+        for (let j = 0; j < WORDS; j++) {
+          const nb = reach[uAt + j] & ~reach[vAt + j] & mask[eAt + j];
+          if (nb !== 0) {
+            reach[vAt + j] |= nb;
+            gained = 1;
+          }
+        }
+        if (gained && seen[v] === 0) {
+          seen[v] = 1;
+          visited[visitedCount++] = v;
+        }
+        if (gained && !inQueue[v]) {
+          inQueue[v] = 1;
+          queue[tail++] = v;
+          if (tail === n) tail = 0;
+          queued++;
+        }
+      }
+    }
+    for (let j = 0; j < WORDS; j++) acc[j] = 0;
+    for (let i = 0; i < targets.length; i++) {
+      const t = targets[i];
+      let hits = 0;
+      if (isDirect[t]) {
+        hits = k;
+        for (let j = 0; j < WORDS; j++) acc[j] |= all[j];
+      } else if (isStart[t]) {
+        // A starting node that is also a target counts only when a present hop reaches it.
+        const arrived = new Uint32Array(WORDS);
+        for (let r = rStart[t], end = rEnd[t]; r < end; r++) {
+          const u = rFrom[r];
+          const e = rEdges[r];
+          if (threshold[e] === 0) continue;
+          const uAt = u * WORDS;
+          let any = 0;
+          for (let j = 0; j < WORDS; j++) any |= reach[uAt + j];
+          if (any === 0) continue;
+          if (stamp[e] !== batch) sample(e, batch);
+          for (let j = 0; j < WORDS; j++) arrived[j] |= reach[uAt + j] & mask[e * WORDS + j];
+        }
+        for (let j = 0; j < WORDS; j++) {
+          hits += popcount32(arrived[j] & all[j]);
+          acc[j] |= arrived[j] & all[j];
+        }
+      } else {
+        for (let j = 0; j < WORDS; j++) {
+          const word = reach[t * WORDS + j] & all[j];
+          hits += popcount32(word);
+          acc[j] |= word;
+        }
+      }
+      targetHits[i] += hits;
+    }
+    for (let j = 0; j < WORDS; j++) anyHits += popcount32(acc[j]);
+    for (let i = 0; i < visitedCount; i++) {
+      seen[visited[i]] = 0;
+      const v = visited[i] * WORDS;
+      for (let j = 0; j < WORDS; j++) reach[v + j] = 0;
+    }
+  }
+  return { iterations, targetHits, anyHits };
+}
+
+/** Two-sided 95 % Wilson score interval of `hits` successes in `n` trials. */
+export function wilson(hits: number, n: number, z = Z95): { low: number; high: number } {
+  if (n === 0) return { low: 0, high: 1 };
+  const p = hits / n;
+  const z2 = z * z;
+  const denominator = 1 + z2 / n;
+  const centre = (p + z2 / (2 * n)) / denominator;
+  const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denominator;
+  return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
+}
+
+/**
+ * Per entry of g.targets, the probability it falls when one draw U decides every hop (a hop is present when
+ * U < p): the best over routes of the route's weakest hop (widest-path search from the starts; a starting
+ * target counts only over a hop; a direct-access target is 1).
+ */
+export function comonotoneTargetRisk(g: CompiledCore): Float64Array {
+  const n = g.nodeCount;
+  const best = new Float64Array(n);
+  const heapKey: number[] = [];
+  const heapNode: number[] = [];
+  const push = (key: number, node: number) => {
+    let i = heapKey.length;
+    heapKey.push(key);
+    heapNode.push(node);
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (heapKey[parent] >= key) break;
+      heapKey[i] = heapKey[parent];
+      heapNode[i] = heapNode[parent];
+      i = parent;
+    }
+    heapKey[i] = key;
+    heapNode[i] = node;
+  };
+  const pop = (): [number, number] => {
+    const top: [number, number] = [heapKey[0], heapNode[0]];
+    const lastKey = heapKey.pop()!;
+    const lastNode = heapNode.pop()!;
+    const size = heapKey.length;
+    if (size > 0) {
+      let i = 0;
+      for (;;) {
+        let child = 2 * i + 1;
+        if (child >= size) break;
+        if (child + 1 < size && heapKey[child + 1] > heapKey[child]) child++;
+        if (heapKey[child] <= lastKey) break;
+        heapKey[i] = heapKey[child];
+        heapNode[i] = heapNode[child];
+        i = child;
+      }
+      heapKey[i] = lastKey;
+      heapNode[i] = lastNode;
+    }
+    return top;
+  };
+  for (let i = 0; i < g.starts.length; i++) {
+    best[g.starts[i]] = 1;
+    push(1, g.starts[i]);
+  }
+  while (heapKey.length) {
+    const [width, u] = pop();
+    if (width < best[u]) continue;
+    for (let s = g.fStart[u], end = g.fEnd[u]; s < end; s++) {
+      const e = g.fEdges[s];
+      const w = Math.min(width, g.edgeP[e]);
+      const v = g.fTo[s];
+      if (w > best[v]) {
+        best[v] = w;
+        push(w, v);
+      }
+    }
+  }
+  const isDirect = new Set(g.directAccess);
+  return Float64Array.from(g.targets, (t) => {
+    if (isDirect.has(t)) return 1;
+    let arrival = 0;
+    for (let r = g.rStart[t], end = g.rEnd[t]; r < end; r++)
+      arrival = Math.max(arrival, Math.min(best[g.rFrom[r]], g.edgeP[g.rEdges[r]]));
+    return arrival;
+  });
+}
+
+export interface CrownJewelRisk {
+  /** Node index. */
+  node: number;
+  compromiseProbability: number;
+  ciLow: number;
+  ciHigh: number;
+  /** The attacker-profile mixture for this target. */
+  mixtureCompromiseProbability: number;
+}
+
+export interface ProfileRisk {
+  profile: ProfileName;
+  weight: number;
+  correlation: number;
+  anyCompromiseProbability: number;
+  expectedCompromised: number;
+}
+
+export interface RiskSimulation {
+  iterations: number;
+  seed: number;
+  anyCompromiseProbability: number;
+  anyCiLow: number;
+  anyCiHigh: number;
+  /** Expected number of crown jewels compromised. */
+  expectedCompromised: number;
+  crownJewels: CrownJewelRisk[];
+  mixtureCompromiseProbability: number;
+  profileCompromise: ProfileRisk[];
+}
+
+export function simulateRisk(
+  g: CompiledCore,
+  options: { iterations: number; seed: number; profiles?: AttackerProfile[] },
+): RiskSimulation {
+  const { iterations, seed } = options;
+  if (!Number.isInteger(iterations) || iterations < 1 || iterations > MAX_ITERATIONS)
+    throw new RangeError(`iterations must be an integer from 1 to ${MAX_ITERATIONS}, got ${iterations}`);
+  const counts = countWorlds(g, iterations, seed);
+  const profiles = options.profiles ?? attackerProfiles();
+  const comonotone = comonotoneTargetRisk(g);
+  const comonotoneAny = comonotone.reduce((a, b) => Math.max(a, b), 0);
+  const comonotoneExpected = comonotone.reduce((a, b) => a + b, 0);
+  const any = counts.anyHits / iterations;
+  const anyCi = wilson(counts.anyHits, iterations);
+  let expected = 0;
+  const mix = (independent: number, shared: number) =>
+    profiles.reduce(
+      (sum, p) => sum + p.weight * ((1 - p.correlation) * independent + p.correlation * shared),
+      0,
+    );
+  const crownJewels = Array.from(g.targets, (node, i): CrownJewelRisk => {
+    const p = counts.targetHits[i] / iterations;
+    expected += p;
+    const ci = wilson(counts.targetHits[i], iterations);
+    return {
+      node,
+      compromiseProbability: p,
+      ciLow: ci.low,
+      ciHigh: ci.high,
+      mixtureCompromiseProbability: mix(p, comonotone[i]),
+    };
+  });
+  return {
+    iterations,
+    seed,
+    anyCompromiseProbability: any,
+    anyCiLow: anyCi.low,
+    anyCiHigh: anyCi.high,
+    expectedCompromised: expected,
+    crownJewels,
+    mixtureCompromiseProbability: mix(any, comonotoneAny),
+    profileCompromise: profiles.map((p) => ({
+      profile: p.name,
+      weight: p.weight,
+      correlation: p.correlation,
+      anyCompromiseProbability: (1 - p.correlation) * any + p.correlation * comonotoneAny,
+      expectedCompromised: (1 - p.correlation) * expected + p.correlation * comonotoneExpected,
+    })),
+  };
+}

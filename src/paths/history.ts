@@ -1,0 +1,82 @@
+// Path history (spec "History"): open and resolved counts, mean time to resolve, the oldest open path, and
+// a trend point per analyzer pass. The trend lives with the path store's records, so it is kept by the same
+// snapshot and path lifecycle log (DATA_DIR/state) and survives restarts; it is bounded to the last
+// TREND_LIMIT passes.
+import type { PathRecord } from './path-store.js';
+
+export const TREND_LIMIT = 1_000;
+
+export interface TrendPoint {
+  /** Epoch ms of the pass. */
+  at: number;
+  criticalPaths: number;
+  /**
+   * Chance, in percent, that at least one open route succeeds if each were an independent chance:
+   * 100 × (1 − Π (1 − score)) over the open paths.
+   */
+  riskPct: number;
+}
+
+export class Trend {
+  private points: TrendPoint[] = [];
+
+  add(point: TrendPoint): void {
+    this.points.push(point);
+    if (this.points.length > TREND_LIMIT) this.points.splice(0, this.points.length - TREND_LIMIT);
+  }
+
+  /** A point read back from a snapshot or the path log (in the order they were written). */
+  restore(point: TrendPoint): void {
+    if (this.points.length && this.points.at(-1)!.at > point.at) return;
+    if (this.points.length && this.points.at(-1)!.at === point.at) this.points.pop();
+    this.add(point);
+  }
+
+  list(): readonly TrendPoint[] {
+    return this.points;
+  }
+}
+
+/** The pass's trend point from its open paths. */
+export function trendPoint(at: number, open: Iterable<PathRecord>): TrendPoint {
+  let critical = 0;
+  let miss = 1;
+  for (const r of open) {
+    if (r.priority === 'P1') critical++;
+    miss *= 1 - r.score;
+  }
+  return { at, criticalPaths: critical, riskPct: 100 * (1 - miss) };
+}
+
+export interface History {
+  openPaths: number;
+  resolvedPaths: number;
+  /** Mean seconds from a path's (last) opening to its resolution, over resolved paths; null if none. */
+  mttrSeconds: number | null;
+  /** Epoch ms the longest-open path has been open since; null when nothing is open. */
+  oldestOpenSince: number | null;
+  trend: readonly TrendPoint[];
+}
+
+export function historyOf(records: Iterable<PathRecord>, trend: readonly TrendPoint[]): History {
+  let open = 0;
+  let resolved = 0;
+  let repairTotal = 0;
+  let oldest: number | null = null;
+  for (const r of records) {
+    if (r.state === 'open') {
+      open++;
+      if (oldest === null || r.openedAt < oldest) oldest = r.openedAt;
+    } else {
+      resolved++;
+      repairTotal += Math.max(0, (r.resolvedAt ?? r.openedAt) - r.openedAt);
+    }
+  }
+  return {
+    openPaths: open,
+    resolvedPaths: resolved,
+    mttrSeconds: resolved ? repairTotal / resolved / 1000 : null,
+    oldestOpenSince: oldest,
+    trend,
+  };
+}
