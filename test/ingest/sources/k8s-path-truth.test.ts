@@ -228,6 +228,25 @@ describe('k8s: escapes lead to the node', () => {
     expect(out.edgeProps('ASSUMES', 'prod/node/n1', 'prod/pay/billing')).toMatchObject({ attack: 'T1528' });
   });
 
+  it("holds the real KubeHound test cluster's pod token on its node", () => {
+    const dir = path.join(REAL, 'k8s/kubehound-test-cluster');
+    const items = [
+      'nodes.json',
+      'namespace-1/pods.json',
+      'clusterrolebindings.rbac.authorization.k8s.io.json',
+    ].flatMap((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')).items);
+    const out = normalize(k8s, list(...items), { cluster: 'kh' });
+    expect(
+      out.edgeProps('ASSUMES', 'kh/node/test-node.ec2.internal', 'kh/test-app/app-monitors'),
+    ).toMatchObject({
+      attack: 'T1528',
+    });
+    // Nothing in it escapes: the node is not a target.
+    expect(
+      out.node('VirtualMachine', 'kh/node/test-node.ec2.internal').properties!.crown_jewel,
+    ).toBeUndefined();
+  });
+
   it('leads to the unscheduled node when the dump does not say where the pod runs', () => {
     const out = normalize(k8s, list(deployment(privileged)), { cluster: 'prod' });
     expect(out.edges).toContain('CAN_ESCALATE_TO prod/shop/web -> prod/node/unscheduled');
