@@ -56,9 +56,15 @@ export function registerRemediationRoute(
       const base = await forge.defaultBranch(repo);
       const files: { path: string; text: string; sha?: string }[] = [];
       for (const change of fix.changes) {
-        const current = await forge.getFile(repo, change.path, base.name);
-        const text = change.apply(current?.text);
-        if (text !== undefined) files.push({ path: change.path, text, sha: current?.sha });
+        // The first of the change's paths that exists and changes (a manifest may live in several places).
+        for (const candidate of [change.path, ...(change.alternatives ?? [])]) {
+          const current = await forge.getFile(repo, candidate, base.name);
+          if (current === undefined && candidate !== change.path) continue;
+          const text = change.apply(current?.text);
+          if (text === undefined) continue;
+          files.push({ path: candidate, text, sha: current?.sha });
+          break;
+        }
       }
       if (!files.length)
         throw new ProblemError(

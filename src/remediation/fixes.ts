@@ -5,7 +5,15 @@
 //   (package.json, requirements.txt).
 // - `block-public-access`: the route ends at a public bucket; a Terraform file adds the S3 public access
 //   block to the repository that defines it (the bucket's `repo_slug`).
+// - `bump-base-image`: a distribution package of such an image (`Package`) has a CVE with a fixed
+//   version: the Dockerfile rebuilds on the patched base (a digest pin on `FROM` dropped, so the rebuild
+//   takes the tag's current base) and upgrades the package explicitly (apt, apk or dnf, by the image's OS).
+// - `harden-workload`: the route escapes a Kubernetes workload's container (T1611): its manifest loses
+//   `privileged`, `hostPID`, `hostNetwork`, `hostIPC` and gains a restrictive securityContext.
+// - `deny-escalation`: the route escalates through an IAM role's primitives (CAN_ESCALATE_TO): a Terraform
+//   file adds an explicit Deny of those actions to the role (the role's `repo_slug` names the repository).
 // Fix ids are stable for a path as long as the graph says the same: `fx-<kind>-<n>`.
+import { isMap, isSeq, parseAllDocuments, type Document, type YAMLMap } from 'yaml';
 import type { TenantGraph } from '../graph/model.js';
 import { routeNodes, type PathRecord } from '../paths/path-store.js';
 
@@ -19,7 +27,8 @@ export interface FileChange {
 
 export interface Fix {
   id: string;
-  kind: 'upgrade-dependency' | 'block-public-access';
+  kind:
+    'upgrade-dependency' | 'block-public-access' | 'bump-base-image' | 'harden-workload' | 'deny-escalation';
   title: string;
   /** what the pull request body explains: the hop it cuts and why */
   explanation: string;
@@ -37,7 +46,17 @@ export function fixesFor(record: PathRecord, graph: TenantGraph): Fix[] {
       if (dep.type !== 'DEPENDS_ON' || image.label !== 'Image') return;
       const repo = repoOf(graph, imageId);
       if (!repo) return;
+      const osPatches: { name: string; fixed: string; cve: string }[] = [];
       graph.forEachOutEdge(imageId, (_k2, uses, _s2, libraryId, _la, library) => {
+        if (uses.type === 'DEPENDS_ON' && library.label === 'Package') {
+          const patch = fixedVersionFor(graph, libraryId);
+          const name =
+            typeof library.props.package === 'string'
+              ? library.props.package
+              : library.name.split('/').pop()?.split('@')[0];
+          if (patch && name) osPatches.push({ name, fixed: patch.fixed, cve: patch.cve });
+          return;
+        }
         if (uses.type !== 'DEPENDS_ON' || library.label !== 'Library') return;
         const upgrade = fixedVersionFor(graph, libraryId);
         const name = typeof library.props.package === 'string' ? library.props.package : undefined;
@@ -60,6 +79,116 @@ export function fixesFor(record: PathRecord, graph: TenantGraph): Fix[] {
           ],
         });
       });
+      if (osPatches.length) {
+        const os = typeof image.props.os === 'string' ? image.props.os.toLowerCase() : '';
+        const worst = osPatches[0];
+        fixes.push({
+          id: `fx-bump-base-image-${fixes.length + 1}`,
+          kind: 'bump-base-image',
+          title: `Rebuild ${image.name} on a patched base (${osPatches
+            .map((p) => p.cve)
+            .slice(0, 3)
+            .join(', ')})`,
+          explanation:
+            `The base image of \`${image.name}\` (${os || 'its distribution'}) carries ${osPatches.length} package CVE(s) with ` +
+            `fixed versions (${worst.cve} in ${worst.name}, fixed in ${worst.fixed}), which make the hop into ` +
+            `\`${workload.name}\` likelier on the attack path ${route} (score ${record.score.toFixed(3)}, ${record.priority}). ` +
+            'The Dockerfile rebuilds on the current base of its tag and upgrades those packages.',
+          repo,
+          branch: `pathgate/patch-base-${slugify(image.name)}`,
+          changes: [{ path: 'Dockerfile', apply: (c) => bumpBaseImage(c, os, osPatches) }],
+        });
+      }
+    });
+  }
+  // A container escape from a Kubernetes workload on the route: harden its manifest.
+  for (const [i, node] of nodes.entries()) {
+    const next = nodes[i + 1];
+    if (!next || node.label !== 'Service' || next.label !== 'VirtualMachine' || !next.name.includes('/node/'))
+      continue;
+    if (!graph.hasNode(node.id)) continue;
+    const props = graph.getNodeAttribute(node.id, 'props');
+    const repo = typeof props.repo_slug === 'string' ? props.repo_slug : imageRepoOfWorkload(graph, node.id);
+    if (!repo) continue;
+    const name = node.name.split('/').pop()!;
+    const manifest = typeof props.manifest_path === 'string' ? props.manifest_path : undefined;
+    const candidates = [
+      ...(manifest ? [manifest] : []),
+      `k8s/${name}.yaml`,
+      `deploy/${name}.yaml`,
+      `manifests/${name}.yaml`,
+      `kubernetes/${name}.yaml`,
+      'k8s/deployment.yaml',
+      'deploy/deployment.yaml',
+    ];
+    fixes.push({
+      id: `fx-harden-workload-${fixes.length + 1}`,
+      kind: 'harden-workload',
+      title: `Harden ${name}: no privileged container, restricted securityContext`,
+      explanation:
+        `\`${node.name}\` can escape its container to \`${next.name}\` (T1611) on the attack path ${route} ` +
+        `(score ${record.score.toFixed(3)}, ${record.priority}). Its manifest drops privileged mode and host namespaces ` +
+        'and runs as non-root without privilege escalation and with every capability dropped.',
+      repo,
+      branch: `pathgate/harden-${slugify(name)}`,
+      changes: [
+        { path: candidates[0], alternatives: candidates.slice(1), apply: (c) => hardenManifest(c, name) },
+      ],
+    });
+  }
+  // An IAM role's escalation primitives on the route: deny them to the role.
+  for (const [i, node] of nodes.entries()) {
+    const next = nodes[i + 1];
+    if (!next || node.label !== 'IAM_Role' || !graph.hasNode(node.id) || !graph.hasNode(next.id)) continue;
+    const props = graph.getNodeAttribute(node.id, 'props');
+    const repo = typeof props.repo_slug === 'string' ? props.repo_slug : undefined;
+    if (!repo) continue;
+    const actions = new Set<string>();
+    graph.forEachOutEdge(node.id, (_k, attrs, _s, to) => {
+      if (attrs.type !== 'CAN_ESCALATE_TO' || to !== next.id) return;
+      for (const primitive of [attrs.props?.primitives].flat())
+        for (const action of String(primitive ?? '').match(/\b[a-z0-9-]+:[A-Za-z*]+\b/g) ?? [])
+          actions.add(action);
+    });
+    if (!actions.size) continue;
+    const role = node.name.split('/').pop()!;
+    const resource = slugify(role).replace(/[-.]/g, '_');
+    fixes.push({
+      id: `fx-deny-escalation-${fixes.length + 1}`,
+      kind: 'deny-escalation',
+      title: `Deny ${[...actions].sort().join(', ')} to ${role}`,
+      explanation:
+        `\`${role}\` may escalate to \`${next.name}\` with ${[...actions].sort().join(', ')} on the attack path ${route} ` +
+        `(score ${record.score.toFixed(3)}, ${record.priority}). An explicit Deny removes the grant whatever its ` +
+        'allowing policies say; check that nothing the role runs needs those actions.',
+      repo,
+      branch: `pathgate/deny-escalation-${slugify(role)}`,
+      changes: [
+        {
+          path: `pathgate/${slugify(role)}-deny-escalation.tf`,
+          apply: (current) =>
+            current ??
+            [
+              `# Added by pathgate: removes ${role}'s escalation to ${next.name}.`,
+              `resource "aws_iam_role_policy" "pathgate_deny_escalation_${resource}" {`,
+              `  name = "pathgate-deny-escalation"`,
+              `  role = "${role}"`,
+              '  policy = jsonencode({',
+              '    Version = "2012-10-17"',
+              '    Statement = [{',
+              '      Effect   = "Deny"',
+              `      Action   = [${[...actions]
+                .sort()
+                .map((a) => `"${a}"`)
+                .join(', ')}]`,
+              '      Resource = "*"',
+              '    }]',
+              '  })',
+              '}',
+              '',
+            ].join('\n'),
+        },
+      ],
     });
   }
   const target = nodes.at(-1)!;
@@ -99,6 +228,108 @@ export function fixesFor(record: PathRecord, graph: TenantGraph): Fix[] {
     }
   }
   return fixes;
+}
+
+/** The repository of the image a workload runs (Service DEPENDS_ON Image BUILT_FROM Repository). */
+function imageRepoOfWorkload(graph: TenantGraph, workload: string): string | undefined {
+  let slug: string | undefined;
+  graph.forEachOutEdge(workload, (_k, attrs, _s, image, _sa, imageAttrs) => {
+    if (!slug && attrs.type === 'DEPENDS_ON' && imageAttrs.label === 'Image') slug = repoOf(graph, image);
+  });
+  return slug;
+}
+
+/**
+ * The Dockerfile rebuilt on its base's current patch level: a digest pin on the final `FROM` is dropped (the
+ * tag's current base is taken) and the packages are upgraded right after it, with the distribution's tool.
+ */
+export function bumpBaseImage(
+  current: string | undefined,
+  os: string,
+  packages: { name: string; fixed: string }[],
+): string | undefined {
+  if (current === undefined) return undefined;
+  const lines = current.split('\n');
+  const from = lines.reduce((last, line, i) => (/^\s*FROM\s/i.test(line) ? i : last), -1);
+  if (from < 0) return undefined;
+  const names = [...new Set(packages.map((p) => p.name))].sort();
+  if (names.every((n) => lines.some((l) => /^\s*RUN\s/i.test(l) && l.includes(n) && /upgrade/.test(l))))
+    return undefined;
+  lines[from] = lines[from].replace(/^(\s*FROM\s+[^\s@]+)@sha256:[0-9a-f]{64}/i, '$1');
+  const upgrade = /alpine/.test(os)
+    ? `RUN apk upgrade --no-cache ${names.join(' ')}`
+    : /(rhel|centos|fedora|rocky|alma|amazon|oracle|redhat)/.test(os)
+      ? `RUN dnf upgrade -y ${names.join(' ')} && dnf clean all`
+      : `RUN apt-get update && apt-get install -y --only-upgrade ${names.join(' ')} && rm -rf /var/lib/apt/lists/*`;
+  lines.splice(
+    from + 1,
+    0,
+    '# Added by pathgate: packages with fixed CVEs upgraded over the base image.',
+    upgrade,
+  );
+  return lines.join('\n');
+}
+
+const HOST_NAMESPACES = ['hostPID', 'hostNetwork', 'hostIPC'];
+
+/**
+ * A workload's manifest hardened (comments and layout kept): in the documents that define `name` (a
+ * Deployment, StatefulSet, DaemonSet, Job, CronJob or Pod), host namespaces go, and every container gets
+ * privileged false, no privilege escalation, non-root, every capability dropped. Undefined when nothing
+ * changes (already hardened, or the workload is not in the file).
+ */
+export function hardenManifest(current: string | undefined, name: string): string | undefined {
+  if (current === undefined) return undefined;
+  let changed = false;
+  const docs = parseAllDocuments(current) as Document[];
+  for (const doc of docs) {
+    if (!isMap(doc.contents) || doc.getIn(['metadata', 'name']) !== name) continue;
+    const kind = String(doc.get('kind') ?? '');
+    const podPath =
+      kind === 'Pod'
+        ? ['spec']
+        : kind === 'CronJob'
+          ? ['spec', 'jobTemplate', 'spec', 'template', 'spec']
+          : ['spec', 'template', 'spec'];
+    const pod = doc.getIn(podPath);
+    if (!isMap(pod)) continue;
+    for (const key of HOST_NAMESPACES)
+      if ((pod as YAMLMap).has(key)) {
+        (pod as YAMLMap).delete(key);
+        changed = true;
+      }
+    for (const list of ['initContainers', 'containers']) {
+      const containers = (pod as YAMLMap).get(list);
+      if (!isSeq(containers)) continue;
+      for (const container of containers.items) {
+        if (!isMap(container)) continue;
+        const wanted: [string[], unknown][] = [
+          [['securityContext', 'privileged'], false],
+          [['securityContext', 'allowPrivilegeEscalation'], false],
+          [['securityContext', 'runAsNonRoot'], true],
+        ];
+        for (const [at, value] of wanted)
+          if (container.getIn(at) !== value) {
+            container.setIn(at, value);
+            changed = true;
+          }
+        const drop = container.getIn(['securityContext', 'capabilities', 'drop']);
+        const dropped = isSeq(drop)
+          ? drop.items.map((i) => String((i as { value?: unknown }).value ?? i))
+          : [];
+        if (!dropped.includes('ALL')) {
+          container.setIn(['securityContext', 'capabilities', 'drop'], doc.createNode(['ALL']));
+          changed = true;
+        }
+        if (container.getIn(['securityContext', 'capabilities', 'add']) !== undefined) {
+          container.deleteIn(['securityContext', 'capabilities', 'add']);
+          changed = true;
+        }
+      }
+    }
+  }
+  if (!changed) return undefined;
+  return docs.map((d) => d.toString()).join('');
 }
 
 function repoOf(graph: TenantGraph, imageId: string): string | undefined {

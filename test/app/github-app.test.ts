@@ -14,6 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { edge, envelope, node } from '../helpers/envelope.js';
 import { gateEstate, KEV_CVE, LOW_CVE, trivyReport } from '../helpers/gate-estate.js';
 import { makeService, type TestService } from '../helpers/service.js';
+import { routeNodes } from '../../src/paths/path-store.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const payloads = path.resolve(root, '../shared/fixtures/real/github');
@@ -516,6 +517,43 @@ describe('the GitHub app', () => {
     expect(tampered.statusCode).toBe(401);
     await new Promise((r2) => setTimeout(r2, 100));
     expect(github.calls).toEqual([]);
+  });
+
+  it('opens a fix pull request hardening a workload manifest found where the repository keeps it', async () => {
+    const s = await start();
+    github.files.set(
+      'deploy/checkout.yaml',
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: checkout\nspec:\n  template:\n    spec:\n      containers:\n        - name: checkout\n          image: ghcr.io/acme/checkout:1.0\n          securityContext:\n            privileged: true\n',
+    );
+    try {
+      const web = node('Service', 'checkout', { repo_slug: 'Codertocat/Hello-World' });
+      const host = node('VirtualMachine', 'shop/node/worker-1', { sensitive: true, crown_jewel: true });
+      await s.ingest(
+        envelope(
+          [web, host],
+          [{ ...edge('CAN_ESCALATE_TO', web, host, 0.9), properties: { technique: 'T1611' } }],
+        ),
+      );
+      await s.settle();
+      const path = s.engine
+        .tenant('default')!
+        .paths.open()
+        .find((p) => routeNodes(p).at(-1)!.name === 'shop/node/worker-1')!;
+      const r = await s.apiApp.inject({
+        method: 'POST',
+        url: '/remediation/pr',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ pathId: path.id, fix: 'fx-harden-workload-1' }),
+      });
+      expect(r.statusCode, r.body).toBe(201);
+      expect(r.json()).toMatchObject({ files: ['deploy/checkout.yaml'], fix: { kind: 'harden-workload' } });
+      const commit = github.writes().find((c) => c.method === 'PUT')!;
+      const text = Buffer.from(commit.body.content, 'base64').toString();
+      expect(text).toMatch(/privileged: false/);
+      expect(text).toMatch(/runAsNonRoot: true/);
+    } finally {
+      github.files.delete('deploy/checkout.yaml');
+    }
   });
 
   it('opens a fix pull request for a path: branch, commit and pull request', async () => {
