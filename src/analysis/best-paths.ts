@@ -1,7 +1,7 @@
 // Best path of every connected (start, target) pair: Dijkstra under integer costs (compiled-graph.ts) from
 // each node of the smaller side, on the reversed graph when that side is the targets. A search skips nodes
 // no start→target path can use and stops once every node of the other side is settled. Routes are then
-// read off the distances canonically (the smallest edge index at each step, walking from the start), so
+// read off the distances canonically (the first tight out-edge at each step, walking from the start), so
 // the same pairs, scores and routes come out whichever side is searched and however sources are split.
 import type { CompiledCore } from './compiled-graph.js';
 
@@ -49,8 +49,8 @@ export function planSearch(g: CompiledCore, side: SearchSide = searchSide(g)): S
   for (let i = 0; i < other.length; i++) want[other[i]] = 1;
   const relevant =
     side === 'targets'
-      ? reachable(n, other, g.fOffsets, g.edgeTo, g.edgeUnits)
-      : reachable(n, other, g.rOffsets, g.rFrom, g.rUnits);
+      ? reachable(n, other, g.fStart, g.fEnd, g.fTo, g.fUnits)
+      : reachable(n, other, g.rStart, g.rEnd, g.rFrom, g.rUnits);
   const initialDist = new Float64Array(new SharedArrayBuffer(Math.max(1, n) * 8), 0, n);
   for (let v = 0; v < n; v++) initialDist[v] = relevant[v] === 1 ? Infinity : NaN;
   return { side, want, wantCount: other.length, initialDist };
@@ -90,9 +90,10 @@ export class PathSearch {
   run(root: number, out: PairPath[]): void {
     const g = this.g;
     const fromTargets = this.fromTargets;
-    const offsets = fromTargets ? g.rOffsets : g.fOffsets;
-    const adj = fromTargets ? g.rFrom : g.edgeTo;
-    const units = fromTargets ? g.rUnits : g.edgeUnits;
+    const starts = fromTargets ? g.rStart : g.fStart;
+    const ends = fromTargets ? g.rEnd : g.fEnd;
+    const adj = fromTargets ? g.rFrom : g.fTo;
+    const units = fromTargets ? g.rUnits : g.fUnits;
     const { want, wantCount } = this.plan;
     const { dist, touched, found } = this;
     let heapKey = this.heapKey;
@@ -142,7 +143,7 @@ export class PathSearch {
         found[foundCount++] = u;
         remaining--;
       }
-      for (let k = offsets[u], end = offsets[u + 1]; k < end; k++) {
+      for (let k = starts[u], end = ends[u]; k < end; k++) {
         const v = adj[k];
         const nd = d + units[k];
         const dv = dist[v];
@@ -191,19 +192,23 @@ export class PathSearch {
     return this.walk(start, target, 'reverse', (u, k) => edgeUnits[k] + dist[edgeTo[k]] === dist[u]);
   }
 
-  /** Walks from `start` to `target`, taking at each node the lowest-indexed out-edge `tight` accepts. */
+  /**
+   * Walks from `start` to `target`, taking at each node the first out-edge (in the graph's order of
+   * out-edges, fStart..fEnd) that `tight` accepts.
+   */
   private walk(
     start: number,
     target: number,
     direction: string,
     tight: (u: number, k: number) => boolean,
   ): PairPath {
-    const { edgeTo, edgeP, fOffsets } = this.g;
+    const { edgeTo, edgeP, fStart, fEnd, fEdges } = this.g;
     const hops: number[] = [];
     let score = 1;
     for (let u = start; u !== target;) {
       let next = -1;
-      for (let k = fOffsets[u], end = fOffsets[u + 1]; k < end; k++) {
+      for (let s = fStart[u], end = fEnd[u]; s < end; s++) {
+        const k = fEdges[s];
         if (tight(u, k)) {
           next = k;
           break;
@@ -222,14 +227,14 @@ export class PathSearch {
    * (walking tight in-edges back from it), then walks forward from the start exactly as routeToRoot does.
    */
   private routeFromRoot(start: number, target: number): PairPath {
-    const { edgeTo, edgeUnits, rOffsets, rFrom, rUnits } = this.g;
+    const { edgeTo, edgeUnits, rStart, rEnd, rFrom, rUnits } = this.g;
     const { dist, mark } = this;
     const marked: number[] = [target];
     mark[target] = 1;
     for (let s = 0; s < marked.length; s++) {
       const v = marked[s];
       const dv = dist[v];
-      for (let r = rOffsets[v], end = rOffsets[v + 1]; r < end; r++) {
+      for (let r = rStart[v], end = rEnd[v]; r < end; r++) {
         const u = rFrom[r];
         if (mark[u] === 0 && dist[u] + rUnits[r] === dv) {
           mark[u] = 1;
@@ -253,13 +258,14 @@ function grow<T extends Float64Array | Int32Array>(from: T, to: T): T {
   return to;
 }
 
-/** Nodes reachable from `seeds` over traversable edges of the given CSR (breadth-first). */
-function reachable(
+/** Nodes reachable from `seeds` over traversable edges of the given adjacency (breadth-first). */
+export function reachable(
   n: number,
   seeds: Int32Array,
-  offsets: Int32Array,
+  starts: Int32Array,
+  ends: Int32Array,
   adj: Int32Array,
-  units: Float64Array,
+  units: Float64Array | null,
 ): Uint8Array {
   const seen = new Uint8Array(n);
   const queue = new Int32Array(n);
@@ -273,9 +279,10 @@ function reachable(
   }
   for (let head = 0; head < tail; head++) {
     const u = queue[head];
-    for (let k = offsets[u], end = offsets[u + 1]; k < end; k++) {
+    for (let k = starts[u], end = ends[u]; k < end; k++) {
       const v = adj[k];
-      if (seen[v] === 0 && units[k] !== Infinity) {
+      // Without units, every edge counts (pass scope asks what any edge can reach).
+      if (seen[v] === 0 && (units === null || units[k] !== Infinity)) {
         seen[v] = 1;
         queue[tail++] = v;
       }

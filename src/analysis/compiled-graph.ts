@@ -1,8 +1,8 @@
 // The compact form the analysis runs on: nodes and edges as dense indices, every hop priced once, forward
 // and reverse adjacency as CSR typed arrays on SharedArrayBuffers, so worker threads read them in place.
-import type { GraphView } from '../graph/model.js';
+import type { EdgeAttributes, GraphView, NodeAttributes } from '../graph/model.js';
 import { EDGE_TYPES, NODE_LABELS, PROP, WEIGHT_BASES } from '../graph/vocabulary.js';
-import { priceHop, withRuntimeEvidence } from '../model/probability.js';
+import { priceHop, withRuntimeEvidence, type HopPrice } from '../model/probability.js';
 import { workloadPricer } from './workload-price.js';
 
 /**
@@ -19,8 +19,9 @@ export interface CompiledCore {
   /** Index into NODE_LABELS. */
   labels: Uint8Array;
   /**
-   * Per edge, by edge index. Edges are numbered in forward CSR order (grouped by source node), so the
-   * out-edges of node u are exactly the indices fOffsets[u] .. fOffsets[u + 1] - 1.
+   * Per edge, by edge index. A fresh compile numbers edges in forward CSR order (grouped by source node);
+   * a live graph (live-graph.ts) keeps an edge's index for as long as the edge lives and lists a node's
+   * edges through the adjacency below, so readers go through the adjacency, never through index order.
    */
   edgeFrom: Int32Array;
   edgeTo: Int32Array;
@@ -34,11 +35,20 @@ export interface CompiledCore {
   edgeBasis: Uint8Array;
   /** Search cost: round(−ln p × COST_UNITS_PER_NAT) + 1 (the unit breaks exact ties toward fewer hops); Infinity for p = 0. */
   edgeUnits: Float64Array;
-  /** Forward CSR: out-edges of u are fEdges[fOffsets[u] .. fOffsets[u + 1]) (here fEdges[k] === k). */
-  fOffsets: Int32Array;
+  /**
+   * Forward adjacency: the out-edges of u sit in slots fStart[u] .. fEnd[u] - 1, in the order the tenant
+   * graph holds them (that order breaks ties between equally good routes, so it must not depend on how
+   * the arrays were built). fEdges[k] is the edge in slot k; fTo and fUnits are its edgeTo and edgeUnits,
+   * laid out by slot so a forward search reads sequentially. (A fresh compile has fEdges[k] === k.)
+   */
+  fStart: Int32Array;
+  fEnd: Int32Array;
   fEdges: Int32Array;
-  /** Reverse CSR: in-edges of v are rEdges[rOffsets[v] .. rOffsets[v + 1]), ascending edge index. */
-  rOffsets: Int32Array;
+  fTo: Int32Array;
+  fUnits: Float64Array;
+  /** Reverse adjacency: the in-edges of v sit in slots rStart[v] .. rEnd[v] - 1 (any order). */
+  rStart: Int32Array;
+  rEnd: Int32Array;
   rEdges: Int32Array;
   /** edgeFrom and edgeUnits of rEdges[k], laid out by reverse slot so a reverse search reads sequentially. */
   rFrom: Int32Array;
@@ -99,6 +109,36 @@ export class CompileBuffers {
     return view as never;
   }
 
+  /**
+   * Like `view`, but keeps the first `keep` elements when the buffer has to grow (a live graph's arrays
+   * grow in place). Growing moves them to a new buffer: callers take the returned view.
+   */
+  grown<K extends ArrayKind>(
+    name: string,
+    kind: K,
+    length: number,
+    keep: number,
+  ): K extends 'i32' ? Int32Array : K extends 'f64' ? Float64Array : Uint8Array {
+    const old = this.buffers.get(name);
+    if (old && old.byteLength >= Math.max(1, length) * BYTES[kind]) return this.view(name, kind, length);
+    // Growth steps of at least 1.5×, so that a long run of additions copies each element a few times only.
+    const wanted = Math.max(length, Math.ceil(((old?.byteLength ?? 0) / BYTES[kind]) * 1.5));
+    const fresh = bytes(Math.ceil(Math.max(1, wanted) * this.headroom), BYTES[kind]);
+    if (old && keep > 0) new Uint8Array(fresh).set(new Uint8Array(old, 0, keep * BYTES[kind]));
+    this.buffers.set(name, fresh);
+    return this.view(name, kind, length);
+  }
+
+  /** A view of the whole buffer named `name` (its capacity), or an empty one when there is none yet. */
+  whole<K extends ArrayKind>(
+    name: string,
+    kind: K,
+  ): K extends 'i32' ? Int32Array : K extends 'f64' ? Float64Array : Uint8Array {
+    const buffer = this.buffers.get(name);
+    const length = buffer ? buffer.byteLength / BYTES[kind] : 0;
+    return (buffer ? this.view(name, kind, length) : this.view(name, kind, 0)) as never;
+  }
+
   /** Bytes held, for tests and the bench. */
   get byteLength(): number {
     let total = 0;
@@ -113,9 +153,56 @@ function sharedFrom(values: number[]): Int32Array {
   return out;
 }
 
-const LABEL_INDEX = new Map<string, number>(NODE_LABELS.map((l, i) => [l, i]));
-const TYPE_INDEX = new Map<string, number>(EDGE_TYPES.map((t, i) => [t, i]));
-const BASIS_INDEX = new Map<string, number>(WEIGHT_BASES.map((b, i) => [b, i]));
+/**
+ * The price of one hop, as every compile (fresh or live) sets it. A hop into a workload without an explicit
+ * probability is priced from the CVEs of what it runs (workload-price.ts).
+ */
+export function priceEdge(
+  attrs: EdgeAttributes,
+  target: string,
+  targetAttrs: NodeAttributes,
+  workloadPrice: (workload: string) => HopPrice | undefined,
+): HopPrice {
+  return attrs.p !== undefined
+    ? priceHop(attrs)
+    : targetAttrs.label === 'Service'
+      ? priceHop(attrs, workloadPrice(target))
+      : targetAttrs.props.runtime_observed === true
+        ? priceHop(attrs, withRuntimeEvidence(undefined, true))
+        : priceHop(attrs);
+}
+
+/** −ln p and the search cost of a hop probability (COST_UNITS_PER_NAT). */
+export function hopCost(p: number): { cost: number; units: number } {
+  if (p > 0) {
+    const cost = p >= 1 ? 0 : -Math.log(p);
+    return { cost, units: Math.round(cost * COST_UNITS_PER_NAT) + 1 };
+  }
+  return { cost: Infinity, units: Infinity };
+}
+
+/** Whether a node is a start or a target of the search (and a direct-access target). */
+export function roleOf(attrs: NodeAttributes, seedIamUsers: boolean): number {
+  const props = attrs.props;
+  let role = 0;
+  if (
+    props[PROP.internetExposed] === true ||
+    (seedIamUsers && attrs.label === 'User' && props[PROP.credentialExposed] === true)
+  )
+    role |= ROLE_START;
+  if (props[PROP.crownJewel] === true) {
+    role |= ROLE_TARGET;
+    if (props[PROP.publicAccess] === true) role |= ROLE_DIRECT;
+  }
+  return role;
+}
+export const ROLE_START = 1;
+export const ROLE_TARGET = 2;
+export const ROLE_DIRECT = 4;
+
+export const LABEL_INDEX = new Map<string, number>(NODE_LABELS.map((l, i) => [l, i]));
+export const TYPE_INDEX = new Map<string, number>(EDGE_TYPES.map((t, i) => [t, i]));
+export const BASIS_INDEX = new Map<string, number>(WEIGHT_BASES.map((b, i) => [b, i]));
 
 export function compileGraph(
   graph: GraphView,
@@ -142,17 +229,10 @@ export function compileGraph(
     labels[i] = LABEL_INDEX.get(attrs.label) ?? 0;
     attrs.compileIndex = i;
     fOffsets[i + 1] = graph.outDegree(id);
-    const props = attrs.props;
-    if (
-      props[PROP.internetExposed] === true ||
-      (options.seedIamUsers && attrs.label === 'User' && props[PROP.credentialExposed] === true)
-    ) {
-      starts.push(i);
-    }
-    if (props[PROP.crownJewel] === true) {
-      targets.push(i);
-      if (props[PROP.publicAccess] === true) direct.push(i);
-    }
+    const role = roleOf(attrs, options.seedIamUsers);
+    if (role & ROLE_START) starts.push(i);
+    if (role & ROLE_TARGET) targets.push(i);
+    if (role & ROLE_DIRECT) direct.push(i);
     i++;
   });
   for (let v = 0; v < n; v++) fOffsets[v + 1] += fOffsets[v];
@@ -182,15 +262,7 @@ export function compileGraph(
     const from = sourceAttrs.compileIndex!;
     const to = targetAttrs.compileIndex!;
     const k = cursor[from]++;
-    // A hop into a workload without an explicit probability is priced from the CVEs of what it runs.
-    const price =
-      attrs.p !== undefined
-        ? priceHop(attrs)
-        : targetAttrs.label === 'Service'
-          ? priceHop(attrs, workloadPrice(target))
-          : targetAttrs.props.runtime_observed === true
-            ? priceHop(attrs, withRuntimeEvidence(undefined, true))
-            : priceHop(attrs);
+    const price = priceEdge(attrs, target, targetAttrs, workloadPrice);
     const p = price.p;
     if (attrs.type !== lastType) {
       lastType = attrs.type;
@@ -205,6 +277,7 @@ export function compileGraph(
     edgeType[k] = typeIndex;
     edgeBasis[k] = basisIndex;
     edgeP[k] = p;
+    // Inline rather than hopCost(): this loop runs once per edge of the estate.
     if (p > 0) {
       const cost = p >= 1 ? 0 : -Math.log(p);
       edgeCost[k] = cost;
@@ -218,9 +291,13 @@ export function compileGraph(
   for (let v = 0; v < n; v++) rOffsets[v + 1] += rOffsets[v];
 
   const fEdges = sharedI32('fEdges', m);
+  const fTo = sharedI32('fTo', m);
+  const fUnits = sharedF64('fUnits', m);
   const rEdges = sharedI32('rEdges', m);
   const rFrom = sharedI32('rFrom', m);
   const rUnits = sharedF64('rUnits', m);
+  fTo.set(edgeTo);
+  fUnits.set(edgeUnits);
   cursor.set(rOffsets.subarray(0, n));
   for (let k = 0; k < m; k++) {
     fEdges[k] = k;
@@ -244,9 +321,13 @@ export function compileGraph(
     edgeCost,
     edgeBasis,
     edgeUnits,
-    fOffsets,
+    fStart: fOffsets.subarray(0, n),
+    fEnd: fOffsets.subarray(1, n + 1),
     fEdges,
-    rOffsets,
+    fTo,
+    fUnits,
+    rStart: rOffsets.subarray(0, n),
+    rEnd: rOffsets.subarray(1, n + 1),
     rEdges,
     rFrom,
     rUnits,
@@ -270,9 +351,13 @@ const CORE_ARRAYS = [
   'edgeCost',
   'edgeBasis',
   'edgeUnits',
-  'fOffsets',
+  'fStart',
+  'fEnd',
   'fEdges',
-  'rOffsets',
+  'fTo',
+  'fUnits',
+  'rStart',
+  'rEnd',
   'rEdges',
   'rFrom',
   'rUnits',
@@ -295,10 +380,15 @@ export function fromShared(d: SharedCompiledGraph): CompiledCore {
   }
   const { nodeCount: n, edgeCount: m } = d;
   if (
-    d.fOffsets.length !== n + 1 ||
-    d.rOffsets.length !== n + 1 ||
+    d.fStart.length !== n ||
+    d.fEnd.length !== n ||
+    d.rStart.length !== n ||
+    d.rEnd.length !== n ||
     d.edgeTo.length !== m ||
-    d.rFrom.length !== m
+    d.fTo.length !== d.fEdges.length ||
+    d.fUnits.length !== d.fEdges.length ||
+    d.rFrom.length !== d.rEdges.length ||
+    d.rUnits.length !== d.rEdges.length
   ) {
     throw new Error('analysis/compiled-graph: shared graph arrays do not match its node and edge counts');
   }

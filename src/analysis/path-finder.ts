@@ -8,7 +8,11 @@ import { toShared, type CompiledGraph } from './compiled-graph.js';
 import { WORKER_ROLE, unpackPaths, type PathJob, type PathReply } from './path-worker.js';
 
 export interface PathFinder {
-  find(g: CompiledGraph): Promise<PairPath[]>;
+  /**
+   * Best paths of every connected pair, or with `roots` only of the pairs of those nodes of the searched
+   * side (searchSide(g)): a pass that knows which roots a change can affect searches only those.
+   */
+  find(g: CompiledGraph, roots?: Int32Array): Promise<PairPath[]>;
   /** Terminates the workers; finds still running reject. */
   close(): Promise<void>;
 }
@@ -47,9 +51,9 @@ export function createPathFinder(options: PathFinderOptions): PathFinder {
   const closedError = () => new Error('analysis/path-finder: closed');
   if (threads === 1) {
     return {
-      find: async (g) => {
+      find: async (g, roots) => {
         if (closed) throw closedError();
-        return bestPaths(g);
+        return bestPaths(g, roots);
       },
       close: async () => {
         closed = true;
@@ -109,10 +113,11 @@ export function createPathFinder(options: PathFinderOptions): PathFinder {
     });
 
   return {
-    async find(g) {
+    async find(g, only) {
       if (closed) throw closedError();
       const side = searchSide(g);
-      const roots = side === 'targets' ? g.targets : g.starts;
+      const roots = only ?? (side === 'targets' ? g.targets : g.starts);
+      if (roots.length === 0) return [];
       if (roots.length < 2 || g.edgeCount < inlineBelow) return bestPaths(g, roots, side);
       while (pool.length < threads) pool.push(start());
       const graph = toShared(g);

@@ -1,9 +1,12 @@
-// One analyzer pass over one tenant: expire parked edges, prune stale data (GRAPH_TTL), compile the
-// graph into typed arrays, find the best path of every connected (start, target) pair, and fold the
-// result into the path store.
-import { compileGraph } from '../analysis/compiled-graph.js';
+// One analyzer pass over one tenant: expire parked edges, prune stale data (GRAPH_TTL), bring the live
+// compiled graph up to date with what the writer changed, find the best path of every connected
+// (start, target) pair (re-searching only the roots the changes can affect), and fold the result into the
+// path store.
+import { comparePairs, searchSide } from '../analysis/best-paths.js';
+import { affectedRoots } from '../analysis/pass-scope.js';
 import type { PathFinder } from '../analysis/path-finder.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { routeNodes, routeSteps, type PathStore } from '../paths/path-store.js';
 import type { TenantState } from './tenant.js';
 
 export interface AnalyzerConfig {
@@ -30,16 +33,35 @@ export async function runPass(
       metrics.graphPrunedEdges.inc({ tenant: tenant.name }, removed.edges);
     }
   }
-  // Compilation is synchronous, so it sees one consistent graph even while writes keep arriving.
+  // The sync is synchronous, so it sees one consistent graph even while writes keep arriving.
   const graphVersion = tenant.writer.version;
-  // The last pass's routes point into the buffers this compile reuses: copy them out first.
-  tenant.paths.freezeRoutes();
-  const compiled = compileGraph(tenant.graph, {
+  const compiled = tenant.live;
+  // Stored routes point into the live arrays: those about to be overwritten are copied out first.
+  const sync = compiled.sync(tenant.graph, tenant.writer.changes, {
     seedIamUsers: config.seedIamUsers,
-    buffers: tenant.compileBuffers,
+    beforeRebuild: () => tenant.paths.freezeRoutes(),
+    beforePatch: (edges, nodes) => freezeRoutesThrough(tenant.paths, edges, nodes),
   });
   const compiledAt = performance.now();
-  const found = await finder.find(compiled);
+  const side = searchSide(compiled);
+  const allRoots = side === 'targets' ? compiled.targets : compiled.starts;
+  const previous = tenant.lastSearch;
+  // A pass that fails from here on leaves the next one a full search.
+  tenant.lastSearch = null;
+  const roots =
+    previous && !sync.rebuilt && !sync.rolesChanged && previous.side === side
+      ? affectedRoots(compiled, side, sync, previous.found)
+      : undefined;
+  const searched = await finder.find(compiled, roots);
+  let found = searched;
+  if (roots && previous) {
+    // The roots not searched again keep their pairs as they were (pass-scope.ts says why that is exact).
+    const again = new Uint8Array(compiled.nodeCount);
+    for (const r of roots) again[r] = 1;
+    const kept = previous.found.filter((p) => again[side === 'targets' ? p.target : p.start] === 0);
+    found = kept.concat(searched).sort(comparePairs);
+  }
+  tenant.lastSearch = { side, found };
   const foundAt = performance.now();
   const outcome = tenant.paths.applyPass(compiled, found, at);
   const seconds = (performance.now() - began) / 1000;
@@ -50,8 +72,11 @@ export async function runPass(
     seconds,
     compileSeconds: (compiledAt - began) / 1000,
     findSeconds: (foundAt - compiledAt) / 1000,
-    nodes: compiled.nodeCount,
-    edges: compiled.edgeCount,
+    rebuilt: sync.rebuilt,
+    searchedRoots: roots ? roots.length : allRoots.length,
+    roots: allRoots.length,
+    nodes: compiled.liveNodes,
+    edges: compiled.liveEdges,
     starts: compiled.starts.length,
     targets: compiled.targets.length,
     outcome,
@@ -61,4 +86,21 @@ export async function runPass(
   metrics.analyzerPassSeconds.observe(labels, seconds);
   metrics.analyzerCriticalPaths.set(labels, outcome.critical);
   metrics.analyzerOpenPaths.set(labels, outcome.open);
+}
+
+/**
+ * Copies out the stored routes that go through the given edges or nodes of the live graph, which is about
+ * to rewrite their prices or names in place: a path that resolves keeps the route as it was found.
+ */
+function freezeRoutesThrough(store: PathStore, edges: ReadonlySet<number>, nodes: ReadonlySet<number>): void {
+  for (const record of store.all()) {
+    const route = record.route;
+    if ('nodes' in route) continue;
+    let uses = nodes.has(route.start);
+    for (let i = 0; !uses && i < route.edges.length; i++) {
+      const e = route.edges[i];
+      uses = edges.has(e) || nodes.has(route.compiled.edgeTo[e]);
+    }
+    if (uses) record.route = { nodes: routeNodes(record), steps: routeSteps(record) };
+  }
 }

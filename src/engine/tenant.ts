@@ -1,5 +1,6 @@
 // One tenant's isolated state: its graph and writer, its path store and the record of its last pass.
-import { CompileBuffers } from '../analysis/compiled-graph.js';
+import type { PairPath, SearchSide } from '../analysis/best-paths.js';
+import { LiveGraph } from '../analysis/live-graph.js';
 import { createTenantGraph } from '../graph/model.js';
 import { GraphWriter, type DropReason } from '../graph/writer.js';
 import type { Log } from '../log/logger.js';
@@ -9,8 +10,13 @@ export interface PassRecord {
   at: number;
   graphVersion: number;
   seconds: number;
+  /** Bringing the live compiled graph up to date (a full compile when `rebuilt`). */
   compileSeconds: number;
   findSeconds: number;
+  rebuilt: boolean;
+  /** Roots searched (targets, or starts when fewer) and how many there were: a patch re-searches few. */
+  searchedRoots: number;
+  roots: number;
   nodes: number;
   edges: number;
   starts: number;
@@ -35,8 +41,10 @@ export interface PruneRecord {
 
 export class TenantState {
   readonly writer: GraphWriter;
-  /** The analyzer's compiled arrays, reused pass after pass. */
-  readonly compileBuffers = new CompileBuffers();
+  /** The analyzer's compiled graph, patched pass after pass from the writer's changes. */
+  readonly live = new LiveGraph();
+  /** The last completed search (every connected pair), which a patched pass re-searches in part. */
+  lastSearch: { side: SearchSide; found: PairPath[] } | null = null;
   readonly paths: PathStore;
   lastPass: PassRecord | null = null;
   /** Epoch ms of the last record applied to this tenant's graph. */

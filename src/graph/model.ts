@@ -114,3 +114,105 @@ export function hasDictionaryAdjacency(graph: TenantGraph, node: string): boolea
   const data = (graph as unknown as { _nodes?: Map<string, object> })._nodes?.get(node);
   return !!data && (Object.getPrototypeOf(data) as Record<symbol, boolean>)[DICTIONARY_ADJACENCY] === true;
 }
+
+/**
+ * What changed in a tenant graph since its reader last took the changes: the one interface through which
+ * the graph writer tells the analysis's live compiled form (src/analysis/live-graph.ts) what to patch.
+ * Nodes by id, edges by edgeKey(type, from, to). "Added" moves an entry to the end, so new things come out
+ * in the order they were added to the graph, which is the order graphology iterates them in (the compiled
+ * form keeps that order); "removed" also marks it, so something removed and added again in between two
+ * takes is seen as new (graphology moved it to the end).
+ */
+export class GraphChanges {
+  /**
+   * Everything may have changed: nothing was taken yet, a bulk restore bypassed the writer, or more changes
+   * piled up than `limit` (a rebuild is cheaper then). Nothing is listed while it holds: the ingest of a
+   * whole estate pays nothing here.
+   */
+  all = true;
+  nodes = new Set<string>();
+  edges = new Set<string>();
+  removedNodes = new Set<string>();
+  removedEdges = new Set<string>();
+
+  constructor(private readonly limit = 100_000) {}
+
+  nodeAdded(id: string): void {
+    if (this.all) return;
+    this.nodes.delete(id);
+    this.nodes.add(id);
+    this.bound();
+  }
+
+  nodeChanged(id: string): void {
+    if (this.all || this.nodes.has(id)) return;
+    this.nodes.add(id);
+    this.bound();
+  }
+
+  nodeRemoved(id: string): void {
+    if (this.all) return;
+    this.nodes.add(id);
+    this.removedNodes.add(id);
+    this.bound();
+  }
+
+  edgeAdded(type: EdgeType, from: string, to: string): void {
+    if (this.all) return;
+    const key = `${type}|${from}|${to}`;
+    this.edges.delete(key);
+    this.edges.add(key);
+    this.bound();
+  }
+
+  edgeChanged(type: EdgeType, from: string, to: string): void {
+    if (this.all) return;
+    this.edges.add(`${type}|${from}|${to}`);
+    this.bound();
+  }
+
+  edgeRemoved(type: EdgeType, from: string, to: string): void {
+    if (this.all) return;
+    const key = `${type}|${from}|${to}`;
+    this.edges.add(key);
+    this.removedEdges.add(key);
+    this.bound();
+  }
+
+  everything(): void {
+    this.all = true;
+    this.nodes.clear();
+    this.edges.clear();
+    this.removedNodes.clear();
+    this.removedEdges.clear();
+  }
+
+  /** Hands over what changed and starts listing afresh. */
+  take(): TakenChanges {
+    const taken: TakenChanges = {
+      all: this.all,
+      nodes: this.nodes,
+      edges: this.edges,
+      removedNodes: this.removedNodes,
+      removedEdges: this.removedEdges,
+    };
+    this.all = false;
+    this.nodes = new Set();
+    this.edges = new Set();
+    this.removedNodes = new Set();
+    this.removedEdges = new Set();
+    return taken;
+  }
+
+  private bound(): void {
+    if (this.nodes.size + this.edges.size > this.limit) this.everything();
+  }
+}
+
+export interface TakenChanges {
+  all: boolean;
+  nodes: Set<string>;
+  edges: Set<string>;
+  removedNodes: Set<string>;
+  removedEdges: Set<string>;
+}

@@ -14,7 +14,7 @@ import {
   type ResolutionMethod,
   type Join,
 } from './image-identity.js';
-import { findEdge, type EdgeAttributes, type TenantGraph } from './model.js';
+import { findEdge, GraphChanges, type EdgeAttributes, type TenantGraph } from './model.js';
 import { ScopeLedger } from './scope-ledger.js';
 import { isEdgeType, isNodeLabel, type EdgeType, type NodeLabel } from './vocabulary.js';
 
@@ -59,6 +59,8 @@ export class GraphWriter {
   private readonly aliases = new Map<string, string>();
   private nextEdgeKey = 0;
   readonly scopes = new ScopeLedger();
+  /** What changed since the analysis last looked: every write an analysis could see is noted here. */
+  readonly changes = new GraphChanges();
 
   constructor(
     readonly graph: TenantGraph,
@@ -121,7 +123,10 @@ export class GraphWriter {
       const existed = this.graph.hasNode(id);
       if (existed) {
         const attrs = this.graph.getNodeAttributes(id);
-        if (changesProps(attrs.props, props) || attrs.name !== name) this.analysisVersion++;
+        if (changesProps(attrs.props, props) || attrs.name !== name) {
+          this.analysisVersion++;
+          this.changes.nodeChanged(id);
+        }
         const wasPending = typeof attrs.props[RESOLUTION_PENDING] === 'string';
         attrs.props = { ...attrs.props, ...props };
         attrs.name = name;
@@ -130,6 +135,7 @@ export class GraphWriter {
         if (wasPending && typeof reference !== 'string') this.joinPendingInPlace(id);
       } else {
         this.graph.addNode(id, { label, name, props: ownProps(props), lastSeen: receivedAt });
+        this.changes.nodeAdded(id);
         this.analysisVersion++;
         if (this.waitingOn.has(id)) arrived.push(id);
       }
@@ -204,13 +210,15 @@ export class GraphWriter {
       resolution_confidence: JOIN_CONFIDENCE.tag,
       resolution_alias: alias,
     });
-    const settle = (_key: string, edge: EdgeAttributes) => {
+    const settle = (_key: string, edge: EdgeAttributes, source: string, target: string) => {
       if (!edge.joinPending) return;
       delete edge.joinPending;
       edge.joinConfidence = JOIN_CONFIDENCE.tag;
+      this.changes.edgeChanged(edge.type, source, target);
     };
     this.graph.forEachInEdge(id, settle);
     this.graph.forEachOutEdge(id, settle);
+    this.changes.nodeChanged(id);
     this.analysisVersion++;
   }
 
@@ -230,6 +238,7 @@ export class GraphWriter {
       resolution_confidence: JOIN_CONFIDENCE[method],
       resolution_alias: alias,
     };
+    this.changes.nodeChanged(imageId);
     this.moveEdges(pendingId, imageId, (moved) => {
       if (moved.joinPending) {
         delete moved.joinPending;
@@ -255,8 +264,10 @@ export class GraphWriter {
     for (const move of moves) {
       if (move.from === move.to) continue;
       const existing = findEdge(graph, move.attrs.type, move.from, move.to);
-      if (existing !== undefined) graph.replaceEdgeAttributes(existing, move.attrs);
-      else this.addEdge(move.from, move.to, move.attrs);
+      if (existing !== undefined) {
+        graph.replaceEdgeAttributes(existing, move.attrs);
+        this.changes.edgeChanged(move.attrs.type, move.from, move.to);
+      } else this.addEdge(move.from, move.to, move.attrs);
     }
     this.analysisVersion++;
   }
@@ -320,6 +331,7 @@ export class GraphWriter {
         old.joinConfidence !== attrs.joinConfidence
       ) {
         this.analysisVersion++;
+        this.changes.edgeChanged(type, edge.from, edge.to);
       }
       if (old.props && attrs.props) attrs.props = { ...old.props, ...attrs.props };
       else if (old.props) attrs.props = old.props;
@@ -338,6 +350,7 @@ export class GraphWriter {
    */
   private addEdge(from: string, to: string, attrs: EdgeAttributes): void {
     this.graph.addDirectedEdgeWithKey(String(this.nextEdgeKey++), from, to, attrs);
+    this.changes.edgeAdded(attrs.type, from, to);
   }
 
   /** Restores an edge from a snapshot (its endpoints restored before it). */
@@ -366,6 +379,7 @@ export class GraphWriter {
       const key = findEdge(this.graph, type as EdgeType, from, to);
       if (key === undefined) continue;
       this.graph.dropEdge(key);
+      this.changes.edgeRemoved(type as EdgeType, from, to);
       swept.edges++;
     }
     if (swept.nodes || swept.edges) this.analysisVersion++;
@@ -381,6 +395,7 @@ export class GraphWriter {
       this.scopes.forget(id);
     }
     this.graph.dropNode(id);
+    this.changes.nodeRemoved(id);
   }
 
   private park(key: string, edge: EnvelopeEdge, receivedAt: number, missing: string[]): void {
@@ -444,6 +459,7 @@ export class GraphWriter {
     graph.forEachEdge((key, attrs, source, target) => {
       if (attrs.lastSeen < cutoff) {
         staleEdges.push(key);
+        this.changes.edgeRemoved(attrs.type, source, target);
         if (this.scopes.scopeCount) this.scopes.forget(edgeKey(attrs.type, source, target));
       }
     });
@@ -500,12 +516,14 @@ export class GraphWriter {
     const from = graph.getNodeAttributes(fromId);
     const to = graph.getNodeAttributes(toId);
     to.props = { ...from.props, ...to.props };
+    this.changes.nodeChanged(toId);
     this.moveEdges(fromId, toId);
   }
 
   /** Marks the graph changed after a bulk restore that bypassed apply(). */
   touch(): void {
     this.analysisVersion++;
+    this.changes.everything();
   }
 
   private drop(reason: DropReason, detail: Record<string, unknown>, result: WriteResult): void {

@@ -87,8 +87,8 @@ describe('compileGraph', () => {
     }
     // And back to the bigger graph: the buffers grow only when needed.
     const again = toShared(compileGraph(big, { seedIamUsers: false, buffers: pool }));
-    expect(Array.from(again.rOffsets)).toEqual(
-      Array.from(toShared(compileGraph(big, { seedIamUsers: false })).rOffsets),
+    expect(Array.from(again.rStart)).toEqual(
+      Array.from(toShared(compileGraph(big, { seedIamUsers: false })).rStart),
     );
   });
 
@@ -104,7 +104,7 @@ describe('compileGraph', () => {
     expect(g.labels[g.indexOf('t')]).toBe(4); // NODE_LABELS[4] is Database
     expect(g.indexOf('nope')).toBe(-1);
     const a = g.indexOf('a');
-    const out = Array.from(g.fEdges.subarray(g.fOffsets[a], g.fOffsets[a + 1]));
+    const out = Array.from(g.fEdges.subarray(g.fStart[a], g.fEnd[a]));
     expect(out.map((e) => g.nodeIds[g.edgeTo[e]]).sort()).toEqual(['b', 't']);
     for (let e = 0; e < g.edgeCount; e++) {
       expect(g.fEdges[e]).toBe(e);
@@ -113,13 +113,13 @@ describe('compileGraph', () => {
     const routed = out.find((e) => g.nodeIds[g.edgeTo[e]] === 'b')!;
     expect(g.edgeP[routed]).toBe(0.9); // ROUTES_TO from the table
     const t = g.indexOf('t');
-    const into = Array.from(g.rEdges.subarray(g.rOffsets[t], g.rOffsets[t + 1]));
+    const into = Array.from(g.rEdges.subarray(g.rStart[t], g.rEnd[t]));
     expect(into.map((e) => g.nodeIds[g.edgeFrom[e]]).sort()).toEqual(['a', 'b']);
     expect(Array.from(g.starts)).toEqual([a]);
     expect(Array.from(g.targets)).toEqual([t]);
     expect(Array.from(g.directAccess)).toEqual([t]);
     expect(g.edgeP.buffer).toBeInstanceOf(SharedArrayBuffer);
-    expect(g.rOffsets.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(g.rStart.buffer).toBeInstanceOf(SharedArrayBuffer);
   });
 
   it('round-trips through the shared description', () => {
@@ -299,7 +299,7 @@ describe('bestPaths', () => {
 
 function edgeBetween(g: CompiledGraph, from: string, to: string): number {
   const u = g.indexOf(from);
-  for (let k = g.fOffsets[u]; k < g.fOffsets[u + 1]; k++) if (g.edgeTo[k] === g.indexOf(to)) return k;
+  for (let s = g.fStart[u]; s < g.fEnd[u]; s++) if (g.fTo[s] === g.indexOf(to)) return g.fEdges[s];
   throw new Error(`no edge ${from} → ${to}`);
 }
 

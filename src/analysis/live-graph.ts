@@ -1,0 +1,608 @@
+// The compiled graph that lives across passes (one per tenant). A full compile (compiled-graph.ts) happens
+// once, then each pass patches it with what the graph writer says changed (GraphChanges): a reprice
+// rewrites the hop's weights in place, an added node or edge takes the next slot (a node's out- and
+// in-edge lists grow into free room at the end of the adjacency arrays), a removal tombstones. It is
+// compiled afresh only when the dead room passes a bound, or when the changes are too many to patch.
+//
+// Exactness: a node's out-edges keep the order graphology iterates them in (the order routes break ties
+// in), and nodes keep graphology's order too (new ones are appended, as graphology appends them), so a
+// search over the live form gives the same pairs, scores and routes as over a fresh compile
+// (test/analysis/incremental.property.test.ts).
+import { findEdge, type GraphChanges, type NodeAttributes, type TenantGraph } from '../graph/model.js';
+import { EDGE_TYPES } from '../graph/vocabulary.js';
+import {
+  BASIS_INDEX,
+  CompileBuffers,
+  compileGraph,
+  hopCost,
+  LABEL_INDEX,
+  priceEdge,
+  roleOf,
+  ROLE_DIRECT,
+  ROLE_START,
+  ROLE_TARGET,
+  TYPE_INDEX,
+  type CompiledGraph,
+} from './compiled-graph.js';
+import { workloadPricer } from './workload-price.js';
+
+/** What one sync did, for the pass that follows (pass-scope.ts). */
+export interface SyncResult {
+  /** Compiled afresh: every earlier index may mean something else now. */
+  rebuilt: boolean;
+  /** The starts, targets or direct-access targets changed: the pass searches everything. */
+  rolesChanged: boolean;
+  /** Edges whose cost went down: added, or repriced cheaper. */
+  cheaper: number[];
+  /** Edges removed, repriced dearer, or repriced to the same cost with another probability or basis. */
+  dearer: number[];
+  /** Changed records (nodes + edges) the writer listed. */
+  changes: number;
+}
+
+export interface SyncOptions {
+  seedIamUsers: boolean;
+  /** Called before a full compile overwrites the arrays (readers of the old ones copy what they need). */
+  beforeRebuild?: () => void;
+  /**
+   * Called before hop prices or node names are rewritten in place, with the edges and nodes about to
+   * change: readers holding routes through them copy those routes first.
+   */
+  beforePatch?: (edges: ReadonlySet<number>, nodes: ReadonlySet<number>) => void;
+}
+
+type Kind = 'i32' | 'f64' | 'u8';
+const NODE_ARRAYS: [string, Kind][] = [
+  ['labels', 'u8'],
+  ['roles', 'u8'],
+  ['fStart', 'i32'],
+  ['fEnd', 'i32'],
+  ['fCap', 'i32'],
+  ['rStart', 'i32'],
+  ['rEnd', 'i32'],
+  ['rCap', 'i32'],
+];
+const EDGE_ARRAYS: [string, Kind][] = [
+  ['edgeFrom', 'i32'],
+  ['edgeTo', 'i32'],
+  ['edgeType', 'u8'],
+  ['edgeP', 'f64'],
+  ['edgeCost', 'f64'],
+  ['edgeBasis', 'u8'],
+  ['edgeUnits', 'f64'],
+  ['fSlot', 'i32'],
+  ['rSlot', 'i32'],
+];
+const F_ARRAYS: [string, Kind][] = [
+  ['fEdges', 'i32'],
+  ['fTo', 'i32'],
+  ['fUnits', 'f64'],
+];
+const R_ARRAYS: [string, Kind][] = [
+  ['rEdges', 'i32'],
+  ['rFrom', 'i32'],
+  ['rUnits', 'f64'],
+];
+
+/** Pricing reads these: a change to one of them can reprice hops into the workloads that depend on it. */
+const PRICE_UP_IN = new Set(['DEPENDS_ON', 'BUILT_FROM']);
+const PRICE_UP_OUT = new Set(['AFFECTS']);
+
+export class LiveGraph implements CompiledGraph {
+  nodeCount = 0;
+  edgeCount = 0;
+  labels: Uint8Array = new Uint8Array(0);
+  edgeFrom: Int32Array = new Int32Array(0);
+  edgeTo: Int32Array = new Int32Array(0);
+  edgeType: Uint8Array = new Uint8Array(0);
+  edgeP: Float64Array = new Float64Array(0);
+  edgeCost: Float64Array = new Float64Array(0);
+  edgeBasis: Uint8Array = new Uint8Array(0);
+  edgeUnits: Float64Array = new Float64Array(0);
+  fStart: Int32Array = new Int32Array(0);
+  fEnd: Int32Array = new Int32Array(0);
+  fEdges: Int32Array = new Int32Array(0);
+  fTo: Int32Array = new Int32Array(0);
+  fUnits: Float64Array = new Float64Array(0);
+  rStart: Int32Array = new Int32Array(0);
+  rEnd: Int32Array = new Int32Array(0);
+  rEdges: Int32Array = new Int32Array(0);
+  rFrom: Int32Array = new Int32Array(0);
+  rUnits: Float64Array = new Float64Array(0);
+  starts: Int32Array = new Int32Array(0);
+  targets: Int32Array = new Int32Array(0);
+  directAccess: Int32Array = new Int32Array(0);
+  nodeIds: string[] = [];
+  names: string[] = [];
+
+  /** Whole-buffer views (capacity, not count) that the patches write through. */
+  private a: Record<string, Int32Array | Float64Array | Uint8Array> = {};
+  private readonly pool = new CompileBuffers();
+  private slotOf = new Map<string, number>();
+  /** The graphology attributes object of each slot's node: a node removed and added again has a new one. */
+  private nodeAttrs: NodeAttributes[] = [];
+  private built = false;
+  private seedIamUsers = false;
+  /** Used adjacency slots (live lists, their free room and dead room) and the dead part. */
+  private fTail = 0;
+  private rTail = 0;
+  private deadRoom = 0;
+  private deadNodes = 0;
+  private deadEdges = 0;
+  /** Full compiles so far (tests, status). */
+  rebuilds = 0;
+
+  indexOf(id: string): number {
+    return this.slotOf.get(id) ?? -1;
+  }
+
+  /** Live nodes and edges (the slots minus the tombstones). */
+  get liveNodes(): number {
+    return this.nodeCount - this.deadNodes;
+  }
+
+  get liveEdges(): number {
+    return this.edgeCount - this.deadEdges;
+  }
+
+  /** Brings the compiled form up to date with `graph`, from what `changes` lists. */
+  sync(graph: TenantGraph, changes: GraphChanges, options: SyncOptions): SyncResult {
+    const taken = changes.take();
+    const count = taken.nodes.size + taken.edges.size;
+    if (
+      !this.built ||
+      taken.all ||
+      options.seedIamUsers !== this.seedIamUsers ||
+      this.fragmented() ||
+      count > Math.max(4096, graph.size / 8)
+    ) {
+      options.beforeRebuild?.();
+      this.rebuild(graph, options.seedIamUsers);
+      return { rebuilt: true, rolesChanged: true, cheaper: [], dearer: [], changes: count };
+    }
+    try {
+      return this.patch(graph, taken, options, count);
+    } catch (error) {
+      // Half-patched arrays are never searched: the next sync compiles afresh whatever happened.
+      this.built = false;
+      if (!(error instanceof OutOfStep)) throw error;
+      options.beforeRebuild?.();
+      this.rebuild(graph, options.seedIamUsers);
+      return { rebuilt: true, rolesChanged: true, cheaper: [], dearer: [], changes: count };
+    }
+  }
+
+  private fragmented(): boolean {
+    const size = this.edgeCount - this.deadEdges;
+    return this.deadRoom + this.deadEdges > size / 2 + 4096 || this.deadNodes > this.nodeCount / 4 + 1024;
+  }
+
+  private rebuild(graph: TenantGraph, seedIamUsers: boolean): void {
+    const c = compileGraph(graph, { seedIamUsers, buffers: this.pool });
+    const n = c.nodeCount;
+    const m = c.edgeCount;
+    this.rebuilds++;
+    this.built = true;
+    this.seedIamUsers = seedIamUsers;
+    this.nodeCount = n;
+    this.edgeCount = m;
+    this.fTail = m;
+    this.rTail = m;
+    this.deadRoom = 0;
+    this.deadNodes = 0;
+    this.deadEdges = 0;
+    this.nodeIds = c.nodeIds;
+    this.names = c.names;
+    this.slotOf = new Map();
+    this.nodeAttrs = new Array<NodeAttributes>(n);
+    // compileGraph's own arrays (labels, edges, adjacency) are adopted as they are; the live-only ones are
+    // filled from them. fStart and friends are views of compileGraph's offsets: copied before they change.
+    for (const [name, kind] of [...NODE_ARRAYS, ...EDGE_ARRAYS, ...F_ARRAYS, ...R_ARRAYS])
+      this.a[name] = this.pool.whole(name, kind);
+    const fStart = this.grow('fStart', 'i32', n, 0) as Int32Array;
+    const fEnd = this.grow('fEnd', 'i32', n, 0) as Int32Array;
+    const fCap = this.grow('fCap', 'i32', n, 0) as Int32Array;
+    const rStart = this.grow('rStart', 'i32', n, 0) as Int32Array;
+    const rEnd = this.grow('rEnd', 'i32', n, 0) as Int32Array;
+    const rCap = this.grow('rCap', 'i32', n, 0) as Int32Array;
+    const roles = this.grow('roles', 'u8', n, 0) as Uint8Array;
+    fStart.set(c.fStart);
+    fEnd.set(c.fEnd);
+    rStart.set(c.rStart);
+    rEnd.set(c.rEnd);
+    for (let u = 0; u < n; u++) {
+      fCap[u] = fEnd[u] - fStart[u];
+      rCap[u] = rEnd[u] - rStart[u];
+    }
+    roles.fill(0, 0, n);
+    let i = 0;
+    graph.forEachNode((id, attrs) => {
+      this.slotOf.set(id, i);
+      this.nodeAttrs[i] = attrs;
+      roles[i] = roleOf(attrs, seedIamUsers);
+      i++;
+    });
+    const fSlot = this.grow('fSlot', 'i32', m, 0) as Int32Array;
+    const rSlot = this.grow('rSlot', 'i32', m, 0) as Int32Array;
+    const rEdges = c.rEdges;
+    for (let k = 0; k < m; k++) fSlot[k] = k;
+    for (let r = 0; r < m; r++) rSlot[rEdges[r]] = r;
+    this.starts = c.starts;
+    this.targets = c.targets;
+    this.directAccess = c.directAccess;
+    this.publish();
+  }
+
+  /** The whole-buffer view of `name` with room for `need` elements, keeping the first `keep`. */
+  private grow(name: string, kind: Kind, need: number, keep: number): Int32Array | Float64Array | Uint8Array {
+    const current = this.a[name];
+    if (current && current.length >= need) return current;
+    this.pool.grown(name, kind, need, keep);
+    const view = this.pool.whole(name, kind);
+    this.a[name] = view;
+    return view;
+  }
+
+  /** Exact-length views on the public fields, as a fresh compile hands them over. */
+  private publish(): void {
+    const n = this.nodeCount;
+    const m = this.edgeCount;
+    const a = this.a;
+    const i32 = (name: string, length: number) => (a[name] as Int32Array).subarray(0, length);
+    const f64 = (name: string, length: number) => (a[name] as Float64Array).subarray(0, length);
+    const u8 = (name: string, length: number) => (a[name] as Uint8Array).subarray(0, length);
+    this.labels = u8('labels', n);
+    this.fStart = i32('fStart', n);
+    this.fEnd = i32('fEnd', n);
+    this.rStart = i32('rStart', n);
+    this.rEnd = i32('rEnd', n);
+    this.edgeFrom = i32('edgeFrom', m);
+    this.edgeTo = i32('edgeTo', m);
+    this.edgeType = u8('edgeType', m);
+    this.edgeP = f64('edgeP', m);
+    this.edgeCost = f64('edgeCost', m);
+    this.edgeBasis = u8('edgeBasis', m);
+    this.edgeUnits = f64('edgeUnits', m);
+    this.fEdges = i32('fEdges', this.fTail);
+    this.fTo = i32('fTo', this.fTail);
+    this.fUnits = f64('fUnits', this.fTail);
+    this.rEdges = i32('rEdges', this.rTail);
+    this.rFrom = i32('rFrom', this.rTail);
+    this.rUnits = f64('rUnits', this.rTail);
+  }
+
+  private patch(
+    graph: TenantGraph,
+    taken: ReturnType<GraphChanges['take']>,
+    options: SyncOptions,
+    count: number,
+  ): SyncResult {
+    const result: SyncResult = {
+      rebuilt: false,
+      rolesChanged: false,
+      cheaper: [],
+      dearer: [],
+      changes: count,
+    };
+    /** Nodes whose in-hops, or whose dependants' in-hops, may be priced differently now. */
+    const priceRoots = new Set<string>();
+    /** Edges to price (existing ones and new ones). */
+    const reprice = new Set<number>();
+    const added = new Set<number>();
+    const renamed = new Map<number, string>();
+
+    for (const id of taken.nodes) {
+      let slot = this.slotOf.get(id);
+      const attrs = graph.hasNode(id) ? graph.getNodeAttributes(id) : undefined;
+      const gone = attrs === undefined || taken.removedNodes.has(id) || attrs !== this.nodeAttrs[slot!];
+      if (slot !== undefined && gone) {
+        this.tombstone(slot, priceRoots, result);
+        slot = undefined;
+      }
+      if (attrs === undefined) continue;
+      if (slot === undefined) {
+        slot = this.appendNode(id, attrs);
+        if (this.roleAt(slot) !== 0) result.rolesChanged = true;
+      } else {
+        const role = roleOf(attrs, this.seedIamUsers);
+        if (role !== this.roleAt(slot)) {
+          (this.a.roles as Uint8Array)[slot] = role;
+          result.rolesChanged = true;
+        }
+        if (attrs.name !== this.names[slot]) renamed.set(slot, attrs.name);
+      }
+      priceRoots.add(id);
+    }
+
+    for (const key of taken.edges) {
+      const [type, from, to] = key.split('|');
+      const typeIndex = TYPE_INDEX.get(type) ?? 0;
+      const u = this.slotOf.get(from);
+      const v = this.slotOf.get(to);
+      let k = u !== undefined && v !== undefined ? this.findSlot(u, v, typeIndex) : -1;
+      const present =
+        graph.hasNode(from) && graph.hasNode(to) && findEdge(graph, type as never, from, to) !== undefined;
+      // An edge of a node the writer never listed: the changes are not the whole story, compile afresh.
+      if (present && (u === undefined || v === undefined)) throw new OutOfStep(key);
+      if (k >= 0 && (!present || taken.removedEdges.has(key))) {
+        this.removeEdge(k);
+        result.dearer.push(k);
+        k = -1;
+      }
+      if (present) {
+        if (k < 0) {
+          k = this.appendEdge(u!, v!, typeIndex);
+          added.add(k);
+        }
+        reprice.add(k);
+      }
+      priceRoots.add(from);
+      priceRoots.add(to);
+    }
+
+    // Hop prices read the CVEs of the images a workload runs (workload-price.ts): follow the pricing
+    // dependencies from every changed node to the workloads whose in-hops they price.
+    const dependants = new Set<string>();
+    const queue = [...priceRoots].filter((id) => graph.hasNode(id));
+    for (const id of queue) dependants.add(id);
+    for (let q = 0; q < queue.length; q++) {
+      const id = queue[q];
+      const reach = (next: string) => {
+        if (!dependants.has(next)) {
+          dependants.add(next);
+          queue.push(next);
+        }
+      };
+      graph.forEachInEdge(id, (_key, attrs, source) => {
+        if (PRICE_UP_IN.has(attrs.type)) reach(source);
+      });
+      graph.forEachOutEdge(id, (_key, attrs, _source, target) => {
+        if (PRICE_UP_OUT.has(attrs.type)) reach(target);
+      });
+    }
+    const rStart = this.a.rStart as Int32Array;
+    const rEnd = this.a.rEnd as Int32Array;
+    const rEdges = this.a.rEdges as Int32Array;
+    for (const id of dependants) {
+      const v = this.slotOf.get(id)!;
+      for (let r = rStart[v], end = rEnd[v]; r < end; r++) reprice.add(rEdges[r]);
+    }
+
+    // Price first, write after: readers holding routes through a hop that changes copy them in between.
+    const workloadPrice = workloadPricer(graph);
+    const edgeFrom = this.a.edgeFrom as Int32Array;
+    const edgeTo = this.a.edgeTo as Int32Array;
+    const edgeType = this.a.edgeType as Uint8Array;
+    const edgeP = this.a.edgeP as Float64Array;
+    const edgeBasis = this.a.edgeBasis as Uint8Array;
+    const edgeUnits = this.a.edgeUnits as Float64Array;
+    const prices: [number, number, number][] = [];
+    const inPlace = new Set<number>();
+    for (const k of reprice) {
+      const fromId = this.nodeIds[edgeFrom[k]];
+      const toId = this.nodeIds[edgeTo[k]];
+      const key = findEdge(graph, EDGE_TYPES[edgeType[k]], fromId, toId);
+      if (key === undefined) throw new OutOfStep(`${EDGE_TYPES[edgeType[k]]}|${fromId}|${toId}`);
+      const price = priceEdge(
+        graph.getEdgeAttributes(key),
+        toId,
+        graph.getNodeAttributes(toId),
+        workloadPrice,
+      );
+      const basis = BASIS_INDEX.get(price.basis) ?? 0;
+      if (added.has(k)) prices.push([k, price.p, basis]);
+      else if (price.p !== edgeP[k] || basis !== edgeBasis[k]) {
+        prices.push([k, price.p, basis]);
+        inPlace.add(k);
+      }
+    }
+    if (inPlace.size || renamed.size) options.beforePatch?.(inPlace, new Set(renamed.keys()));
+    const edgeCost = this.a.edgeCost as Float64Array;
+    const fUnits = this.a.fUnits as Float64Array;
+    const rUnits = this.a.rUnits as Float64Array;
+    const fSlot = this.a.fSlot as Int32Array;
+    const rSlot = this.a.rSlot as Int32Array;
+    for (const [k, p, basis] of prices) {
+      const { cost, units } = hopCost(p);
+      const before = edgeUnits[k];
+      edgeP[k] = p;
+      edgeBasis[k] = basis;
+      edgeCost[k] = cost;
+      edgeUnits[k] = units;
+      fUnits[fSlot[k]] = units;
+      rUnits[rSlot[k]] = units;
+      if (added.has(k)) {
+        if (units !== Infinity) result.cheaper.push(k);
+      } else if (units < before) result.cheaper.push(k);
+      else result.dearer.push(k);
+    }
+    for (const [slot, name] of renamed) this.names[slot] = name;
+
+    if (result.rolesChanged) this.collectRoles();
+    this.publish();
+    return result;
+  }
+
+  private roleAt(slot: number): number {
+    return (this.a.roles as Uint8Array)[slot];
+  }
+
+  private collectRoles(): void {
+    const roles = this.a.roles as Uint8Array;
+    const starts: number[] = [];
+    const targets: number[] = [];
+    const direct: number[] = [];
+    for (let u = 0; u < this.nodeCount; u++) {
+      const role = roles[u];
+      if (role === 0) continue;
+      if (role & ROLE_START) starts.push(u);
+      if (role & ROLE_TARGET) targets.push(u);
+      if (role & ROLE_DIRECT) direct.push(u);
+    }
+    const shared = (values: number[]) => {
+      const out = new Int32Array(new SharedArrayBuffer(Math.max(1, values.length) * 4), 0, values.length);
+      out.set(values);
+      return out;
+    };
+    this.starts = shared(starts);
+    this.targets = shared(targets);
+    this.directAccess = shared(direct);
+  }
+
+  /** The edge slot of (u → v, type) in u's out-list, or -1. */
+  private findSlot(u: number, v: number, typeIndex: number): number {
+    const fStart = this.a.fStart as Int32Array;
+    const fEnd = this.a.fEnd as Int32Array;
+    const fEdges = this.a.fEdges as Int32Array;
+    const fTo = this.a.fTo as Int32Array;
+    const edgeType = this.a.edgeType as Uint8Array;
+    for (let s = fStart[u], end = fEnd[u]; s < end; s++) {
+      const k = fEdges[s];
+      if (fTo[s] === v && edgeType[k] === typeIndex) return k;
+    }
+    return -1;
+  }
+
+  private appendNode(id: string, attrs: NodeAttributes): number {
+    const slot = this.nodeCount++;
+    for (const [name, kind] of NODE_ARRAYS) this.grow(name, kind, slot + 1, slot);
+    (this.a.labels as Uint8Array)[slot] = LABEL_INDEX.get(attrs.label) ?? 0;
+    (this.a.roles as Uint8Array)[slot] = roleOf(attrs, this.seedIamUsers);
+    for (const name of ['fStart', 'fEnd', 'fCap', 'rStart', 'rEnd', 'rCap']) this.a[name][slot] = 0;
+    this.nodeIds[slot] = id;
+    this.names[slot] = attrs.name;
+    this.nodeAttrs[slot] = attrs;
+    this.slotOf.set(id, slot);
+    return slot;
+  }
+
+  /** Removes a node's edges from the lists of its neighbours (who may be priced differently now). */
+  private tombstone(slot: number, priceRoots: Set<string>, result: SyncResult): void {
+    const a = this.a;
+    const fEdges = a.fEdges as Int32Array;
+    const rEdges = a.rEdges as Int32Array;
+    const edgeTo = a.edgeTo as Int32Array;
+    const edgeFrom = a.edgeFrom as Int32Array;
+    const fStart = a.fStart as Int32Array;
+    const fEnd = a.fEnd as Int32Array;
+    const rStart = a.rStart as Int32Array;
+    const rEnd = a.rEnd as Int32Array;
+    const out = Array.from(fEdges.subarray(fStart[slot], fEnd[slot]));
+    const into = Array.from(rEdges.subarray(rStart[slot], rEnd[slot]));
+    for (const k of out) {
+      priceRoots.add(this.nodeIds[edgeTo[k]]);
+      this.removeEdge(k);
+      result.dearer.push(k);
+    }
+    for (const k of into) {
+      priceRoots.add(this.nodeIds[edgeFrom[k]]);
+      this.removeEdge(k);
+      result.dearer.push(k);
+    }
+    if (this.roleAt(slot) !== 0) result.rolesChanged = true;
+    (a.roles as Uint8Array)[slot] = 0;
+    this.deadRoom += (a.fCap as Int32Array)[slot] + (a.rCap as Int32Array)[slot];
+    (a.fCap as Int32Array)[slot] = 0;
+    (a.rCap as Int32Array)[slot] = 0;
+    this.slotOf.delete(this.nodeIds[slot]);
+    this.deadNodes++;
+  }
+
+  /** Takes an edge out of both adjacency lists; its per-edge data stays for readers of old routes. */
+  private removeEdge(k: number): void {
+    const a = this.a;
+    const fSlot = a.fSlot as Int32Array;
+    const rSlot = a.rSlot as Int32Array;
+    const u = (a.edgeFrom as Int32Array)[k];
+    const v = (a.edgeTo as Int32Array)[k];
+    // Out-lists keep their order (it breaks ties between routes): shift the rest down by one.
+    const fEdges = a.fEdges as Int32Array;
+    const fTo = a.fTo as Int32Array;
+    const fUnits = a.fUnits as Float64Array;
+    const fEnd = a.fEnd as Int32Array;
+    const last = --fEnd[u];
+    for (let s = fSlot[k]; s < last; s++) {
+      fEdges[s] = fEdges[s + 1];
+      fTo[s] = fTo[s + 1];
+      fUnits[s] = fUnits[s + 1];
+      fSlot[fEdges[s]] = s;
+    }
+    // In-lists have no meaningful order: the last one fills the hole.
+    const rEdges = a.rEdges as Int32Array;
+    const rFrom = a.rFrom as Int32Array;
+    const rUnits = a.rUnits as Float64Array;
+    const rEnd = a.rEnd as Int32Array;
+    const hole = rSlot[k];
+    const tail = --rEnd[v];
+    if (hole !== tail) {
+      rEdges[hole] = rEdges[tail];
+      rFrom[hole] = rFrom[tail];
+      rUnits[hole] = rUnits[tail];
+      rSlot[rEdges[hole]] = hole;
+    }
+    fSlot[k] = -1;
+    rSlot[k] = -1;
+    this.deadEdges++;
+  }
+
+  /** A new edge u → v at the end of u's out-list and of v's in-list, not traversable until priced. */
+  private appendEdge(u: number, v: number, typeIndex: number): number {
+    const k = this.edgeCount++;
+    for (const [name, kind] of EDGE_ARRAYS) this.grow(name, kind, k + 1, k);
+    const a = this.a;
+    (a.edgeFrom as Int32Array)[k] = u;
+    (a.edgeTo as Int32Array)[k] = v;
+    (a.edgeType as Uint8Array)[k] = typeIndex;
+    (a.edgeP as Float64Array)[k] = 0;
+    (a.edgeCost as Float64Array)[k] = Infinity;
+    (a.edgeBasis as Uint8Array)[k] = 0;
+    (a.edgeUnits as Float64Array)[k] = Infinity;
+    const s = this.room('f', u);
+    (a.fEdges as Int32Array)[s] = k;
+    (a.fTo as Int32Array)[s] = v;
+    (a.fUnits as Float64Array)[s] = Infinity;
+    (a.fSlot as Int32Array)[k] = s;
+    const r = this.room('r', v);
+    (a.rEdges as Int32Array)[r] = k;
+    (a.rFrom as Int32Array)[r] = u;
+    (a.rUnits as Float64Array)[r] = Infinity;
+    (a.rSlot as Int32Array)[k] = r;
+    return k;
+  }
+
+  /** A free slot at the end of node u's list on side `d`, moving the list to the free room when full. */
+  private room(d: 'f' | 'r', u: number): number {
+    const a = this.a;
+    const start = a[`${d}Start`] as Int32Array;
+    const end = a[`${d}End`] as Int32Array;
+    const cap = a[`${d}Cap`] as Int32Array;
+    const length = end[u] - start[u];
+    if (length < cap[u]) return end[u]++;
+    const moved = Math.max(2, cap[u] * 2);
+    const at = d === 'f' ? this.fTail : this.rTail;
+    const arrays = d === 'f' ? F_ARRAYS : R_ARRAYS;
+    for (const [name, kind] of arrays) this.grow(name, kind, at + moved, at);
+    const ids = a[`${d}Edges`] as Int32Array;
+    const other = a[d === 'f' ? 'fTo' : 'rFrom'] as Int32Array;
+    const units = a[`${d}Units`] as Float64Array;
+    const slot = a[`${d}Slot`] as Int32Array;
+    ids.copyWithin(at, start[u], end[u]);
+    other.copyWithin(at, start[u], end[u]);
+    units.copyWithin(at, start[u], end[u]);
+    for (let s = at; s < at + length; s++) slot[ids[s]] = s;
+    this.deadRoom += cap[u];
+    start[u] = at;
+    end[u] = at + length + 1;
+    cap[u] = moved;
+    if (d === 'f') this.fTail = at + moved;
+    else this.rTail = at + moved;
+    return at + length;
+  }
+}
+
+/** The compiled form and the writer's changes disagree (a write that bypassed GraphChanges). */
+class OutOfStep extends Error {
+  constructor(what: string) {
+    super(`analysis/live-graph: out of step with the graph at ${what}`);
+  }
+}
