@@ -8,9 +8,13 @@
 // - CONNECTS_TO between instances when a group admits another group (or itself);
 // - VPC CONNECTS_TO VPC both ways across an active peering (accounts qualified by their owners), VPC HOSTS
 //   its instances;
-// - instance ASSUMES its profile's role, priced on its metadata service posture (docs/model.md).
+// - instance ASSUMES its profile's role (profiles by ARN or name; else the profile's alias, which the iam
+//   source's InstanceProfileList resolves), priced on its metadata service posture (docs/model.md);
+// - classification tags (`classification=pii`) mark an instance crown_jewel (`tag:<key>=<value>`).
+// A body with none of these keys (or another provider's) is refused, naming the keys read.
 import { imdsPrice } from '../../model/probability.js';
-import { readTags } from '../../markers/crown-jewel.js';
+import { crownJewel, readTags } from '../../markers/crown-jewel.js';
+import { instanceProfileAlias } from './iam.js';
 import { accountParameter, qualify } from './account.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
 import { reportProblem } from './report-schema.js';
@@ -39,10 +43,14 @@ const FIELDS = {
 
 type Lists = Record<keyof typeof FIELDS, Record_[] | undefined>;
 
+const READ_KEYS = `expected one of ${Object.entries(FIELDS)
+  .map(([field, aws]) => `${field} (or ${aws})`)
+  .join(', ')}`;
+
 export function createCloudnetSource(): IngestSource {
   return {
     name: 'cloudnet',
-    version: '1',
+    version: '2',
     description:
       'Cloud network state (AWS Describe* shapes): exposure through security groups, routes and ACLs; SG-to-SG reachability; peerings; instance roles.',
     snapshots: 'query',
@@ -88,6 +96,8 @@ export function createCloudnetSource(): IngestSource {
           vpc_id: instance.VpcId,
           public_ip: instance.PublicIpAddress,
           imds_tokens: instance.MetadataOptions?.HttpTokens,
+          instance_profile_arn: instance.IamInstanceProfile?.Arn,
+          ...crownJewel({ label: 'VirtualMachine', name: tags.name || instanceId, tags }),
         });
         const groupIds = (instance.SecurityGroups ?? [])
           .map((g: Record_) => g.GroupId)
@@ -158,29 +168,42 @@ export function createCloudnetSource(): IngestSource {
         out.edge('CONNECTS_TO', b, a, { properties });
       }
 
-      // Instance profiles: the instance takes on its role.
+      // Instance profiles: the instance takes on its role. Profiles are known by ARN and by name (an instance
+      // names its profile by ARN); without ListInstanceProfiles the role is named by the profile's alias,
+      // which the iam source's InstanceProfileList resolves to the role in the graph writer.
       const profileRoles = new Map<string, { name: string; account?: string }>();
       for (const profile of lists.instance_profiles ?? []) {
         const role = profile.Roles?.[0];
-        if (typeof profile.InstanceProfileName === 'string' && typeof role?.RoleName === 'string')
-          profileRoles.set(profile.InstanceProfileName, {
-            name: role.RoleName,
-            account: accountOf(String(role.Arn ?? '').split(':')[4]),
-          });
+        if (typeof role?.RoleName !== 'string') continue;
+        const entry = {
+          name: role.RoleName,
+          account: accountOf(String(role.Arn ?? profile.Arn ?? '').split(':')[4] || undefined),
+        };
+        if (typeof profile.InstanceProfileName === 'string')
+          profileRoles.set(profile.InstanceProfileName, entry);
+        if (typeof profile.Arn === 'string') profileRoles.set(profile.Arn, entry);
       }
       for (const instance of instances) {
-        const profile = String(instance.IamInstanceProfile?.Arn ?? '')
-          .split('/')
-          .pop();
-        const role = profile ? profileRoles.get(profile) : undefined;
+        const arn = instance.IamInstanceProfile?.Arn;
         const vm = vms.get(instance.InstanceId);
-        if (!role || !vm) continue;
-        const roleId = out.node('IAM_Role', qualify(role.name, role.account), { account: role.account });
+        if (typeof arn !== 'string' || !vm) continue;
+        const profileName = arn.split('/').pop()!;
+        const account = accountOf(arn.split(':')[4] || instance.OwnerId);
+        const role = profileRoles.get(arn) ?? profileRoles.get(profileName);
+        const roleId = role
+          ? out.node('IAM_Role', qualify(role.name, role.account ?? account), {
+              account: role.account ?? account,
+            })
+          : out.node('IAM_Role', instanceProfileAlias(profileName, account), {
+              account,
+              instance_profile: profileName,
+              instance_profile_arn: arn,
+            });
         const tokens = instance.MetadataOptions?.HttpTokens;
         out.edge('ASSUMES', vm.id, roleId, {
           exploit_probability: imdsPrice(tokens),
           weight_basis: 'heuristic',
-          properties: { via: 'instance-profile', imds_tokens: tokens },
+          properties: { via: 'instance-profile', imds_tokens: tokens, instance_profile: profileName },
         });
       }
       return { envelopes: [out.build()], warnings: [] };
@@ -211,7 +234,13 @@ function readLists(body: unknown): Lists {
   }
   if (errors.length) throw reportProblem('cloudnet', errors);
   if (b.provider !== undefined && b.provider !== 'aws')
-    throw reportProblem('cloudnet', [{ pointer: '/provider', detail: 'only aws network state is read' }]);
+    throw reportProblem('cloudnet', [
+      { pointer: '/provider', value: b.provider, detail: `only aws network state is read; ${READ_KEYS}` },
+    ]);
+  // A body with none of the keys read (`{}`, another provider's shape) would say nothing and, sent as a
+  // complete snapshot, retract the whole scope: refused, naming what is read.
+  if (!Object.values(lists).some((l) => l !== undefined))
+    throw reportProblem('cloudnet', [{ pointer: '/', detail: `no network state found: ${READ_KEYS}` }]);
   return lists;
 }
 
@@ -262,37 +291,67 @@ function subnetRouting(lists: Lists): Map<string, string> | undefined {
     ...(lists.subnets ?? []).map((s) => s.SubnetId as string),
   ]);
   const vpcOfSubnet = new Map((lists.subnets ?? []).map((s) => [s.SubnetId as string, s.VpcId as string]));
+  const byId = new Map(lists.route_tables.map((t) => [t.RouteTableId as string, t]));
+  const named = new Map(
+    (lists.subnets ?? [])
+      .filter((s) => typeof s.RouteTableId === 'string')
+      .map((s) => [s.SubnetId as string, byId.get(s.RouteTableId)]),
+  );
   for (const subnet of subnets) {
-    const table = bySubnet.get(subnet) ?? byVpcMain.get(vpcOfSubnet.get(subnet) ?? '');
+    const table = named.get(subnet) ?? bySubnet.get(subnet) ?? byVpcMain.get(vpcOfSubnet.get(subnet) ?? '');
     const gateway = gatewayOf(table);
     if (gateway) out.set(subnet, gateway);
   }
   return out;
 }
 
-/** subnet -> its network ACL's inbound entries, by rule number; undefined when no ACLs. */
+/**
+ * subnet -> its network ACL's inbound entries, by rule number; undefined when no ACLs. A subnet's ACL is
+ * the one it names (`NetworkAclId`), else the one associated with it, else its VPC's default ACL.
+ */
 function subnetAcls(lists: Lists): Map<string, Record_[]> | undefined {
   if (!lists.network_acls) return undefined;
+  const inboundOf = (acl: Record_) =>
+    (acl.Entries ?? [])
+      .filter((e: Record_) => e.Egress !== true && e.Egress !== 'true')
+      .sort((a: Record_, b: Record_) => Number(a.RuleNumber) - Number(b.RuleNumber));
   const out = new Map<string, Record_[]>();
+  const byId = new Map<string, Record_[]>();
+  const defaults = new Map<string, Record_[]>();
   for (const acl of lists.network_acls) {
-    const inbound = (acl.Entries ?? [])
-      .filter((e: Record_) => e.Egress === false)
-      .sort((a: Record_, b: Record_) => a.RuleNumber - b.RuleNumber);
+    const inbound = inboundOf(acl);
+    if (typeof acl.NetworkAclId === 'string') byId.set(acl.NetworkAclId, inbound);
+    if (acl.IsDefault === true && typeof acl.VpcId === 'string') defaults.set(acl.VpcId, inbound);
     for (const a of acl.Associations ?? []) if (typeof a.SubnetId === 'string') out.set(a.SubnetId, inbound);
+  }
+  for (const subnet of lists.subnets ?? []) {
+    if (typeof subnet.SubnetId !== 'string') continue;
+    const named = typeof subnet.NetworkAclId === 'string' ? byId.get(subnet.NetworkAclId) : undefined;
+    const acl = named ?? out.get(subnet.SubnetId) ?? defaults.get(subnet.VpcId);
+    if (acl) out.set(subnet.SubnetId, acl);
   }
   return out;
 }
 
-/** The first inbound entry from anywhere that matches the rule's protocol and a port of it decides. */
+const PROTOCOL_NUMBERS: Readonly<Record<string, string>> = { tcp: '6', udp: '17', icmp: '1', icmpv6: '58' };
+const protocolNumber = (p: string) => PROTOCOL_NUMBERS[p.toLowerCase()] ?? p;
+
+/**
+ * As AWS evaluates a network ACL: entries in rule-number order, the first that matches decides. An entry
+ * matches traffic from anywhere (0.0.0.0/0, ::/0) of its protocol (`-1` or absent: all) on a port of its
+ * range (no range: all ports). No match: the final implicit deny.
+ */
 function aclAdmits(entries: Record_[], rule: Rule): boolean {
   for (const entry of entries) {
     if (entry.CidrBlock !== '0.0.0.0/0' && entry.Ipv6CidrBlock !== '::/0') continue;
-    const protocol = String(entry.Protocol);
-    const tcpish = rule.protocol === 'tcp' ? '6' : rule.protocol === 'udp' ? '17' : rule.protocol;
-    if (protocol !== '-1' && rule.protocol !== '-1' && protocol !== tcpish) continue;
+    const protocol =
+      entry.Protocol === undefined || entry.Protocol === null ? '-1' : protocolNumber(String(entry.Protocol));
+    if (protocol !== '-1' && rule.protocol !== '-1' && protocol !== protocolNumber(rule.protocol)) continue;
     const range = entry.PortRange as { From?: number; To?: number } | undefined;
-    if (range && (range.To! < rule.from || range.From! > rule.to)) continue;
-    return entry.RuleAction === 'allow';
+    const from = Number(range?.From ?? 0);
+    const to = Number(range?.To ?? 65535);
+    if (range && rule.protocol !== '-1' && (to < rule.from || from > rule.to)) continue;
+    return String(entry.RuleAction).toLowerCase() === 'allow';
   }
   return false;
 }

@@ -207,3 +207,117 @@ describe('cloudnet: peerings and roles', () => {
     );
   });
 });
+
+describe('cloudnet: path truth (issue 15)', () => {
+  const instances = igw['ec2.DescribeInstances_1'];
+  const subnets = igw['ec2.DescribeSubnets_1'];
+  const tables = igw['ec2.DescribeRouteTables_1'];
+
+  it('reads subnets that name their route table directly, as well as tables naming subnets', () => {
+    // The same recording in the other shape DECISIONS allows: each subnet names its table, tables list no subnets.
+    const named = {
+      Subnets: subnets.Subnets.map((s: any) => ({
+        ...s,
+        RouteTableId: tables.RouteTables.find((t: any) =>
+          t.Associations.some((a: any) => a.SubnetId === s.SubnetId),
+        ).RouteTableId,
+      })),
+    };
+    const bare = {
+      RouteTables: tables.RouteTables.map((t: any) => ({
+        ...t,
+        Associations: t.Associations.filter((a: any) => a.Main),
+      })),
+    };
+    const body = { instances, security_groups: [openSsh], subnets: named, route_tables: bare };
+    expect(exposed(normalize(cloudnet, body, { account: ACCOUNT }))).toEqual(inPublicSubnet);
+    // twin: without the subnet naming its table, the private main table decides: nothing exposed
+    expect(exposed(normalize(cloudnet, { ...body, subnets: subnets }, { account: ACCOUNT }))).toEqual([]);
+  });
+
+  it('evaluates ACL entries as AWS does: ordered, absent protocol is all, ports, ingress only, default ACL', () => {
+    const real = placebo('awsnet/test_network_acl_s3_missing')['ec2.DescribeNetworkAcls_1'].NetworkAcls[0];
+    const body = (entries: unknown[], acl: Record<string, unknown> = {}) => ({
+      instances,
+      security_groups: [openSsh],
+      subnets,
+      route_tables: tables,
+      // the real default ACL of another VPC, made the default of this one (no association: it applies to every subnet)
+      network_acls: [{ ...real, VpcId: 'vpc-06a22444b7946ea01', Entries: entries, ...acl }],
+    });
+    const allowAll = { RuleNumber: 100, Egress: false, RuleAction: 'allow', CidrBlock: '0.0.0.0/0' };
+    const finalDeny = {
+      RuleNumber: 32767,
+      Egress: false,
+      RuleAction: 'deny',
+      CidrBlock: '0.0.0.0/0',
+      Protocol: '-1',
+    };
+    const run = (entries: unknown[], acl?: Record<string, unknown>) =>
+      exposed(normalize(cloudnet, body(entries, acl), { account: ACCOUNT }));
+    // the real entries: allow all, then the final deny
+    expect(run(real.Entries)).toEqual(inPublicSubnet);
+    // an entry without Protocol covers every protocol
+    expect(run([allowAll, finalDeny])).toEqual(inPublicSubnet);
+    // a lower-numbered deny on the port wins, whatever order the list is in
+    const denySsh = {
+      ...allowAll,
+      RuleNumber: 50,
+      RuleAction: 'deny',
+      Protocol: '6',
+      PortRange: { From: 20, To: 25 },
+    };
+    expect(run([allowAll, denySsh, finalDeny])).toEqual([]);
+    // a deny on other ports does not cover 22
+    expect(run([{ ...denySsh, PortRange: { From: 80, To: 443 } }, allowAll, finalDeny])).toEqual(
+      inPublicSubnet,
+    );
+    // egress entries say nothing about inbound traffic
+    expect(run([{ ...allowAll, Egress: true }, finalDeny])).toEqual([]);
+    // an ACL of another VPC that is not the default does not apply
+    expect(run([allowAll], { IsDefault: false })).toEqual(inPublicSubnet);
+    expect(run([finalDeny], { IsDefault: false })).toEqual(inPublicSubnet);
+  });
+
+  it('joins instance profiles by ARN, and names the role by the profile alias when profiles are not sent', () => {
+    const instance = {
+      InstanceId: 'i-1',
+      OwnerId: ACCOUNT,
+      IamInstanceProfile: { Arn: `arn:aws:iam::${ACCOUNT}:instance-profile/app/web-profile` },
+      MetadataOptions: { HttpTokens: 'optional' },
+    };
+    const byArn = normalize(cloudnet, {
+      instances: [instance],
+      instance_profiles: {
+        InstanceProfiles: [
+          {
+            InstanceProfileName: 'other-name',
+            Arn: `arn:aws:iam::${ACCOUNT}:instance-profile/app/web-profile`,
+            Roles: [{ RoleName: 'web-role', Arn: `arn:aws:iam::${ACCOUNT}:role/web-role` }],
+          },
+        ],
+      },
+    });
+    expect(byArn.edges).toEqual([`ASSUMES ${ACCOUNT}/i-1 -> ${ACCOUNT}/web-role`]);
+    const alone = normalize(cloudnet, { instances: [instance] });
+    expect(alone.edges).toEqual([`ASSUMES ${ACCOUNT}/i-1 -> ${ACCOUNT}/instance-profile/web-profile`]);
+  });
+
+  it('marks an instance classified by its tags a crown jewel (tag:<key>=<value>); twin: a public one', () => {
+    const tagged = (value: string) =>
+      normalize(cloudnet, {
+        instances: [{ InstanceId: 'i-9', OwnerId: ACCOUNT, Tags: [{ Key: 'classification', Value: value }] }],
+      }).node('VirtualMachine', `${ACCOUNT}/i-9`).properties;
+    expect(tagged('pii')).toMatchObject({ crown_jewel: true, crown_jewel_basis: 'tag:classification=pii' });
+    expect(tagged('public')).toMatchObject({ crown_jewel: false });
+  });
+
+  it('refuses a body with none of its keys, or another provider’s shape, naming the keys it reads', () => {
+    for (const body of [{}, { provider: 'aws' }, { policies: [], account_id: ACCOUNT }, { Subnetz: [] }]) {
+      const [error] = rejection(cloudnet, body);
+      expect(error.pointer).toBe('/');
+      expect(error.detail).toMatch(/security_groups \(or SecurityGroups\).*instances \(or Reservations\)/);
+    }
+    expect(rejection(cloudnet, { provider: 'gcp', instances: [] })[0].detail).toMatch(/security_groups/);
+  });
+});
