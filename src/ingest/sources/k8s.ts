@@ -300,8 +300,8 @@ export function createK8sSource(): IngestSource {
         const backends = [
           o.spec?.defaultBackend,
           o.spec?.backend,
-          ...(o.spec?.rules ?? []).flatMap((r: K8sObject) =>
-            (r?.http?.paths ?? []).map((p: K8sObject) => p?.backend),
+          ...list(o.spec?.rules).flatMap((r: K8sObject) =>
+            list(r?.http?.paths).map((p: K8sObject) => p?.backend),
           ),
         ];
         for (const backend of backends) {
@@ -549,10 +549,7 @@ function collectWorkloads(
     if (isPod) {
       w.pods++;
       if (typeof spec.nodeName === 'string' && spec.nodeName) w.nodes.add(spec.nodeName);
-      for (const status of [
-        ...(o.status?.initContainerStatuses ?? []),
-        ...(o.status?.containerStatuses ?? []),
-      ]) {
+      for (const status of [...list(o.status?.initContainerStatuses), ...list(o.status?.containerStatuses)]) {
         const digest = /@(sha256:[a-f0-9]{64})$/.exec(String(status?.imageID ?? ''))?.[1];
         if (digest && typeof status.name === 'string') w.digests.set(status.name, digest);
       }
@@ -600,6 +597,11 @@ function mergeEscapes(lists: Escape[][]): Escape[] {
     }
   }
   return [...byRule.values()];
+}
+
+/** A field the API writes as a list; anything else (a malformed dump) reads as empty. */
+function list(value: unknown): K8sObject[] {
+  return Array.isArray(value) ? value : [];
 }
 
 function templateOf(o: K8sObject): K8sObject | undefined {

@@ -43,7 +43,7 @@ export interface PodView {
 /** Reads the parts of a pod spec the escape rules look at. */
 export function podView(spec: PodSpec): PodView {
   const podContext = spec.securityContext ?? {};
-  const all: PodSpec[] = [...(spec.initContainers ?? []), ...(spec.containers ?? [])].filter(
+  const all: PodSpec[] = [...list(spec.initContainers), ...list(spec.containers)].filter(
     (c) => c && typeof c === 'object',
   );
   const containers = all.map((c): ContainerView => {
@@ -62,14 +62,14 @@ export function podView(spec: PodSpec): PodView {
     };
   });
   const byVolume = new Map<string, string>();
-  for (const volume of spec.volumes ?? []) {
+  for (const volume of list(spec.volumes)) {
     const path = volume?.hostPath?.path;
     if (typeof volume?.name === 'string' && typeof path === 'string')
       byVolume.set(volume.name, normalize(path));
   }
   const mounts = new Map<string, HostMount>();
   all.forEach((c, i) => {
-    for (const mount of c.volumeMounts ?? []) {
+    for (const mount of list(c.volumeMounts)) {
       const path = byVolume.get(mount?.name);
       if (path === undefined) continue;
       const entry = mounts.get(path) ?? { path, readOnly: true, containers: [], rootMount: false };
@@ -80,6 +80,10 @@ export function podView(spec: PodSpec): PodView {
     }
   });
   return { hostPID: spec.hostPID === true, containers, hostMounts: [...mounts.values()] };
+}
+
+function list(value: unknown): PodSpec[] {
+  return Array.isArray(value) ? value : [];
 }
 
 function normalize(path: string): string {

@@ -29,17 +29,18 @@ export interface RbacPrimitive {
 
 /** Whether one rule authorizes a request, as the API server's RBAC authorizer decides it. */
 export function ruleGrant(rule: PolicyRule, request: ApiRequest): Grant | undefined {
-  const groups = rule.apiGroups ?? [];
+  if (!rule || typeof rule !== 'object') return undefined;
+  const groups = strings(rule.apiGroups);
   if (!groups.includes('*') && !groups.includes(request.group)) return undefined;
-  const verbs = rule.verbs ?? [];
+  const verbs = strings(rule.verbs);
   if (!verbs.includes('*') && !verbs.includes(request.verb)) return undefined;
   const slash = request.resource.indexOf('/');
   const subresource = slash >= 0 ? request.resource.slice(slash + 1) : '';
-  const resourceMatches = (rule.resources ?? []).some(
+  const resourceMatches = strings(rule.resources).some(
     (r) => r === '*' || r === request.resource || (subresource !== '' && r === `*/${subresource}`),
   );
   if (!resourceMatches) return undefined;
-  if (!rule.resourceNames?.length) return 'any';
+  if (!strings(rule.resourceNames).length) return 'any';
   // A create (or a collection delete) carries no object name, so a rule limited to names never allows it.
   if (request.verb === 'create' || request.verb === 'deletecollection') return undefined;
   return 'named';
@@ -74,4 +75,9 @@ export function requests(
   verbs: readonly string[],
 ): ApiRequest[] {
   return resources.flatMap((resource) => verbs.map((verb) => ({ group, resource, verb })));
+}
+
+/** A list the API writes as strings; anything else (a malformed dump) grants nothing. */
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }

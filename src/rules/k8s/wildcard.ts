@@ -6,7 +6,13 @@ export const wildcard: RbacPrimitive = {
   name: 'wildcard',
   grants: (rules) =>
     grantOf(
-      rules?.filter((r) => (r.apiGroups ?? []).includes('*') && (r.resources ?? []).includes('*')),
+      rules?.filter(
+        (r) =>
+          Array.isArray(r?.apiGroups) &&
+          r.apiGroups.includes('*') &&
+          Array.isArray(r.resources) &&
+          r.resources.includes('*'),
+      ),
       [{ group: '*', resource: '*', verb: '*' }],
     ),
 };

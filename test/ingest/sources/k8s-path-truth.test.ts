@@ -377,3 +377,41 @@ describe('k8s: one start per exposure', () => {
     ).toEqual(['shop/ingress/web', 'shop/service/web']);
   });
 });
+
+describe('k8s: malformed objects', () => {
+  it('reads fields of the wrong shape as absent instead of failing', () => {
+    const odd = list(
+      {
+        kind: 'Pod',
+        metadata: { name: 'odd', namespace: 'x', ownerReferences: 'nope', labels: 'x' },
+        spec: {
+          hostPID: true,
+          containers: { name: 'not-a-list' },
+          initContainers: [
+            null,
+            {
+              name: 'i',
+              image: 42,
+              volumeMounts: 'x',
+              securityContext: { capabilities: { add: 'SYS_ADMIN' } },
+            },
+          ],
+          volumes: { hostPath: { path: '/' } },
+        },
+        status: { containerStatuses: 'x' },
+      },
+      {
+        kind: 'Role',
+        metadata: { name: 'r', namespace: 'x' },
+        rules: [null, { apiGroups: 'apps', resources: '*', verbs: '*' }],
+      },
+      { kind: 'RoleBinding', metadata: { name: 'b', namespace: 'x' }, roleRef: 'r', subjects: 'all' },
+      { kind: 'Ingress', metadata: { name: 'i', namespace: 'x' }, spec: { rules: 'x' } },
+      { kind: 'Service', metadata: { name: 's', namespace: 'x' }, spec: { selector: 'app' } },
+    );
+    const out = normalize(k8s, odd);
+    expect(out.names('Service')).toEqual(['x/odd']);
+    // A string where the API writes a list of groups grants nothing (not every group).
+    expect(out.edges.filter((e) => e.startsWith('CAN_ESCALATE_TO'))).toEqual([]);
+  });
+});
