@@ -51,10 +51,10 @@ export interface PathUncertainty {
   profileScores: { profile: ProfileName; weight: number; score: number }[];
 }
 
-/** ψ(x), digamma, for x > 0: recurrence up to x >= 6, then the asymptotic series. */
+/** ψ(x), digamma, for x > 0: recurrence up to x >= 10, then the asymptotic series. */
 export function digamma(x: number): number {
   let result = 0;
-  while (x < 6) {
+  while (x < 10) {
     result -= 1 / x;
     x += 1;
   }
@@ -70,7 +70,7 @@ export function digamma(x: number): number {
 /** ψ1(x), trigamma, for x > 0. */
 export function trigamma(x: number): number {
   let result = 0;
-  while (x < 6) {
+  while (x < 10) {
     result += 1 / (x * x);
     x += 1;
   }

@@ -7,6 +7,7 @@ import type { CompiledGraph } from '../analysis/compiled-graph.js';
 import type { PairPath } from '../analysis/best-paths.js';
 import { EDGE_TYPES, NODE_LABELS, WEIGHT_BASES } from '../graph/vocabulary.js';
 import type { EdgeType, NodeLabel, WeightBasis } from '../graph/vocabulary.js';
+import { Trend, trendPoint, type TrendPoint } from './history.js';
 
 export type Priority = 'P1' | 'P2' | 'P3';
 export type PathState = 'open' | 'resolved';
@@ -57,7 +58,7 @@ export interface PathRecord {
 export interface PassOutcome {
   /** ids of the paths this pass opened or reopened (the Critical Attack Path event looks at them) */
   fresh: string[];
-  /** ids of paths that were open before and became critical (P1) this pass */
+  /** ids of paths that were open before and became P1 this pass (the event still asks `isCritical`) */
   escalated: string[];
   opened: number;
   reopened: number;
@@ -70,6 +71,30 @@ export interface PassOutcome {
 export function priorityOf(score: number, directAccess: boolean, t: PriorityThresholds): Priority {
   if (directAccess || score >= t.p1) return 'P1';
   return score >= t.p2 ? 'P2' : 'P3';
+}
+
+/** Whether a path is suppressed right now (src/governance/suppressions.ts); none is without governance. */
+export type SuppressedCheck = (pathId: string) => boolean;
+
+/** What the gate and the API say about a suppression that holds (src/governance/suppressions.ts). */
+export interface SuppressionNote {
+  reason: string;
+  owner: string;
+  expiresAt: string;
+}
+
+const NOTHING_SUPPRESSED: SuppressedCheck = () => false;
+
+/**
+ * The one definition of a critical path (DECISIONS.md "critical"): P1 and not suppressed. Posture, the gate
+ * (and through it the pull request's status), the critical-path metric and the Critical Attack Path event
+ * all ask here.
+ */
+export function isCritical(
+  record: { id: string; priority: Priority },
+  suppressed: SuppressedCheck = NOTHING_SUPPRESSED,
+): boolean {
+  return record.priority === 'P1' && !suppressed(record.id);
 }
 
 export function pathId(startId: string, targetId: string): string {
@@ -132,7 +157,19 @@ export class PathStore {
   /** Records whose lifecycle (open, reopen, resolve) changed since `takeChanges` last ran. */
   private readonly changed = new Set<PathRecord>();
 
+  /** Which paths are suppressed (set by the engine for live tenants); counts `critical` in a pass. */
+  suppressed: SuppressedCheck = NOTHING_SUPPRESSED;
+
+  /** A point per pass (src/paths/history.ts), kept by the snapshot and the path log like the records. */
+  readonly trend = new Trend();
+  private trendPending: TrendPoint[] = [];
+
   constructor(private thresholds: PriorityThresholds) {}
+
+  /** The scores from which a path is P1 and P2. */
+  get priorityThresholds(): Readonly<PriorityThresholds> {
+    return this.thresholds;
+  }
 
   /**
    * Copies every route that still points into a compiled graph into plain records, so that graph's
@@ -247,10 +284,14 @@ export class PathStore {
         outcome.resolved++;
       } else {
         outcome.open++;
-        if (record.priority === 'P1') outcome.critical++;
+        if (isCritical(record, this.suppressed)) outcome.critical++;
       }
     }
     this.sortedOpen = null;
+    const point = trendPoint(now, this.open());
+    point.criticalPaths = outcome.critical;
+    this.trend.add(point);
+    this.trendPending.push(point);
     return outcome;
   }
 
@@ -279,6 +320,7 @@ export class PathStore {
   /** Records as plain JSON for snapshots; routes are frozen so they outlive the compiled graph. */
   *serialize(): Iterable<object> {
     for (const r of this.byPair.values()) yield plain(r);
+    for (const point of this.trend.list()) yield { trendPoint: point };
   }
 
   /**
@@ -286,12 +328,17 @@ export class PathStore {
    * lifecycle log (path-log.ts); call it right after a pass, while its routes are still readable.
    */
   takeChanges(): object[] {
-    const records = [...this.changed].map(plain);
+    const records: object[] = [...this.changed].map(plain);
     this.changed.clear();
+    for (const point of this.trendPending.splice(0)) records.push({ trendPoint: point });
     return records;
   }
 
-  restore(record: Omit<PathRecord, 'route'> & { route: FrozenRoute }): void {
+  restore(record: (Omit<PathRecord, 'route'> & { route: FrozenRoute }) | { trendPoint: TrendPoint }): void {
+    if ('trendPoint' in record) {
+      this.trend.restore(record.trendPoint);
+      return;
+    }
     const pair = record.directAccess
       ? `direct-access>${record.targetId}`
       : `${record.startId}>${record.targetId}`;
