@@ -132,7 +132,7 @@ export async function createEngine(deps: EngineDeps) {
   await bus.drain();
   if (appliedSeq > snapshotSeq) log.info({ replayedUpTo: appliedSeq }, 'replayed journal');
 
-  const sources = deps.sources ?? createSources();
+  const sources = deps.sources ?? createSources({ seedIamUsers: config.seedIamUsers });
   const ingestOne = createIngestPipeline({
     sources,
     bus,

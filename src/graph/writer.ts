@@ -109,6 +109,17 @@ export class GraphWriter {
         id = aliased;
         name = this.graph.getNodeAttributes(id).name;
       }
+      // A record that names an asset without its account (a dataclass finding) joins the one asset of that
+      // label and name in any account, when exactly one exists (DECISIONS "Accounts").
+      if (props[ACCOUNT_UNKNOWN] === true && !this.graph.hasNode(id)) {
+        const unique = this.uniqueInAnyAccount(label, name);
+        if (unique !== undefined) {
+          (remap ??= new Map()).set(id, unique);
+          id = unique;
+          name = this.graph.getNodeAttributes(id).name;
+          props = withoutKey(props, ACCOUNT_UNKNOWN);
+        }
+      }
       const reference = label === 'Image' ? props[RESOLVE_REF] : undefined;
       if (typeof reference === 'string') {
         const resolved = this.resolveReference(id, reference, props);
@@ -141,6 +152,20 @@ export class GraphWriter {
       }
       if (label === 'Image' && typeof reference !== 'string') this.noteScannedImage(id);
       if (Array.isArray(props.aliases)) this.noteAliases(id, label, props.aliases);
+      // The account-qualified asset arriving after an unqualified record of it: that record lands on it.
+      if (!existed) {
+        const bare = ACCOUNT_QUALIFIED.exec(name)?.[1];
+        const waiting = bare !== undefined ? nodeId(label, bare) : undefined;
+        if (
+          waiting !== undefined &&
+          this.graph.hasNode(waiting) &&
+          this.graph.getNodeAttributes(waiting).props[ACCOUNT_UNKNOWN] === true
+        ) {
+          this.absorb(waiting, id);
+          const attrs = this.graph.getNodeAttributes(id);
+          attrs.props = withoutKey(attrs.props, ACCOUNT_UNKNOWN);
+        }
+      }
       if (scope !== undefined) this.scopes.claim(scope, id, existed);
       else if (this.scopes.scopeCount) this.scopes.assert(id);
       result.nodes++;
@@ -510,6 +535,22 @@ export class GraphWriter {
     }
   }
 
+  /** The one node of this label named `<12-digit account>/<name>`, if exactly one exists. */
+  private uniqueInAnyAccount(label: NodeLabel, name: string): string | undefined {
+    const suffix = `/${name.toLowerCase()}`;
+    let found: string | undefined;
+    let count = 0;
+    this.graph.forEachNode((id, attrs) => {
+      if (count > 1 || attrs.label !== label) return;
+      const n = attrs.name.toLowerCase();
+      if (n.endsWith(suffix) && ACCOUNT_QUALIFIED.test(attrs.name) && n.length === suffix.length + 12) {
+        found = id;
+        count++;
+      }
+    });
+    return count === 1 ? found : undefined;
+  }
+
   /** Moves a node's edges and properties (the target's win) onto another, then drops it. */
   private absorb(fromId: string, toId: string): void {
     const graph = this.graph;
@@ -534,6 +575,15 @@ export class GraphWriter {
       'graph writer dropped a value outside the vocabulary or malformed',
     );
   }
+}
+
+/** Set by a source naming an asset without its account: join the one asset of that name in any account. */
+export const ACCOUNT_UNKNOWN = 'account_unknown';
+const ACCOUNT_QUALIFIED = /^\d{12}\/(.+)$/;
+
+function withoutKey(props: Record<string, unknown>, key: string): Record<string, unknown> {
+  const { [key]: _dropped, ...rest } = props;
+  return rest;
 }
 
 /** Most nodes of a large estate carry no properties: they share one frozen empty object (props are replaced, never mutated, once stored). */

@@ -1,7 +1,9 @@
 // Source `dataclass`: data-classification findings (DECISIONS.md), `{source, records: [{asset, label,
 // kind, account?, region?}]}`. Each record marks the asset (by label and name, qualified by its account)
-// a crown jewel with `crown_jewel_basis = classified:<source>:<kind>`.
+// a crown jewel with `crown_jewel_basis = classified:<source>:<kind>`. A record without an account (in the
+// record or `?account=`) joins the one asset of that label and name in any account, in the graph writer.
 import { NODE_LABELS } from '../../graph/vocabulary.js';
+import { ACCOUNT_UNKNOWN } from '../../graph/writer.js';
 import { accountParameter, qualify } from './account.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
 import { reportSchema } from './report-schema.js';
@@ -36,7 +38,7 @@ export function createDataclassSource(): IngestSource {
   });
   return {
     name: 'dataclass',
-    version: '1',
+    version: '2',
     description: 'Data-classification findings: marks assets crown_jewel (classified:<source>:<kind>).',
     snapshots: 'query',
     normalize({ body, query, receivedAt }) {
@@ -44,7 +46,10 @@ export function createDataclassSource(): IngestSource {
       const report = check(body);
       const out = new EnvelopeBuilder('dataclass', 'finding', receivedAt);
       for (const record of report.records) {
-        out.node(record.label as never, qualify(record.asset.trim(), record.account ?? account), {
+        const owner = record.account ?? account;
+        out.node(record.label as never, qualify(record.asset.trim(), owner), {
+          // Without an account, the writer joins the one asset of this label and name (DECISIONS "Accounts").
+          ...(owner === undefined && { [ACCOUNT_UNKNOWN]: true }),
           crown_jewel: true,
           crown_jewel_basis: `classified:${report.source}:${record.kind}`,
           data_classification: record.kind,
