@@ -4,7 +4,8 @@
 import path from 'node:path';
 import type { Bus, Delivery } from '../bus/bus.js';
 import { createEmbeddedBus } from '../bus/memory.js';
-import { readSnapshot, writeSnapshot } from '../bus/snapshot-file.js';
+import { writeSnapshot } from '../bus/snapshot-file.js';
+import { openStore } from '../bus/store.js';
 import { createPathFinder, type PathFinder } from '../analysis/path-finder.js';
 import { warmUp } from '../analysis/warm-up.js';
 import { ProblemError } from '../http/problems.js';
@@ -38,6 +39,8 @@ export interface EngineConfig extends AnalyzerConfig {
   parkedTtlMs: number;
   snapshotIntervalMs: number;
   thresholds: PriorityThresholds;
+  /** Start even when acknowledged records are known lost, keeping copies aside (`verify-store -repair`). */
+  storeRepair?: boolean;
 }
 
 export interface EngineDeps {
@@ -75,9 +78,12 @@ export async function createEngine(deps: EngineDeps) {
     return state;
   };
 
-  // 1. The last snapshot, if any.
+  // 1. The store: the newest intact snapshot (a damaged one falls back on the previous one or on the
+  // journal alone when that suffices) and a journal checked to hold every record after it; known loss
+  // stops the start unless the operator asked for a repair (src/bus/store.ts, docs/operations.md).
+  const store = await openStore({ dataDir: config.dataDir, repair: config.storeRepair, log });
   let snapshotSeq = 0;
-  const snapshot = await readSnapshot(stateDir);
+  const snapshot = store.snapshot;
   if (snapshot) {
     if (snapshot.meta.format !== STATE_FORMAT) {
       throw new Error(
@@ -106,6 +112,7 @@ export async function createEngine(deps: EngineDeps) {
   // 2. The journal after it; then live records. A snapshot in progress holds delivery back.
   const bus: Bus & { lastSeq(): number; compact(uptoSeq: number): Promise<void> } = await createEmbeddedBus({
     dir: path.join(config.dataDir, 'journal'),
+    journal: store.journal,
     afterSeq: snapshotSeq,
     logger: log,
   });
@@ -131,6 +138,9 @@ export async function createEngine(deps: EngineDeps) {
   });
   await bus.drain();
   if (appliedSeq > snapshotSeq) log.info({ replayedUpTo: appliedSeq }, 'replayed journal');
+  // Every record numbered so far is in (numbering may go on past the snapshot's seq, and a repair skips
+  // what was lost): the next snapshot covers up to here.
+  appliedSeq = Math.max(appliedSeq, bus.lastSeq());
 
   const sources = deps.sources ?? createSources({ seedIamUsers: config.seedIamUsers });
   const ingestOne = createIngestPipeline({
@@ -236,14 +246,15 @@ export async function createEngine(deps: EngineDeps) {
       const seq = appliedSeq;
       if (seq === snapshotSeq && !pathLog.pending) return;
       const pathEpoch = pathLog.epoch;
-      await writeSnapshot(
+      const { previousSeq } = await writeSnapshot(
         stateDir,
         { seq, format: STATE_FORMAT, writtenAt: new Date(now()).toISOString(), paths: pathEpoch },
         serializeState(tenants, { tracker: batches, now: now() }),
       );
       snapshotSeq = seq;
       await pathLog.compact(pathEpoch);
-      await bus.compact(seq);
+      // Segments stay until the previous snapshot covers them, so a damaged snapshot can fall back on it.
+      await bus.compact(previousSeq ?? 0);
       log.info({ seq }, 'wrote graph snapshot and compacted the journal');
     } finally {
       hold = null;
