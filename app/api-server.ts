@@ -1,4 +1,5 @@
-// The API listener (8080): GET /healthz, GET /auth/config, GET /auth/me, POST /graphql, GET /metrics.
+// The API listener (8080): GET /healthz, GET /auth/config, GET /auth/me, POST /graphql, GET /metrics, and
+// the REST routes of app/routes/ (tickets, suppressions, validations, exports).
 // Every route passes through the client guard (rate limit, lockout) and the policy layer (app/plugins/
 // api-auth.ts); a route states what it needs in `config.access`.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -13,6 +14,10 @@ import type { Engine } from '../src/engine/engine.js';
 import { metricsWithoutTenants, type Metrics } from '../src/metrics/metrics.js';
 import { registerApiAuth } from './plugins/api-auth.js';
 import { registerTicketRoutes } from './routes/tickets.js';
+import { registerSuppressionRoutes } from './routes/suppressions.js';
+import { registerValidationRoutes } from './routes/validations.js';
+import { registerExportRoutes } from './routes/exports.js';
+import type { Governance } from '../src/governance/governance.js';
 import type { Auditor } from './plugins/audit.js';
 import { registerClientGuard } from './plugins/client-guard.js';
 import { registerCors } from './plugins/cors.js';
@@ -35,8 +40,10 @@ export interface ApiServerDeps {
   audit?: Auditor;
   /** PR_ATTRIBUTION: the gate's default attribution */
   attribution?: 'report' | 'commit';
-  /** where governance stores live (tickets) */
+  /** where export spool files live (DATA_DIR) */
   dataDir: string;
+  /** suppressions, validations, tickets, the export signing key (src/governance/governance.ts) */
+  governance: Governance;
   /** TICKET_WEBHOOK_URL */
   ticketWebhookUrl?: string;
 }
@@ -102,8 +109,17 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
   app.get('/metrics', { config: { access: 'public' } }, metricsHandler(deps, { tenants: false }));
   registerTicketRoutes(app, {
     engine: deps.engine,
-    dataDir: deps.dataDir,
+    tickets: deps.governance.tickets,
     webhookUrl: deps.ticketWebhookUrl,
+    now,
+  });
+  registerSuppressionRoutes(app, { engine: deps.engine, suppressions: deps.governance.suppressions, now });
+  registerValidationRoutes(app, { engine: deps.engine, verdicts: deps.governance.verdicts, now });
+  registerExportRoutes(app, {
+    engine: deps.engine,
+    signer: deps.governance.signer,
+    dataDir: deps.dataDir,
+    audit: deps.audit,
     now,
   });
   // The merge gate: the report in the body, the ingest query parameters plus `source` and `attribution`.
@@ -142,6 +158,7 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
       const audit = deps.audit;
       return {
         engine: deps.engine,
+        governance: deps.governance,
         tenant: request.tenant,
         principal: request.principal,
         now: now(),

@@ -11,6 +11,7 @@ import { createOidcVerifier } from '../src/auth/oidc.js';
 import { Lockout } from '../src/auth/rate-limit.js';
 import { apiAuthEnabled, type Settings } from '../src/config/settings.js';
 import { createEngine, type Engine, type EngineConfig } from '../src/engine/engine.js';
+import { createGovernance, type Governance } from '../src/governance/governance.js';
 import { DEFAULT_TENANT } from '../src/engine/tenant.js';
 import { createLogger } from '../src/log/logger.js';
 import { createMetrics, type Metrics } from '../src/metrics/metrics.js';
@@ -26,6 +27,8 @@ export const DEMO_DIR = path.join(packageRoot(), 'fixtures', 'demo');
 
 export interface Service {
   engine: Engine;
+  /** suppressions, validations, tickets, history, the export signing key */
+  governance: Governance;
   metrics: Metrics;
   logger: Logger;
   ingestApp: FastifyInstance;
@@ -59,12 +62,16 @@ export async function buildService(options: {
   const { settings } = options;
   const logger = options.logger ?? createLogger({ format: settings.logFormat, level: settings.logLevel });
   const metrics = createMetrics({ processMetrics: true });
+  // Governance first: the engine asks it which paths are suppressed (the one critical definition).
+  const governance = createGovernance(settings);
   const engine = await createEngine({
     config: engineConfigFrom(settings),
     log: logger,
     metrics,
     now: options.now,
+    suppression: (tenant, pathId, at) => governance.suppression(tenant, pathId, at),
   });
+  governance.preload(['default', ...[...engine.tenants()].map((t) => t.name)]);
   const { auth } = settings;
   const now = options.now ?? Date.now;
   // One lockout for both listeners: a client guessing on either is the same client.
@@ -122,6 +129,7 @@ export async function buildService(options: {
     audit: auditor,
     attribution: settings.prAttribution,
     dataDir: settings.dataDir,
+    governance,
     ticketWebhookUrl: settings.ticketWebhookUrl,
   });
   const github = settings.github
@@ -135,6 +143,7 @@ export async function buildService(options: {
   let closed = false;
   return {
     engine,
+    governance,
     metrics,
     logger,
     ingestApp,

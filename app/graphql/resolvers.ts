@@ -3,12 +3,18 @@ import type { Principal } from '../../src/auth/principal.js';
 import { appsOfNode, pathFilter } from '../../src/auth/scope.js';
 import { violationsOf } from '../../src/invariants/violation.js';
 import type { Engine } from '../../src/engine/engine.js';
+import { calibrate } from '../../src/governance/calibration.js';
+import type { Governance } from '../../src/governance/governance.js';
+import { suppressionState } from '../../src/governance/suppressions.js';
+import { validationMetrics } from '../../src/governance/validations.js';
 import { routeHasBasis, routeNodes, routeSteps, type PathRecord } from '../../src/paths/path-store.js';
 import { ProblemError } from '../../src/http/problems.js';
 import type { AnswerBudget } from './limits.js';
 
 export interface GraphqlContext {
   engine: Engine;
+  /** suppressions (AttackPath.suppression) and verdicts (calibration); absent in engine-only tests */
+  governance?: Governance;
   /** the caller's tenant, after its credential's binding (app/plugins/api-auth.ts) */
   tenant: string;
   principal: Principal;
@@ -125,15 +131,18 @@ export function createResolvers() {
       posture: (_: unknown, __: unknown, ctx: GraphqlContext) => {
         const open = visible(ctx, ctx.engine.tenant(ctx.tenant)?.paths.open() ?? []);
         let critical = 0;
+        let suppressed = 0;
         let kev = 0;
         let runtime = 0;
         for (const record of open) {
-          if (record.priority === 'P1') critical++;
+          if (ctx.engine.isCritical(ctx.tenant, record)) critical++;
+          else if (record.priority === 'P1') suppressed++;
           if (routeHasBasis(record, 'kev')) kev++;
           if (routeHasBasis(record, 'runtime')) runtime++;
         }
         return {
           criticalPaths: critical,
+          suppressedCriticalPaths: suppressed,
           kevOnPaths: kev,
           runtimeConfirmed: runtime,
           openPaths: open.length,
@@ -170,6 +179,19 @@ export function createResolvers() {
             return { ...v, node: { id: v.nodeId, name: attrs.name, label: attrs.label } };
           });
       },
+      // Deliberately not scoped to the caller's applications (spec, API auth item 8): it judges the model.
+      calibration: (_: unknown, __: unknown, ctx: GraphqlContext) => {
+        const verdicts = ctx.governance?.verdicts.list(ctx.tenant) ?? [];
+        const report = calibrate(verdicts);
+        const metrics = validationMetrics(verdicts);
+        return {
+          ...report,
+          brierScore: report.brier,
+          reliability: report.bins,
+          precision: metrics.precision,
+          recall: metrics.recall,
+        };
+      },
       prVerdict: (_: unknown, args: { sha: string }, ctx: GraphqlContext) =>
         ctx.engine.prVerdict(ctx.tenant, args.sha) ?? null,
       ingestBatch: (_: unknown, args: { id: string }, ctx: GraphqlContext) => {
@@ -185,7 +207,12 @@ export function createResolvers() {
     },
     AttackPath: {
       state: (r: PathRecord) => (r.state === 'open' ? 'OPEN' : 'RESOLVED'),
-      critical: (r: PathRecord) => r.state === 'open' && r.priority === 'P1',
+      critical: (r: PathRecord, _: unknown, ctx: GraphqlContext) =>
+        r.state === 'open' && ctx.engine.isCritical(ctx.tenant, r),
+      suppression: (r: PathRecord, _: unknown, ctx: GraphqlContext) => {
+        const s = ctx.governance?.suppressions.get(ctx.tenant, r.id);
+        return s ? { ...s, state: suppressionState(s, ctx.now) } : null;
+      },
       firstSeen: (r: PathRecord) => iso(r.firstSeen),
       resolvedAt: (r: PathRecord) => iso(r.resolvedAt),
       openForSeconds: (r: PathRecord, _: unknown, ctx: GraphqlContext) =>

@@ -32,6 +32,82 @@ export const SCHEMA_SDL = /* GraphQL */ `
     violations: [Violation!]!
     "The merge gate's last verdict for a commit (full SHA, or a unique prefix of 7+); null when never gated."
     prVerdict(sha: String!): PrVerdict
+    """
+    How well predicted path scores match red-team and BAS verdicts (POST /validations): Brier score, log loss,
+    expected calibration error, reliability by score bin, by weight basis and by path structure, and one
+    diagnosis. Deliberately not limited to the caller's applications: it judges the model, not an estate.
+    """
+    calibration: Calibration!
+  }
+
+  "A suppression (POST /suppressions): the path is not critical while it is active."
+  type Suppression {
+    "accept-risk, false-positive, mitigating-control or duplicate."
+    reason: String!
+    owner: String!
+    note: String
+    ttlDays: Int!
+    createdAt: String!
+    createdBy: String!
+    "From this instant the suppression is expired and the path counts again."
+    expiresAt: String!
+    state: SuppressionState!
+  }
+
+  enum SuppressionState {
+    active
+    expired
+  }
+
+  type Calibration {
+    "Tested paths with a captured prediction (the latest verdict of each)."
+    scored: Int!
+    "Distinct routes that worked and that the service did not report."
+    missed: Int!
+    "Mean squared difference between predicted score and outcome (confirmed 1, partial 0.5, refuted 0)."
+    brierScore: Float
+    logLoss: Float
+    "Expected calibration error over ten equal-width score bins."
+    ece: Float
+    reliability: [ReliabilityBin!]!
+    byWeightBasis: [BasisCalibration!]!
+    "By path structure: direct-access, 1-hop, 2-hops, 3+-hops."
+    byStructure: [StructureCalibration!]!
+    "recalibrate-first, structural, detection-axis, per-basis, low-resolution or inverted-order; null when none applies."
+    diagnosis: String
+    diagnosisDetail: String!
+    "Precision over the tested subset (same as GET /validations metrics)."
+    precision: Float
+    recall: Float
+  }
+
+  type ReliabilityBin {
+    from: Float!
+    to: Float!
+    count: Int!
+    meanPredicted: Float
+    observedRate: Float
+    "observedRate - meanPredicted."
+    gap: Float
+    brier: Float
+  }
+
+  type BasisCalibration {
+    basis: WeightBasis!
+    count: Int!
+    meanPredicted: Float
+    observedRate: Float
+    gap: Float
+    brier: Float
+  }
+
+  type StructureCalibration {
+    segment: String!
+    count: Int!
+    meanPredicted: Float
+    observedRate: Float
+    gap: Float
+    brier: Float
   }
 
   "A node breaking a policy invariant."
@@ -97,8 +173,10 @@ export const SCHEMA_SDL = /* GraphQL */ `
     "The target is open to anyone as it stands: no steps, score 1, P1."
     directAccess: Boolean!
     state: PathState!
-    "A P1 path (critical paths are P1 paths that are not suppressed)."
+    "An open P1 path that is not suppressed (the one definition of critical)."
     critical: Boolean!
+    "Its suppression, active or expired; null when it was never suppressed (or the entry was deleted)."
+    suppression: Suppression
     firstSeen: String!
     "Seconds the path has been open in its current open period (for a resolved path: how long it was open)."
     openForSeconds: Int!
@@ -130,6 +208,8 @@ export const SCHEMA_SDL = /* GraphQL */ `
   type Posture {
     "Open critical paths (P1, not suppressed)."
     criticalPaths: Int!
+    "Open P1 paths left out of criticalPaths because they are suppressed."
+    suppressedCriticalPaths: Int!
     "Open paths with a hop priced from a known-exploited vulnerability."
     kevOnPaths: Int!
     "Open paths with a hop confirmed by a runtime sensor."

@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { pathFilter } from '../../src/auth/scope.js';
 import type { Engine } from '../../src/engine/engine.js';
-import { dispatchTicket, TicketStore, type Ticket } from '../../src/governance/tickets.js';
+import { dispatchTicket, type Ticket, type TicketStore } from '../../src/governance/tickets.js';
 import { ProblemError } from '../../src/http/problems.js';
 import { reportSchema } from '../../src/ingest/sources/report-schema.js';
 import { routeNodes } from '../../src/paths/path-store.js';
@@ -16,9 +16,9 @@ interface NewTicket {
 
 export function registerTicketRoutes(
   app: FastifyInstance,
-  deps: { engine: Engine; dataDir: string; webhookUrl?: string; now: () => number },
+  deps: { engine: Engine; tickets: TicketStore; webhookUrl?: string; now: () => number },
 ): void {
-  const store = new TicketStore(deps.dataDir);
+  const store = deps.tickets;
   const check = reportSchema<NewTicket>('ticket', {
     type: 'object',
     required: ['pathId', 'owner'],

@@ -3,7 +3,9 @@
 // the documented list, and docs/configuration.md is rendered from it.
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import type { KeyObject } from 'node:crypto';
 import { parseStoreKey } from '../audit/cipher.js';
+import { parseSigningKey } from '../export/signing.js';
 import { parseApiTokens, type ApiToken } from '../auth/api-tokens.js';
 import type { IngestSecrets } from '../auth/ingest-signature.js';
 import type { OidcSettings } from '../auth/oidc.js';
@@ -12,6 +14,7 @@ import { TrustedProxies } from '../auth/client-ip.js';
 import { RepoAllowlist } from '../forge/allowlist.js';
 import { TENANT_NAME } from '../engine/tenant.js';
 import { parseDuration } from './duration.js';
+import { DEFAULT_PROFILE_PRIORS, parseProfilePriors, type ProfileName } from '../analysis/attacker-profiles.js';
 
 /** The environment as settings read it (process.env fits; so does a plain object in tests). */
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -31,6 +34,8 @@ export interface Settings {
   analyzerIntervalMs: number;
   analyzerThreads: number;
   seedIamUsers: boolean;
+  /** ATTACKER_PROFILE_PRIORS: weights of the attacker profiles (src/analysis/attacker-profiles.ts) */
+  attackerProfilePriors: Record<ProfileName, number>;
   scrubIngest: boolean;
   /** null: nodes and edges are never aged out. */
   graphTtlMs: number | null;
@@ -55,6 +60,19 @@ export interface Settings {
   yamlMaxBytes: number;
   /** MAX_TENANTS: tenants open (unsigned) ingest may create; signed ingest is bounded by its secrets */
   maxTenants: number;
+  /** Suppressions, validations, tickets, history, signed exports, drift webhook (docs/governance.md) */
+  governance: GovernanceSettings;
+}
+
+/** GOVERNANCE_BACKEND and the file backend's paths; signed exports; the drift webhook. */
+export interface GovernanceSettings {
+  backend: 'file';
+  /** SUPPRESSIONS_PATH, VALIDATIONS_PATH, TICKETS_PATH, HISTORY_PATH: unset, under DATA_DIR/governance */
+  paths: { suppressions?: string; validations?: string; tickets?: string; history?: string };
+  /** EXPORT_SIGNING_KEY: unset, a key made and kept under DATA_DIR/keys */
+  exportSigningKey?: KeyObject;
+  /** DRIFT_WEBHOOK_URL: where posture drift (critical paths opened, resolved, suppressions lapsing) is sent */
+  driftWebhookUrl?: string;
 }
 
 export interface GithubSettings {
@@ -166,6 +184,12 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     name: 'SEED_IAM_USERS',
     default: 'false',
     meaning: 'Also start paths at IAM users marked `credential_exposed`.',
+  },
+  {
+    name: 'ATTACKER_PROFILE_PRIORS',
+    default: 'commodity=0.6,criminal=0.3,apt=0.1',
+    meaning:
+      'Prior weights of the attacker profiles behind `mixtureScore`, `profileScores` and the risk simulation mixture (`docs/model.md`); normalized.',
   },
   {
     name: 'SCRUB_INGEST',
@@ -373,7 +397,7 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     name: 'STORE_ENCRYPTION_KEY',
     default: 'unset',
     meaning:
-      '32-byte key (64 hex digits or base64) sealing the audit log with AES-256-GCM. Also `STORE_ENCRYPTION_KEY_FILE`.',
+      '32-byte key (64 hex digits or base64) sealing the audit log and the governance stores (suppressions, validations, tickets, history) with AES-256-GCM. Also `STORE_ENCRYPTION_KEY_FILE`.',
   },
   {
     name: 'EXFIL_ALERT_THRESHOLD',
@@ -429,6 +453,45 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     meaning: 'Tickets opened and closed are POSTed here (`{event, tenant, ticket}`).',
   },
   {
+    name: 'GOVERNANCE_BACKEND',
+    default: 'file',
+    meaning:
+      'Where suppressions, validations, tickets and history live: `file` (under DATA_DIR, one replica). `postgres` is not available yet and stops the start.',
+  },
+  {
+    name: 'SUPPRESSIONS_PATH',
+    default: 'DATA_DIR/governance/<tenant>/suppressions.json',
+    meaning:
+      "File of the default tenant's suppressions (another tenant's sits beside it as `<name>.<tenant>.json`). Written whole, atomically.",
+  },
+  {
+    name: 'VALIDATIONS_PATH',
+    default: 'DATA_DIR/governance/<tenant>/validations.json',
+    meaning: 'File of the validation verdicts (red team, BAS), as SUPPRESSIONS_PATH.',
+  },
+  {
+    name: 'TICKETS_PATH',
+    default: 'DATA_DIR/governance/<tenant>/tickets.json',
+    meaning: 'File of the tickets, as SUPPRESSIONS_PATH.',
+  },
+  {
+    name: 'HISTORY_PATH',
+    default: 'DATA_DIR/governance/<tenant>/history.json',
+    meaning: 'File of the posture trend (one point per analyzer pass that changed it), as SUPPRESSIONS_PATH.',
+  },
+  {
+    name: 'EXPORT_SIGNING_KEY',
+    default: 'unset (a key made and kept in DATA_DIR/keys/export-ed25519.pem)',
+    meaning:
+      'Ed25519 key signing exports (`X-Service-Signature`): PEM PKCS#8, or the 32-byte seed as 64 hex digits or base64. Also `EXPORT_SIGNING_KEY_FILE`.',
+  },
+  {
+    name: 'DRIFT_WEBHOOK_URL',
+    default: 'unset',
+    meaning:
+      'Posture drift is POSTed here after an analyzer pass that changed the critical paths (`{event: "posture.drift", ...}`, docs/governance.md).',
+  },
+  {
     name: 'YAML_MAX_BYTES',
     default: '8MiB',
     meaning:
@@ -466,6 +529,7 @@ function builtInDefaults(): Settings {
     analyzerIntervalMs: 30_000,
     analyzerThreads: defaultThreads(),
     seedIamUsers: false,
+    attackerProfilePriors: { ...DEFAULT_PROFILE_PRIORS },
     scrubIngest: true,
     graphTtlMs: null,
     parkedEdgeTtlMs: 168 * 3_600_000,
@@ -491,6 +555,7 @@ function builtInDefaults(): Settings {
     prAttribution: 'report',
     yamlMaxBytes: 8 * 1024 * 1024,
     maxTenants: 100,
+    governance: { backend: 'file', paths: {} },
   };
 }
 
@@ -595,6 +660,7 @@ export function loadSettings(env: Env, defaults: Partial<Settings> = {}): Settin
     analyzerIntervalMs: read('ANALYZER_INTERVAL', durationParser({ timer: true }), base.analyzerIntervalMs),
     analyzerThreads: read('ANALYZER_THREADS', parseThreads, base.analyzerThreads),
     seedIamUsers: read('SEED_IAM_USERS', parseBoolean, base.seedIamUsers),
+    attackerProfilePriors: read('ATTACKER_PROFILE_PRIORS', parseProfilePriors, base.attackerProfilePriors),
     scrubIngest: read('SCRUB_INGEST', parseBoolean, base.scrubIngest),
     graphTtlMs: read<number | null>('GRAPH_TTL', durationParser(), base.graphTtlMs),
     parkedEdgeTtlMs: read('PARKED_EDGE_TTL', durationParser(), base.parkedEdgeTtlMs),
@@ -625,6 +691,7 @@ export function loadSettings(env: Env, defaults: Partial<Settings> = {}): Settin
       base.prAttribution,
     ),
     maxTenants: read('MAX_TENANTS', parseCount, base.maxTenants),
+    governance: readGovernance(env, problems, read),
   };
   if (settings.auth.production) {
     const api = apiAuthEnabled(settings.auth);
@@ -872,6 +939,37 @@ function readGraphqlLimits(read: Reader): GraphqlLimits {
     maxCost: read('GRAPHQL_MAX_COST', wholeNumber(1, 100_000_000), d.maxCost),
     maxPaths: read('GRAPHQL_MAX_PATHS', wholeNumber(1, 10_000_000), d.maxPaths),
     introspection: read<boolean | undefined>('GRAPHQL_INTROSPECTION', parseBoolean, undefined),
+  };
+}
+
+function readGovernance(env: Env, problems: string[], read: Reader): GovernanceSettings {
+  const backend = read<string>('GOVERNANCE_BACKEND', (t) => t.trim().toLowerCase(), 'file');
+  if (backend === 'postgres')
+    problems.push(
+      'GOVERNANCE_BACKEND=postgres is not available yet in this build (the scale-out work brings it); use file, the default',
+    );
+  else if (backend !== 'file')
+    problems.push(`GOVERNANCE_BACKEND=${JSON.stringify(backend)} must be file (postgres is not available yet)`);
+  const filePath = (t: string) => t.trim();
+  let exportSigningKey: KeyObject | undefined;
+  const keyText = readSecret(env, 'EXPORT_SIGNING_KEY', problems);
+  if (keyText !== undefined) {
+    try {
+      exportSigningKey = parseSigningKey(keyText);
+    } catch (error) {
+      problems.push(`EXPORT_SIGNING_KEY ${(error as Error).message}`);
+    }
+  }
+  return {
+    backend: 'file',
+    paths: {
+      suppressions: read<string | undefined>('SUPPRESSIONS_PATH', filePath, undefined),
+      validations: read<string | undefined>('VALIDATIONS_PATH', filePath, undefined),
+      tickets: read<string | undefined>('TICKETS_PATH', filePath, undefined),
+      history: read<string | undefined>('HISTORY_PATH', filePath, undefined),
+    },
+    exportSigningKey,
+    driftWebhookUrl: read<string | undefined>('DRIFT_WEBHOOK_URL', parseUrl, undefined),
   };
 }
 

@@ -27,7 +27,7 @@ import { restoreState, serializeState, STATE_FORMAT } from './state-snapshot.js'
 import { TENANT_NAME, TenantState, type IngestActivity } from './tenant.js';
 import { evaluateGate, type GateRequest, type GateResult } from '../gate/evaluate.js';
 import { VerdictStore } from '../gate/verdicts.js';
-import { routeNodes } from '../paths/path-store.js';
+import { isCritical, routeNodes, type PathRecord, type SuppressionNote } from '../paths/path-store.js';
 import { SINGLE_PROCESS_LEADER, type Leadership } from './leadership.js';
 import { readIngestContext } from '../ingest/context.js';
 
@@ -51,6 +51,8 @@ export interface EngineDeps {
   sources?: ReadonlyMap<string, IngestSource>;
   /** Whether this replica runs the action layer (comments, statuses, events); default: always. */
   leadership?: Leadership;
+  /** The suppression that holds for a path at an instant (src/governance/suppressions.ts), if any. */
+  suppression?: (tenant: string, pathId: string, at: number) => SuppressionNote | undefined;
 }
 
 export type Engine = Awaited<ReturnType<typeof createEngine>>;
@@ -73,6 +75,9 @@ export async function createEngine(deps: EngineDeps) {
         thresholds: config.thresholds,
         onDrop: (reason, n) => metrics.graphDropped.inc({ reason }, n),
       });
+      // One definition of critical (isCritical) everywhere: the store's pass counts ask the same.
+      const suppression = deps.suppression;
+      if (suppression) state.paths.suppressed = (id) => suppression(name, id, now()) !== undefined;
       tenants.set(name, state);
     }
     return state;
@@ -284,6 +289,10 @@ export async function createEngine(deps: EngineDeps) {
       metrics.graphNodes.set(labels, state.graph.order);
       metrics.graphEdges.set(labels, state.graph.size);
       metrics.graphPendingEdges.set(labels, state.writer.pendingEdges);
+      // A suppression made or expired since the last pass changes the count without a pass.
+      let critical = 0;
+      for (const record of state.paths.open()) if (isCritical(record, state.paths.suppressed)) critical++;
+      metrics.analyzerCriticalPaths.set(labels, critical);
     }
   }
 
@@ -328,6 +337,7 @@ export async function createEngine(deps: EngineDeps) {
         thresholds: config.thresholds,
         seedIamUsers: config.seedIamUsers,
         now,
+        suppression: deps.suppression && ((id) => deps.suppression!(request.tenant, id, now())),
       }),
     );
     metrics.gateVerdicts.inc({ verdict: result.verdict });
@@ -379,7 +389,7 @@ export async function createEngine(deps: EngineDeps) {
     if (!outcome || !leadership.isLeader()) return;
     for (const id of [...outcome.fresh, ...outcome.escalated]) {
       const record = state.paths.get(id);
-      if (!record || record.priority !== 'P1') continue;
+      if (!record || !isCritical(record, state.paths.suppressed)) continue;
       const nodes = routeNodes(record);
       const event: CriticalPathEvent = {
         tenant: state.name,
@@ -439,6 +449,11 @@ export async function createEngine(deps: EngineDeps) {
     },
     tenant: (name: string) => tenants.get(name),
     tenants: () => tenants.values(),
+    /** DECISIONS.md "critical": P1 and not suppressed now (the one definition, `isCritical`). */
+    isCritical: (tenantName: string, record: PathRecord) =>
+      isCritical(record, tenants.get(tenantName)?.paths.suppressed),
+    /** The suppression holding for a path now, if any. */
+    suppressionOf: (tenantName: string, pathId: string) => deps.suppression?.(tenantName, pathId, now()),
     batches,
     analyzeAll,
     drain: () => bus.drain(),

@@ -2,8 +2,9 @@
 // tenant's live graph (src/gate/overlay.ts), the same compile and search as the analyzer, and the paths
 // after compared with the paths before. `opened`: a path id the live estate does not have; `worsened`: the
 // same id with a score higher by more than 1e-9, or a higher priority; everything else found is
-// `preexisting`. `blocked` when an opened or worsened path is critical (P1, not suppressed); `clean` when
-// the report was analysed and none is; `unknown`, with the reason, when nothing could be analysed.
+// `preexisting`. `blocked` when an opened or worsened path is critical (P1, not suppressed: `isCritical`,
+// the one definition; suppressed P1 routes are named in `suppressed`); `clean` when the report was analysed
+// and none is; `unknown`, with the reason, when nothing could be analysed.
 // Nothing is written to the live graph or the live paths. Attribution `commit` counts every route through
 // an asset stamped with the commit instead (docs/gate.md).
 import { compileGraph } from '../analysis/compiled-graph.js';
@@ -17,6 +18,7 @@ import { recognizeReport } from '../ingest/recognize.js';
 import type { IngestSource } from '../ingest/sources/source.js';
 import { priceCve, priceHop } from '../model/probability.js';
 import {
+  isCritical,
   PathStore,
   routeNodes,
   routeSteps,
@@ -25,6 +27,7 @@ import {
   type PathStep,
   type Priority,
   type PriorityThresholds,
+  type SuppressionNote,
 } from '../paths/path-store.js';
 import { Overlay } from './overlay.js';
 import { substituteSuccessors, type Succession } from './successor.js';
@@ -110,6 +113,11 @@ export interface GateResult {
   /** routes the change closes or makes less likely (not counted in `preexisting`) */
   improved: ImprovedPath[];
   paths: { id: string; status: 'opened' | 'worsened' | 'preexisting'; score: number; priority: Priority }[];
+  /**
+   * P1 routes the change opened or made likelier that are suppressed (triage): seen, named here, and not
+   * counted towards `blocked`; each entry is also in `opened` or `worsened` with `critical: false`.
+   */
+  suppressed?: SuppressedRoute[];
   /** what the report is about (`image:<ref>`, `repo:<repo>`, a snapshot scope); with `source`, it keys the
    * report among the commit's reports (src/gate/verdicts.ts) */
   artifact?: string;
@@ -127,12 +135,21 @@ export interface GateResult {
   commit?: string;
 }
 
+export interface SuppressedRoute extends SuppressionNote {
+  id: string;
+  start: string;
+  target: string;
+  status: 'opened' | 'worsened';
+}
+
 export interface GateDeps {
   sources: ReadonlyMap<string, IngestSource>;
   finder: PathFinder;
   thresholds: PriorityThresholds;
   seedIamUsers: boolean;
   now: () => number;
+  /** the suppression holding for a live path id now, if any (src/governance/suppressions.ts) */
+  suppression?: (pathId: string) => SuppressionNote | undefined;
 }
 
 const CONTENT_LABELS: ReadonlySet<string> = new Set(['Library', 'Package', 'CVE']);
@@ -240,7 +257,7 @@ export async function evaluateGate(
     pathsOf(overlay, deps),
     tenant.stale ? pathsOf(tenant.graph, deps) : new Map(tenant.paths.open().map((r) => [r.id, r])),
   ]);
-  const result = compare(before, after, overlay, successions);
+  const result = compare(before, after, overlay, successions, deps.suppression);
   const critical = [...result.opened, ...result.worsened].filter((p) => p.critical);
   const verdict: Verdict = critical.length ? 'blocked' : 'clean';
   const improvedNote = result.improved.length
@@ -259,7 +276,7 @@ export async function evaluateGate(
       : 'the change opens no route and makes none likelier';
   return {
     verdict,
-    reason: reason + improvedNote,
+    reason: reason + improvedNote + suppressedNote(result.suppressed),
     analysed: true,
     attribution,
     source,
@@ -307,7 +324,10 @@ function compare(
   after: Map<string, PathRecord>,
   overlay: Overlay,
   successions: readonly Succession[] = [],
-): Pick<GateResult, 'opened' | 'worsened' | 'preexisting' | 'improved' | 'paths'> {
+  suppression?: GateDeps['suppression'],
+): Pick<GateResult, 'opened' | 'worsened' | 'preexisting' | 'improved' | 'paths' | 'suppressed'> {
+  const suppressed: SuppressedRoute[] = [];
+  const suppressedCheck = suppression && ((id: string) => suppression(id) !== undefined);
   const improved: ImprovedPath[] = [];
   for (const old of before.values()) {
     const now = after.get(old.id);
@@ -349,7 +369,7 @@ function compare(
       previousScore: old?.score ?? null,
       priority: record.priority,
       previousPriority: old?.priority ?? null,
-      critical: record.priority === 'P1',
+      critical: isCritical(record, suppressedCheck),
       directAccess: record.directAccess,
       nodes: routeNodes(record),
       steps,
@@ -359,6 +379,7 @@ function compare(
     const origin = originOf(entry, overlay, successions, fix.package);
     if (origin) entry.origin = origin;
     (status === 'opened' ? opened : worsened).push(entry);
+    noteSuppressed(record, entry, status, suppression, suppressed);
   }
   const byScore = (a: GatePath, b: GatePath) => b.score - a.score;
   return {
@@ -367,7 +388,38 @@ function compare(
     preexisting,
     improved: improved.sort((a, b) => b.previousScore - a.previousScore),
     paths,
+    ...(suppressed.length && { suppressed }),
   };
+}
+
+/** A P1 route the gate saw but did not count because it is suppressed: named in the result. */
+function noteSuppressed(
+  record: PathRecord,
+  entry: GatePath,
+  status: 'opened' | 'worsened',
+  suppression: GateDeps['suppression'],
+  into: SuppressedRoute[],
+): void {
+  if (record.priority !== 'P1' || entry.critical || !suppression) return;
+  const note = suppression(record.id);
+  if (!note) return;
+  into.push({
+    id: record.id,
+    start: entry.nodes[0].name,
+    target: entry.nodes.at(-1)!.name,
+    status,
+    reason: note.reason,
+    owner: note.owner,
+    expiresAt: note.expiresAt,
+  });
+}
+
+function suppressedNote(suppressed: SuppressedRoute[] | undefined): string {
+  if (!suppressed?.length) return '';
+  return `; ${suppressed.length} suppressed critical route(s) not counted: ${suppressed
+    .slice(0, 3)
+    .map((p) => `${p.start} → ${p.target} (${p.reason}, ${p.owner}, until ${p.expiresAt})`)
+    .join('; ')}`;
 }
 
 /** The hops of a route the change added, or made likelier than the live graph prices them. */
@@ -531,13 +583,15 @@ async function byCommit(
   }
   const live = tenant.stale ? [...(await pathsOf(tenant.graph, deps)).values()] : tenant.paths.open();
   const through = live.filter((r) => routeNodes(r).some((n) => stamped.has(n.id)));
+  const suppression = deps.suppression;
+  const suppressedCheck = suppression && ((id: string) => suppression(id) !== undefined);
   const counted: GatePath[] = through.map((record) => ({
     id: record.id,
     score: record.score,
     previousScore: null,
     priority: record.priority,
     previousPriority: null,
-    critical: record.priority === 'P1',
+    critical: isCritical(record, suppressedCheck),
     directAccess: record.directAccess,
     nodes: routeNodes(record),
     steps: routeSteps(record),
@@ -545,6 +599,8 @@ async function byCommit(
     fix: `review the assets commit ${sha} stamped on this route`,
   }));
   const critical = counted.filter((p) => p.critical);
+  const suppressed: SuppressedRoute[] = [];
+  through.forEach((record, i) => noteSuppressed(record, counted[i], 'opened', suppression, suppressed));
   return {
     ...base,
     verdict: critical.length ? 'blocked' : 'clean',
@@ -552,7 +608,9 @@ async function byCommit(
       (fallback ? `${fallback}: ` : '') +
       (critical.length
         ? `${critical.length} critical route(s) pass through assets of commit ${sha}`
-        : `${counted.length} route(s) pass through assets of commit ${sha}, none critical`),
+        : `${counted.length} route(s) pass through assets of commit ${sha}, none critical`) +
+      suppressedNote(suppressed),
+    ...(suppressed.length && { suppressed }),
     analysed: true,
     opened: counted,
     preexisting: 0,

@@ -1,8 +1,8 @@
 // Tickets (spec "Ticket"): one open ticket per attack path, `tk-<id>`, opened by an admin with an owner,
-// closed later; kept per tenant in DATA_DIR/governance/<tenant>/tickets.json (written whole, atomically).
+// closed later; kept per tenant by the governance backend (src/governance/store.ts: by default
+// DATA_DIR/governance/<tenant>/tickets.json, or TICKETS_PATH; written whole, atomically).
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
-import path from 'node:path';
+import type { DocumentStore } from './store.js';
 
 export interface Ticket {
   id: string;
@@ -22,13 +22,12 @@ export interface Ticket {
 export class TicketStore {
   private readonly cache = new Map<string, Ticket[]>();
 
-  constructor(private readonly dataDir: string) {}
+  constructor(private readonly documents: DocumentStore<Ticket>) {}
 
   list(tenant: string): Ticket[] {
     let tickets = this.cache.get(tenant);
     if (!tickets) {
-      const file = this.file(tenant);
-      tickets = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Ticket[]) : [];
+      tickets = this.documents.load(tenant);
       this.cache.set(tenant, tickets);
     }
     return tickets;
@@ -66,15 +65,8 @@ export class TicketStore {
     this.save(tenant);
   }
 
-  private file(tenant: string): string {
-    return path.join(this.dataDir, 'governance', tenant, 'tickets.json');
-  }
-
   private save(tenant: string): void {
-    const file = this.file(tenant);
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(`${file}.tmp`, JSON.stringify(this.list(tenant), null, 1));
-    renameSync(`${file}.tmp`, file);
+    this.documents.save(tenant, this.list(tenant));
   }
 }
 

@@ -33,6 +33,7 @@ describe('loadSettings: defaults', () => {
       analyzerIntervalMs: 30_000,
       analyzerThreads: Math.min(4, os.availableParallelism()),
       seedIamUsers: false,
+      attackerProfilePriors: { commodity: 0.6, criminal: 0.3, apt: 0.1 },
       scrubIngest: true,
       graphTtlMs: null,
       parkedEdgeTtlMs: 168 * 3_600_000,
@@ -70,6 +71,12 @@ describe('loadSettings: defaults', () => {
       ticketWebhookUrl: undefined,
       maxTenants: 100,
       yamlMaxBytes: 8 * 1024 * 1024,
+      governance: {
+        backend: 'file',
+        paths: { suppressions: undefined, validations: undefined, tickets: undefined, history: undefined },
+        exportSigningKey: undefined,
+        driftWebhookUrl: undefined,
+      },
     } satisfies Settings);
   });
 
@@ -79,6 +86,17 @@ describe('loadSettings: defaults', () => {
     expect(loadSettings({ DEMO_DATA: 'no' }, { demoData: true }).demoData).toBe(false);
     expect(loadSettings({}, { demoData: undefined }).demoData).toBe(false);
     expect(loadSettings({}, { analyzerThreads: 3 }).analyzerThreads).toBe(3);
+  });
+
+  it('reads ATTACKER_PROFILE_PRIORS, naming a bad entry', () => {
+    expect(loadSettings({ ATTACKER_PROFILE_PRIORS: 'apt=1' }).attackerProfilePriors).toEqual({
+      commodity: 0,
+      criminal: 0,
+      apt: 1,
+    });
+    expect(() => loadSettings({ ATTACKER_PROFILE_PRIORS: 'nation=1' })).toThrow(
+      /ATTACKER_PROFILE_PRIORS="nation=1" unknown attacker profile "nation"/,
+    );
   });
 
   it('treats an empty or blank variable as unset', () => {

@@ -1,0 +1,131 @@
+// The OSCAL export (spec: `GET /export/oscal`): a NIST OSCAL 1.1.2 assessment-results document. One result
+// (this analysis) holding, for each open attack path, an observation (the route as the analyzer found it),
+// a risk (its likelihood, status `open`, or `deviation-approved` / `closed` when it is suppressed) and a
+// finding (`not-satisfied` when critical) tying them together. UUIDs of findings, observations and risks
+// are derived from the tenant and the path id (version 5 form), so the same path keeps its UUIDs from one
+// export to the next; the document and result UUIDs are new each time. Validated against NIST's schema in
+// test/app/exports.test.ts.
+import { createHash, randomUUID } from 'node:crypto';
+import type { ExportedPath } from './path-record.js';
+
+export const OSCAL_VERSION = '1.1.2';
+/** Our namespace for OSCAL props (attack path id, score, priority). */
+export const PATHGATE_NS = 'https://github.com/pathgate/pathgate/ns/oscal';
+
+/** A name-based UUID (version 5 layout: SHA-1 of the name, version and variant bits set). */
+export function nameUuid(name: string): string {
+  const h = createHash('sha1').update(`pathgate:${name}`).digest();
+  h[6] = (h[6] & 0x0f) | 0x50;
+  h[8] = (h[8] & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+}
+
+const RISK_STATUS: Readonly<Record<string, string>> = {
+  'accept-risk': 'deviation-approved',
+  'mitigating-control': 'deviation-approved',
+  'false-positive': 'closed',
+  duplicate: 'closed',
+};
+
+export interface OscalInput {
+  tenant: string;
+  version: string;
+  /** export time, ISO */
+  generatedAt: string;
+  /** when the tenant's paths were last computed, ISO (the result's end) */
+  analysedAt: string | null;
+  paths: readonly ExportedPath[];
+}
+
+export function oscalAssessmentResults(input: OscalInput): object {
+  const observations: object[] = [];
+  const risks: object[] = [];
+  const findings: object[] = [];
+  const earliest = input.paths.reduce<string | null>(
+    (min, p) => (min === null || p.openedAt < min ? p.openedAt : min),
+    null,
+  );
+  for (const p of input.paths) {
+    const key = `${input.tenant}/${p.id}`;
+    const observationUuid = nameUuid(`observation/${key}`);
+    const riskUuid = nameUuid(`risk/${key}`);
+    const start = p.nodes[0].name;
+    const target = p.nodes.at(-1)!.name;
+    const chain = p.steps.length
+      ? p.nodes.map((n) => `${n.name} (${n.label})`).join(' → ')
+      : `${target} (${p.nodes.at(-1)!.label}) is directly accessible`;
+    const hops = p.steps
+      .map(
+        (s, i) =>
+          `${i + 1}. ${p.nodes[i].name} ${s.type} ${p.nodes[i + 1].name}: p=${s.probability} (${s.weightBasis})`,
+      )
+      .join('\n');
+    const props = [
+      { name: 'attack-path-id', ns: PATHGATE_NS, value: p.id },
+      { name: 'score', ns: PATHGATE_NS, value: String(p.score) },
+      { name: 'priority', ns: PATHGATE_NS, value: p.priority },
+      { name: 'critical', ns: PATHGATE_NS, value: String(p.critical) },
+    ];
+    observations.push({
+      uuid: observationUuid,
+      title: `Attack path ${start} → ${target}`,
+      description: `An attack route from ${start} to ${target}: ${chain}.${hops ? `\n\nHops:\n${hops}` : ''}`,
+      props,
+      methods: ['TEST'],
+      types: ['finding'],
+      collected: p.openedAt,
+    });
+    const suppression = p.suppression;
+    risks.push({
+      uuid: riskUuid,
+      title: `${p.priority} attack path to ${target}`,
+      description: `An attacker starting at ${start} reaches ${target} with an estimated probability of ${p.score.toPrecision(3)}.`,
+      statement: p.critical
+        ? `Critical: ${target} is reachable from ${start} (${p.priority}, not suppressed).`
+        : suppression
+          ? `Suppressed (${suppression.reason}) by ${suppression.owner} until ${suppression.expiresAt}.`
+          : `${p.priority}: ${target} is reachable from ${start}.`,
+      props,
+      status: suppression ? (RISK_STATUS[suppression.reason] ?? 'open') : 'open',
+      'related-observations': [{ 'observation-uuid': observationUuid }],
+    });
+    findings.push({
+      uuid: nameUuid(`finding/${key}`),
+      title: `Attack path ${start} → ${target} (${p.priority})`,
+      description: `${chain}. Score ${p.score.toPrecision(3)}, open since ${p.openedAt}${p.reopens ? `, reopened ${p.reopens} time(s)` : ''}.`,
+      props,
+      target: {
+        type: 'objective-id',
+        'target-id': `attack-path-${p.id}`,
+        status: { state: p.critical ? 'not-satisfied' : 'satisfied' },
+      },
+      'related-observations': [{ 'observation-uuid': observationUuid }],
+      'related-risks': [{ 'risk-uuid': riskUuid }],
+    });
+  }
+  const result = {
+    uuid: randomUUID(),
+    title: `pathgate attack-path analysis of tenant ${input.tenant}`,
+    description: `Open attack paths from internet-exposed starting points to crown jewels, as correlated by pathgate ${input.version}: ${input.paths.length} open path(s), ${input.paths.filter((p) => p.critical).length} critical (P1, not suppressed).`,
+    start: earliest ?? input.generatedAt,
+    ...(input.analysedAt && {
+      end: input.analysedAt >= (earliest ?? '') ? input.analysedAt : input.generatedAt,
+    }),
+    'reviewed-controls': { 'control-selections': [{ 'include-all': {} }] },
+    ...(observations.length && { observations, risks, findings }),
+  };
+  return {
+    'assessment-results': {
+      uuid: randomUUID(),
+      metadata: {
+        title: `pathgate attack paths: ${input.tenant}`,
+        'last-modified': input.generatedAt,
+        version: input.version,
+        'oscal-version': OSCAL_VERSION,
+      },
+      'import-ap': { href: '#pathgate-attack-path-analysis' },
+      results: [result],
+    },
+  };
+}
