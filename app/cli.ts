@@ -7,6 +7,7 @@ import { gateCommand, GATE_USAGE } from './gate-cli.js';
 import { ingestReal } from './ingest-real.js';
 import { runServer } from './run-server.js';
 import { verifyStoreCommand, VERIFY_STORE_USAGE } from './verify-store.js';
+import { verifyExportCommand, VERIFY_EXPORT_USAGE } from './verify-export.js';
 import { VERSION } from './version.js';
 
 const USAGE = `pathgate ${VERSION}: attack-path correlation service
@@ -28,6 +29,7 @@ ${GATE_USAGE}
   verify-audit <file>   check the audit log's hash chain; names the first broken record (exit 1), reading
                         an encrypted log with $STORE_ENCRYPTION_KEY (or STORE_ENCRYPTION_KEY_FILE)
 ${VERIFY_STORE_USAGE}
+${VERIFY_EXPORT_USAGE}
   version               print the version
   help                  print this help
 
@@ -115,6 +117,12 @@ export async function main(argv: string[]): Promise<number> {
         err: (text) => process.stderr.write(text),
         env: process.env,
         usage: USAGE,
+      });
+    case 'verify-export':
+      return verifyExportCommand(rest, {
+        out: (text) => process.stdout.write(text),
+        err: (text) => process.stderr.write(text),
+        env: process.env,
       });
     case 'version':
     case '-version':

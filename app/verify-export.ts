@@ -1,0 +1,104 @@
+// `pathgate verify-export <file> <sig>`: checks an export (NDJSON or OSCAL, saved as received) against its
+// detached `X-Service-Signature` (the header's value, or a file holding it) and the service's Ed25519
+// public key: `-pubkey <file>` (the PEM, or the JSON GET /export/pubkey answers), or `-url <api>` to ask a
+// running service (with $PATHGATE_API_TOKEN as the bearer when set), or, on the service's own host, the key
+// the service signs with (EXPORT_SIGNING_KEY, or DATA_DIR/keys/export-ed25519.pem). Exit 0 when the file is
+// what was signed, 1 when it is not, 2 when it cannot be checked.
+import { createPublicKey } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadSettings, type Env } from '../src/config/settings.js';
+import { parseSigningKey, verifyExport } from '../src/export/signing.js';
+import { normalizeFlags } from './cli-flags.js';
+
+export const VERIFY_EXPORT_USAGE = `  verify-export <file> <sig> [-pubkey FILE | -url URL]
+                        check an export against its X-Service-Signature (the value, or a file holding it)
+                        and the service's Ed25519 key: -pubkey (PEM or GET /export/pubkey's JSON), -url (ask
+                        a running API; bearer $PATHGATE_API_TOKEN), else the local EXPORT_SIGNING_KEY or
+                        DATA_DIR/keys/export-ed25519.pem; exit 0 intact, 1 altered or another key`;
+
+interface Io {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  env: Env;
+}
+
+export async function verifyExportCommand(args: string[], io: Io): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: normalizeFlags(args),
+      allowPositionals: true,
+      options: { pubkey: { type: 'string' }, url: { type: 'string' } },
+    });
+  } catch (error) {
+    io.err(`pathgate verify-export: ${(error as Error).message}\n${VERIFY_EXPORT_USAGE}\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length !== 2) {
+    io.err(
+      `pathgate verify-export: expected <file> <sig>, got ${positionals.length} argument(s)\n${VERIFY_EXPORT_USAGE}\n`,
+    );
+    return 2;
+  }
+  const [file, sig] = positionals;
+  let body: Buffer;
+  try {
+    body = readFileSync(file);
+  } catch (error) {
+    io.err(
+      `pathgate verify-export: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})\n`,
+    );
+    return 2;
+  }
+  const header = existsSync(sig) ? readFileSync(sig, 'utf8').trim() : sig;
+  let publicKeyPem: string;
+  try {
+    publicKeyPem = await publicKey(values, io.env);
+  } catch (error) {
+    io.err(`pathgate verify-export: ${(error as Error).message}\n`);
+    return 2;
+  }
+  const outcome = verifyExport(body, header, publicKeyPem);
+  if (outcome.ok) {
+    io.out(`${file}: signature valid (Ed25519, key ${outcome.keyId}, ${body.length} bytes)\n`);
+    return 0;
+  }
+  io.out(`${file}: NOT VALID: ${outcome.reason}\n`);
+  return 1;
+}
+
+async function publicKey(values: { pubkey?: string; url?: string }, env: Env): Promise<string> {
+  if (values.pubkey) {
+    let text: string;
+    try {
+      text = readFileSync(values.pubkey, 'utf8');
+    } catch (error) {
+      throw new Error(`cannot read ${values.pubkey} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, {
+        cause: error,
+      });
+    }
+    return text.trimStart().startsWith('{') ? (JSON.parse(text) as { publicKey: string }).publicKey : text;
+  }
+  if (values.url) {
+    const url = new URL('/export/pubkey', values.url);
+    const token = env.PATHGATE_API_TOKEN;
+    const response = await fetch(url, {
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+      signal: AbortSignal.timeout(10_000),
+    });
+    if (!response.ok) throw new Error(`${url.href} answered ${response.status}`);
+    return ((await response.json()) as { publicKey: string }).publicKey;
+  }
+  const settings = loadSettings(env);
+  const configured = settings.governance.exportSigningKey;
+  const kept = path.join(settings.dataDir, 'keys', 'export-ed25519.pem');
+  const key = configured ?? (existsSync(kept) ? parseSigningKey(readFileSync(kept, 'utf8')) : undefined);
+  if (!key)
+    throw new Error(
+      `no public key: pass -pubkey <file> or -url <api>, or run where EXPORT_SIGNING_KEY or ${kept} is`,
+    );
+  return createPublicKey(key).export({ type: 'spki', format: 'pem' }).toString();
+}
