@@ -87,6 +87,17 @@ const cases: Case[] = [
     foreign: k8sDump,
   },
   {
+    source: 'terraform',
+    query: 'snapshot=aws:111122223333/us-east-1&account=111122223333',
+    real: JSON.parse(
+      readFileSync(
+        new URL('../../fixtures/terraform/open-batch-worker-ssh.plan.json', import.meta.url),
+        'utf8',
+      ),
+    ),
+    foreign: trivyReport,
+  },
+  {
     source: 'dataclass',
     query: 'snapshot=aws:111122223333/us-east-1',
     real: { source: 'macie', records: [{ asset: 'orders-db', label: 'Database', kind: 'pii' }] },

@@ -62,8 +62,6 @@ export function createTerraformSource(): IngestSource {
     description:
       'A Terraform plan (terraform show -json): security groups, instances and profiles, IAM roles and policies, buckets and load balancers, on the cloud sources’ nodes.',
     snapshots: 'query',
-    expects:
-      'a Terraform plan as `terraform show -json` prints it (format_version, planned_values.root_module.resources, resource_changes) holding at least one AWS resource pathgate reads',
     normalize({ body, query, receivedAt }) {
       const plan = readPlan(body);
       const resources = planResources(plan);
