@@ -551,7 +551,7 @@ export function describeProblem(problem: JournalRecovery): string {
   const salvaged = n
     ? `; ${n === 1 ? 'the whole record' : `the ${n} whole records`} after it (${n === 1 ? 'seq' : 'seqs'} ${formatRanges(kept)}) ${verb}`
     : '';
-  return `journal: ${name} is damaged at byte ${problem.offset} (${problem.why}): ${describeLoss(problem)} ${problem.kind === 'torn' ? 'never acknowledged' : problem.held ? 'all held by the snapshot, so nothing is lost' : 'committed, and may have been acknowledged'}${salvaged}`;
+  return `journal: ${name} is damaged at byte ${problem.offset} (${problem.why}): ${describeLoss(problem)} ${problem.kind === 'torn' ? 'never acknowledged' : problem.held ? 'which the snapshot holds: nothing is lost' : 'committed, and may have been acknowledged'}${salvaged}`;
 }
 
 export class Journal {
@@ -680,6 +680,9 @@ export class Journal {
       for (const s of held ? [] : tail.salvage)
         await createSegment(dir, s.from, [await readBytes(segment.file, s.start, s.end)]);
       if (held) {
+        // Whole commits after the damage are cut too: the snapshot holds them as well.
+        const to = Math.max(scan.lastSeq, ...tail.lost.map((r) => r.to), ...tail.salvage.map((x) => x.to));
+        problem.lost = to > scan.lastSeq ? [{ from: scan.lastSeq + 1, to }] : [];
         problem.salvaged = [];
         problem.held = true;
       }

@@ -186,7 +186,8 @@ export async function openStore(options: {
       `snapshot: ${current.probe.file} is missing (a crash while replacing it, or it was removed); restoring the previous one (seq ${baseSeq}) and the journal after it`,
     );
   }
-  if (journalLast < baseSeq) {
+  // (Not when damage the snapshot holds was just cut: that was said.)
+  if (journalLast < baseSeq && !journal.recoveries.some((r) => r.held)) {
     log?.warn(
       { journalLastSeq: journalLast, snapshotSeq: baseSeq },
       `journal: it ends at seq ${journalLast}, before the snapshot's ${baseSeq} (emptied, or restored from a backup older than state/); the snapshot holds every record up to ${baseSeq} and new ones are numbered from ${journal.lastSeq + 1}`,

@@ -128,6 +128,44 @@ describe('opening the store', () => {
     await expect(openStore({ dataDir })).rejects.toThrow(/the journal lacks record 3 /);
   });
 
+  it('cuts damage the snapshot already holds without refusing, keeping a copy', async () => {
+    const { dataDir, journalDir, stateDir, journal } = await store(5, 1 << 20);
+    await journal.close();
+    await writeSnapshot(stateDir, { seq: 5 }, []);
+    const [name] = await segments(journalDir);
+    const file = path.join(journalDir, name);
+    await writeFile(file, (await readFile(file, 'utf8')).replace('{"i":3,', '{"i":8,'));
+    const log = stubLog();
+    const opened = await openStore({ dataDir, log });
+    expect(log.error).not.toHaveBeenCalled();
+    expect(log.warn).toHaveBeenCalledTimes(1);
+    expect(log.warn.mock.calls.map((c) => c[1]).join('\n')).toMatch(
+      /is damaged at byte \d+ .*3 records 3-5 which the snapshot holds: nothing is lost; a copy is in .*quarantine/,
+    );
+    expect(await opened.journal.append([{ next: true }])).toEqual([6]);
+    await opened.journal.close();
+    expect(await readdir(path.join(journalDir, 'quarantine'))).toHaveLength(1);
+  });
+
+  it('refuses damage in an older segment before replaying anything, and a repair keeps the rest', async () => {
+    const { dataDir, journalDir, journal } = await store(12);
+    await journal.close();
+    const names = await segments(journalDir);
+    expect(names.length).toBeGreaterThan(3);
+    const file = path.join(journalDir, names[1]);
+    const firstSeq = Number(names[1].slice(0, 12));
+    await writeFile(file, (await readFile(file, 'utf8')).replace(`{"i":${firstSeq},`, '{"i":0,'));
+    await expect(openStore({ dataDir, rotateAt: 200 })).rejects.toThrow(
+      new RegExp(
+        `${names[1].replace('.', '\\.')} is damaged at byte 20 .*record ${firstSeq} committed, and may have been acknowledged`,
+      ),
+    );
+    const opened = await openStore({ dataDir, rotateAt: 200, repair: true });
+    const seqs = await replaySeqs(opened.journal, 0);
+    expect(seqs).toEqual(Array.from({ length: 12 }, (_, i) => i + 1).filter((seq) => seq !== firstSeq));
+    await opened.journal.close();
+  });
+
   it('reports a healthy store, and what a start would replay', async () => {
     const { dataDir, stateDir, journal } = await store(12);
     await journal.close();
