@@ -136,6 +136,10 @@ export function renderText(answer: GateAnswer): string {
       lines.push(`  fix: ${r.fix}`);
     }
   }
+  for (const p of answer.improved ?? [])
+    lines.push(
+      `improved: ${p.nodes.map((n) => n.name).join(' → ')} (${p.closed ? `closed, was ${p.previousScore.toFixed(3)}` : `${p.previousScore.toFixed(3)} → ${p.score!.toFixed(3)}`})`,
+    );
   lines.push(`preexisting routes: ${answer.preexisting}`);
   for (const e of answer.errors ?? []) lines.push(`  ${e.pointer}: ${e.detail}`);
   return `${lines.join('\n')}\n`;

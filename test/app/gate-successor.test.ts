@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestGate } from '../../app/gate-client.js';
+import { renderText, requestGate } from '../../app/gate-client.js';
 import { DEMO_DIR, loadDemo } from '../../app/service.js';
 import { makeService, type TestService } from '../helpers/service.js';
 
@@ -112,6 +112,10 @@ describe('the pull request image replaces the running image of its repository', 
     expect(improved.score).toBeLessThan(improved.previousScore);
     expect(answer.reason).toMatch(
       /route\(s\) made less likely or closed: .*shop-public-alb → shop\/stripe-api-key/,
+    );
+    // On a terminal, the improved route is listed with its scores.
+    expect(renderText(answer)).toMatch(
+      /^improved: shop-public-alb → checkout-api → shop\/stripe-api-key \(0\.633 → 0\.\d{3}\)$/m,
     );
   });
 
