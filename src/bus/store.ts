@@ -365,6 +365,11 @@ export async function inspectStore(dataDir: string): Promise<StoreReport> {
     notes.push(
       `journal: it ends at seq ${journalLast}, before the snapshot's ${baseSeq} (emptied, or restored from a backup older than state/); nothing is lost, new records are numbered from ${claimed + 1}`,
     );
+  if (!refuse)
+    for (let i = 0; i < problems.length; i++)
+      if (problems[i].startsWith('snapshot: '))
+        problems[i] +=
+          `; nothing is lost: the journal holds every record after ${base ? `${base.file} (seq ${baseSeq})` : 'seq 0'}`;
   let replays = salvaged;
   for (const r of ranges) {
     const from = Math.max(r.firstSeq, baseSeq + 1);

@@ -49,6 +49,13 @@ describe('opening the store', () => {
     expect(Number((await segments(journalDir))[0].slice(0, 12))).toBeGreaterThan(1);
     const current = path.join(stateDir, SNAPSHOT_FILE);
     await writeFile(current, (await readFile(current, 'utf8')).replace('"at":20', '"at":21'));
+    const report = await inspectStore(dataDir);
+    expect(report).toMatchObject({ healthy: false, start: { outcome: 'start', afterSeq: 10, replays: 20 } });
+    expect(report.problems).toEqual([
+      expect.stringMatching(
+        /snapshot\.ndjson is damaged .*; nothing is lost: the journal holds every record after .*snapshot\.previous\.ndjson \(seq 10\)$/,
+      ),
+    ]);
 
     const log = stubLog();
     const opened = await openStore({ dataDir, log, rotateAt: 200 });
