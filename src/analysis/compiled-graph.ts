@@ -139,6 +139,13 @@ export class CompileBuffers {
     return (buffer ? this.view(name, kind, length) : this.view(name, kind, 0)) as never;
   }
 
+  /** A copy of every buffer: a fork of a live graph patches its own (src/analysis/live-graph.ts). */
+  copy(): CompileBuffers {
+    const out = new CompileBuffers(this.headroom);
+    for (const [name, buffer] of this.buffers) out.buffers.set(name, buffer.slice(0));
+    return out;
+  }
+
   /** Bytes held, for tests and the bench. */
   get byteLength(): number {
     let total = 0;

@@ -8,8 +8,16 @@
 // in), and nodes keep graphology's order too (new ones are appended, as graphology appends them), so a
 // search over the live form gives the same pairs, scores and routes as over a fresh compile
 // (test/analysis/incremental.property.test.ts).
-import { findEdge, type GraphChanges, type NodeAttributes, type TenantGraph } from '../graph/model.js';
-import { EDGE_TYPES } from '../graph/vocabulary.js';
+import {
+  findEdge,
+  type EdgeAttributes,
+  type GraphChanges,
+  type GraphView,
+  type NodeAttributes,
+  type TakenChanges,
+  type TenantGraph,
+} from '../graph/model.js';
+import { EDGE_TYPES, type EdgeType } from '../graph/vocabulary.js';
 import {
   BASIS_INDEX,
   CompileBuffers,
@@ -84,6 +92,39 @@ const R_ARRAYS: [string, Kind][] = [
   ['rUnits', 'f64'],
 ];
 
+/**
+ * What a patch reads: the graph after the changes. The tenant graph, or the gate's overlay of it (a fork
+ * of the live form patched with a pull request's change, src/gate/evaluate.ts).
+ */
+export interface PatchSource extends GraphView {
+  hasNode(id: string): boolean;
+  /** The attributes of the edge of `type` from `from` to `to`, if there is one. */
+  edgeAttributes(type: EdgeType, from: string, to: string): EdgeAttributes | undefined;
+}
+
+/** A tenant graph as a patch source. */
+export function tenantSource(graph: TenantGraph): PatchSource {
+  return {
+    get order() {
+      return graph.order;
+    },
+    get size() {
+      return graph.size;
+    },
+    forEachNode: (callback) => graph.forEachNode(callback),
+    forEachEdge: (callback) => graph.forEachEdge(callback),
+    forEachOutEdge: (id, callback) => graph.forEachOutEdge(id, callback),
+    forEachInEdge: (id, callback) => graph.forEachInEdge(id, callback),
+    outDegree: (id) => graph.outDegree(id),
+    getNodeAttributes: (id) => graph.getNodeAttributes(id),
+    hasNode: (id) => graph.hasNode(id),
+    edgeAttributes(type, from, to) {
+      const key = findEdge(graph, type, from, to);
+      return key === undefined ? undefined : graph.getEdgeAttributes(key);
+    },
+  };
+}
+
 /** Pricing reads these: a change to one of them can reprice hops into the workloads that depend on it. */
 const PRICE_UP_IN = new Set(['DEPENDS_ON', 'BUILT_FROM']);
 const PRICE_UP_OUT = new Set(['AFFECTS']);
@@ -117,7 +158,8 @@ export class LiveGraph implements CompiledGraph {
 
   /** Whole-buffer views (capacity, not count) that the patches write through. */
   private a: Record<string, Int32Array | Float64Array | Uint8Array> = {};
-  private readonly pool = new CompileBuffers();
+  constructor(private readonly pool = new CompileBuffers()) {}
+
   private slotOf = new Map<string, number>();
   /** The graphology attributes object of each slot's node: a node removed and added again has a new one. */
   private nodeAttrs: NodeAttributes[] = [];
@@ -161,7 +203,7 @@ export class LiveGraph implements CompiledGraph {
       return { rebuilt: true, rolesChanged: true, cheaper: [], dearer: [], changes: count };
     }
     try {
-      return this.patch(graph, taken, options, count);
+      return this.patch(tenantSource(graph), taken, options, count, true);
     } catch (error) {
       // Half-patched arrays are never searched: the next sync compiles afresh whatever happened.
       this.built = false;
@@ -169,6 +211,51 @@ export class LiveGraph implements CompiledGraph {
       options.beforeRebuild?.();
       this.rebuild(graph, options.seedIamUsers);
       return { rebuilt: true, rolesChanged: true, cheaper: [], dearer: [], changes: count };
+    }
+  }
+
+  /**
+   * A copy that can be patched without touching this one (the gate lays a pull request's change over the
+   * live estate this way: copying the arrays costs a small part of compiling them). Routes found on the
+   * copy point into the copy.
+   */
+  fork(): LiveGraph {
+    const f = new LiveGraph(this.pool.copy());
+    f.nodeCount = this.nodeCount;
+    f.edgeCount = this.edgeCount;
+    f.built = this.built;
+    f.seedIamUsers = this.seedIamUsers;
+    f.fTail = this.fTail;
+    f.rTail = this.rTail;
+    f.deadRoom = this.deadRoom;
+    f.deadNodes = this.deadNodes;
+    f.deadEdges = this.deadEdges;
+    f.nodeIds = this.nodeIds.slice();
+    f.names = this.names.slice();
+    f.nodeAttrs = this.nodeAttrs.slice();
+    f.slotOf = new Map(this.slotOf);
+    for (const [name, kind] of [...NODE_ARRAYS, ...EDGE_ARRAYS, ...F_ARRAYS, ...R_ARRAYS])
+      f.a[name] = f.pool.whole(name, kind);
+    f.starts = this.starts;
+    f.targets = this.targets;
+    f.directAccess = this.directAccess;
+    f.publish();
+    return f;
+  }
+
+  /**
+   * Patches this graph (a fork) with `changes` as `source` presents them; nodes are matched by id only.
+   * Null when the changes cannot be patched (too many, or out of step with `source`): compile afresh then.
+   */
+  patchWith(source: PatchSource, changes: TakenChanges): SyncResult | null {
+    const count = changes.nodes.size + changes.edges.size;
+    if (!this.built || count > Math.max(4096, source.size / 8)) return null;
+    try {
+      return this.patch(source, changes, {}, count, false);
+    } catch (error) {
+      this.built = false;
+      if (error instanceof OutOfStep) return null;
+      throw error;
     }
   }
 
@@ -271,11 +358,17 @@ export class LiveGraph implements CompiledGraph {
     this.rUnits = f64('rUnits', this.rTail);
   }
 
+  /**
+   * Applies `taken` as read from `graph`. `identity`: a node whose graphology attributes object is not the
+   * one compiled was removed and added again (tenant graphs; an overlay presents re-stated nodes under new
+   * objects at their old place).
+   */
   private patch(
-    graph: TenantGraph,
-    taken: ReturnType<GraphChanges['take']>,
-    options: SyncOptions,
+    graph: PatchSource,
+    taken: TakenChanges,
+    options: Pick<SyncOptions, 'beforePatch'>,
     count: number,
+    identity: boolean,
   ): SyncResult {
     const result: SyncResult = {
       rebuilt: false,
@@ -294,7 +387,8 @@ export class LiveGraph implements CompiledGraph {
     for (const id of taken.nodes) {
       let slot = this.slotOf.get(id);
       const attrs = graph.hasNode(id) ? graph.getNodeAttributes(id) : undefined;
-      const gone = attrs === undefined || taken.removedNodes.has(id) || attrs !== this.nodeAttrs[slot!];
+      const gone =
+        attrs === undefined || taken.removedNodes.has(id) || (identity && attrs !== this.nodeAttrs[slot!]);
       if (slot !== undefined && gone) {
         this.tombstone(slot, priceRoots, result);
         slot = undefined;
@@ -321,7 +415,9 @@ export class LiveGraph implements CompiledGraph {
       const v = this.slotOf.get(to);
       let k = u !== undefined && v !== undefined ? this.findSlot(u, v, typeIndex) : -1;
       const present =
-        graph.hasNode(from) && graph.hasNode(to) && findEdge(graph, type as never, from, to) !== undefined;
+        graph.hasNode(from) &&
+        graph.hasNode(to) &&
+        graph.edgeAttributes(type as EdgeType, from, to) !== undefined;
       // An edge of a node the writer never listed: the changes are not the whole story, compile afresh.
       if (present && (u === undefined || v === undefined)) throw new OutOfStep(key);
       if (k >= 0 && (!present || taken.removedEdges.has(key))) {
@@ -381,14 +477,9 @@ export class LiveGraph implements CompiledGraph {
     for (const k of reprice) {
       const fromId = this.nodeIds[edgeFrom[k]];
       const toId = this.nodeIds[edgeTo[k]];
-      const key = findEdge(graph, EDGE_TYPES[edgeType[k]], fromId, toId);
-      if (key === undefined) throw new OutOfStep(`${EDGE_TYPES[edgeType[k]]}|${fromId}|${toId}`);
-      const price = priceEdge(
-        graph.getEdgeAttributes(key),
-        toId,
-        graph.getNodeAttributes(toId),
-        workloadPrice,
-      );
+      const attrs = graph.edgeAttributes(EDGE_TYPES[edgeType[k]], fromId, toId);
+      if (attrs === undefined) throw new OutOfStep(`${EDGE_TYPES[edgeType[k]]}|${fromId}|${toId}`);
+      const price = priceEdge(attrs, toId, graph.getNodeAttributes(toId), workloadPrice);
       const basis = BASIS_INDEX.get(price.basis) ?? 0;
       if (added.has(k)) prices.push([k, price.p, basis]);
       else if (price.p !== edgeP[k] || basis !== edgeBasis[k]) {

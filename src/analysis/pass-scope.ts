@@ -8,7 +8,7 @@
 // and every tight hop along them are untouched (an edge dearer off its routes stays not tight; a cheaper
 // edge it cannot reach through changes no distance it reads). Reachability here ignores hop prices, which
 // only widens the set.
-import { reachable, type PairPath, type SearchSide } from './best-paths.js';
+import { comparePairs, reachable, type PairPath, type SearchSide } from './best-paths.js';
 import type { CompiledCore } from './compiled-graph.js';
 
 export function affectedRoots(
@@ -48,4 +48,21 @@ export function affectedRoots(
     }
   }
   return roots.filter((r) => hit[r] === 1);
+}
+
+/**
+ * The pairs of a patched graph: those of the roots searched again (`searched`, from `roots`) and, for every
+ * other root, its pairs as `previous` had them. Sorted as a full search sorts them.
+ */
+export function mergeScoped(
+  previous: readonly PairPath[],
+  searched: PairPath[],
+  roots: Int32Array,
+  side: SearchSide,
+  nodeCount: number,
+): PairPath[] {
+  const again = new Uint8Array(nodeCount);
+  for (const r of roots) again[r] = 1;
+  const kept = previous.filter((p) => again[side === 'targets' ? p.target : p.start] === 0);
+  return kept.concat(searched).sort(comparePairs);
 }

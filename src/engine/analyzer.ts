@@ -2,8 +2,8 @@
 // compiled graph up to date with what the writer changed, find the best path of every connected
 // (start, target) pair (re-searching only the roots the changes can affect), and fold the result into the
 // path store.
-import { comparePairs, searchSide } from '../analysis/best-paths.js';
-import { affectedRoots } from '../analysis/pass-scope.js';
+import { searchSide } from '../analysis/best-paths.js';
+import { affectedRoots, mergeScoped } from '../analysis/pass-scope.js';
 import type { PathFinder } from '../analysis/path-finder.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { routeNodes, routeSteps, type PathStore } from '../paths/path-store.js';
@@ -53,14 +53,9 @@ export async function runPass(
       ? affectedRoots(compiled, side, sync, previous.found)
       : undefined;
   const searched = await finder.find(compiled, roots);
-  let found = searched;
-  if (roots && previous) {
-    // The roots not searched again keep their pairs as they were (pass-scope.ts says why that is exact).
-    const again = new Uint8Array(compiled.nodeCount);
-    for (const r of roots) again[r] = 1;
-    const kept = previous.found.filter((p) => again[side === 'targets' ? p.target : p.start] === 0);
-    found = kept.concat(searched).sort(comparePairs);
-  }
+  // The roots not searched again keep their pairs as they were (pass-scope.ts says why that is exact).
+  const found =
+    roots && previous ? mergeScoped(previous.found, searched, roots, side, compiled.nodeCount) : searched;
   tenant.lastSearch = { side, found };
   const foundAt = performance.now();
   const outcome = tenant.paths.applyPass(compiled, found, at);
