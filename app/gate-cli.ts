@@ -10,7 +10,7 @@ import { loadSettings } from '../src/config/settings.js';
 import { DEFAULT_TENANT } from '../src/engine/tenant.js';
 import { UnreadableReport } from '../src/gate/evaluate.js';
 import { ProblemError } from '../src/http/problems.js';
-import { recognizeReport } from '../src/ingest/recognize.js';
+import { readReport, recognizeReport } from '../src/ingest/recognize.js';
 import { normalizeFlags } from './cli-flags.js';
 import {
   exitCodeFor,
@@ -25,12 +25,13 @@ import { buildService } from './service.js';
 import { VERSION } from './version.js';
 
 export const GATE_USAGE = `  gate -report <file> [-source S] [-slug owner/repo] [-sha SHA] [-pr N] [-attribution report|commit]
-       [-api URL | -local DIR] [-tenant T] [-account ID] [-region R] [-repo REPO] [-json] [-allow-unknown]
-       [-sarif FILE]
+       [-api URL | -local DIR] [-tenant T] [-account ID] [-region R] [-cluster C] [-repo REPO] [-json]
+       [-allow-unknown] [-sarif FILE]
                         ask the merge gate what a pull request's report changes: on a server (-api, default
                         http://127.0.0.1:8080; token from $PATHGATE_API_TOKEN) or in process against the
                         reports in DIR (-local); -account and -region qualify a cloud report (a Terraform
                         plan: the account its names are qualified by, the region of its resources);
+                        -cluster names the cluster Kubernetes manifests (YAML or JSON) run in;
                         -sarif writes the routes as SARIF 2.1.0; exit 0 clean, 1 blocked, 2 unknown (0 with
                         -allow-unknown), 3 when the gate could not be asked`;
 
@@ -52,6 +53,7 @@ export async function gateCommand(
       tenant: { type: 'string' },
       account: { type: 'string' },
       region: { type: 'string' },
+      cluster: { type: 'string' },
       repo: { type: 'string' },
       sarif: { type: 'string' },
       json: { type: 'boolean', default: false },
@@ -72,6 +74,14 @@ export async function gateCommand(
   if (values.report) {
     try {
       report = await readFile(values.report, 'utf8');
+      // Kubernetes manifests (multi-document YAML) and NDJSON alerts are sent as the JSON the sources take;
+      // what none of these reads is sent as it is, and the gate answers it `unknown`.
+      try {
+        const read = readReport(report);
+        if (read.format !== 'json') report = JSON.stringify(read.body);
+      } catch {
+        // not a report at all: left for the gate to name
+      }
     } catch (error) {
       io.err(
         `pathgate gate: cannot read ${values.report}: ${(error as NodeJS.ErrnoException).code ?? error}\n`,
@@ -90,6 +100,7 @@ export async function gateCommand(
     attribution: values.attribution,
     account: values.account,
     region: values.region,
+    cluster: values.cluster,
     repo: values.repo,
   };
   let answer: GateAnswer;

@@ -4,9 +4,13 @@
 // reaches is blocked before it merges. The same manifest as it runs today is clean (negative twin); the
 // manifest gated for another cluster lands on none of the shop cluster's objects.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import { gateCommand } from '../../app/gate-cli.js';
 import { requestGate } from '../../app/gate-client.js';
 import { loadDemo } from '../../app/service.js';
-import { makeService, type TestService } from '../helpers/service.js';
+import { makeService, tempDir, type TestService } from '../helpers/service.js';
 
 let service: TestService;
 let apiUrl: string;
@@ -81,5 +85,24 @@ describe('Kubernetes manifests at the gate', () => {
     const answer = await ask(deployment({ privileged: true }), { cluster: 'staging' });
     // Only the image is shared; staging has no ingress to the workload, so no route opens.
     expect(answer).toMatchObject({ verdict: 'clean', opened: [], worsened: [] });
+  });
+
+  it('takes the manifest as the repository holds it (YAML) through pathgate gate -cluster', async () => {
+    const file = path.join(await tempDir('pathgate-k8s-gate-'), 'reviews.yaml');
+    await writeFile(
+      file,
+      `# deploy/reviews.yaml\n${stringify(deployment({ privileged: true }))}---\n${stringify({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'reviews-sa', namespace: 'shop' } })}`,
+    );
+    let out = '';
+    const code = await gateCommand(
+      ['-api', apiUrl, '-report', file, '-source', 'k8s', '-cluster', 'shop', '-json'],
+      {
+        out: (t) => (out += t),
+        err: () => {},
+        isTTY: false,
+      },
+    );
+    expect(code).toBe(1);
+    expect(JSON.parse(out).verdict).toBe('blocked');
   });
 });
