@@ -23,6 +23,7 @@ import { registerClientGuard } from './plugins/client-guard.js';
 import { registerCors } from './plugins/cors.js';
 import { createHttpApp } from './plugins/http-base.js';
 import { createResolvers, type GraphqlContext } from './graphql/resolvers.js';
+import { AnalysisService } from '../src/analysis/analysis-service.js';
 import { SCHEMA_SDL } from './graphql/schema.js';
 import { AnswerBudget, limitOptions, registerLimitHooks } from './graphql/limits.js';
 import { unreadableReportHandler } from './gate-body.js';
@@ -46,6 +47,8 @@ export interface ApiServerDeps {
   governance: Governance;
   /** TICKET_WEBHOOK_URL */
   ticketWebhookUrl?: string;
+  /** heavy analyses: SEED_IAM_USERS, ATTACKER_PROFILE_PRIORS, slots (app/graphql/analyses.ts) */
+  analyses?: AnalysisService;
 }
 
 export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
@@ -146,6 +149,7 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
   // Request limits (app/graphql/limits.ts). Introspection follows the playground unless
   // GRAPHQL_INTROSPECTION says otherwise.
   const limits = deps.auth.graphql ?? DEFAULT_GRAPHQL_LIMITS;
+  let analyses: AnalysisService | undefined;
   void app.register(mercurius, {
     schema: SCHEMA_SDL,
     resolvers: createResolvers() as never,
@@ -153,12 +157,14 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
     graphiql: !authOn,
     ...limitOptions(limits, { introspection: limits.introspection ?? !authOn }),
     context: (request): GraphqlContext => {
+      analyses ??= deps.analyses ?? new AnalysisService({ seedIamUsers: false }, deps.metrics);
       // Views reach the audit log once the answer is complete (a limit may still stop it).
       const answer = new AnswerBudget(limits.maxPaths);
       const audit = deps.audit;
       return {
         engine: deps.engine,
         governance: deps.governance,
+        analyses,
         tenant: request.tenant,
         principal: request.principal,
         now: now(),

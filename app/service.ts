@@ -12,6 +12,7 @@ import { Lockout } from '../src/auth/rate-limit.js';
 import { apiAuthEnabled, type Settings } from '../src/config/settings.js';
 import { createEngine, type Engine, type EngineConfig } from '../src/engine/engine.js';
 import { createGovernance, type Governance } from '../src/governance/governance.js';
+import { createDriftMonitor, type DriftMonitor } from '../src/governance/drift.js';
 import { DEFAULT_TENANT } from '../src/engine/tenant.js';
 import { createLogger } from '../src/log/logger.js';
 import { createMetrics, type Metrics } from '../src/metrics/metrics.js';
@@ -29,6 +30,8 @@ export interface Service {
   engine: Engine;
   /** suppressions, validations, tickets, history, the export signing key */
   governance: Governance;
+  /** posture drift: history points and the drift webhook, after each pass and on a timer */
+  drift: DriftMonitor;
   metrics: Metrics;
   logger: Logger;
   ingestApp: FastifyInstance;
@@ -74,6 +77,14 @@ export async function buildService(options: {
   governance.preload(['default', ...[...engine.tenants()].map((t) => t.name)]);
   const { auth } = settings;
   const now = options.now ?? Date.now;
+  const drift = createDriftMonitor({
+    engine,
+    history: governance.history,
+    log: logger,
+    now,
+    webhookUrl: settings.governance.driftWebhookUrl,
+  });
+  engine.onPass((tenant) => void drift.check(tenant));
   // One lockout for both listeners: a client guessing on either is the same client.
   const lockout = new Lockout({
     threshold: auth.lockoutThreshold,
@@ -144,6 +155,7 @@ export async function buildService(options: {
   return {
     engine,
     governance,
+    drift,
     metrics,
     logger,
     ingestApp,
@@ -220,6 +232,15 @@ export async function startService(options: {
     // The first pass runs now, not one interval from now, so paths are there as soon as the service is.
     await service.engine.analyzeAll();
     service.engine.start();
+    // Suppressions lapse without an analyzer pass: drift is also checked every interval.
+    const driftTimer = setInterval(() => {
+      for (const tenant of service.engine.tenants()) void service.drift.check(tenant.name);
+    }, settings.analyzerIntervalMs).unref();
+    const close = service.close;
+    service.close = async () => {
+      clearInterval(driftTimer);
+      await close();
+    };
     return { ...service, ingestUrl, apiUrl, metricsUrl: metricsUrl || undefined };
   } catch (error) {
     await service.close();

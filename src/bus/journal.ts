@@ -443,7 +443,17 @@ async function createSegment(dir: string, firstSeq: number, content: Buffer[] = 
 async function quarantineBytes(dir: string, file: string, from: number, to: number): Promise<string> {
   const folder = path.join(dir, QUARANTINE_DIR);
   await mkdir(folder, { recursive: true });
-  const target = path.join(folder, `${path.basename(file)}.${from}.cut`);
+  // A later cut at the same byte (another kill mid-write) gets its own copy.
+  let target = path.join(folder, `${path.basename(file)}.${from}.cut`);
+  for (
+    let n = 2;
+    await stat(target).then(
+      () => true,
+      () => false,
+    );
+    n++
+  )
+    target = path.join(folder, `${path.basename(file)}.${from}.${n}.cut`);
   const source = await open(file, 'r');
   const out = await open(target, 'w');
   try {

@@ -383,10 +383,12 @@ export async function createEngine(deps: EngineDeps) {
   // request's comments and status follow (the GitHub app listens to verdicts).
   const leadership = deps.leadership ?? SINGLE_PROCESS_LEADER;
   const criticalListeners: ((event: CriticalPathEvent) => void)[] = [];
+  const passListeners: ((tenantName: string) => void)[] = [];
   const watchedCommits = new Map<string, { tenant: string; sha: string; slug: string; pr: number }>();
   function afterPass(state: TenantState): void {
     const outcome = state.lastPass?.outcome;
     if (!outcome || !leadership.isLeader()) return;
+    for (const listener of passListeners) listener(state.name);
     for (const id of [...outcome.fresh, ...outcome.escalated]) {
       const record = state.paths.get(id);
       if (!record || !isCritical(record, state.paths.suppressed)) continue;
@@ -435,6 +437,10 @@ export async function createEngine(deps: EngineDeps) {
     /** Called after every gate verdict (the GitHub app comments and sets the status from it). */
     onVerdict(listener: (decided: DecidedGate) => Promise<void>): void {
       verdictListeners.push(listener);
+    },
+    /** Called after each analyzer pass of a tenant (leader only): the drift webhook and posture history. */
+    onPass(listener: (tenantName: string) => void): void {
+      passListeners.push(listener);
     },
     /** Called for every new critical route an analyzer pass finds (leader only). */
     onCriticalPath(listener: (event: CriticalPathEvent) => void): void {

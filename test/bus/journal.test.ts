@@ -370,6 +370,8 @@ describe('Journal', () => {
       await torn.close();
       expect(await readFile(file)).toEqual(committed);
     }
+    // Every cut kept its own copy.
+    expect(await readdir(path.join(dir, 'quarantine'))).toHaveLength(full.length - committed.length - 1);
   });
 
   it('keeps every acknowledged record through repeated SIGKILLs of a writing process', async () => {
