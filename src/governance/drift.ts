@@ -1,0 +1,131 @@
+// Posture drift (spec "Events": drift webhook, leader replica): after each analyzer pass, and on a timer
+// (suppressions lapse without a pass), the tenant's critical paths (the one definition, `isCritical`) are
+// compared with the last ones seen. When the set changed, a point goes to the posture history
+// (HISTORY_PATH) and, with DRIFT_WEBHOOK_URL set, one POST describes the change:
+//   { event: "posture.drift", tenant, at, criticalPaths: { before, after }, openPaths,
+//     opened: [route], cleared: [route & { why }], truncated: { opened, cleared } }
+// where a route is { id, start, target, score, priority } and `why` is `resolved` (the path closed),
+// `suppressed` or `deprioritized` (no longer P1). The first check after a start sets the baseline and sends
+// nothing. Delivery is one attempt with a 5 s timeout; a failure is logged, never retried or thrown.
+import type { Engine } from '../engine/engine.js';
+import type { Log } from '../log/logger.js';
+import { routeNodes, type PathRecord } from '../paths/path-store.js';
+import type { PostureHistory } from './history.js';
+
+/** At most this many routes in each list of one payload; `truncated` says how many more. */
+export const MAX_LISTED = 100;
+
+export interface DriftRoute {
+  id: string;
+  start: string;
+  target: string;
+  score: number;
+  priority: string;
+}
+
+export interface DriftEvent {
+  event: 'posture.drift';
+  tenant: string;
+  at: string;
+  criticalPaths: { before: number; after: number };
+  openPaths: number;
+  opened: DriftRoute[];
+  cleared: (DriftRoute & { why: 'resolved' | 'suppressed' | 'deprioritized' })[];
+  truncated: { opened: number; cleared: number };
+}
+
+export interface DriftMonitor {
+  /** Compares the tenant's critical paths with the last check; sends and records a change. */
+  check(tenant: string): Promise<DriftEvent | undefined>;
+}
+
+function route(record: PathRecord): DriftRoute {
+  const nodes = routeNodes(record);
+  return {
+    id: record.id,
+    start: nodes[0].name,
+    target: nodes.at(-1)!.name,
+    score: record.score,
+    priority: record.priority,
+  };
+}
+
+export function createDriftMonitor(deps: {
+  engine: Engine;
+  history: PostureHistory;
+  log: Log;
+  now: () => number;
+  webhookUrl?: string;
+}): DriftMonitor {
+  const last = new Map<string, Set<string>>();
+  return {
+    async check(tenantName) {
+      const state = deps.engine.tenant(tenantName);
+      if (!state) return undefined;
+      const open = state.paths.open();
+      const critical = new Set<string>();
+      let suppressed = 0;
+      for (const record of open) {
+        if (deps.engine.isCritical(tenantName, record)) critical.add(record.id);
+        else if (record.priority === 'P1') suppressed++;
+      }
+      const at = new Date(deps.now()).toISOString();
+      deps.history.record(tenantName, {
+        at,
+        criticalPaths: critical.size,
+        openPaths: open.length,
+        suppressedPaths: suppressed,
+      });
+      const before = last.get(tenantName);
+      last.set(tenantName, critical);
+      if (!before) return undefined;
+      const opened = [...critical].filter((id) => !before.has(id));
+      const cleared = [...before].filter((id) => !critical.has(id));
+      if (!opened.length && !cleared.length) return undefined;
+      const event: DriftEvent = {
+        event: 'posture.drift',
+        tenant: tenantName,
+        at,
+        criticalPaths: { before: before.size, after: critical.size },
+        openPaths: open.length,
+        opened: opened.slice(0, MAX_LISTED).map((id) => route(state.paths.get(id)!)),
+        cleared: cleared.slice(0, MAX_LISTED).flatMap((id) => {
+          const record = state.paths.get(id);
+          if (!record) return [];
+          const why =
+            record.state === 'resolved'
+              ? ('resolved' as const)
+              : record.priority === 'P1'
+                ? ('suppressed' as const)
+                : ('deprioritized' as const);
+          return [{ ...route(record), why }];
+        }),
+        truncated: {
+          opened: Math.max(0, opened.length - MAX_LISTED),
+          cleared: Math.max(0, cleared.length - MAX_LISTED),
+        },
+      };
+      deps.log.info(
+        { tenant: tenantName, opened: opened.length, cleared: cleared.length },
+        'posture drift: critical paths changed',
+      );
+      if (deps.webhookUrl) await send(deps.webhookUrl, event, deps.log);
+      return event;
+    },
+  };
+}
+
+async function send(url: string, event: DriftEvent, log: Log): Promise<void> {
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(event),
+      signal: AbortSignal.timeout(5000),
+    });
+    if (!response.ok)
+      log.warn({ tenant: event.tenant, status: response.status }, 'drift webhook answered with an error');
+  } catch (error) {
+    log.warn({ tenant: event.tenant, err: (error as Error).message }, 'drift webhook could not be reached');
+  }
+}
