@@ -47,6 +47,8 @@ import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexit
 import type { GraphqlLimits } from '../../src/config/settings.js';
 import { ProblemError } from '../../src/http/problems.js';
 import type { GraphqlContext } from './resolvers.js';
+import { AnalysisBusyError } from '../../src/analysis/analysis-service.js';
+import { TREND_LIMIT } from '../../src/paths/history.js';
 
 export type LimitName =
   | 'GRAPHQL_MAX_ALIASES'
@@ -72,6 +74,13 @@ export class QueryLimitError extends ProblemError {
 export const ROUTE_NODES_ESTIMATE = 6;
 /** A list with no better measure (`violations`, computed when asked, and any list added later). */
 export const LIST_ESTIMATE = 100;
+
+/** Heavy analyses (app/graphql/analyses.ts): each costs this much on top of its answer. */
+export const HEAVY_FIELD_COST = 1_000;
+const HEAVY_FIELD_NAMES = new Set(['riskSimulation', 'whatIf', 'remediationPlan', 'kShortestPaths']);
+/** A remediation plan's items at most (src/analysis/remediation-plan.ts). */
+const PLAN_ITEMS_ESTIMATE = 20;
+const PROFILE_COUNT = 3;
 
 const COUNTED = {
   GRAPHQL_MAX_ALIASES: 'aliases',
@@ -203,14 +212,25 @@ function attackPathsLength(ctx: GraphqlContext, args: Record<string, unknown>): 
 function estimator(schema: GraphQLSchema): ComplexityEstimator {
   const introspection = introspectionSizes(schema);
   return ({ type, field, args, childComplexity, context }) => {
-    if (!isListType(getNullableType(field.type))) return 1 + childComplexity;
+    // A heavy analysis is priced for its work as well as its answer (at most 20 run per request anyway).
+    const work = type.name === 'Query' && HEAVY_FIELD_NAMES.has(field.name) ? HEAVY_FIELD_COST : 0;
+    if (!isListType(getNullableType(field.type))) return work + 1 + childComplexity;
     const key = `${type.name}.${field.name}`;
     let length: number;
     if (key === 'Query.attackPaths') length = attackPathsLength(context as GraphqlContext, args);
+    else if (key === 'Query.kShortestPaths') length = typeof args.k === 'number' ? Math.max(0, args.k) : 5;
+    else if (key === 'Query.remediationPlan') length = PLAN_ITEMS_ESTIMATE;
+    else if (key === 'WhatIfResult.closedPaths' || key === 'WhatIfResult.remainingPaths')
+      length = attackPathsLength(context as GraphqlContext, {});
+    else if (key === 'History.trend') length = TREND_LIMIT;
+    else if (key === 'AttackPath.profileScores' || key === 'RiskSimulation.profileCompromise')
+      length = PROFILE_COUNT;
+    else if (key === 'RankedRoute.nodes' || key === 'WhatIfPath.nodes') length = ROUTE_NODES_ESTIMATE;
+    else if (key === 'RankedRoute.steps') length = ROUTE_NODES_ESTIMATE - 1;
     else if (key === 'AttackPath.nodes') length = ROUTE_NODES_ESTIMATE;
     else if (key === 'AttackPath.steps') length = ROUTE_NODES_ESTIMATE - 1;
     else length = introspection.get(key) ?? (isIntrospectionType(type) ? 1 : LIST_ESTIMATE);
-    return 1 + length * (1 + childComplexity);
+    return work + 1 + length * (1 + childComplexity);
   };
 }
 
@@ -291,10 +311,11 @@ export class AnswerBudget {
 }
 
 /** A limit error behind GraphQL's wrapping, if any: thrown from validation, a hook or a resolver. */
-function limitError(errors: readonly GraphQLError[]): QueryLimitError | undefined {
+function limitError(errors: readonly GraphQLError[]): ProblemError | undefined {
   for (const error of errors) {
     const original: unknown = error.originalError;
-    if (original instanceof QueryLimitError) return original;
+    // Heavy analyses at capacity answer the whole request with 429, as any other limit does.
+    if (original instanceof QueryLimitError || original instanceof AnalysisBusyError) return original;
     // mercurius wraps validation failures in one error carrying them as `errors`.
     const inner = (original as { errors?: unknown } | undefined)?.errors;
     if (Array.isArray(inner)) {

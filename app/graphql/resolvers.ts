@@ -10,6 +10,8 @@ import { validationMetrics } from '../../src/governance/validations.js';
 import { routeHasBasis, routeNodes, routeSteps, type PathRecord } from '../../src/paths/path-store.js';
 import { ProblemError } from '../../src/http/problems.js';
 import type { AnswerBudget } from './limits.js';
+import { createAnalysisResolvers } from './analyses.js';
+import type { AnalysisService } from '../../src/analysis/analysis-service.js';
 
 export interface GraphqlContext {
   engine: Engine;
@@ -23,6 +25,8 @@ export interface GraphqlContext {
   onView?: (pathIds: string[]) => void;
   /** the audit log's `view.graph`: the ids of the paths whose routes (nodes, hops) this request read */
   onGraphView?: (pathIds: string[]) => void;
+  /** the heavy analyses' compiled graphs, profiles and slots (app/graphql/analyses.ts) */
+  analyses?: AnalysisService;
   /** GRAPHQL_MAX_PATHS: the path records this request's answer may still carry (app/graphql/limits.ts) */
   answer?: AnswerBudget;
 }
@@ -113,8 +117,11 @@ function graphCounts(ctx: GraphqlContext): { nodes: number; edges: number; pendi
 }
 
 export function createResolvers() {
+  const analyses = createAnalysisResolvers();
   return {
+    ...analyses,
     Query: {
+      ...analyses.Query,
       attackPaths: (_: unknown, args: AttackPathsArgs, ctx: GraphqlContext) => {
         const paths = selectPaths(ctx, args);
         ctx.answer?.takePaths(paths.length);
@@ -206,6 +213,7 @@ export function createResolvers() {
       },
     },
     AttackPath: {
+      ...analyses.AttackPath,
       state: (r: PathRecord) => (r.state === 'open' ? 'OPEN' : 'RESOLVED'),
       critical: (r: PathRecord, _: unknown, ctx: GraphqlContext) =>
         r.state === 'open' && ctx.engine.isCritical(ctx.tenant, r),

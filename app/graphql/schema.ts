@@ -1,5 +1,7 @@
 // The GraphQL schema (SDL). A stable surface: test/graphql/schema.test.ts compares it with the committed
 // snapshot and fails on any drift.
+import { ANALYSES_SDL } from './analyses.js';
+
 export const SCHEMA_SDL = /* GraphQL */ `
   """
   pathgate GraphQL API. The schema is a stable surface (semver): test/graphql/schema.test.ts fails on any
@@ -254,4 +256,5 @@ export const SCHEMA_SDL = /* GraphQL */ `
     receivedAt: String!
     completedAt: String
   }
+  ${ANALYSES_SDL}
 `;

@@ -1,12 +1,12 @@
 // The remediation plan (spec "Remediation plan item"): choke points ranked by how much open critical risk
 // one change removes. Greedy weighted cut over the critical routes: a route weighs its score (a direct-access
 // path weighs 1); each round the hop carried by the most critical weight (ties: the hop on more routes, then
-// the first found) is cut on a copy-on-write view (edge-view.ts), and the plan searches again on the view
-// before offering it (a what-if): a cut that closes nothing, because another route takes over, is not
-// offered and the next candidate is tried. Routes that take over become the next round's critical routes,
+// the first found) leads the candidates; the leading few are each cut on a copy-on-write view
+// (edge-view.ts) and searched again (a what-if), and the one that verifiably removes the most critical risk
+// is offered; a cut that closes nothing, because another route takes over, is never offered. Routes that take over become the next round's critical routes,
 // so the plan follows re-routing until no critical route is left or the plan is full.
 // A direct-access target is one change of its own: blocking its public access.
-import { bestPaths, type PairPath } from './best-paths.js';
+import { bestPaths, comparePairs, searchSide, type PairPath } from './best-paths.js';
 import type { CompiledGraph } from './compiled-graph.js';
 import { EdgeView } from './edge-view.js';
 import { simulateRisk } from './risk-simulation.js';
@@ -84,7 +84,19 @@ export function remediationPlan(g: CompiledGraph, options: PlanOptions): Remedia
   const tries = options.triesPerItem ?? 5;
   const risk = { iterations: options.iterations ?? 256, seed: options.seed ?? 1 };
   const view = new EdgeView(g);
-  let critical = criticalRoutes(g, bestPaths(g), options.p1);
+  const side = searchSide(g);
+  const rootOf = (p: { start: number; target: number }) => (side === 'targets' ? p.target : p.start);
+  // The view's best paths, kept current: a cut changes only the pairs whose route used the hop, so only
+  // their roots are searched again (the others keep their route: it is still there and still best).
+  let found = bestPaths(g, undefined, side);
+  const afterCut = (edge: number): PairPath[] => {
+    const roots = new Set<number>();
+    for (const p of found) if (p.edges.includes(edge)) roots.add(rootOf(p));
+    if (!roots.size) return found;
+    const again = bestPaths(view.graph, Int32Array.from(roots), side);
+    return [...found.filter((p) => !roots.has(rootOf(p))), ...again].sort(comparePairs);
+  };
+  let critical = criticalRoutes(view.graph, found, options.p1);
   const criticalBefore = critical.length;
   const total = critical.reduce((sum, c) => sum + c.score, 0);
   let riskLeft = total;
@@ -116,41 +128,58 @@ export function remediationPlan(g: CompiledGraph, options: PlanOptions): Remedia
     for (const [e, w] of weight) candidates.push({ kind: 'cut-edge', id: e, ...w });
     candidates.sort((a, b) => b.weight - a.weight || b.routes - a.routes || a.order - b.order);
 
-    let accepted: PlanItem | null = null;
+    // Each of the leading candidates is verified by a what-if on the view; the one that removes the most
+    // critical risk is offered (then the one closing more routes; then the heavier, earlier candidate).
+    let best: {
+      candidate: (typeof candidates)[number];
+      next: Critical[];
+      found: PairPath[];
+      riskNow: number;
+      eliminated: Critical[];
+    } | null = null;
     for (const candidate of candidates.slice(0, tries)) {
-      if (candidate.kind === 'cut-edge') view.remove(candidate.id);
-      else view.closeDirectAccess(candidate.id);
-      const next = criticalRoutes(view.graph, bestPaths(view.graph), options.p1);
+      let nextFound = found;
+      if (candidate.kind === 'cut-edge') {
+        view.remove(candidate.id);
+        nextFound = afterCut(candidate.id);
+        view.undo(candidate.id);
+      } else view.closeDirectAccess(candidate.id);
+      const next = criticalRoutes(view.graph, nextFound, options.p1);
+      if (candidate.kind === 'block-public-access') view.reopenDirectAccess(candidate.id);
       const still = new Set(next.map((c) => c.key));
       const eliminated = critical.filter((c) => !still.has(c.key));
       const riskNow = next.reduce((sum, c) => sum + c.score, 0);
-      if (!eliminated.length && riskNow >= riskLeft) {
-        // Another route takes over entirely: not offered.
-        if (candidate.kind === 'cut-edge') view.undo(candidate.id);
-        else view.reopenDirectAccess(candidate.id);
-        continue;
-      }
-      const expectedNow = simulateRisk(view.graph, risk).expectedCompromised;
-      accepted = {
-        kind: candidate.kind,
-        edge: candidate.kind === 'cut-edge' ? candidate.id : -1,
-        node: candidate.kind === 'block-public-access' ? candidate.id : -1,
-        coveragePct: total > 0 ? (100 * (total - riskNow)) / total : 0,
-        verification: {
-          verified: true,
-          pathsEliminated: eliminated.length,
-          riskReductionPct: total > 0 ? (100 * (riskLeft - riskNow)) / total : 0,
-          expectedReduction: expectedLeft - expectedNow,
-        },
-        eliminated: eliminated.map((c) => ({ start: c.start, target: c.target })),
-      };
-      riskLeft = riskNow;
-      expectedLeft = expectedNow;
-      critical = next;
-      break;
+      // A cut another route takes over from entirely is not offered.
+      if (!eliminated.length && riskNow >= riskLeft) continue;
+      if (
+        !best ||
+        riskNow < best.riskNow - 1e-12 ||
+        (Math.abs(riskNow - best.riskNow) <= 1e-12 && eliminated.length > best.eliminated.length)
+      )
+        best = { candidate, next, found: nextFound, riskNow, eliminated };
     }
-    if (!accepted) break;
-    items.push(accepted);
+    if (!best) break;
+    const { candidate, next, riskNow, eliminated } = best;
+    if (candidate.kind === 'cut-edge') view.remove(candidate.id);
+    else view.closeDirectAccess(candidate.id);
+    found = best.found;
+    const expectedNow = simulateRisk(view.graph, risk).expectedCompromised;
+    items.push({
+      kind: candidate.kind,
+      edge: candidate.kind === 'cut-edge' ? candidate.id : -1,
+      node: candidate.kind === 'block-public-access' ? candidate.id : -1,
+      coveragePct: total > 0 ? (100 * (total - riskNow)) / total : 0,
+      verification: {
+        verified: true,
+        pathsEliminated: eliminated.length,
+        riskReductionPct: total > 0 ? (100 * (riskLeft - riskNow)) / total : 0,
+        expectedReduction: expectedLeft - expectedNow,
+      },
+      eliminated: eliminated.map((c) => ({ start: c.start, target: c.target })),
+    });
+    riskLeft = riskNow;
+    expectedLeft = expectedNow;
+    critical = next;
   }
   return { items, criticalBefore, criticalAfter: critical.length };
 }

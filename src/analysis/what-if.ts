@@ -91,6 +91,8 @@ export interface PairChange {
   start: number;
   target: number;
   scoreBefore: number;
+  /** The route before the change. */
+  before: PairPath;
   /** null: no route is left between the pair. */
   after: PairPath | null;
 }
@@ -137,6 +139,7 @@ export function whatIf(
       start: path.start,
       target: path.target,
       scoreBefore: path.score,
+      before: path,
       after: now,
     });
   }

@@ -1,0 +1,506 @@
+// The analyses on the graph in GraphQL (issue 18): the schema they add (merged into SCHEMA_SDL, so the
+// snapshot covers it) and their resolvers (merged by createResolvers). Heavy fields (riskSimulation, whatIf,
+// remediationPlan, kShortestPaths) count against MAX_HEAVY_PER_REQUEST per request, the rest of them
+// answering with an error, and take turns in the service's slots (src/analysis/analysis-service.ts), 429
+// when full. They read the whole estate, so a credential scoped to applications may not run them.
+import { AnalysisService, MAX_HEAVY_PER_REQUEST } from '../../src/analysis/analysis-service.js';
+import type { CompiledGraph } from '../../src/analysis/compiled-graph.js';
+import { kShortestRoutes, MAX_K } from '../../src/analysis/k-shortest.js';
+import { remediationPlan, type PlanItem } from '../../src/analysis/remediation-plan.js';
+import { MAX_ITERATIONS, simulateRisk, type RiskSimulation } from '../../src/analysis/risk-simulation.js';
+import { pathUncertainty, type PathUncertainty } from '../../src/analysis/uncertainty.js';
+import {
+  resolveNode,
+  resolveSelectors,
+  SelectorError,
+  whatIf,
+  type EdgeSelector,
+} from '../../src/analysis/what-if.js';
+import type { Engine } from '../../src/engine/engine.js';
+import type { TenantState } from '../../src/engine/tenant.js';
+import { EDGE_TYPES, NODE_LABELS, WEIGHT_BASES } from '../../src/graph/vocabulary.js';
+import { ProblemError } from '../../src/http/problems.js';
+import { historyOf } from '../../src/paths/history.js';
+import {
+  directPathId,
+  pathId,
+  routeSteps,
+  type PathNode,
+  type PathRecord,
+} from '../../src/paths/path-store.js';
+import { fixesFor } from '../../src/remediation/fixes.js';
+import type { GraphqlContext } from './resolvers.js';
+
+export const ANALYSES_SDL = /* GraphQL */ `
+  extend type Query {
+    """
+    Monte Carlo risk over the graph: each hop present with its probability, reproducible per seed. Heavy: at
+    most 20 heavy fields (riskSimulation, whatIf, remediationPlan, kShortestPaths) per request, the rest
+    answering with an error; 429 when the service's analysis slots and queue are full.
+    """
+    riskSimulation(
+      "Worlds to simulate, 1 to 1,000,000."
+      iterations: Int = 1000
+      seed: Int = 1
+    ): RiskSimulation
+    """
+    The named hops removed (or repriced) on a copy of the estate, the paths searched again and the risk
+    simulated before and after on the same worlds. Heavy.
+    """
+    whatIf(
+      cuts: [EdgeCut!]!
+      "Worlds for the risk before and after, 1 to 1,000,000."
+      iterations: Int = 1000
+      seed: Int = 1
+    ): WhatIfResult
+    """
+    Choke points ranked by how much open critical risk one change removes, each verified by a what-if before
+    it is offered; title keeps the items whose title contains it (case-insensitive). Heavy.
+    """
+    remediationPlan(title: String): [RemediationPlanItem!]
+    "The k (1 to 100) best loopless routes to a target (by id or name) from any starting node. Heavy."
+    kShortestPaths(target: String!, k: Int = 5): [RankedRoute!]
+    "Open and resolved counts, time to resolve, and a trend point per analyzer pass (the last 1,000)."
+    history: History!
+  }
+
+  extend type AttackPath {
+    "Fréchet ceiling: the weakest hop's probability, reached when one shared cause decides every hop."
+    scoreUpperBound: Float!
+    "Hops that share their edge type and weight basis with another hop of the route."
+    correlatedHops: Int!
+    "90 % credible interval of the route's success, from per-basis Beta priors (docs/model.md)."
+    scoreCiLow: Float!
+    scoreCiHigh: Float!
+    posteriorMean: Float!
+    "The attacker-profile mixture (ATTACKER_PROFILE_PRIORS): score <= mixtureScore <= scoreUpperBound."
+    mixtureScore: Float!
+    profileScores: [ProfileScore!]!
+  }
+
+  "The attacker profiles of the mixture (docs/model.md)."
+  enum AttackerProfile {
+    commodity
+    criminal
+    apt
+  }
+
+  type ProfileScore {
+    profile: AttackerProfile!
+    "The profile's prior weight (normalized)."
+    weight: Float!
+    score: Float!
+  }
+
+  type RiskSimulation {
+    iterations: Int!
+    seed: Int!
+    "Share of worlds in which at least one crown jewel is compromised."
+    anyCompromiseProbability: Float!
+    "95 % Wilson interval of anyCompromiseProbability."
+    anyCiLow: Float!
+    anyCiHigh: Float!
+    "Expected number of crown jewels compromised."
+    expectedCompromised: Float!
+    "anyCompromiseProbability under the attacker-profile mixture."
+    mixtureCompromiseProbability: Float!
+    profileCompromise: [ProfileCompromise!]!
+    crownJewels: [CrownJewelRisk!]!
+  }
+
+  type ProfileCompromise {
+    profile: AttackerProfile!
+    weight: Float!
+    "How surely one skill decides every hop for this profile (0 to 1)."
+    correlation: Float!
+    anyCompromiseProbability: Float!
+    expectedCompromised: Float!
+  }
+
+  type CrownJewelRisk {
+    node: PathNode!
+    name: String!
+    compromiseProbability: Float!
+    "95 % Wilson interval."
+    ciLow: Float!
+    ciHigh: Float!
+    mixtureCompromiseProbability: Float!
+  }
+
+  "A hop to take away (or reprice): endpoints by id or name (case-insensitive); every type when none is given."
+  input EdgeCut {
+    from: String!
+    to: String!
+    type: String
+    "Reprice the hop to this probability instead of removing it."
+    probability: Float
+  }
+
+  type RiskSummary {
+    anyCompromiseProbability: Float!
+    expectedCompromised: Float!
+    "95 % Wilson interval of anyCompromiseProbability."
+    ciLow: Float!
+    ciHigh: Float!
+  }
+
+  type WhatIfResult {
+    "Hops taken away."
+    removedEdges: Int!
+    "Hops given another probability."
+    repricedEdges: Int!
+    "anyCompromiseProbability before minus after."
+    riskReduction: Float!
+    "Expected crown jewels compromised, before minus after."
+    expectedReduction: Float!
+    beforeRisk: RiskSummary!
+    afterRisk: RiskSummary!
+    "Paths that had a route and have none after the cuts."
+    closedPaths: [WhatIfPath!]!
+    "Paths that still have a route (perhaps another, perhaps weaker)."
+    remainingPaths: [WhatIfPath!]!
+  }
+
+  type WhatIfPath {
+    "The attack path id of the (start, target) pair."
+    id: ID!
+    start: PathNode!
+    target: PathNode!
+    scoreBefore: Float!
+    "null when no route is left."
+    scoreAfter: Float
+    "The route after the cuts, or the closed route as it was."
+    nodes: [PathNode!]!
+  }
+
+  type RemediationPlanItem {
+    rank: Int!
+    "The generated fix's title when there is one, else the change in words."
+    title: String!
+    "cut-edge or block-public-access."
+    kind: String!
+    "Share of the open critical risk removed by this item and the ones ranked before it, in percent."
+    coveragePct: Float!
+    verification: PlanVerification!
+    "The hop this change cuts; null for a public access block."
+    cut: PlanCut
+    "The target whose public access is blocked; null for a cut."
+    node: PathNode
+    "The generated fix (POST /remediation/pr opens it as a pull request), where one exists."
+    fix: PlanFix
+    "The critical attack paths this item eliminates."
+    pathIds: [ID!]!
+  }
+
+  type PlanVerification {
+    verified: Boolean!
+    pathsEliminated: Int!
+    riskReductionPct: Float!
+    expectedReduction: Float!
+  }
+
+  type PlanCut {
+    from: PathNode!
+    to: PathNode!
+    type: String!
+    probability: Float!
+  }
+
+  type PlanFix {
+    id: ID!
+    "The critical path the fix was generated for (POST /remediation/pr takes it with the fix id)."
+    pathId: ID!
+    kind: String!
+    title: String!
+    repo: String!
+    branch: String!
+  }
+
+  type RankedRoute {
+    rank: Int!
+    "The attack path id of the route's (start, target) pair."
+    pathId: ID!
+    score: Float!
+    logScore: Float!
+    nodes: [PathNode!]!
+    steps: [PathStep!]!
+  }
+
+  type History {
+    openPaths: Int!
+    resolvedPaths: Int!
+    "Mean seconds from opening to resolution over resolved paths; null when none has resolved."
+    mttrSeconds: Float
+    "When the longest-open path opened; null when none is open."
+    oldestOpenSince: String
+    trend: [TrendPoint!]!
+  }
+
+  type TrendPoint {
+    at: String!
+    criticalPaths: Int!
+    "100 × (1 − Π (1 − score)) over the open paths."
+    riskPct: Float!
+  }
+`;
+
+/** The fields that count as heavy analyses (app/graphql/limits.ts prices them). */
+export const HEAVY_FIELDS = ['riskSimulation', 'whatIf', 'remediationPlan', 'kShortestPaths'] as const;
+
+type Context = GraphqlContext & { heavyUsed?: number };
+
+// Engines built without a service (tests that build the API listener alone) get the defaults.
+const fallbacks = new WeakMap<Engine, AnalysisService>();
+function service(ctx: Context): AnalysisService {
+  if (ctx.analyses) return ctx.analyses;
+  let s = fallbacks.get(ctx.engine);
+  if (!s) fallbacks.set(ctx.engine, (s = new AnalysisService({ seedIamUsers: false })));
+  return s;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function node(g: CompiledGraph, i: number): PathNode {
+  return { id: g.nodeIds[i], name: g.names[i], label: NODE_LABELS[g.labels[i]] };
+}
+
+function invalid(detail: string): never {
+  throw new ProblemError('invalid-query', detail);
+}
+
+function checkIterations(iterations: number): void {
+  if (!Number.isInteger(iterations) || iterations < 1 || iterations > MAX_ITERATIONS)
+    invalid(`iterations must be from 1 to ${MAX_ITERATIONS}, got ${iterations}`);
+}
+
+/** Counts a heavy field and runs it in a slot; over the request's cap the field answers with an error. */
+async function heavy<T>(
+  ctx: Context,
+  field: string,
+  task: (state: TenantState, g: CompiledGraph) => T | null,
+) {
+  const analyses = service(ctx);
+  ctx.heavyUsed = (ctx.heavyUsed ?? 0) + 1;
+  if (ctx.heavyUsed > MAX_HEAVY_PER_REQUEST) {
+    analyses.refusedOverRequestCap();
+    throw new Error(
+      `${field}: at most ${MAX_HEAVY_PER_REQUEST} heavy analyses (${HEAVY_FIELDS.join(', ')}) per request; this is number ${ctx.heavyUsed}`,
+    );
+  }
+  if (ctx.principal.apps)
+    throw new ProblemError(
+      'forbidden',
+      `${field} reads the whole estate; a credential scoped to applications may not run it`,
+    );
+  const state = ctx.engine.tenant(ctx.tenant);
+  if (!state) return null;
+  return analyses.run(() => task(state, analyses.compiled(state)));
+}
+
+function riskView(sim: RiskSimulation, g: CompiledGraph) {
+  return {
+    ...sim,
+    crownJewels: sim.crownJewels.map((j) => ({ ...j, node: node(g, j.node), name: g.names[j.node] })),
+  };
+}
+
+const pairId = (g: CompiledGraph, start: number, target: number) =>
+  start === target ? directPathId(g.nodeIds[target]) : pathId(g.nodeIds[start], g.nodeIds[target]);
+
+function planTitle(g: CompiledGraph, item: PlanItem): string {
+  if (item.kind === 'block-public-access') return `Block public access to ${g.names[item.node]}`;
+  const e = item.edge;
+  return `Remove ${EDGE_TYPES[g.edgeType[e]]} ${g.names[g.edgeFrom[e]]} → ${g.names[g.edgeTo[e]]}`;
+}
+
+/**
+ * The generated fix for a plan item, where the fixes module has one: among the fixes for the open critical
+ * paths through the item's hop (or to its public target), one about the node the hop leads into.
+ */
+function planFix(state: TenantState, g: CompiledGraph, item: PlanItem) {
+  const into = item.kind === 'block-public-access' ? item.node : g.edgeTo[item.edge];
+  const from = item.kind === 'block-public-access' ? -1 : g.edgeFrom[item.edge];
+  const type = item.kind === 'block-public-access' ? '' : EDGE_TYPES[g.edgeType[item.edge]];
+  const intoId = g.nodeIds[into];
+  const name = g.names[into];
+  for (const record of state.paths.open()) {
+    if (record.priority !== 'P1') continue;
+    if (item.kind === 'block-public-access') {
+      if (!record.directAccess || record.targetId !== intoId) continue;
+    } else if (
+      !routeSteps(record).some((s) => s.from === g.nodeIds[from] && s.to === intoId && s.type === type)
+    )
+      continue;
+    const fromName = from >= 0 ? g.names[from] : '';
+    for (const fix of fixesFor(record, state.graph)) {
+      // A fix is about the hop when its explanation names the hop into the node (upgrades, base images) or
+      // both ends (escapes, escalations): the fixes module states the hop it cuts in words only.
+      const about =
+        item.kind === 'block-public-access'
+          ? fix.kind === 'block-public-access'
+          : fix.kind !== 'block-public-access' &&
+            (fix.explanation.includes(`into \`${name}\``) ||
+              (fix.explanation.includes(`\`${fromName}\``) && fix.explanation.includes(`\`${name}\``)));
+      if (about)
+        return {
+          id: fix.id,
+          pathId: record.id,
+          kind: fix.kind,
+          title: fix.title,
+          repo: fix.repo,
+          branch: fix.branch,
+        };
+    }
+  }
+  return null;
+}
+
+// Uncertainty views are computed from a record's route once per route (routes change only in passes).
+const uncertainties = new WeakMap<object, { profiles: unknown; u: PathUncertainty }>();
+function uncertainty(record: PathRecord, ctx: Context): PathUncertainty {
+  const profiles = service(ctx).profiles;
+  const cached = uncertainties.get(record.route);
+  if (cached && cached.profiles === profiles) return cached.u;
+  const u = pathUncertainty(
+    routeSteps(record).map((s) => ({ probability: s.probability, weightBasis: s.weightBasis, type: s.type })),
+    { profiles },
+  );
+  uncertainties.set(record.route, { profiles, u });
+  return u;
+}
+
+export function createAnalysisResolvers() {
+  return {
+    Query: {
+      riskSimulation: (_: unknown, args: { iterations: number; seed: number }, ctx: Context) => {
+        checkIterations(args.iterations);
+        return heavy(ctx, 'riskSimulation', (_state, g) =>
+          riskView(simulateRisk(g, { ...args, profiles: service(ctx).profiles }), g),
+        );
+      },
+      whatIf: (
+        _: unknown,
+        args: { cuts: EdgeSelector[]; iterations: number; seed: number },
+        ctx: Context,
+      ) => {
+        checkIterations(args.iterations);
+        if (!args.cuts.length) invalid('cuts must name at least one hop');
+        return heavy(ctx, 'whatIf', (_state, g) => {
+          let changes;
+          try {
+            changes = resolveSelectors(g, args.cuts);
+          } catch (error) {
+            if (error instanceof SelectorError) invalid(error.message);
+            throw error;
+          }
+          const result = whatIf(g, changes, { iterations: args.iterations, seed: args.seed });
+          const summary = (sim: RiskSimulation) => ({
+            anyCompromiseProbability: sim.anyCompromiseProbability,
+            expectedCompromised: sim.expectedCompromised,
+            ciLow: sim.anyCiLow,
+            ciHigh: sim.anyCiHigh,
+          });
+          const view = (c: (typeof result.closed)[number], closed: boolean) => {
+            const route = closed ? c.before : c.after!;
+            return {
+              id: pairId(g, c.start, c.target),
+              start: node(g, c.start),
+              target: node(g, c.target),
+              scoreBefore: c.scoreBefore,
+              scoreAfter: c.after?.score ?? null,
+              nodes: [node(g, c.start), ...Array.from(route.edges, (e) => node(g, g.edgeTo[e]))],
+            };
+          };
+          return {
+            removedEdges: result.removedEdges,
+            repricedEdges: result.repricedEdges,
+            riskReduction: result.riskReduction,
+            expectedReduction: result.expectedReduction,
+            beforeRisk: summary(result.before),
+            afterRisk: summary(result.after),
+            closedPaths: result.closed.map((c) => view(c, true)),
+            remainingPaths: result.remaining.map((c) => view(c, false)),
+          };
+        });
+      },
+      remediationPlan: (_: unknown, args: { title?: string | null }, ctx: Context) =>
+        heavy(ctx, 'remediationPlan', (state, g) => {
+          const plan = remediationPlan(g, { p1: state.paths.priorityThresholds.p1 });
+          const wanted = args.title?.toLowerCase();
+          return plan.items
+            .map((item, i) => {
+              const fix = planFix(state, g, item);
+              return {
+                rank: i + 1,
+                title: fix?.title ?? planTitle(g, item),
+                kind: item.kind,
+                coveragePct: item.coveragePct,
+                verification: item.verification,
+                cut:
+                  item.kind === 'cut-edge'
+                    ? {
+                        from: node(g, g.edgeFrom[item.edge]),
+                        to: node(g, g.edgeTo[item.edge]),
+                        type: EDGE_TYPES[g.edgeType[item.edge]],
+                        probability: g.edgeP[item.edge],
+                      }
+                    : null,
+                node: item.kind === 'block-public-access' ? node(g, item.node) : null,
+                fix,
+                pathIds: item.eliminated.map((c) => pairId(g, c.start, c.target)),
+              };
+            })
+            .filter((item) => !wanted || item.title.toLowerCase().includes(wanted));
+        }),
+      kShortestPaths: (_: unknown, args: { target: string; k: number }, ctx: Context) => {
+        if (!Number.isInteger(args.k) || args.k < 1 || args.k > MAX_K)
+          invalid(`k must be from 1 to ${MAX_K}, got ${args.k}`);
+        return heavy(ctx, 'kShortestPaths', (_state, g) => {
+          const targets = resolveNode(g, args.target).filter((i) => g.targets.includes(i));
+          if (!targets.length)
+            invalid(
+              `target ${JSON.stringify(args.target)} names no crown jewel (by id or name) in this tenant`,
+            );
+          const routes = targets
+            .flatMap((t) => kShortestRoutes(g, t, args.k))
+            .sort((a, b) => a.units - b.units)
+            .slice(0, args.k);
+          return routes.map((r, i) => ({
+            rank: i + 1,
+            pathId: pairId(g, r.nodes[0], r.nodes.at(-1)!),
+            score: r.score,
+            logScore: r.logScore,
+            nodes: r.nodes.map((n) => node(g, n)),
+            steps: r.edges.map((e) => ({
+              from: g.nodeIds[g.edgeFrom[e]],
+              to: g.nodeIds[g.edgeTo[e]],
+              type: EDGE_TYPES[g.edgeType[e]],
+              probability: g.edgeP[e],
+              weightBasis: WEIGHT_BASES[g.edgeBasis[e]],
+            })),
+          }));
+        });
+      },
+      history: (_: unknown, __: unknown, ctx: Context) => {
+        const state = ctx.engine.tenant(ctx.tenant);
+        const records = state ? [...state.paths.all()] : [];
+        const visible = ctx.principal.apps ? [] : records;
+        const h = historyOf(visible, ctx.principal.apps ? [] : (state?.paths.trend.list() ?? []));
+        return {
+          ...h,
+          oldestOpenSince: h.oldestOpenSince === null ? null : iso(h.oldestOpenSince),
+          trend: h.trend.map((t) => ({ ...t, at: iso(t.at) })),
+        };
+      },
+    },
+    AttackPath: {
+      scoreUpperBound: (r: PathRecord, _: unknown, ctx: Context) => uncertainty(r, ctx).scoreUpperBound,
+      correlatedHops: (r: PathRecord, _: unknown, ctx: Context) => uncertainty(r, ctx).correlatedHops,
+      scoreCiLow: (r: PathRecord, _: unknown, ctx: Context) => uncertainty(r, ctx).scoreCiLow,
+      scoreCiHigh: (r: PathRecord, _: unknown, ctx: Context) => uncertainty(r, ctx).scoreCiHigh,
+      posteriorMean: (r: PathRecord, _: unknown, ctx: Context) => uncertainty(r, ctx).posteriorMean,
+      mixtureScore: (r: PathRecord, _: unknown, ctx: Context) => uncertainty(r, ctx).mixtureScore,
+      profileScores: (r: PathRecord, _: unknown, ctx: Context) => uncertainty(r, ctx).profileScores,
+    },
+  };
+}
