@@ -17,6 +17,7 @@ import { DEFAULT_TENANT } from '../src/engine/tenant.js';
 import { createLogger } from '../src/log/logger.js';
 import { createMetrics, type Metrics } from '../src/metrics/metrics.js';
 import { buildApiServer, buildMetricsServer } from './api-server.js';
+import { AnalysisService } from '../src/analysis/analysis-service.js';
 import { registerGithubApp, type GithubApp } from './github/host.js';
 import { registerRemediationRoute } from './github/remediation.js';
 import { createAuditor } from './plugins/audit.js';
@@ -54,6 +55,7 @@ export function engineConfigFrom(settings: Settings): EngineConfig {
     seedIamUsers: settings.seedIamUsers,
     graphTtlMs: settings.graphTtlMs,
     thresholds: { p1: settings.priorityP1Score, p2: settings.priorityP2Score },
+    threatIntel: settings.threatIntel,
   };
 }
 
@@ -153,6 +155,10 @@ export async function buildService(options: {
     : undefined;
   let closed = false;
   return {
+    analyses: new AnalysisService(
+      { seedIamUsers: settings.seedIamUsers, profilePriors: settings.attackerProfilePriors },
+      metrics,
+    ),
     engine,
     governance,
     drift,

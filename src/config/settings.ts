@@ -1,7 +1,7 @@
 // Settings from the environment, parsed once at start-up. Every bad value is reported together, each
 // naming its variable, the value and what is expected; the process then refuses to start. SETTINGS_DOC is
 // the documented list, and docs/configuration.md is rendered from it.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import type { KeyObject } from 'node:crypto';
 import { parseStoreKey } from '../audit/cipher.js';
@@ -11,6 +11,7 @@ import type { IngestSecrets } from '../auth/ingest-signature.js';
 import type { OidcSettings } from '../auth/oidc.js';
 import { isRole, type Role } from '../auth/principal.js';
 import { TrustedProxies } from '../auth/client-ip.js';
+import type { IntelSettings } from '../intel/threat-intel.js';
 import { RepoAllowlist } from '../forge/allowlist.js';
 import { TENANT_NAME } from '../engine/tenant.js';
 import { parseDuration } from './duration.js';
@@ -33,6 +34,8 @@ export interface Settings {
   apiAddr: ListenAddress;
   analyzerIntervalMs: number;
   analyzerThreads: number;
+  /** THREATINTEL, THREATINTEL_KEV_FILE, THREATINTEL_EPSS_FILE, THREATINTEL_KEV_URL, THREATINTEL_EPSS_URL */
+  threatIntel: IntelSettings;
   seedIamUsers: boolean;
   /** ATTACKER_PROFILE_PRIORS: weights of the attacker profiles (src/analysis/attacker-profiles.ts) */
   attackerProfilePriors: Record<ProfileName, number>;
@@ -199,6 +202,32 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
   {
     name: 'GRAPH_TTL',
     default: 'unset (off)',
+  {
+    name: 'THREATINTEL',
+    default: 'off',
+    meaning:
+      'on: CVEs get CISA KEV and FIRST EPSS intel (`docs/model.md`), from the files or URLs below, or by hand (`pathgate intel <file>`); applied to CVEs in the graph and to every later one. Off: no intel, no network use.',
+  },
+  {
+    name: 'THREATINTEL_KEV_FILE',
+    default: '(unset)',
+    meaning: 'The CISA KEV catalog (`known_exploited_vulnerabilities.json`, or its CSV) read at start.',
+  },
+  {
+    name: 'THREATINTEL_EPSS_FILE',
+    default: '(unset)',
+    meaning: 'FIRST EPSS scores (`epss_scores-current.csv`) read at start.',
+  },
+  {
+    name: 'THREATINTEL_KEV_URL',
+    default: '(unset)',
+    meaning: 'Where to fetch the KEV catalog at start (only when set: no network use otherwise).',
+  },
+  {
+    name: 'THREATINTEL_EPSS_URL',
+    default: '(unset)',
+    meaning: 'Where to fetch the EPSS scores CSV at start (only when set; an uncompressed CSV).',
+  },
     meaning: 'Remove nodes and edges not re-seen for this long (e.g. 168h).',
   },
   {
@@ -603,6 +632,7 @@ const parseScore: Parser<number> = (text) => {
   // Plain decimals only: Number() would also take `0x1`, `1e-1` and `Infinity`.
   const value = /^(?:\d+(?:\.\d*)?|\.\d+)$/.test(trimmed) ? Number(trimmed) : NaN;
   if (!(value >= 0 && value <= 1)) throw new Error('is not a number from 0 to 1');
+    threatIntel: { enabled: false },
   return value;
 };
 
@@ -648,6 +678,13 @@ export function loadSettings(env: Env, defaults: Partial<Settings> = {}): Settin
     try {
       return parse(raw);
     } catch (error) {
+/** A file that must exist and be readable now (a start-up check, not a surprise later). */
+const parsePath: Parser<string> = (text) => {
+  const file = text.trim();
+  if (!existsSync(file)) throw new Error('names no file that exists');
+  return file;
+};
+
       problems.push(`${name}=${JSON.stringify(raw)} ${(error as Error).message}`);
       bad.add(name);
       return fallback;
@@ -734,6 +771,13 @@ export function loadSettings(env: Env, defaults: Partial<Settings> = {}): Settin
 function readSecret(env: Env, name: string, problems: string[]): string | undefined {
   const direct = env[name];
   const file = env[`${name}_FILE`];
+    threatIntel: {
+      enabled: read('THREATINTEL', parseBoolean, base.threatIntel.enabled),
+      kevFile: read<string | undefined>('THREATINTEL_KEV_FILE', parsePath, base.threatIntel.kevFile),
+      epssFile: read<string | undefined>('THREATINTEL_EPSS_FILE', parsePath, base.threatIntel.epssFile),
+      kevUrl: read<string | undefined>('THREATINTEL_KEV_URL', parseUrl, base.threatIntel.kevUrl),
+      epssUrl: read<string | undefined>('THREATINTEL_EPSS_URL', parseUrl, base.threatIntel.epssUrl),
+    },
   const hasDirect = direct !== undefined && direct !== '';
   const hasFile = file !== undefined && file.trim() !== '';
   if (hasDirect && hasFile) {

@@ -30,6 +30,8 @@ import { VerdictStore } from '../gate/verdicts.js';
 import { isCritical, routeNodes, type PathRecord, type SuppressionNote } from '../paths/path-store.js';
 import { SINGLE_PROCESS_LEADER, type Leadership } from './leadership.js';
 import { readIngestContext } from '../ingest/context.js';
+import { createIntelHook } from '../intel/engine-intel.js';
+import type { IntelSettings } from '../intel/threat-intel.js';
 
 export interface EngineConfig extends AnalyzerConfig {
   dataDir: string;
@@ -39,6 +41,8 @@ export interface EngineConfig extends AnalyzerConfig {
   parkedTtlMs: number;
   snapshotIntervalMs: number;
   thresholds: PriorityThresholds;
+  /** THREATINTEL*: KEV and EPSS applied to CVEs (src/intel/) */
+  threatIntel?: IntelSettings;
   /** Start even when acknowledged records are known lost, keeping copies aside (`verify-store -repair`). */
   storeRepair?: boolean;
 }
@@ -114,12 +118,13 @@ export async function createEngine(deps: EngineDeps) {
   else if (pathLog.recovery.replayed)
     log.info({ replayed: pathLog.recovery.replayed }, 'replayed path lifecycle changes');
 
-  // 2. The journal after it; then live records. A snapshot in progress holds delivery back.
-  const bus: Bus & { lastSeq(): number; compact(uptoSeq: number): Promise<void> } = await createEmbeddedBus({
-    dir: path.join(config.dataDir, 'journal'),
-    journal: store.journal,
-    afterSeq: snapshotSeq,
-    logger: log,
+  // Threat intel: CVEs get KEV and EPSS as they arrive (loaded below, once the graph is restored).
+  const intel = createIntelHook({
+    settings: config.threatIntel,
+    dataDir: config.dataDir,
+    log,
+    metrics,
+    tenants: () => tenants.entries(),
   });
   let appliedSeq = snapshotSeq;
   let hold: Promise<void> | null = null;
@@ -148,6 +153,7 @@ export async function createEngine(deps: EngineDeps) {
   appliedSeq = Math.max(appliedSeq, bus.lastSeq());
 
   const sources = deps.sources ?? createSources({ seedIamUsers: config.seedIamUsers });
+    intel.applied(d.tenant, state, d.envelope);
   const ingestOne = createIngestPipeline({
     sources,
     bus,
@@ -168,6 +174,8 @@ export async function createEngine(deps: EngineDeps) {
               pointer: '/headers/x-tenant',
               value: request.tenant,
               detail: 'lowercase letters, digits, - and _; at most 63',
+  await intel.start();
+
             },
           ],
         },
@@ -450,6 +458,9 @@ export async function createEngine(deps: EngineDeps) {
     /** The ingest listener calls this when a request starts (true) and when its answer is sent (false). */
     receiving(started: boolean): void {
       ingestActivity.receiving = Math.max(0, ingestActivity.receiving + (started ? 1 : -1));
+    /** Threat intel by hand (`pathgate intel`, POST /intel): applied to every tenant's CVEs now. */
+    loadIntel: (text: string, source: string) => intel.load(text, source),
+    threatIntel: intel,
       ingestActivity.lastAt = now();
       if (!started) armQuietCheck();
     },

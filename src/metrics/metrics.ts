@@ -14,6 +14,8 @@ export interface Metrics {
   graphEdges: Gauge<'tenant'>;
   graphPendingEdges: Gauge<'tenant'>;
   graphDropped: Counter<'reason'>;
+  /** CVE nodes threat intel (KEV, EPSS) set or changed (src/intel/) */
+  threatIntelCvesEnriched: Counter<'tenant'>;
   graphSweeps: Counter<'tenant' | 'source'>;
   graphSwept: Counter<'tenant' | 'kind'>;
   graphPrunedNodes: Counter<'tenant'>;
@@ -83,6 +85,17 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
       name: 'service_graph_dropped_total',
       help: 'Values the graph writer dropped: outside the vocabulary, malformed, or parked too long.',
       labelNames: ['reason'],
+      registers,
+    }),
+    threatIntelCvesEnriched: new Counter({
+      name: 'service_threatintel_cves_enriched',
+      help: 'CVE nodes whose threat intel (CISA KEV listing, EPSS score) was set or changed, at load or as CVEs arrive.',
+      labelNames: ['tenant'],
+      registers,
+    }),
+    brokerConnected: new Gauge({
+      name: 'service_broker_connected',
+      help: '1 while the bus is connected to its broker (always 1 for the embedded journal), 0 while it reconnects; ingest answers 503 meanwhile.',
       registers,
     }),
     graphSweeps: new Counter({

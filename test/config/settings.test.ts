@@ -32,6 +32,7 @@ describe('loadSettings: defaults', () => {
       apiAddr: { host: '127.0.0.1', port: 8080 },
       analyzerIntervalMs: 30_000,
       analyzerThreads: Math.min(4, os.availableParallelism()),
+      threatIntel: { enabled: false },
       seedIamUsers: false,
       attackerProfilePriors: { commodity: 0.6, criminal: 0.3, apt: 0.1 },
       scrubIngest: true,
