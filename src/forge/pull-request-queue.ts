@@ -34,10 +34,6 @@ export class PullRequestQueue {
     while (this.tails.size) await Promise.allSettled([...this.tails.values()]);
   }
 
-  get pending(): number {
-    return this.tails.size;
-  }
-
   private chain<T>(pr: string, work: () => Promise<T>): Promise<T> {
     const previous = this.tails.get(pr) ?? Promise.resolve();
     const next = previous.then(work, work);

@@ -130,11 +130,6 @@ export class Overlay implements GraphView {
     return this.nodes.has(id);
   }
 
-  /** Whether the overlay added this node (the live graph does not hold it). */
-  isAdded(id: string): boolean {
-    return this.added.has(id);
-  }
-
   /**
    * Points a live edge at another target: the live edge is hidden, an edge with its attributes (and join
    * confidence) is added to `to`. Used for successor images: a workload running a repository's image runs

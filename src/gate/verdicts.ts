@@ -112,13 +112,6 @@ export class VerdictStore {
     return reports ? combine(reports) : undefined;
   }
 
-  /** Forgets the commits of a pull request (closed or merged): its verdicts are no longer needed. */
-  forget(tenant: string, shas: Iterable<string>): void {
-    const commits = this.byTenant.get(tenant);
-    if (!commits) return;
-    for (const sha of shas) commits.delete(sha.toLowerCase());
-  }
-
   private reportsOf(tenant: string, sha: string): ReportEntry[] | undefined {
     const commits = this.byTenant.get(tenant);
     if (!commits) return undefined;
