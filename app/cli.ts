@@ -5,6 +5,7 @@ import { loadSettings } from '../src/config/settings.js';
 import { normalizeFlags } from './cli-flags.js';
 import { gateCommand, GATE_USAGE } from './gate-cli.js';
 import { ingestReal } from './ingest-real.js';
+import { intelCommand, INTEL_USAGE } from './intel-cli.js';
 import { runServer } from './run-server.js';
 import { verifyStoreCommand, VERIFY_STORE_USAGE } from './verify-store.js';
 import { verifyExportCommand, VERIFY_EXPORT_USAGE } from './verify-export.js';
@@ -26,6 +27,7 @@ Commands:
                         cluster of Kubernetes dumps; signs each request (v2) with $INGEST_HMAC_SECRET
                         when set; exit 0 when every recognised report was accepted
 ${GATE_USAGE}
+${INTEL_USAGE}
   verify-audit <file>   check the audit log's hash chain; names the first broken record (exit 1), reading
                         an encrypted log with $STORE_ENCRYPTION_KEY (or STORE_ENCRYPTION_KEY_FILE)
 ${VERIFY_STORE_USAGE}
@@ -86,6 +88,24 @@ export async function main(argv: string[]): Promise<number> {
         out: (line) => process.stdout.write(`${line}\n`),
       });
       return summary.rejected ? 1 : 0;
+    }
+    case 'intel': {
+      const { values, positionals } = parseArgs({
+        args: normalizeFlags(rest),
+        allowPositionals: true,
+        options: { url: { type: 'string', default: 'http://127.0.0.1:8081' } },
+      });
+      if (positionals.length !== 1) {
+        process.stderr.write(`pathgate intel: expected one file\n\n${USAGE}`);
+        return 2;
+      }
+      return intelCommand({
+        file: positionals[0],
+        url: values.url,
+        secret: process.env.INGEST_HMAC_SECRET || undefined,
+        out: (line) => process.stdout.write(`${line}\n`),
+        err: (line) => process.stderr.write(`${line}\n`),
+      });
     }
     case 'gate':
       return gateCommand(rest, {

@@ -1,4 +1,4 @@
-// The ingest listener (8081): GET /healthz and POST /ingest/<source>. Signed ingest speaks for the tenant
+// The ingest listener (8081): GET /healthz, POST /ingest/<source> and POST /intel (threat intel by hand). Signed ingest speaks for the tenant
 // whose secret signed it; open ingest (no secrets) for the tenant X-Tenant names, checked, and creates at
 // most MAX_TENANTS tenants. Every accepted report is written to the audit log (`ingest.accepted`).
 import type { FastifyRequest } from 'fastify';
@@ -16,6 +16,7 @@ import { createHttpApp, DEFAULT_YAML_MAX_BYTES, registerReportBodies } from './p
 import type { Auditor } from './plugins/audit.js';
 import { registerClientGuard } from './plugins/client-guard.js';
 import { registerIngestAuth } from './plugins/ingest-auth.js';
+import { registerIntelRoute } from './routes/intel.js';
 
 export function buildIngestServer(deps: {
   engine: Engine;
@@ -67,6 +68,7 @@ export function buildIngestServer(deps: {
   });
   const receiving = new WeakSet<object>();
   app.get('/healthz', async (_request, reply) => reply.type('text/plain').send('ok'));
+  registerIntelRoute(app, { engine: deps.engine, auth });
   app.post<{ Params: { source: string }; Querystring: Record<string, string | undefined> }>(
     '/ingest/:source',
     {

@@ -561,6 +561,29 @@ export class GraphWriter {
     this.moveEdges(fromId, toId);
   }
 
+  /**
+   * Sets threat intel (`kev`, `epss`, ...) on CVE nodes: those given, or every CVE in the graph. A change
+   * reprices the hops priced from the CVE (live-graph follows AFFECTS and DEPENDS_ON). Returns how many
+   * CVE nodes changed.
+   */
+  enrichCves(lookup: (cve: string) => Record<string, unknown> | undefined, ids?: Iterable<string>): number {
+    let changed = 0;
+    const enrich = (id: string) => {
+      if (!this.graph.hasNode(id)) return;
+      const attrs = this.graph.getNodeAttributes(id);
+      if (attrs.label !== 'CVE') return;
+      const intel = lookup(attrs.name);
+      if (!intel || !changesProps(attrs.props, intel)) return;
+      attrs.props = { ...attrs.props, ...intel };
+      this.analysisVersion++;
+      this.changes.nodeChanged(id);
+      changed++;
+    };
+    if (ids) for (const id of ids) enrich(id);
+    else this.graph.forEachNode((id) => enrich(id));
+    return changed;
+  }
+
   /** Marks the graph changed after a bulk restore that bypassed apply(). */
   touch(): void {
     this.analysisVersion++;

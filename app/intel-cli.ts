@@ -1,0 +1,59 @@
+// `pathgate intel <file> [-url URL]`: posts a threat-intel catalog (CISA KEV JSON or CSV, FIRST EPSS CSV)
+// to a running ingest listener's POST /intel, which applies it to every CVE at once (THREATINTEL=on).
+// Signs the request (v2) with $INGEST_HMAC_SECRET when set, as `ingestreal` does.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { signV2 } from '../src/auth/ingest-signature.js';
+
+export const INTEL_USAGE = `  intel <file> [-url URL]
+                        load a threat-intel catalog (CISA KEV JSON or CSV, FIRST EPSS CSV) into a running
+                        service started with THREATINTEL=on (ingest listener, default http://127.0.0.1:8081):
+                        applied to every CVE now and kept for the next start`;
+
+export async function intelCommand(options: {
+  file: string;
+  url: string;
+  secret?: string;
+  out: (line: string) => void;
+  err: (line: string) => void;
+}): Promise<number> {
+  let body: string;
+  try {
+    body = await readFile(options.file, 'utf8');
+  } catch (error) {
+    options.err(`pathgate intel: ${options.file}: ${(error as Error).message}`);
+    return 2;
+  }
+  const url = new URL('/intel', options.url);
+  const headers: Record<string, string> = {
+    'content-type': body.trimStart().startsWith('{') ? 'application/json' : 'text/csv',
+    'x-intel-source': path.basename(options.file),
+  };
+  if (options.secret !== undefined) {
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    headers['x-service-timestamp'] = timestamp;
+    headers['x-service-signature-v2'] = signV2(options.secret, {
+      timestamp,
+      method: 'POST',
+      path: url.pathname,
+      rawQuery: '',
+      body,
+    });
+  }
+  let response: Response;
+  try {
+    response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(120_000) });
+  } catch (error) {
+    options.err(`pathgate intel: ${url.href}: ${(error as Error).message}`);
+    return 1;
+  }
+  const answer = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+  if (response.ok) {
+    options.out(
+      `${options.file}: ${answer.kind} catalog${answer.version ? ` ${answer.version}` : ''}, ${answer.entries} CVEs, ${answer.enriched} CVE nodes enriched`,
+    );
+    return 0;
+  }
+  options.err(`pathgate intel: ${response.status} ${String(answer.detail ?? answer.title ?? '')}`);
+  return 1;
+}
