@@ -174,6 +174,11 @@ export class LiveGraph implements CompiledGraph {
   /** Full compiles so far (tests, status). */
   rebuilds = 0;
 
+  /** Whether IAM users with exposed credentials were compiled as starts (SEED_IAM_USERS). */
+  get seededIamUsers(): boolean {
+    return this.seedIamUsers;
+  }
+
   indexOf(id: string): number {
     return this.slotOf.get(id) ?? -1;
   }

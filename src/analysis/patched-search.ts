@@ -19,15 +19,17 @@ export interface PatchedSearch {
 
 /**
  * `live` must be in step with the graph `source` is laid over, and `previous` (when given) must be the
- * search of `live` as it is; null when the change is too large to patch (compile the overlay afresh then).
+ * search of `live` as it is; null when the change is too large to patch, or `live` was compiled with
+ * other start rules (compile the overlay afresh then).
  */
 export async function searchPatched(
   live: LiveGraph,
   previous: { side: SearchSide; found: PairPath[] } | null,
   source: PatchSource,
   changes: TakenChanges,
-  finder: PathFinder,
+  options: { finder: PathFinder; seedIamUsers: boolean },
 ): Promise<PatchedSearch | null> {
+  if (live.seededIamUsers !== options.seedIamUsers) return null;
   const fork = live.fork();
   const patched = fork.patchWith(source, changes);
   if (!patched) return null;
@@ -37,7 +39,7 @@ export async function searchPatched(
     previous && !patched.rolesChanged && previous.side === side
       ? affectedRoots(fork, side, patched, previous.found)
       : undefined;
-  const searched = await finder.find(fork, roots);
+  const searched = await options.finder.find(fork, roots);
   const found =
     roots && previous ? mergeScoped(previous.found, searched, roots, side, fork.nodeCount) : searched;
   return { compiled: fork, found, searchedRoots: roots ? roots.length : all.length, roots: all.length };

@@ -171,7 +171,7 @@ async function checkFork(
     tenant.lastSearch,
     tenantSource(copy),
     writer.changes.take(),
-    finder,
+    { finder, seedIamUsers },
   );
   expect(patched, context).not.toBeNull();
   const fresh = compileGraph(copy, { seedIamUsers });
