@@ -228,6 +228,26 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     default: '(unset)',
     meaning: 'Where to fetch the EPSS scores CSV at start (only when set; an uncompressed CSV).',
   },
+  {
+    name: 'SEED_IAM_USERS',
+    default: 'false',
+    meaning:
+      'The IAM-user lens: every IAM user (iam source) is a starting node, marked `credential_exposed` (a leaked key). Off: none is.',
+  },
+  {
+    name: 'ATTACKER_PROFILE_PRIORS',
+    default: 'commodity=0.6,criminal=0.3,apt=0.1',
+    meaning:
+      'Prior weights of the attacker profiles behind `mixtureScore`, `profileScores` and the risk simulation mixture (`docs/model.md`); normalized.',
+  },
+  {
+    name: 'SCRUB_INGEST',
+    default: 'true',
+    meaning: 'Redact secrets from property values before storage (docs/scrubbing.md).',
+  },
+  {
+    name: 'GRAPH_TTL',
+    default: 'unset (off)',
     meaning: 'Remove nodes and edges not re-seen for this long (e.g. 168h).',
   },
   {
