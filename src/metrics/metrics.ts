@@ -26,12 +26,12 @@ export interface Metrics {
   authDenied: Counter<'surface' | 'reason'>;
   gateVerdicts: Counter<'verdict'>;
   criticalPathEvents: Counter<'tenant'>;
-}
-
   /** 1 while the bus's broker is reachable (always 1 for the embedded journal), 0 while it reconnects */
   brokerConnected: Gauge;
   /** Heavy GraphQL analyses refused: `request` (over 20 in one request) or `busy` (every slot and queue place taken). */
   apiHeavyRefused: Counter<'reason'>;
+}
+
 export function createMetrics(options: { processMetrics?: boolean } = {}): Metrics {
   const registry = new Registry();
   if (options.processMetrics) collectDefaultMetrics({ register: registry });
@@ -158,6 +158,12 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
       labelNames: ['verdict'],
       registers,
     }),
+    apiHeavyRefused: new Counter({
+      name: 'service_api_heavy_refused_total',
+      help: 'Heavy GraphQL analyses refused, by reason: request (more than 20 in one request), busy (429: every slot and queue place taken).',
+      labelNames: ['reason'],
+      registers,
+    }),
   };
 }
 
@@ -171,12 +177,6 @@ const TENANT_LABEL = 'tenant';
  * prom-client's own aggregation (the one it uses across cluster workers) does the summing.
  */
 export async function metricsWithoutTenants(registry: Registry): Promise<string> {
-    apiHeavyRefused: new Counter({
-      name: 'service_api_heavy_refused_total',
-      help: 'Heavy GraphQL analyses refused, by reason: request (more than 20 in one request), busy (429: every slot and queue place taken).',
-      labelNames: ['reason'],
-      registers,
-    }),
   const metrics = (await registry.getMetricsAsJSON()).map((metric) => {
     if (!metric.values.some((v) => TENANT_LABEL in v.labels)) return { ...metric, aggregator: 'first' };
     const values = metric.values.map((v) => {
