@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { signingEnabled } from '../src/auth/ingest-signature.js';
 import { AuditLog } from '../src/audit/audit-log.js';
+import { startAuditRetention } from '../src/audit/retention.js';
 import { TrustedProxies } from '../src/auth/client-ip.js';
 import { createOidcVerifier } from '../src/auth/oidc.js';
 import { Lockout } from '../src/auth/rate-limit.js';
@@ -94,11 +95,25 @@ export async function buildService(options: {
     lockMs: 15 * 60_000,
   });
   const trusted = new TrustedProxies(auth.trustedProxies);
+  const auditLog =
+    settings.audit.path !== undefined ? new AuditLog(settings.audit.path, settings.audit.key, now) : undefined;
   const auditor =
-    settings.audit.path !== undefined
-      ? createAuditor(new AuditLog(settings.audit.path, settings.audit.key, now), {
-          exfilThreshold: settings.audit.exfilThreshold,
+    auditLog &&
+    createAuditor(auditLog, {
+      exfilThreshold: settings.audit.exfilThreshold,
+      now,
+    });
+  // AUDIT_RETENTION: records older than the window are pruned, the chain kept verifiable (an anchor).
+  const retention =
+    auditLog && settings.audit.path !== undefined && settings.audit.retentionMs !== undefined
+      ? startAuditRetention({
+          log: auditLog,
+          file: settings.audit.path,
+          key: settings.audit.key,
+          retentionMs: settings.audit.retentionMs,
+          registry: metrics.registry,
           now,
+          onError: (error) => logger.error({ err: error }, 'audit retention: prune failed; nothing was removed'),
         })
       : undefined;
   const ingestApp = buildIngestServer({
@@ -171,6 +186,7 @@ export async function buildService(options: {
     async close() {
       if (closed) return;
       closed = true;
+      retention?.stop();
       await Promise.allSettled([ingestApp.close(), apiApp.close(), metricsApp?.close()]);
       // Pull-request updates already queued (webhooks answered, verdicts given) are finished, not dropped.
       await github?.idle();
