@@ -23,6 +23,7 @@ export const AUDIT_EVENTS = [
   'export.oscal',
   'export.ndjson',
   'exfil.alert',
+  'audit.pruned',
 ] as const;
 
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];

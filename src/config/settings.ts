@@ -97,7 +97,7 @@ export interface GithubSettings {
 /** The audit log (docs/security.md). */
 export interface AuditSettings {
   path?: string;
-  /** AUDIT_RETENTION: applies to the database chain; a file log keeps everything */
+  /** AUDIT_RETENTION: records older than this are pruned (src/audit/retention.ts) */
   retentionMs?: number;
   /** STORE_ENCRYPTION_KEY: 32 bytes; the audit log's lines are sealed with AES-256-GCM */
   key?: Buffer;
@@ -440,7 +440,7 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     name: 'AUDIT_RETENTION',
     default: 'unset (keep everything)',
     meaning:
-      'How long audit records are kept in the database chain (e.g. 2160h); a file log keeps everything.',
+      'How long audit records are kept (e.g. 2160h): older ones are pruned every sixth of the window (between 1h and 1d) and at start, an anchor (`<AUDIT_LOG_PATH>.anchor`) keeping the chain verifiable; counted in `service_audit_pruned_records_total`.',
   },
   {
     name: 'STORE_ENCRYPTION_KEY',
