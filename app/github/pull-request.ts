@@ -6,6 +6,8 @@ import type { GatePath, GateResult } from '../../src/gate/evaluate.js';
 import { renderMermaid } from '../gate-client.js';
 
 export const STATUS_CONTEXT = 'service/attack-paths';
+/** routes commented on one pull request at most */
+export const MAX_COMMENTS = 20;
 const MARKER = /<!-- pathgate:path=(ap-[0-9a-f]{16}) -->/;
 const RESOLVED = '<!-- pathgate:resolved -->';
 
@@ -131,7 +133,13 @@ async function reconcileComments(
     if (id && !existing.has(id)) existing.set(id, comment);
   }
   let wrote = false;
-  for (const { path, status } of current) {
+  // A pull request is read by people: the worst routes get a comment each (critical first, then by score);
+  // the status counts them all. A route past the cap keeps the comment it already has.
+  const ranked = [...current].sort(
+    (a, b) => Number(b.path.critical) - Number(a.path.critical) || b.path.score - a.path.score,
+  );
+  for (const { path } of ranked.slice(MAX_COMMENTS)) existing.delete(path.id);
+  for (const { path, status } of ranked.slice(0, MAX_COMMENTS)) {
     const body = renderComment(path, status, link(path.id));
     const comment = existing.get(path.id);
     if (!comment) {

@@ -33,9 +33,10 @@ interface ReportEntry {
   slug: string | null;
   pr: number | null;
   decidedAt: string;
-  result: Omit<GateResult, 'paths'>;
+  result: Omit<GateResult, 'paths'> & { counts?: { opened: number; worsened: number } };
 }
 
+const MAX_ROUTES_KEPT = 200;
 const WORST: Readonly<Record<Verdict, number>> = { clean: 0, unknown: 1, blocked: 2 };
 
 export class VerdictStore {
@@ -69,7 +70,15 @@ export class VerdictStore {
     at: number,
   ): StoredVerdict | undefined {
     if (!result.commit) return undefined;
-    const { paths: _paths, ...kept } = result;
+    // Routes kept per report: the worst ones (the lists are sorted by score); counts kept whole.
+    const { paths: _paths, ...all } = result;
+    const kept = {
+      ...all,
+      opened: all.opened.slice(0, MAX_ROUTES_KEPT),
+      worsened: all.worsened.slice(0, MAX_ROUTES_KEPT),
+      improved: all.improved.slice(0, MAX_ROUTES_KEPT),
+      counts: { opened: all.opened.length, worsened: all.worsened.length },
+    };
     const entry: ReportEntry = {
       tenant,
       sha: result.commit.toLowerCase(),
@@ -97,8 +106,12 @@ export class VerdictStore {
       verdict: view.verdict,
       reason: view.reason,
       attribution: view.attribution,
-      opened: view.opened.length,
-      worsened: view.worsened.length,
+      opened:
+        reports.length === 1 ? (reports[0].result.counts?.opened ?? view.opened.length) : view.opened.length,
+      worsened:
+        reports.length === 1
+          ? (reports[0].result.counts?.worsened ?? view.worsened.length)
+          : view.worsened.length,
       preexisting: view.preexisting,
       slug: last.slug,
       pr: last.pr,

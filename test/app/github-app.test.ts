@@ -364,6 +364,33 @@ describe('the GitHub app', () => {
     expect(github.statuses().at(-1)).toMatchObject({ state: 'failure' });
   });
 
+  it('comments on the worst routes only, and counts them all in the status', async () => {
+    const s = await start();
+    const web = node('Service', 'checkout');
+    const replicas = Array.from({ length: 24 }, (_, i) =>
+      node('Database', `orders-replica-${String(i).padStart(2, '0')}`, { crown_jewel: true }),
+    );
+    await s.ingest(
+      envelope(
+        [web, ...replicas],
+        replicas.map((db) => edge('HAS_PERMISSION', web, db, 0.9)),
+      ),
+    );
+    await s.settle();
+    expect((await gate(s, trivyReport([LOW_CVE, KEV_CVE]))).worsened).toHaveLength(25);
+    await s.github!.idle();
+    expect(github.comments).toHaveLength(20);
+    expect(github.statuses().at(-1)).toMatchObject({
+      state: 'failure',
+      description: '25 critical attack paths opened or made likelier',
+    });
+    // A second verdict resolves none of the routes left without a comment, and adds no comment.
+    await gate(s, trivyReport([LOW_CVE, KEV_CVE]));
+    await s.github!.idle();
+    expect(github.comments).toHaveLength(20);
+    expect(github.comments.some((c) => c.body.includes('Resolved'))).toBe(false);
+  });
+
   it('removes a copy of a route comment another writer posted at the same moment', async () => {
     const s = await start();
     expect((await gate(s, trivyReport([LOW_CVE, KEV_CVE]))).verdict).toBe('blocked');
