@@ -509,23 +509,23 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
   },
   {
     name: 'SUPPRESSIONS_PATH',
-    default: 'DATA_DIR/governance/<tenant>/suppressions.json',
+    default: 'unset (DATA_DIR/governance/<tenant>/suppressions.json)',
     meaning:
       "File of the default tenant's suppressions (another tenant's sits beside it as `<name>.<tenant>.json`). Written whole, atomically.",
   },
   {
     name: 'VALIDATIONS_PATH',
-    default: 'DATA_DIR/governance/<tenant>/validations.json',
+    default: 'unset (DATA_DIR/governance/<tenant>/validations.json)',
     meaning: 'File of the validation verdicts (red team, BAS), as SUPPRESSIONS_PATH.',
   },
   {
     name: 'TICKETS_PATH',
-    default: 'DATA_DIR/governance/<tenant>/tickets.json',
+    default: 'unset (DATA_DIR/governance/<tenant>/tickets.json)',
     meaning: 'File of the tickets, as SUPPRESSIONS_PATH.',
   },
   {
     name: 'HISTORY_PATH',
-    default: 'DATA_DIR/governance/<tenant>/history.json',
+    default: 'unset (DATA_DIR/governance/<tenant>/history.json)',
     meaning: 'File of the posture trend (one point per analyzer pass that changed it), as SUPPRESSIONS_PATH.',
   },
   {
