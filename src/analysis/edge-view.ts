@@ -77,6 +77,12 @@ export class EdgeView {
     return this.changed;
   }
 
+  /** Copies the priced arrays now, so searches set up on `graph` see every later change. */
+  detach(): CompiledGraph {
+    this.copy();
+    return this.graph;
+  }
+
   private copy(): void {
     if (this.copied) return;
     this.copied = true;

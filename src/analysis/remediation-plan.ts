@@ -6,10 +6,10 @@
 // is offered; a cut that closes nothing, because another route takes over, is never offered. Routes that take over become the next round's critical routes,
 // so the plan follows re-routing until no critical route is left or the plan is full.
 // A direct-access target is one change of its own: blocking its public access.
-import { bestPaths, comparePairs, searchSide, type PairPath } from './best-paths.js';
+import { bestPaths, comparePairs, PathSearch, planSearch, searchSide, type PairPath } from './best-paths.js';
 import type { CompiledGraph } from './compiled-graph.js';
 import { EdgeView } from './edge-view.js';
-import { simulateRisk } from './risk-simulation.js';
+import { countWorlds } from './risk-simulation.js';
 
 export interface PlanVerification {
   /** The what-if confirmed the change closes or de-escalates at least one critical route. */
@@ -89,18 +89,27 @@ export function remediationPlan(g: CompiledGraph, options: PlanOptions): Remedia
   // The view's best paths, kept current: a cut changes only the pairs whose route used the hop, so only
   // their roots are searched again (the others keep their route: it is still there and still best).
   let found = bestPaths(g, undefined, side);
+  // One search state for every verification: the plan's pruning (nodes some route may use) is computed on
+  // the graph before any cut, a superset of what the view needs, so it stays exact; the view's arrays are
+  // copied up front, so the search reads every cut as it is made.
+  const search = new PathSearch(view.detach(), planSearch(g, side));
   const afterCut = (edge: number): PairPath[] => {
     const roots = new Set<number>();
     for (const p of found) if (p.edges.includes(edge)) roots.add(rootOf(p));
     if (!roots.size) return found;
-    const again = bestPaths(view.graph, Int32Array.from(roots), side);
+    const again: PairPath[] = [];
+    for (const root of roots) search.run(root, again);
     return [...found.filter((p) => !roots.has(rootOf(p))), ...again].sort(comparePairs);
+  };
+  const expectedOf = () => {
+    const counts = countWorlds(view.graph, risk.iterations, risk.seed);
+    return counts.targetHits.reduce((sum, hits) => sum + hits, 0) / risk.iterations;
   };
   let critical = criticalRoutes(view.graph, found, options.p1);
   const criticalBefore = critical.length;
   const total = critical.reduce((sum, c) => sum + c.score, 0);
   let riskLeft = total;
-  let expectedLeft = simulateRisk(view.graph, risk).expectedCompromised;
+  let expectedLeft = expectedOf();
   const items: PlanItem[] = [];
   while (critical.length && items.length < maxItems) {
     // Candidates: each direct-access target, and each hop by the critical weight routed over it.
@@ -163,7 +172,7 @@ export function remediationPlan(g: CompiledGraph, options: PlanOptions): Remedia
     if (candidate.kind === 'cut-edge') view.remove(candidate.id);
     else view.closeDirectAccess(candidate.id);
     found = best.found;
-    const expectedNow = simulateRisk(view.graph, risk).expectedCompromised;
+    const expectedNow = expectedOf();
     items.push({
       kind: candidate.kind,
       edge: candidate.kind === 'cut-edge' ? candidate.id : -1,

@@ -14,7 +14,8 @@
 import { attackerProfiles, type AttackerProfile, type ProfileName } from './attacker-profiles.js';
 import type { CompiledCore } from './compiled-graph.js';
 
-/** Words of 32 worlds per node in one batch: 2 words, 64 worlds (as the yardstick's 64-bit words). */
+/** Words of 32 worlds per node in one batch: 2 words, 64 worlds (as the yardstick's 64-bit words). The
+ * inner loops are written for exactly two. */
 export const WORDS = 2;
 const WORLDS_PER_BATCH = 32 * WORDS;
 /** Hop probabilities are drawn at 16-bit resolution (bias under 1/65,536), as the yardstick does. */
@@ -84,26 +85,33 @@ export function countWorlds(g: CompiledCore, iterations: number, seed: number): 
   const sample = (e: number, batch: number) => {
     stamp[e] = batch;
     const t = threshold[e];
-    const at = e * WORDS;
+    const at = e << 1;
     if (t >= RESOLUTION) {
-      for (let j = 0; j < WORDS; j++) mask[at + j] = 0xffffffff;
+      mask[at] = 0xffffffff;
+      mask[at + 1] = 0xffffffff;
       return;
     }
-    if (t === 0) {
-      for (let j = 0; j < WORDS; j++) mask[at + j] = 0;
-      return;
-    }
+    // Each random word is a full-avalanche hash of (seed, batch, hop, step): the same whatever the order
+    // hops are visited in. (A linear stream such as xorshift32 from a per-hop key correlates the worlds.)
     const key = fmix32(fmix32(e ^ seedMix) + Math.imul(batch, 0x9e3779b9));
-    const low = 31 - Math.clz32(t & -t);
-    let counter = 0;
-    for (let j = 0; j < WORDS; j++) {
-      let m = 0;
-      for (let b = low; b < 16; b++) {
-        const r = fmix32(key + Math.imul(++counter, 0x6d2b79f5));
-        m = (t >>> b) & 1 ? m | r : m & r;
+    let counter = key;
+    let m0 = 0;
+    let m1 = 0;
+    for (let b = 31 - Math.clz32(t & -t); b < 16; b++) {
+      counter = (counter + 0x6d2b79f5) | 0;
+      const r0 = fmix32(counter);
+      counter = (counter + 0x6d2b79f5) | 0;
+      const r1 = fmix32(counter ^ 0x5851f42d);
+      if ((t >>> b) & 1) {
+        m0 |= r0;
+        m1 |= r1;
+      } else {
+        m0 &= r0;
+        m1 &= r1;
       }
-      mask[at + j] = m >>> 0;
     }
+    mask[at] = m0;
+    mask[at + 1] = m1;
   };
 
   let batch = 0;
@@ -134,30 +142,29 @@ export function countWorlds(g: CompiledCore, iterations: number, seed: number): 
       if (head === n) head = 0;
       queued--;
       inQueue[u] = 0;
-      const uAt = u * WORDS;
+      const uAt = u << 1;
+      // reach[u] does not change while u's hops are read (no hop leads from a node to itself).
+      const u0 = reach[uAt];
+      const u1 = reach[uAt + 1];
       for (let s = fStart[u], end = fEnd[u]; s < end; s++) {
         const v = fTo[s];
-        const vAt = v * WORDS;
-        let fresh = 0;
-        for (let j = 0; j < WORDS; j++) fresh |= reach[uAt + j] & ~reach[vAt + j];
-        if (fresh === 0) continue;
+        const vAt = v << 1;
+        const v0 = reach[vAt];
+        const v1 = reach[vAt + 1];
+        if ((u0 & ~v0) === 0 && (u1 & ~v1) === 0) continue;
         const e = fEdges[s];
         if (threshold[e] === 0) continue;
         if (stamp[e] !== batch) sample(e, batch);
-        const eAt = e * WORDS;
-        let gained = 0;
-        for (let j = 0; j < WORDS; j++) {
-          const nb = reach[uAt + j] & ~reach[vAt + j] & mask[eAt + j];
-          if (nb !== 0) {
-            reach[vAt + j] |= nb;
-            gained = 1;
-          }
-        }
-        if (gained && seen[v] === 0) {
+        const n0 = u0 & ~v0 & mask[e << 1];
+        const n1 = u1 & ~v1 & mask[(e << 1) + 1];
+        if (n0 === 0 && n1 === 0) continue;
+        reach[vAt] = v0 | n0;
+        reach[vAt + 1] = v1 | n1;
+        if (seen[v] === 0) {
           seen[v] = 1;
           visited[visitedCount++] = v;
         }
-        if (gained && !inQueue[v]) {
+        if (!inQueue[v]) {
           inQueue[v] = 1;
           queue[tail++] = v;
           if (tail === n) tail = 0;
