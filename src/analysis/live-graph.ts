@@ -249,14 +249,16 @@ export class LiveGraph implements CompiledGraph {
   }
 
   /**
-   * Patches this graph (a fork) with `changes` as `source` presents them; nodes are matched by id only.
-   * Null when the changes cannot be patched (too many, or out of step with `source`): compile afresh then.
+   * Patches this graph (a fork) with `changes` as `source` presents them. `identity`: as for a tenant graph,
+   * a node under a new attributes object was removed and added again (false for an overlay, whose re-stated
+   * nodes are new objects in their old place). Null when the changes cannot be patched (too many, or out of
+   * step with `source`): compile afresh then.
    */
-  patchWith(source: PatchSource, changes: TakenChanges): SyncResult | null {
+  patchWith(source: PatchSource, changes: TakenChanges, identity = false): SyncResult | null {
     const count = changes.nodes.size + changes.edges.size;
     if (!this.built || count > Math.max(4096, source.size / 8)) return null;
     try {
-      return this.patch(source, changes, {}, count, false);
+      return this.patch(source, changes, {}, count, identity);
     } catch (error) {
       this.built = false;
       if (error instanceof OutOfStep) return null;

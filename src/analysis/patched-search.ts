@@ -11,6 +11,7 @@ import type { TakenChanges } from '../graph/model.js';
 export interface PatchedSearch {
   /** The patched fork: the routes in `found` point into it. */
   compiled: LiveGraph;
+  side: SearchSide;
   found: PairPath[];
   /** Roots searched, and how many there are (a full search when equal). */
   searchedRoots: number;
@@ -27,11 +28,18 @@ export async function searchPatched(
   previous: { side: SearchSide; found: PairPath[] } | null,
   source: PatchSource,
   changes: TakenChanges,
-  options: { finder: PathFinder; seedIamUsers: boolean },
+  options: {
+    finder: PathFinder;
+    seedIamUsers: boolean;
+    /** `source` is a tenant graph (see LiveGraph.patchWith). */
+    identity?: boolean;
+    /** Patch `live` itself rather than a fork of it (a fork no one else reads). */
+    inPlace?: boolean;
+  },
 ): Promise<PatchedSearch | null> {
   if (live.seededIamUsers !== options.seedIamUsers) return null;
-  const fork = live.fork();
-  const patched = fork.patchWith(source, changes);
+  const fork = options.inPlace ? live : live.fork();
+  const patched = fork.patchWith(source, changes, options.identity ?? false);
   if (!patched) return null;
   const side = searchSide(fork);
   const all = side === 'targets' ? fork.targets : fork.starts;
@@ -42,5 +50,5 @@ export async function searchPatched(
   const searched = await options.finder.find(fork, roots);
   const found =
     roots && previous ? mergeScoped(previous.found, searched, roots, side, fork.nodeCount) : searched;
-  return { compiled: fork, found, searchedRoots: roots ? roots.length : all.length, roots: all.length };
+  return { compiled: fork, side, found, searchedRoots: roots ? roots.length : all.length, roots: all.length };
 }

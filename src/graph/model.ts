@@ -187,6 +187,21 @@ export class GraphChanges {
     this.removedEdges.clear();
   }
 
+  /**
+   * What changed so far, left in place for the reader that takes it (the gate lays pending writes over the
+   * live compiled graph this way); null when everything may have changed. Read it before the next write.
+   */
+  peek(): TakenChanges | null {
+    if (this.all) return null;
+    return {
+      all: false,
+      nodes: this.nodes,
+      edges: this.edges,
+      removedNodes: this.removedNodes,
+      removedEdges: this.removedEdges,
+    };
+  }
+
   /** Hands over what changed and starts listing afresh. */
   take(): TakenChanges {
     const taken: TakenChanges = {
