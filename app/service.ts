@@ -25,6 +25,7 @@ import { createAuditor } from './plugins/audit.js';
 import { yamlToList } from '../src/ingest/yaml.js';
 import { buildIngestServer } from './ingest-server.js';
 import { packageRoot } from './package-root.js';
+import { openScaleOut } from './scale-out.js';
 
 export const DEMO_DIR = path.join(packageRoot(), 'fixtures', 'demo');
 
@@ -54,9 +55,9 @@ export function engineConfigFrom(settings: Settings): EngineConfig {
     parkedTtlMs: settings.parkedEdgeTtlMs,
     snapshotIntervalMs: settings.snapshotIntervalMs,
     seedIamUsers: settings.seedIamUsers,
+    threatIntel: settings.threatIntel,
     graphTtlMs: settings.graphTtlMs,
     thresholds: { p1: settings.priorityP1Score, p2: settings.priorityP2Score },
-    threatIntel: settings.threatIntel,
   };
 }
 
@@ -70,13 +71,23 @@ export async function buildService(options: {
   const metrics = createMetrics({ processMetrics: true });
   // Governance first: the engine asks it which paths are suppressed (the one critical definition).
   const governance = createGovernance(settings);
-  const engine = await createEngine({
-    config: engineConfigFrom(settings),
-    log: logger,
-    metrics,
-    now: options.now,
-    suppression: (tenant, pathId, at) => governance.suppression(tenant, pathId, at),
-  });
+  // Scale-out (BUS_URL, DB_DSN): the JetStream bus and the leader lock; embedded otherwise.
+  const scaleOut = await openScaleOut(settings, logger, metrics);
+  let engine: Engine;
+  try {
+    engine = await createEngine({
+      config: engineConfigFrom(settings),
+      log: logger,
+      metrics,
+      now: options.now,
+      suppression: (tenant, pathId, at) => governance.suppression(tenant, pathId, at),
+      leadership: scaleOut.leadership,
+      bus: scaleOut.bus,
+    });
+  } catch (error) {
+    await scaleOut.close();
+    throw error;
+  }
   governance.preload(['default', ...[...engine.tenants()].map((t) => t.name)]);
   const { auth } = settings;
   const now = options.now ?? Date.now;
@@ -96,7 +107,9 @@ export async function buildService(options: {
   });
   const trusted = new TrustedProxies(auth.trustedProxies);
   const auditLog =
-    settings.audit.path !== undefined ? new AuditLog(settings.audit.path, settings.audit.key, now) : undefined;
+    settings.audit.path !== undefined
+      ? new AuditLog(settings.audit.path, settings.audit.key, now)
+      : undefined;
   const auditor =
     auditLog &&
     createAuditor(auditLog, {
@@ -113,7 +126,8 @@ export async function buildService(options: {
           retentionMs: settings.audit.retentionMs,
           registry: metrics.registry,
           now,
-          onError: (error) => logger.error({ err: error }, 'audit retention: prune failed; nothing was removed'),
+          onError: (error) =>
+            logger.error({ err: error }, 'audit retention: prune failed; nothing was removed'),
         })
       : undefined;
   const ingestApp = buildIngestServer({
@@ -159,6 +173,10 @@ export async function buildService(options: {
     dataDir: settings.dataDir,
     governance,
     ticketWebhookUrl: settings.ticketWebhookUrl,
+    analyses: new AnalysisService(
+      { seedIamUsers: settings.seedIamUsers, profilePriors: settings.attackerProfilePriors },
+      metrics,
+    ),
   });
   const github = settings.github
     ? registerGithubApp(apiApp, { engine, logger, settings: settings.github })
@@ -170,10 +188,6 @@ export async function buildService(options: {
     : undefined;
   let closed = false;
   return {
-    analyses: new AnalysisService(
-      { seedIamUsers: settings.seedIamUsers, profilePriors: settings.attackerProfilePriors },
-      metrics,
-    ),
     engine,
     governance,
     drift,
@@ -191,6 +205,7 @@ export async function buildService(options: {
       // Pull-request updates already queued (webhooks answered, verdicts given) are finished, not dropped.
       await github?.idle();
       await engine.close();
+      await scaleOut.close();
     },
   };
 }

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import type { Bus, Delivery } from '../bus/bus.js';
 import { createEmbeddedBus } from '../bus/memory.js';
-import { writeSnapshot } from '../bus/snapshot-file.js';
+import { PREVIOUS_SNAPSHOT_FILE, readSnapshot, SNAPSHOT_FILE, writeSnapshot } from '../bus/snapshot-file.js';
 import { openStore } from '../bus/store.js';
 import { createPathFinder, type PathFinder } from '../analysis/path-finder.js';
 import { warmUp } from '../analysis/warm-up.js';
@@ -57,7 +57,16 @@ export interface EngineDeps {
   leadership?: Leadership;
   /** The suppression that holds for a path at an instant (src/governance/suppressions.ts), if any. */
   suppression?: (tenant: string, pathId: string, at: number) => SuppressionNote | undefined;
+  /**
+   * A broker bus instead of the embedded journal (scale-out: src/bus/jetstream.ts), opened to deliver the
+   * records after `afterSeq`, the restored snapshot's stream sequence. The snapshot is read from
+   * DATA_DIR/state alone; the broker keeps the records.
+   */
+  bus?: (afterSeq: number) => Promise<ScaleOutBus>;
 }
+
+/** What the engine needs of a broker bus beyond the Bus contract. */
+export type ScaleOutBus = Bus & { lastSeq(): number; compact(uptoSeq: number): Promise<void> };
 
 export type Engine = Awaited<ReturnType<typeof createEngine>>;
 
@@ -90,7 +99,9 @@ export async function createEngine(deps: EngineDeps) {
   // 1. The store: the newest intact snapshot (a damaged one falls back on the previous one or on the
   // journal alone when that suffices) and a journal checked to hold every record after it; known loss
   // stops the start unless the operator asked for a repair (src/bus/store.ts, docs/operations.md).
-  const store = await openStore({ dataDir: config.dataDir, repair: config.storeRepair, log });
+  const store = deps.bus
+    ? { snapshot: await readBrokerSnapshot(stateDir, log), journal: undefined }
+    : await openStore({ dataDir: config.dataDir, repair: config.storeRepair, log });
   let snapshotSeq = 0;
   const snapshot = store.snapshot;
   if (snapshot) {
@@ -126,12 +137,23 @@ export async function createEngine(deps: EngineDeps) {
     metrics,
     tenants: () => tenants.entries(),
   });
+
+  // 2. The journal after it; then live records. A snapshot in progress holds delivery back.
+  const bus: ScaleOutBus = deps.bus
+    ? await deps.bus(snapshotSeq)
+    : await createEmbeddedBus({
+        dir: path.join(config.dataDir, 'journal'),
+        journal: store.journal,
+        afterSeq: snapshotSeq,
+        logger: log,
+      });
   let appliedSeq = snapshotSeq;
   let hold: Promise<void> | null = null;
   bus.consume(async (d: Delivery) => {
     if (hold) await hold;
     const state = tenant(d.tenant);
     state.writer.apply(d.envelope, d.receivedAt, d.scope);
+    intel.applied(d.tenant, state, d.envelope);
     if (d.scope !== undefined && d.chunk === d.chunks - 1) {
       const swept = state.writer.completeScope(d.scope);
       metrics.graphSweeps.inc({ tenant: d.tenant, source: d.ingestSource });
@@ -152,8 +174,9 @@ export async function createEngine(deps: EngineDeps) {
   // what was lost): the next snapshot covers up to here.
   appliedSeq = Math.max(appliedSeq, bus.lastSeq());
 
+  await intel.start();
+
   const sources = deps.sources ?? createSources({ seedIamUsers: config.seedIamUsers });
-    intel.applied(d.tenant, state, d.envelope);
   const ingestOne = createIngestPipeline({
     sources,
     bus,
@@ -174,8 +197,6 @@ export async function createEngine(deps: EngineDeps) {
               pointer: '/headers/x-tenant',
               value: request.tenant,
               detail: 'lowercase letters, digits, - and _; at most 63',
-  await intel.start();
-
             },
           ],
         },
@@ -377,11 +398,13 @@ export async function createEngine(deps: EngineDeps) {
       // The commit's verdict over all its reports, not only this one (src/gate/verdicts.ts).
       result: (result.commit && verdicts.view(request.tenant, result.commit)) || result,
     };
-    for (const listener of verdictListeners) {
-      listener(decided).catch((error: unknown) =>
-        log.error({ err: error, sha: context.sha }, 'a gate verdict listener failed'),
-      );
-    }
+    // Forge writes are the leader's alone (replicas would race on the same comment).
+    if (leadership.isLeader())
+      for (const listener of verdictListeners) {
+        listener(decided).catch((error: unknown) =>
+          log.error({ err: error, sha: context.sha }, 'a gate verdict listener failed'),
+        );
+      }
     return result;
   }
   const verdictListeners: ((decided: DecidedGate) => Promise<void>)[] = [];
@@ -435,6 +458,9 @@ export async function createEngine(deps: EngineDeps) {
   return {
     ingest,
     assertSource,
+    /** Threat intel by hand (`pathgate intel`, POST /intel): applied to every tenant's CVEs now. */
+    loadIntel: (text: string, source: string) => intel.load(text, source),
+    threatIntel: intel,
     gateImpact,
     /** A commit's gate result over all its reports (the worst verdict; routes from every report's view). */
     latestGate: (tenantName: string, sha: string) => verdicts.view(tenantName, sha),
@@ -458,9 +484,6 @@ export async function createEngine(deps: EngineDeps) {
     /** The ingest listener calls this when a request starts (true) and when its answer is sent (false). */
     receiving(started: boolean): void {
       ingestActivity.receiving = Math.max(0, ingestActivity.receiving + (started ? 1 : -1));
-    /** Threat intel by hand (`pathgate intel`, POST /intel): applied to every tenant's CVEs now. */
-    loadIntel: (text: string, source: string) => intel.load(text, source),
-    threatIntel: intel,
       ingestActivity.lastAt = now();
       if (!started) armQuietCheck();
     },
@@ -479,6 +502,22 @@ export async function createEngine(deps: EngineDeps) {
     start,
     close,
   };
+}
+
+/**
+ * Scale-out start: the newest readable snapshot in DATA_DIR/state (the previous one when the newest is
+ * damaged), or none; the broker's stream holds every record after it for BUS_MAX_AGE.
+ */
+async function readBrokerSnapshot(stateDir: string, log: Log) {
+  for (const name of [SNAPSHOT_FILE, PREVIOUS_SNAPSHOT_FILE]) {
+    try {
+      const found = await readSnapshot(stateDir, name);
+      if (found) return { ...found, file: path.join(stateDir, name) };
+    } catch (error) {
+      log.warn({ err: error, file: path.join(stateDir, name) }, 'snapshot unreadable; trying the one before');
+    }
+  }
+  return undefined;
 }
 
 const GATE_CONCURRENCY = 1;

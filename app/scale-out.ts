@@ -1,0 +1,53 @@
+// Scale-out composition (docs/deployment.md): with BUS_URL, the bus is NATS JetStream and this replica's
+// leadership is a PostgreSQL advisory lock (DB_DSN); without, the embedded journal and a single leader.
+import type { Settings } from '../src/config/settings.js';
+import { createJetStreamBus, streamNames } from '../src/bus/jetstream.js';
+import type { ScaleOutBus } from '../src/engine/engine.js';
+import { AdvisoryLockLeadership, SINGLE_PROCESS_LEADER, type Leadership } from '../src/engine/leadership.js';
+import type { Log } from '../src/log/logger.js';
+import type { Metrics } from '../src/metrics/metrics.js';
+
+export interface ScaleOut {
+  leadership: Leadership;
+  /** The broker bus factory the engine opens after restoring its snapshot; undefined: embedded. */
+  bus?: (afterSeq: number) => Promise<ScaleOutBus>;
+  close(): Promise<void>;
+}
+
+export async function openScaleOut(settings: Settings, log: Log, metrics: Metrics): Promise<ScaleOut> {
+  const scale = settings.scaleOut;
+  metrics.brokerConnected.set(1);
+  if (!scale) return { leadership: SINGLE_PROCESS_LEADER, close: async () => undefined };
+  let leadership: Leadership = SINGLE_PROCESS_LEADER;
+  let lock: AdvisoryLockLeadership | undefined;
+  if (scale.db) {
+    lock = new AdvisoryLockLeadership({
+      dsn: scale.db.dsn,
+      sslmode: scale.db.sslmode,
+      // Replicas of one deployment share the bus prefix, and so the lock.
+      name: scale.bus ? streamNames(scale.bus.subjectPrefix).events : 'embedded',
+      pollMs: scale.leaderPollMs,
+      log,
+    });
+    await lock.start();
+    leadership = lock;
+  }
+  const busSettings = scale.bus;
+  const bus =
+    busSettings &&
+    ((afterSeq: number) =>
+      createJetStreamBus({
+        url: busSettings.url,
+        prefix: busSettings.subjectPrefix,
+        maxAgeMs: busSettings.maxAgeMs,
+        maxDeliver: busSettings.maxDeliver,
+        consumer: busSettings.consumer,
+        user: busSettings.user,
+        password: busSettings.password,
+        tls: busSettings.tls,
+        afterSeq,
+        logger: log,
+        onConnection: (up) => metrics.brokerConnected.set(up ? 1 : 0),
+      }));
+  return { leadership, bus, close: async () => lock?.close() };
+}
