@@ -121,7 +121,7 @@ export async function runAnalysesBench(
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('bench/analyses.ts')) {
+if (process.argv[1]?.endsWith('bench/analyses.ts')) {
   const file = process.argv[2] ?? 'bench-out/e100000-s64-t32.json';
   const at = process.argv.indexOf('--limit');
   const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');

@@ -3,13 +3,14 @@
 // analyzer pass time, peak RSS; and the yardstick (shared/bench/limit.cpp) on the same file, for the ratio.
 // Then the report suite (bench/reports.ts): Trivy reports, real and synthetic, in reports/s and ms/report.
 //   BENCH_SIZES=10000,100000,1000000 (default)  BENCH_STARTS=64  BENCH_TARGETS=32  BENCH_DIR=bench-out
-//   BENCH_SUITES=estates,reports,auth,gate,iam,k8s,graphql (default; any subset: reports.ts, auth.ts, gate.ts,
-//   iam.ts, k8s.ts, graphql.ts)
+//   BENCH_SUITES=estates,reports,auth,gate,iam,k8s,graphql,analyses (default; any subset: reports.ts, auth.ts,
+//   gate.ts, iam.ts, k8s.ts, graphql.ts, analyses.ts)
 import { execFileSync } from 'node:child_process';
 import { createReadStream, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { runAnalysesBench } from './analyses.js';
 import { runAuthBench } from './auth.js';
 import { estateRequests, generateEstate } from './estate.js';
 import { runGateBench } from './gate.js';
@@ -187,7 +188,9 @@ async function runOne(nodes: number): Promise<void> {
   }
 }
 
-const suites = new Set((process.env.BENCH_SUITES ?? 'estates,reports,auth,gate,iam,k8s,graphql').split(','));
+const suites = new Set(
+  (process.env.BENCH_SUITES ?? 'estates,reports,auth,gate,iam,k8s,graphql,analyses').split(','),
+);
 if (suites.has('estates')) for (const nodes of sizes) await runOne(nodes);
 if (suites.has('reports')) await runReportBench(root, outDir);
 if (suites.has('auth')) await runAuthBench();
@@ -195,3 +198,8 @@ if (suites.has('gate')) await runGateBench(root, outDir, generate(100_000));
 if (suites.has('iam')) await runIamBench(root, outDir);
 if (suites.has('k8s')) await runK8sBench(root, outDir);
 if (suites.has('graphql')) await runGraphqlBench();
+if (suites.has('analyses'))
+  await runAnalysesBench(generate(100_000), {
+    binary: path.join(outDir, 'limit'),
+    source: path.join(shared, 'limit.cpp'),
+  });
