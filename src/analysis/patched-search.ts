@@ -3,7 +3,7 @@
 // can affect are searched (pass-scope.ts); the others keep the live pass's pairs. The merge gate lays a pull
 // request's report over the live graph this way (src/gate/evaluate.ts).
 import { searchSide, type PairPath, type SearchSide } from './best-paths.js';
-import type { LiveGraph, PatchSource } from './live-graph.js';
+import type { LiveGraph, PatchSource, SyncResult } from './live-graph.js';
 import { affectedRoots, mergeScoped } from './pass-scope.js';
 import type { PathFinder } from './path-finder.js';
 import type { TakenChanges } from '../graph/model.js';
@@ -18,37 +18,62 @@ export interface PatchedSearch {
   roots: number;
 }
 
+/** A fork of a live graph, patched, not searched yet. */
+export interface PatchedFork {
+  fork: LiveGraph;
+  change: SyncResult;
+}
+
 /**
- * `live` must be in step with the graph `source` is laid over, and `previous` (when given) must be the
- * search of `live` as it is; null when the change is too large to patch, or `live` was compiled with
- * other start rules (compile the overlay afresh then).
+ * Forks `live` and patches the fork with `changes` as `source` presents them, synchronously: what the fork
+ * holds is the graph of this moment. `live` must be in step with the graph `source` is laid over. Null when
+ * the change is too large to patch or `live` was compiled with other start rules (compile afresh then).
  */
+export function patchFork(
+  live: LiveGraph,
+  source: PatchSource,
+  changes: TakenChanges,
+  options: {
+    seedIamUsers: boolean;
+    /** `source` is a tenant graph (see LiveGraph.patchWith). */
+    identity?: boolean;
+  },
+): PatchedFork | null {
+  if (live.seededIamUsers !== options.seedIamUsers) return null;
+  const fork = live.fork();
+  const change = fork.patchWith(source, changes, options.identity ?? false);
+  return change ? { fork, change } : null;
+}
+
+/**
+ * Searches a patched fork: only the roots the change can affect when `previous` is the search of the graph
+ * it was forked from, everything otherwise.
+ */
+export async function searchFork(
+  { fork, change }: PatchedFork,
+  previous: { side: SearchSide; found: PairPath[] } | null,
+  finder: PathFinder,
+): Promise<PatchedSearch> {
+  const side = searchSide(fork);
+  const all = side === 'targets' ? fork.targets : fork.starts;
+  const roots =
+    previous && !change.rolesChanged && previous.side === side
+      ? affectedRoots(fork, side, change, previous.found)
+      : undefined;
+  const searched = await finder.find(fork, roots);
+  const found =
+    roots && previous ? mergeScoped(previous.found, searched, roots, side, fork.nodeCount) : searched;
+  return { compiled: fork, side, found, searchedRoots: roots ? roots.length : all.length, roots: all.length };
+}
+
+/** patchFork, then searchFork against `previous` (the search of `live` as it is). */
 export async function searchPatched(
   live: LiveGraph,
   previous: { side: SearchSide; found: PairPath[] } | null,
   source: PatchSource,
   changes: TakenChanges,
-  options: {
-    finder: PathFinder;
-    seedIamUsers: boolean;
-    /** `source` is a tenant graph (see LiveGraph.patchWith). */
-    identity?: boolean;
-    /** Patch `live` itself rather than a fork of it (a fork no one else reads). */
-    inPlace?: boolean;
-  },
+  options: { finder: PathFinder; seedIamUsers: boolean; identity?: boolean },
 ): Promise<PatchedSearch | null> {
-  if (live.seededIamUsers !== options.seedIamUsers) return null;
-  const fork = options.inPlace ? live : live.fork();
-  const patched = fork.patchWith(source, changes, options.identity ?? false);
-  if (!patched) return null;
-  const side = searchSide(fork);
-  const all = side === 'targets' ? fork.targets : fork.starts;
-  const roots =
-    previous && !patched.rolesChanged && previous.side === side
-      ? affectedRoots(fork, side, patched, previous.found)
-      : undefined;
-  const searched = await options.finder.find(fork, roots);
-  const found =
-    roots && previous ? mergeScoped(previous.found, searched, roots, side, fork.nodeCount) : searched;
-  return { compiled: fork, side, found, searchedRoots: roots ? roots.length : all.length, roots: all.length };
+  const patched = patchFork(live, source, changes, options);
+  return patched ? searchFork(patched, previous, options.finder) : null;
 }
