@@ -15,7 +15,11 @@ import type { IntelSettings } from '../intel/threat-intel.js';
 import { RepoAllowlist } from '../forge/allowlist.js';
 import { TENANT_NAME } from '../engine/tenant.js';
 import { parseDuration } from './duration.js';
-import { DEFAULT_PROFILE_PRIORS, parseProfilePriors, type ProfileName } from '../analysis/attacker-profiles.js';
+import {
+  DEFAULT_PROFILE_PRIORS,
+  parseProfilePriors,
+  type ProfileName,
+} from '../analysis/attacker-profiles.js';
 
 /** The environment as settings read it (process.env fits; so does a plain object in tests). */
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -65,6 +69,25 @@ export interface Settings {
   maxTenants: number;
   /** Suppressions, validations, tickets, history, signed exports, drift webhook (docs/governance.md) */
   governance: GovernanceSettings;
+  /** BUS_URL, BUS_*, DB_DSN, DB_SSLMODE, LEADER_POLL_INTERVAL: scale-out (docs/deployment.md); unset embedded */
+  scaleOut?: ScaleOutSettings;
+}
+
+/** Scale-out: NATS JetStream as the bus, PostgreSQL for leadership (docs/deployment.md). */
+export interface ScaleOutSettings {
+  bus?: {
+    url: string;
+    subjectPrefix: string;
+    maxAgeMs: number;
+    maxDeliver: number;
+    /** BUS_CONSUMER: the durable consumer, one per replica (each replica holds every graph) */
+    consumer: string;
+    user?: string;
+    password?: string;
+    tls?: { ca?: string; cert?: string; key?: string };
+  };
+  db?: { dsn: string; sslmode?: 'disable' | 'require' | 'verify-full' };
+  leaderPollMs: number;
 }
 
 /** GOVERNANCE_BACKEND and the file backend's paths; signed exports; the drift webhook. */
@@ -97,7 +120,7 @@ export interface GithubSettings {
 /** The audit log (docs/security.md). */
 export interface AuditSettings {
   path?: string;
-  /** AUDIT_RETENTION: applies to the database chain; a file log keeps everything */
+  /** AUDIT_RETENTION: records older than this are pruned (src/audit/retention.ts) */
   retentionMs?: number;
   /** STORE_ENCRYPTION_KEY: 32 bytes; the audit log's lines are sealed with AES-256-GCM */
   key?: Buffer;
@@ -421,7 +444,7 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     name: 'AUDIT_RETENTION',
     default: 'unset (keep everything)',
     meaning:
-      'How long audit records are kept in the database chain (e.g. 2160h); a file log keeps everything.',
+      'How long audit records are kept (e.g. 2160h): older ones are pruned every sixth of the window (between 1h and 1d) and at start, an anchor (`<AUDIT_LOG_PATH>.anchor`) keeping the chain verifiable; counted in `service_audit_pruned_records_total`.',
   },
   {
     name: 'STORE_ENCRYPTION_KEY',
@@ -490,23 +513,23 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
   },
   {
     name: 'SUPPRESSIONS_PATH',
-    default: 'DATA_DIR/governance/<tenant>/suppressions.json',
+    default: 'unset (DATA_DIR/governance/<tenant>/suppressions.json)',
     meaning:
       "File of the default tenant's suppressions (another tenant's sits beside it as `<name>.<tenant>.json`). Written whole, atomically.",
   },
   {
     name: 'VALIDATIONS_PATH',
-    default: 'DATA_DIR/governance/<tenant>/validations.json',
+    default: 'unset (DATA_DIR/governance/<tenant>/validations.json)',
     meaning: 'File of the validation verdicts (red team, BAS), as SUPPRESSIONS_PATH.',
   },
   {
     name: 'TICKETS_PATH',
-    default: 'DATA_DIR/governance/<tenant>/tickets.json',
+    default: 'unset (DATA_DIR/governance/<tenant>/tickets.json)',
     meaning: 'File of the tickets, as SUPPRESSIONS_PATH.',
   },
   {
     name: 'HISTORY_PATH',
-    default: 'DATA_DIR/governance/<tenant>/history.json',
+    default: 'unset (DATA_DIR/governance/<tenant>/history.json)',
     meaning: 'File of the posture trend (one point per analyzer pass that changed it), as SUPPRESSIONS_PATH.',
   },
   {
@@ -526,6 +549,77 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     default: '8MiB',
     meaning:
       'Largest YAML body taken (`/ingest/k8s` with `content-type: application/yaml`), in bytes or with `KiB`/`MiB`, at most 32MiB; larger is refused with 413. YAML is parsed on worker threads, about 1 MiB a second; send large reports as JSON.',
+  },
+  {
+    name: 'BUS_URL',
+    default: 'unset (the embedded journal)',
+    meaning:
+      'NATS JetStream as the bus, `nats://host:4222` (several comma separated): scale-out, docs/deployment.md. A user:password in it is never logged.',
+  },
+  {
+    name: 'BUS_SUBJECT_PREFIX',
+    default: 'service',
+    meaning:
+      'Subjects `<prefix>.events.<tenant>` (stream `<PREFIX>_EVENTS`) and `<prefix>.deadletter.<tenant>` (stream `<PREFIX>_DEADLETTER`).',
+  },
+  {
+    name: 'BUS_MAX_AGE',
+    default: '168h',
+    meaning: 'How long the streams keep events, handled or not, and dead letters.',
+  },
+  {
+    name: 'BUS_MAX_DELIVER',
+    default: '5',
+    meaning: 'Deliveries of an event that keeps failing before it moves to the dead-letter stream.',
+  },
+  {
+    name: 'BUS_CONSUMER',
+    default: 'unset: pathgate-<hostname>',
+    meaning:
+      "This replica's durable JetStream consumer; give each replica its own (each holds every tenant graph).",
+  },
+  {
+    name: 'BUS_USER',
+    default: 'unset',
+    meaning: 'NATS user, with `BUS_PASSWORD` (also `BUS_PASSWORD_FILE`).',
+  },
+  {
+    name: 'BUS_PASSWORD',
+    default: 'unset',
+    meaning: 'NATS password for `BUS_USER` (also `BUS_PASSWORD_FILE`); never logged.',
+  },
+  {
+    name: 'BUS_TLS_CERT',
+    default: 'unset',
+    meaning: 'PEM client certificate presented to NATS, with `BUS_TLS_KEY`.',
+  },
+  {
+    name: 'BUS_TLS_KEY',
+    default: 'unset',
+    meaning: 'PEM key of `BUS_TLS_CERT`.',
+  },
+  {
+    name: 'BUS_TLS_CA',
+    default: 'unset',
+    meaning:
+      'PEM file of the CA NATS is verified against; `BUS_TLS_CERT` and `BUS_TLS_KEY` present a client certificate.',
+  },
+  {
+    name: 'DB_DSN',
+    default: 'unset',
+    meaning:
+      'PostgreSQL, `postgres://user@host:5432/db` (also `DB_DSN_FILE`): leadership among replicas (a session advisory lock). Required with BUS_URL.',
+  },
+  {
+    name: 'DB_SSLMODE',
+    default: 'unset (as the DSN says)',
+    meaning: '`disable`, `require` or `verify-full` for the PostgreSQL connection.',
+  },
+  {
+    name: 'LEADER_POLL_INTERVAL',
+    default: '2s',
+    meaning:
+      'How often a follower tries to take leadership, and the leader checks it still holds it: a dead leader is replaced within about twice this.',
   },
   {
     name: 'DEMO_DATA',
@@ -737,6 +831,7 @@ export function loadSettings(env: Env, defaults: Partial<Settings> = {}): Settin
     ),
     maxTenants: read('MAX_TENANTS', parseCount, base.maxTenants),
     governance: readGovernance(env, problems, read),
+    scaleOut: readScaleOut(env, problems, read),
   };
   if (settings.auth.production) {
     const api = apiAuthEnabled(settings.auth);
@@ -994,7 +1089,9 @@ function readGovernance(env: Env, problems: string[], read: Reader): GovernanceS
       'GOVERNANCE_BACKEND=postgres is not available yet in this build (the scale-out work brings it); use file, the default',
     );
   else if (backend !== 'file')
-    problems.push(`GOVERNANCE_BACKEND=${JSON.stringify(backend)} must be file (postgres is not available yet)`);
+    problems.push(
+      `GOVERNANCE_BACKEND=${JSON.stringify(backend)} must be file (postgres is not available yet)`,
+    );
   const filePath = (t: string) => t.trim();
   let exportSigningKey: KeyObject | undefined;
   const keyText = readSecret(env, 'EXPORT_SIGNING_KEY', problems);
@@ -1063,5 +1160,118 @@ function readGithub(env: Env, problems: string[], read: Reader): GithubSettings 
     apiUrl: apiUrl.replace(/\/+$/, ''),
     allowlist,
     publicUrl,
+  };
+}
+
+/** BUS_* and DB_*: scale-out, only when BUS_URL or DB_DSN is set. */
+function readScaleOut(env: Env, problems: string[], read: Reader): ScaleOutSettings | undefined {
+  const url = read<string | undefined>('BUS_URL', parseNatsUrl, undefined);
+  const dsn = readSecret(env, 'DB_DSN', problems);
+  const leaderPollMs = read('LEADER_POLL_INTERVAL', durationParser({ timer: true }), 2_000);
+  const prefix = read('BUS_SUBJECT_PREFIX', parseSubjectToken('a subject prefix'), 'service');
+  const consumer = read(
+    'BUS_CONSUMER',
+    parseSubjectToken('a consumer name'),
+    `pathgate-${os.hostname().replace(/[^A-Za-z0-9_-]/g, '_')}`,
+  );
+  const maxAgeMs = read('BUS_MAX_AGE', durationParser(), 168 * 3_600_000);
+  const maxDeliver = read('BUS_MAX_DELIVER', parseCount, 5);
+  if (url === undefined && dsn === undefined) {
+    for (const name of [
+      'BUS_USER',
+      'BUS_PASSWORD',
+      'BUS_TLS_CA',
+      'BUS_TLS_CERT',
+      'BUS_TLS_KEY',
+      'DB_SSLMODE',
+    ])
+      if (env[name]?.trim()) problems.push(`${name} is set but neither BUS_URL nor DB_DSN is`);
+    return undefined;
+  }
+  if (url !== undefined && dsn === undefined)
+    problems.push('BUS_URL needs DB_DSN: replicas choose their leader through PostgreSQL');
+  if (dsn !== undefined) {
+    try {
+      const parsed = new URL(dsn);
+      if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') throw new Error();
+    } catch {
+      // The DSN may carry a password: it is never echoed.
+      problems.push('DB_DSN is not a postgres:// URL');
+    }
+  }
+  const file = (t: string) => {
+    const name = t.trim();
+    readFileSync(name);
+    return name;
+  };
+  const fileOf = (name: string) =>
+    read<string | undefined>(
+      name,
+      (t) => {
+        try {
+          return file(t);
+        } catch (error) {
+          throw new Error(`cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`, {
+            cause: error,
+          });
+        }
+      },
+      undefined,
+    );
+  const tls = { ca: fileOf('BUS_TLS_CA'), cert: fileOf('BUS_TLS_CERT'), key: fileOf('BUS_TLS_KEY') };
+  if ((tls.cert === undefined) !== (tls.key === undefined))
+    problems.push('BUS_TLS_CERT and BUS_TLS_KEY go together; set both or neither');
+  const user = read<string | undefined>('BUS_USER', (t) => t.trim(), undefined);
+  const password = readSecret(env, 'BUS_PASSWORD', problems);
+  if (password !== undefined && user === undefined) problems.push('BUS_PASSWORD is set without BUS_USER');
+  return {
+    bus:
+      url === undefined
+        ? undefined
+        : {
+            url,
+            subjectPrefix: prefix,
+            maxAgeMs,
+            maxDeliver,
+            consumer,
+            user,
+            password,
+            tls: tls.ca || tls.cert ? tls : undefined,
+          },
+    db:
+      dsn === undefined
+        ? undefined
+        : {
+            dsn,
+            sslmode: read<'disable' | 'require' | 'verify-full' | undefined>(
+              'DB_SSLMODE',
+              parseEnum<'disable' | 'require' | 'verify-full'>(['disable', 'require', 'verify-full']),
+              undefined,
+            ),
+          },
+    leaderPollMs,
+  };
+}
+
+const parseNatsUrl: Parser<string> = (text) => {
+  const urls = text.split(',').map((t) => t.trim());
+  for (const each of urls) {
+    let url: URL;
+    try {
+      url = new URL(each);
+    } catch {
+      throw new Error('is not a nats:// or tls:// URL (comma separated for several)');
+    }
+    if (!['nats:', 'tls:'].includes(url.protocol)) throw new Error('is not a nats:// or tls:// URL');
+  }
+  return urls.join(',');
+};
+
+function parseSubjectToken(what: string): Parser<string> {
+  return (text) => {
+    const value = text.trim();
+    if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(value) || value.length > 64)
+      throw new Error(`is not ${what} (letters, digits, - and _, dot separated; at most 64)`);
+    return value;
   };
 }

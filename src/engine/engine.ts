@@ -4,7 +4,7 @@
 import path from 'node:path';
 import type { Bus, Delivery } from '../bus/bus.js';
 import { createEmbeddedBus } from '../bus/memory.js';
-import { writeSnapshot } from '../bus/snapshot-file.js';
+import { PREVIOUS_SNAPSHOT_FILE, readSnapshot, SNAPSHOT_FILE, writeSnapshot } from '../bus/snapshot-file.js';
 import { openStore } from '../bus/store.js';
 import { createPathFinder, type PathFinder } from '../analysis/path-finder.js';
 import { warmUp } from '../analysis/warm-up.js';
@@ -57,7 +57,16 @@ export interface EngineDeps {
   leadership?: Leadership;
   /** The suppression that holds for a path at an instant (src/governance/suppressions.ts), if any. */
   suppression?: (tenant: string, pathId: string, at: number) => SuppressionNote | undefined;
+  /**
+   * A broker bus instead of the embedded journal (scale-out: src/bus/jetstream.ts), opened to deliver the
+   * records after `afterSeq`, the restored snapshot's stream sequence. The snapshot is read from
+   * DATA_DIR/state alone; the broker keeps the records.
+   */
+  bus?: (afterSeq: number) => Promise<ScaleOutBus>;
 }
+
+/** What the engine needs of a broker bus beyond the Bus contract. */
+export type ScaleOutBus = Bus & { lastSeq(): number; compact(uptoSeq: number): Promise<void> };
 
 export type Engine = Awaited<ReturnType<typeof createEngine>>;
 
@@ -90,7 +99,9 @@ export async function createEngine(deps: EngineDeps) {
   // 1. The store: the newest intact snapshot (a damaged one falls back on the previous one or on the
   // journal alone when that suffices) and a journal checked to hold every record after it; known loss
   // stops the start unless the operator asked for a repair (src/bus/store.ts, docs/operations.md).
-  const store = await openStore({ dataDir: config.dataDir, repair: config.storeRepair, log });
+  const store = deps.bus
+    ? { snapshot: await readBrokerSnapshot(stateDir, log), journal: undefined }
+    : await openStore({ dataDir: config.dataDir, repair: config.storeRepair, log });
   let snapshotSeq = 0;
   const snapshot = store.snapshot;
   if (snapshot) {
@@ -128,12 +139,14 @@ export async function createEngine(deps: EngineDeps) {
   });
 
   // 2. The journal after it; then live records. A snapshot in progress holds delivery back.
-  const bus: Bus & { lastSeq(): number; compact(uptoSeq: number): Promise<void> } = await createEmbeddedBus({
-    dir: path.join(config.dataDir, 'journal'),
-    journal: store.journal,
-    afterSeq: snapshotSeq,
-    logger: log,
-  });
+  const bus: ScaleOutBus = deps.bus
+    ? await deps.bus(snapshotSeq)
+    : await createEmbeddedBus({
+        dir: path.join(config.dataDir, 'journal'),
+        journal: store.journal,
+        afterSeq: snapshotSeq,
+        logger: log,
+      });
   let appliedSeq = snapshotSeq;
   let hold: Promise<void> | null = null;
   bus.consume(async (d: Delivery) => {
@@ -385,11 +398,13 @@ export async function createEngine(deps: EngineDeps) {
       // The commit's verdict over all its reports, not only this one (src/gate/verdicts.ts).
       result: (result.commit && verdicts.view(request.tenant, result.commit)) || result,
     };
-    for (const listener of verdictListeners) {
-      listener(decided).catch((error: unknown) =>
-        log.error({ err: error, sha: context.sha }, 'a gate verdict listener failed'),
-      );
-    }
+    // Forge writes are the leader's alone (replicas would race on the same comment).
+    if (leadership.isLeader())
+      for (const listener of verdictListeners) {
+        listener(decided).catch((error: unknown) =>
+          log.error({ err: error, sha: context.sha }, 'a gate verdict listener failed'),
+        );
+      }
     return result;
   }
   const verdictListeners: ((decided: DecidedGate) => Promise<void>)[] = [];
@@ -487,6 +502,22 @@ export async function createEngine(deps: EngineDeps) {
     start,
     close,
   };
+}
+
+/**
+ * Scale-out start: the newest readable snapshot in DATA_DIR/state (the previous one when the newest is
+ * damaged), or none; the broker's stream holds every record after it for BUS_MAX_AGE.
+ */
+async function readBrokerSnapshot(stateDir: string, log: Log) {
+  for (const name of [SNAPSHOT_FILE, PREVIOUS_SNAPSHOT_FILE]) {
+    try {
+      const found = await readSnapshot(stateDir, name);
+      if (found) return { ...found, file: path.join(stateDir, name) };
+    } catch (error) {
+      log.warn({ err: error, file: path.join(stateDir, name) }, 'snapshot unreadable; trying the one before');
+    }
+  }
+  return undefined;
 }
 
 const GATE_CONCURRENCY = 1;
