@@ -27,6 +27,7 @@ export async function openScaleOut(settings: Settings, log: Log, metrics: Metric
       // Replicas of one deployment share the bus prefix, and so the lock.
       name: scale.bus ? streamNames(scale.bus.subjectPrefix).events : 'embedded',
       pollMs: scale.leaderPollMs,
+      holder: scale.bus?.consumer,
       log,
     });
     await lock.start();

@@ -98,7 +98,10 @@ export async function buildService(options: {
     now,
     webhookUrl: settings.governance.driftWebhookUrl,
   });
-  engine.onPass((tenant) => void drift.check(tenant));
+  // The drift webhook is the leader's alone (spec "Events"); a follower that takes over checks from then on.
+  engine.onPass((tenant) => {
+    if (scaleOut.leadership.isLeader()) void drift.check(tenant);
+  });
   // One lockout for both listeners: a client guessing on either is the same client.
   const lockout = new Lockout({
     threshold: auth.lockoutThreshold,

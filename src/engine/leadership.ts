@@ -21,12 +21,21 @@ export interface AdvisoryLockOptions {
   sslmode?: 'disable' | 'require' | 'verify-full';
   /** Names the lock; replicas of one deployment share it (the bus subject prefix). */
   name: string;
+  /** Who this replica is (its bus consumer): the lock's session is `pathgate-leadership <holder>` in pg_stat_activity. */
+  holder?: string;
   /** LEADER_POLL_INTERVAL */
   pollMs: number;
   log: Pick<Log, 'info' | 'warn' | 'error'>;
   /** Told when this replica becomes leader (true) or stops being it (false). */
   onChange?: (leader: boolean) => void;
 }
+
+/**
+ * The replica holding the lock named `name` (its `holder`), from PostgreSQL's own view: what an operator asks
+ * to learn who leads (docs/deployment.md).
+ */
+export const LEADER_QUERY = `select substr(a.application_name, 21) as holder from pg_locks l join pg_stat_activity a on a.pid = l.pid
+  where l.locktype = 'advisory' and l.granted and ((l.classid::bigint << 32) | l.objid::bigint) = $1::bigint`;
 
 /** The advisory lock key for a name: the first 8 bytes of its SHA-256, as PostgreSQL's signed bigint. */
 export function lockKey(name: string): string {
@@ -76,7 +85,7 @@ export class AdvisoryLockLeadership implements Leadership {
   private async connect(): Promise<pg.Client> {
     const client = new pg.Client({
       ...pgClientConfig(this.options.dsn, this.options.sslmode),
-      application_name: 'pathgate-leadership',
+      application_name: `pathgate-leadership ${this.options.holder ?? ''}`.trim().slice(0, 63),
       connectionTimeoutMillis: Math.max(1_000, this.options.pollMs),
       query_timeout: Math.max(1_000, this.options.pollMs),
     });
