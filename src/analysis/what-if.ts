@@ -2,7 +2,7 @@
 // the compiled graph (edge-view.ts), the best-path search run again on the view, and the risk simulated
 // before and after on the same worlds (risk-simulation.ts draws them per hop, so the two runs differ only
 // by the cut hops: the reduction carries no sampling noise of its own).
-import { bestPaths, type PairPath } from './best-paths.js';
+import { bestPaths, comparePairs, searchSide, type PairPath } from './best-paths.js';
 import { EDGE_TYPES } from '../graph/vocabulary.js';
 import type { CompiledGraph } from './compiled-graph.js';
 import { EdgeView } from './edge-view.js';
@@ -120,16 +120,35 @@ export function whatIf(
   changes: readonly HopChange[],
   options: { iterations: number; seed: number; before?: PairPath[] },
 ): WhatIfResult {
-  const before = options.before ?? bestPaths(g);
+  const side = searchSide(g);
+  const before = options.before ?? bestPaths(g, undefined, side);
   const view = new EdgeView(g);
   let removed = 0;
   let repriced = 0;
+  let cheaper = false;
+  const dearer = new Set<number>();
   for (const change of changes) {
+    if (change.p > g.edgeP[change.edge]) cheaper = true;
+    else dearer.add(change.edge);
     view.reprice(change.edge, change.p);
     if (change.p === 0) removed++;
     else repriced++;
   }
-  const after = bestPaths(view.graph);
+  // Hops made dearer (or removed) change only the pairs whose route used them: only their roots are
+  // searched again. A hop made cheaper may give any pair a better route: everything is.
+  let after: PairPath[];
+  if (cheaper) after = bestPaths(view.graph, undefined, side);
+  else {
+    const rootOf = (p: PairPath) => (side === 'targets' ? p.target : p.start);
+    const roots = new Set<number>();
+    for (const p of before) if (p.edges.some((e) => dearer.has(e))) roots.add(rootOf(p));
+    after = roots.size
+      ? [
+          ...before.filter((p) => !roots.has(rootOf(p))),
+          ...bestPaths(view.graph, Int32Array.from(roots), side),
+        ].sort(comparePairs)
+      : before;
+  }
   const afterByPair = new Map(after.map((p) => [`${p.start}>${p.target}`, p]));
   const closed: PairChange[] = [];
   const remaining: PairChange[] = [];

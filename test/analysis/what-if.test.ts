@@ -129,3 +129,24 @@ describe('remediationPlan', () => {
     expect(remediationPlan(g, { p1: 0.95 }).items).toEqual([]);
   });
 });
+
+describe('whatIf re-searches only what a change can touch', () => {
+  it('gives the same pairs, scores and routes as a whole new search, for cuts and cheaper reprices', async () => {
+    const { EdgeView } = await import('../../src/analysis/edge-view.js');
+    const { randomEstate } = await import('./small-estate.js');
+    for (let seed = 1; seed <= 30; seed++) {
+      const g = compile(randomEstate(seed, 9, 24));
+      for (const p of [0, 0.05, 0.99]) {
+        const change = [{ edge: seed % g.edgeCount, p }];
+        const result = whatIf(g, change, { iterations: 64, seed: 1 });
+        const view = new EdgeView(g);
+        view.reprice(change[0].edge, p);
+        const truth = bestPaths(view.graph);
+        const got = result.remaining.map((c) => c.after!);
+        expect(got.map((x) => [x.start, x.target, x.score, Array.from(x.edges)])).toEqual(
+          truth.map((x) => [x.start, x.target, x.score, Array.from(x.edges)]),
+        );
+      }
+    }
+  });
+});
