@@ -467,7 +467,8 @@ export class LiveGraph implements CompiledGraph {
     const rEnd = this.a.rEnd as Int32Array;
     const rEdges = this.a.rEdges as Int32Array;
     for (const id of dependants) {
-      const v = this.slotOf.get(id)!;
+      const v = this.slotOf.get(id);
+      if (v === undefined) throw new OutOfStep(id);
       for (let r = rStart[v], end = rEnd[v]; r < end; r++) reprice.add(rEdges[r]);
     }
 
