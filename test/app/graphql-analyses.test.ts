@@ -302,4 +302,56 @@ describe('whatIf, history and the heavy limits on a two-route estate', () => {
       await svc.dispose();
     }
   });
+
+  it('a plan item carries the generated fix for the hop it cuts, which POST /remediation/pr recognizes', async () => {
+    const svc = await makeService();
+    try {
+      const lb = node('LoadBalancer', 'shop-lb', { internet_exposed: true });
+      const checkout = node('Service', 'checkout');
+      const img = node('Image', 'acme/checkout:1.0');
+      const repo = node('Repository', 'github.com/acme/checkout', { repo_slug: 'acme/checkout' });
+      const lodash = node('Library', 'pkg:npm/lodash@4.17.20', {
+        package: 'lodash',
+        ecosystem: 'npm',
+        version: '4.17.20',
+      });
+      const cve = node('CVE', 'CVE-2021-23337', { cvss_score: 9.8 });
+      const secret = node('Secret', 'shop/payments-key', { crown_jewel: true });
+      const report = envelope(
+        [lb, checkout, img, repo, lodash, cve, secret],
+        [
+          edge('ROUTES_TO', lb, checkout),
+          edge('DEPENDS_ON', checkout, img),
+          edge('BUILT_FROM', img, repo),
+          edge('DEPENDS_ON', img, lodash),
+          { ...edge('AFFECTS', cve, lodash), properties: { fixed_version: '4.17.21' } },
+          { ...edge('AFFECTS', cve, img) },
+          edge('HAS_PERMISSION', checkout, secret, 0.95),
+        ],
+      );
+      expect((await svc.ingest(report)).status).toBe(202);
+      await svc.settle();
+      const { remediationPlan } = await svc.graphql(
+        '{ remediationPlan { title cut { from { name } to { name } type } fix { id pathId kind repo } pathIds verification { verified } } }',
+      );
+      const withFix = remediationPlan.find((item: { fix: unknown }) => item.fix);
+      expect(withFix).toMatchObject({
+        title: 'Upgrade lodash to 4.17.21 (CVE-2021-23337)',
+        cut: { from: { name: 'shop-lb' }, to: { name: 'checkout' }, type: 'ROUTES_TO' },
+        fix: { kind: 'upgrade-dependency', repo: 'acme/checkout' },
+        verification: { verified: true },
+      });
+      expect(withFix.pathIds).toContain(withFix.fix.pathId);
+      // The route knows the fix: without a forge it is 503 (no forge configured), never 404 (no such fix).
+      const r = await svc.apiApp.inject({
+        method: 'POST',
+        url: '/remediation/pr',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ pathId: withFix.fix.pathId, fix: withFix.fix.id }),
+      });
+      expect(r.statusCode, r.body).toBe(503);
+    } finally {
+      await svc.dispose();
+    }
+  });
 });
