@@ -19,6 +19,8 @@ export function tokenRequest(options: {
   apiUrl: string;
   fetch?: typeof fetch;
   timeoutMs?: number;
+  /** the longest rate-limit wait honoured before failing (default one minute) */
+  maxRetryWaitMs?: number;
 }): GithubRequest {
   const base = options.apiUrl.replace(/\/+$/, '');
   const send = options.fetch ?? fetch;
@@ -38,18 +40,28 @@ export function tokenRequest(options: {
     const bodyless = method === 'GET' || method === 'DELETE' || method === 'HEAD';
     if (bodyless)
       for (const [k, v] of Object.entries(rest)) if (v !== undefined) url.searchParams.set(k, String(v));
-    const response = await send(url, {
-      method,
-      headers: {
-        accept: 'application/vnd.github+json',
-        authorization: `Bearer ${options.token}`,
-        'x-github-api-version': '2022-11-28',
-        'user-agent': 'pathgate',
-        ...(!bodyless && { 'content-type': 'application/json' }),
-      },
-      body: bodyless ? undefined : JSON.stringify(rest),
-      signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
-    });
+    const call = () =>
+      send(url, {
+        method,
+        headers: {
+          accept: 'application/vnd.github+json',
+          authorization: `Bearer ${options.token}`,
+          'x-github-api-version': '2022-11-28',
+          'user-agent': 'pathgate',
+          ...(!bodyless && { 'content-type': 'application/json' }),
+        },
+        body: bodyless ? undefined : JSON.stringify(rest),
+        signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+      });
+    let response = await call();
+    // A secondary rate limit (403 or 429 with retry-after, or no primary quota left) is waited out once,
+    // as GitHub asks, within a minute; the work is queued, so nobody waits on it but this pull request.
+    const wait = retryAfterMs(response);
+    if (wait !== undefined && wait <= (options.maxRetryWaitMs ?? 60_000)) {
+      await response.body?.cancel();
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      response = await call();
+    }
     const text = await response.text();
     let data: unknown = text;
     try {
@@ -63,4 +75,17 @@ export function tokenRequest(options: {
     }
     return { data };
   };
+}
+
+/** How long GitHub asks to wait before the next call, when the answer is a rate limit. */
+function retryAfterMs(response: Response): number | undefined {
+  if (response.status !== 403 && response.status !== 429) return undefined;
+  const retryAfter = Number(response.headers.get('retry-after'));
+  if (Number.isFinite(retryAfter) && retryAfter >= 0 && response.headers.has('retry-after'))
+    return retryAfter * 1000;
+  if (response.headers.get('x-ratelimit-remaining') === '0') {
+    const reset = Number(response.headers.get('x-ratelimit-reset'));
+    if (Number.isFinite(reset)) return Math.max(0, reset * 1000 - Date.now());
+  }
+  return undefined;
 }

@@ -365,7 +365,12 @@ describe('the GitHub app', () => {
   });
 
   it('comments on the worst routes only, and counts them all in the status', async () => {
-    const s = await start();
+    // Token mode: the App's Octokit spaces comment creation by 3 s (GitHub's secondary rate limits).
+    const s = await start({
+      APP_ID: '',
+      PRIVATE_KEY: '',
+      FORGE_TOKEN: 'github_pat_standin_0123456789abcdefghij',
+    });
     const web = node('Service', 'checkout');
     const replicas = Array.from({ length: 24 }, (_, i) =>
       node('Database', `orders-replica-${String(i).padStart(2, '0')}`, { crown_jewel: true }),
