@@ -135,6 +135,27 @@ export class PermissionSet {
     this.units = policies.map((statements) => unitOf(statements, variables));
   }
 
+  /**
+   * The services some Allow names (lowercased), union over its policies; undefined when one may cover any
+   * (a wildcard service, NotAction). Primitives needing a service it lacks are not asked.
+   */
+  services(): ReadonlySet<string> | undefined {
+    if (this.serviceUnion === null) {
+      let union: Set<string> | undefined = new Set();
+      for (const u of this.units) {
+        if (!u.services) {
+          union = undefined;
+          break;
+        }
+        for (const service of u.services) union.add(service);
+      }
+      this.serviceUnion = union;
+    }
+    return this.serviceUnion;
+  }
+
+  private serviceUnion: Set<string> | undefined | null = null;
+
   /** Does an Allow name this resource literally (not through a wildcard)? */
   namesLiterally(resource: string): boolean {
     if (!this.literals) {

@@ -3,7 +3,7 @@
 // principals (aiming wildcard grants at the principals that escalate on their own).
 import type { Directory, Principal } from './directory.js';
 import { stronger, type Strength } from './evaluator.js';
-import type { EscalationPrimitive, Finding } from './primitive.js';
+import { mayApply, type EscalationPrimitive, type Finding } from './primitive.js';
 import { addUserToGroup } from './primitives/add-user-to-group.js';
 import { attachGroupPolicy } from './primitives/attach-group-policy.js';
 import { attachRolePolicy } from './primitives/attach-role-policy.js';
@@ -80,8 +80,9 @@ export function findEscalations(directory: Directory): Escalation[] {
   const found = new Map<Principal, Finding[]>();
   const run = (reach: 'admin' | 'principal') => {
     for (const principal of principals) {
+      const services = principal.permissions.services();
       for (const primitive of ESCALATION_PRIMITIVES) {
-        if (primitive.reach !== reach) continue;
+        if (primitive.reach !== reach || !mayApply(primitive, services)) continue;
         const findings = primitive.find(principal, directory);
         if (!findings.length) continue;
         found.set(principal, [...(found.get(principal) ?? []), ...findings]);

@@ -23,7 +23,22 @@ export interface EscalationPrimitive {
    * `principal` primitives that may reach every user or role (`Resource: "*"`).
    */
   reach: 'admin' | 'principal';
+  /**
+   * The services (`iam`) the principal's policies must name for the primitive to apply; a list inside is
+   * alternatives. A principal whose policies name none of them is not asked (most principals of an account).
+   */
+  requires?: readonly (string | readonly string[])[];
   find(principal: Principal, directory: Directory): Finding[];
+}
+
+const serviceOf = (action: string) => action.slice(0, action.indexOf(':')).toLowerCase();
+
+/** Could a principal naming these services hold the primitive at all? */
+export function mayApply(primitive: EscalationPrimitive, services: ReadonlySet<string> | undefined): boolean {
+  if (!services || !primitive.requires) return true;
+  return primitive.requires.every((r) =>
+    typeof r === 'string' ? services.has(r) : r.some((x) => services.has(x)),
+  );
 }
 
 /** IAM, PassRole and the services act within the caller's own account. */
@@ -50,6 +65,7 @@ export function onSelf(
     name,
     method,
     reach: 'admin',
+    requires: ['iam'],
     find(principal) {
       if (principal.kind !== kind || !principal.arn || !principal.permissions.access(action)) return [];
       const access = principal.permissions.access(action, principal.arn);
@@ -64,6 +80,7 @@ export function onOwnGroup(name: string, method: string, action: string): Escala
     name,
     method,
     reach: 'admin',
+    requires: ['iam'],
     find(principal, directory) {
       if (principal.kind !== 'user' || !principal.permissions.access(action)) return [];
       for (const group of principal.groups) {
@@ -92,6 +109,7 @@ export function onOthers(
     name,
     method,
     reach: 'principal',
+    requires: [...new Set(actions.map(serviceOf))],
     find(principal, directory) {
       const out: Finding[] = [];
       // Most principals hold none of the actions: asked once, before any target.
@@ -129,6 +147,7 @@ export function passRole(
     name,
     method,
     reach: 'principal',
+    requires: ['iam', ...actions.map((a) => (typeof a === 'string' ? serviceOf(a) : a.map(serviceOf)))],
     find(principal, directory) {
       const launch = together(
         ...actions.map((a) =>
@@ -175,6 +194,7 @@ export function intoRunning(
     name,
     method,
     reach: 'principal',
+    requires: [actions.map(serviceOf)],
     find(principal, directory) {
       const strength = anyOf(principal, actions)?.strength;
       if (!strength) return [];

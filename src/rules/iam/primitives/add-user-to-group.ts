@@ -12,6 +12,7 @@ export const addUserToGroup: EscalationPrimitive = {
   name: 'AddUserToGroup',
   method: 'Rhino Security Labs, method "Adding a user to a group" (iam:AddUserToGroup)',
   reach: 'admin',
+  requires: ['iam'],
   find(principal, directory) {
     if (principal.kind !== 'user' || !principal.permissions.access('iam:AddUserToGroup')) return [];
     for (const group of directory.groups.values()) {

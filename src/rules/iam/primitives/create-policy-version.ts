@@ -6,6 +6,7 @@ export const createPolicyVersion: EscalationPrimitive = {
   name: 'CreatePolicyVersion',
   method: 'Rhino Security Labs, method "Creating a new policy version" (iam:CreatePolicyVersion)',
   reach: 'admin',
+  requires: ['iam'],
   find(principal) {
     for (const policy of principal.attachedPolicies) {
       const access = principal.permissions.access('iam:CreatePolicyVersion', policy);

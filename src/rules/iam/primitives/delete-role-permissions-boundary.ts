@@ -9,6 +9,7 @@ export const deleteRolePermissionsBoundary: EscalationPrimitive = {
   method:
     'PMapper IAM edge checks / Rhino Security Labs part 2: removing a permissions boundary (iam:DeleteRolePermissionsBoundary)',
   reach: 'admin',
+  requires: ['iam'],
   find(principal, directory) {
     if (principal.kind !== 'role' || !principal.unbounded || !principal.arn) return [];
     const access = principal.permissions.access('iam:DeleteRolePermissionsBoundary', principal.arn);

@@ -9,6 +9,7 @@ export const deleteUserPermissionsBoundary: EscalationPrimitive = {
   method:
     'PMapper IAM edge checks / Rhino Security Labs part 2: removing a permissions boundary (iam:DeleteUserPermissionsBoundary)',
   reach: 'admin',
+  requires: ['iam'],
   find(principal, directory) {
     if (principal.kind !== 'user' || !principal.unbounded || !principal.arn) return [];
     const access = principal.permissions.access('iam:DeleteUserPermissionsBoundary', principal.arn);

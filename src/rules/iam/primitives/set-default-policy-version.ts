@@ -7,6 +7,7 @@ export const setDefaultPolicyVersion: EscalationPrimitive = {
   method:
     'Rhino Security Labs, method "Setting the default policy version to an existing version" (iam:SetDefaultPolicyVersion)',
   reach: 'admin',
+  requires: ['iam'],
   find(principal, directory) {
     if (!principal.permissions.access('iam:SetDefaultPolicyVersion')) return [];
     for (const policy of principal.attachedPolicies) {
