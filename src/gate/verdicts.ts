@@ -44,7 +44,11 @@ export class VerdictStore {
   private readonly file: string;
   private lines = 0;
 
-  constructor(dataDir: string) {
+  constructor(
+    dataDir: string,
+    /** commits kept per tenant */
+    private readonly maxCommits = 20_000,
+  ) {
     const dir = path.join(dataDir, 'gate');
     mkdirSync(dir, { recursive: true });
     this.file = path.join(dir, 'verdicts.ndjson');
@@ -60,6 +64,11 @@ export class VerdictStore {
       }
     }
     if (this.lines > 1000 && this.lines > 2 * this.entries().length) this.compact();
+  }
+
+  /** Reports kept, over every tenant and commit (for tests and the compaction rule). */
+  get size(): number {
+    return this.entries().length;
   }
 
   /** Stores one report's result for its commit; returns the commit's verdict over all its reports. */
@@ -154,7 +163,12 @@ export class VerdictStore {
     let commits = this.byTenant.get(entry.tenant);
     if (!commits) this.byTenant.set(entry.tenant, (commits = new Map()));
     let reports = commits.get(entry.sha);
-    if (!reports) commits.set(entry.sha, (reports = new Map()));
+    if (!reports) {
+      commits.set(entry.sha, (reports = new Map()));
+      // Bounded: the commits gated longest ago are forgotten first (and dropped from the file when it is
+      // next compacted).
+      if (commits.size > this.maxCommits) commits.delete(commits.keys().next().value!);
+    }
     reports.set(entry.key, entry);
   }
 
