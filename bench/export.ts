@@ -5,12 +5,35 @@
 //      crown-jewel databases), to show memory stays flat with the number of lines.
 // The body is read as a stream and discarded; heap and RSS are sampled every 20 ms while it streams.
 //   npx tsx bench/export.ts [bench-out/e100000-s64-t32.json] [--runs 3]
-import { readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { pino } from 'pino';
 import { buildService, type Service } from '../app/service.js';
 import { loadSettings } from '../src/config/settings.js';
-import { tempDir } from '../test/helpers/service.js';
-import { edge, envelope, node } from '../test/helpers/envelope.js';
+import { nodeId } from '../src/graph/ids.js';
+import type { EdgeType, NodeLabel } from '../src/graph/vocabulary.js';
+
+const tempDir = (prefix: string) => mkdtemp(path.join(os.tmpdir(), prefix));
+const node = (label: NodeLabel, name: string, properties: Record<string, unknown> = {}) => ({
+  id: nodeId(label, name),
+  label,
+  name,
+  properties,
+});
+const edge = (type: EdgeType, from: { id: string }, to: { id: string }, p: number) => ({
+  type,
+  from: from.id,
+  to: to.id,
+  exploit_probability: p,
+});
+const envelope = (nodes: ReturnType<typeof node>[], edges: ReturnType<typeof edge>[]) => ({
+  source: 'bench',
+  kind: 'asset',
+  observed_at: '2026-11-01T00:00:00Z',
+  nodes,
+  edges,
+});
 
 const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 3;
 const estateFile = process.argv[2]?.endsWith('.json') ? process.argv[2] : 'bench-out/e100000-s64-t32.json';
