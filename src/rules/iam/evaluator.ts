@@ -120,7 +120,8 @@ function unitServices(statements: readonly Statement[]): Set<string> | undefined
 
 export class PermissionSet {
   private readonly units: LazyUnit[];
-  private readonly cache = new Map<string, Access | null>();
+  /** answers already given (created on the first answer worth keeping: most principals are asked little) */
+  private cache?: Map<string, Access | null>;
 
   /**
    * @param policies the statements of each policy document that applies (inline, managed, groups')
@@ -189,7 +190,7 @@ export class PermissionSet {
       resource === undefined && service === undefined
         ? action
         : `${action}|${resource ?? ''}|${service ?? ''}`;
-    const cached = this.cache.get(key);
+    const cached = this.cache?.get(key);
     if (cached !== undefined) return cached ?? undefined;
     let best: Access | undefined;
     for (const unit of this.units) {
@@ -213,6 +214,7 @@ export class PermissionSet {
       const bounded = this.boundary.access(action, resource, service);
       best = bounded ? { ...best, strength: weaker(best.strength, bounded.strength) } : undefined;
     }
+    this.cache ??= new Map();
     if (this.cache.size < 5_000) this.cache.set(key, best ?? null);
     return best;
   }
