@@ -31,7 +31,7 @@ export async function runServer(options: { demoByDefault: boolean; version: stri
     throw error;
   }
   const open = service.engine.tenant(DEFAULT_TENANT)?.paths.open() ?? [];
-  const critical = open.filter((p) => p.priority === 'P1').length;
+  const critical = open.filter((p) => service.engine.isCritical(DEFAULT_TENANT, p)).length;
   const query = '{ attackPaths(first: 3) { id score priority directAccess nodes { name label } } }';
   process.stdout.write(
     [
