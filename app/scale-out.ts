@@ -2,7 +2,9 @@
 // leadership is a PostgreSQL advisory lock (DB_DSN); without, the embedded journal and a single leader.
 import type { Settings } from '../src/config/settings.js';
 import { createJetStreamBus, streamNames } from '../src/bus/jetstream.js';
-import type { ScaleOutBus } from '../src/engine/engine.js';
+import type { ScaleOutBus, SharedSnapshots } from '../src/engine/engine.js';
+import { createDb, migrate, type Db } from '../src/db/postgres.js';
+import { SnapshotTable } from '../src/db/snapshots.js';
 import { AdvisoryLockLeadership, SINGLE_PROCESS_LEADER, type Leadership } from '../src/engine/leadership.js';
 import type { Log } from '../src/log/logger.js';
 import type { Metrics } from '../src/metrics/metrics.js';
@@ -11,6 +13,10 @@ export interface ScaleOut {
   leadership: Leadership;
   /** The broker bus factory the engine opens after restoring its snapshot; undefined: embedded. */
   bus?: (afterSeq: number) => Promise<ScaleOutBus>;
+  /** Graph snapshots shared through PostgreSQL (DB_DSN). */
+  sharedSnapshots?: SharedSnapshots;
+  /** The pool, when DB_DSN is set (migrations applied). */
+  db?: Db;
   close(): Promise<void>;
 }
 
@@ -20,7 +26,16 @@ export async function openScaleOut(settings: Settings, log: Log, metrics: Metric
   if (!scale) return { leadership: SINGLE_PROCESS_LEADER, close: async () => undefined };
   let leadership: Leadership = SINGLE_PROCESS_LEADER;
   let lock: AdvisoryLockLeadership | undefined;
+  let db: Db | undefined;
   if (scale.db) {
+    db = createDb(scale.db.dsn, scale.db.sslmode);
+    try {
+      const applied = await migrate(db);
+      if (applied.length) log.info({ applied }, 'applied database migrations');
+    } catch (error) {
+      await db.end().catch(() => undefined);
+      throw error;
+    }
     lock = new AdvisoryLockLeadership({
       dsn: scale.db.dsn,
       sslmode: scale.db.sslmode,
@@ -30,7 +45,12 @@ export async function openScaleOut(settings: Settings, log: Log, metrics: Metric
       holder: scale.bus?.consumer,
       log,
     });
-    await lock.start();
+    try {
+      await lock.start();
+    } catch (error) {
+      await db.end().catch(() => undefined);
+      throw error;
+    }
     leadership = lock;
   }
   const busSettings = scale.bus;
@@ -50,5 +70,14 @@ export async function openScaleOut(settings: Settings, log: Log, metrics: Metric
         logger: log,
         onConnection: (up) => metrics.brokerConnected.set(up ? 1 : 0),
       }));
-  return { leadership, bus, close: async () => lock?.close() };
+  return {
+    leadership,
+    bus,
+    db,
+    sharedSnapshots: db && new SnapshotTable(db),
+    close: async () => {
+      await lock?.close();
+      await db?.end().catch(() => undefined);
+    },
+  };
 }

@@ -83,6 +83,7 @@ export async function buildService(options: {
       suppression: (tenant, pathId, at) => governance.suppression(tenant, pathId, at),
       leadership: scaleOut.leadership,
       bus: scaleOut.bus,
+      sharedSnapshots: scaleOut.sharedSnapshots,
     });
   } catch (error) {
     await scaleOut.close();

@@ -4,7 +4,13 @@
 import path from 'node:path';
 import type { Bus, Delivery } from '../bus/bus.js';
 import { createEmbeddedBus } from '../bus/memory.js';
-import { PREVIOUS_SNAPSHOT_FILE, readSnapshot, SNAPSHOT_FILE, writeSnapshot } from '../bus/snapshot-file.js';
+import {
+  PREVIOUS_SNAPSHOT_FILE,
+  readSnapshot,
+  SNAPSHOT_FILE,
+  writeSnapshot,
+  type SnapshotMeta,
+} from '../bus/snapshot-file.js';
 import { openStore } from '../bus/store.js';
 import { createPathFinder, type PathFinder } from '../analysis/path-finder.js';
 import { warmUp } from '../analysis/warm-up.js';
@@ -63,6 +69,17 @@ export interface EngineDeps {
    * DATA_DIR/state alone; the broker keeps the records.
    */
   bus?: (afterSeq: number) => Promise<ScaleOutBus>;
+  /**
+   * Snapshots shared by the replicas (PostgreSQL, src/db/snapshots.ts): the start takes the newest of it
+   * and the local one; the leader writes one beside each local snapshot.
+   */
+  sharedSnapshots?: SharedSnapshots;
+}
+
+export interface SharedSnapshots {
+  latest(): Promise<{ meta: SnapshotMeta; lines: AsyncIterable<string> } | undefined>;
+  latestSeq(): Promise<number | undefined>;
+  write(meta: SnapshotMeta & { format: number }, lines: Iterable<string>): Promise<void>;
 }
 
 /** What the engine needs of a broker bus beyond the Bus contract. */
@@ -100,7 +117,7 @@ export async function createEngine(deps: EngineDeps) {
   // journal alone when that suffices) and a journal checked to hold every record after it; known loss
   // stops the start unless the operator asked for a repair (src/bus/store.ts, docs/operations.md).
   const store = deps.bus
-    ? { snapshot: await readBrokerSnapshot(stateDir, log), journal: undefined }
+    ? { snapshot: await readBrokerSnapshot(stateDir, log, deps.sharedSnapshots), journal: undefined }
     : await openStore({ dataDir: config.dataDir, repair: config.storeRepair, log });
   let snapshotSeq = 0;
   const snapshot = store.snapshot;
@@ -286,6 +303,14 @@ export async function createEngine(deps: EngineDeps) {
         serializeState(tenants, { tracker: batches, now: now() }),
       );
       snapshotSeq = seq;
+      // The leader shares it (PostgreSQL); a failure there costs new replicas a longer read of the stream.
+      if (deps.sharedSnapshots && leadership.isLeader())
+        await deps.sharedSnapshots
+          .write(
+            { seq, format: STATE_FORMAT, writtenAt: new Date(now()).toISOString() },
+            serializeState(tenants, { tracker: batches, now: now() }),
+          )
+          .catch((error: unknown) => log.error({ err: error }, 'could not share the graph snapshot'));
       await pathLog.compact(pathEpoch);
       // Segments stay until the previous snapshot covers them, so a damaged snapshot can fall back on it.
       await bus.compact(previousSeq ?? 0);
@@ -476,6 +501,8 @@ export async function createEngine(deps: EngineDeps) {
     onPass(listener: (tenantName: string) => void): void {
       passListeners.push(listener);
     },
+    /** Whether this replica runs the action layer now (always, unless scale-out: src/engine/leadership.ts). */
+    isLeader: () => leadership.isLeader(),
     /** Called for every new critical route an analyzer pass finds (leader only). */
     onCriticalPath(listener: (event: CriticalPathEvent) => void): void {
       criticalListeners.push(listener);
@@ -508,16 +535,29 @@ export async function createEngine(deps: EngineDeps) {
  * Scale-out start: the newest readable snapshot in DATA_DIR/state (the previous one when the newest is
  * damaged), or none; the broker's stream holds every record after it for BUS_MAX_AGE.
  */
-async function readBrokerSnapshot(stateDir: string, log: Log) {
+async function readBrokerSnapshot(stateDir: string, log: Log, shared?: SharedSnapshots) {
+  let local: { meta: SnapshotMeta; lines: AsyncIterable<string>; file: string } | undefined;
   for (const name of [SNAPSHOT_FILE, PREVIOUS_SNAPSHOT_FILE]) {
     try {
       const found = await readSnapshot(stateDir, name);
-      if (found) return { ...found, file: path.join(stateDir, name) };
+      if (found) {
+        local = { ...found, file: path.join(stateDir, name) };
+        break;
+      }
     } catch (error) {
       log.warn({ err: error, file: path.join(stateDir, name) }, 'snapshot unreadable; trying the one before');
     }
   }
-  return undefined;
+  // A new replica, or one long stopped: the leader's newer snapshot saves reading the stream since.
+  const sharedSeq = await shared?.latestSeq();
+  if (shared && sharedSeq !== undefined && sharedSeq > (local?.meta.seq ?? 0)) {
+    const found = await shared.latest();
+    if (found) {
+      log.info({ seq: found.meta.seq, localSeq: local?.meta.seq }, 'starting from the shared graph snapshot');
+      return { ...found, file: 'postgres:graph_snapshots' };
+    }
+  }
+  return local;
 }
 
 const GATE_CONCURRENCY = 1;

@@ -95,3 +95,34 @@ export async function waitFor<T>(
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
+
+/**
+ * A DSN whose tables land in a schema of their own (created now, dropped by the returned cleanup), so test
+ * runs and suites never share graph snapshots or audit chains.
+ */
+export async function schemaDsn(kind = 's'): Promise<{ dsn: string; schema: string; drop(): Promise<void> }> {
+  const { default: pg } = await import('pg');
+  const schema = uniqueName(kind);
+  const admin = new pg.Client({ connectionString: PG_DSN });
+  await admin.connect();
+  try {
+    await admin.query(`create schema ${schema}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(PG_DSN);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    dsn: url.toString(),
+    schema,
+    async drop() {
+      const client = new pg.Client({ connectionString: PG_DSN });
+      await client.connect();
+      try {
+        await client.query(`drop schema if exists ${schema} cascade`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}

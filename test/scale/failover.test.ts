@@ -10,7 +10,7 @@ import { rm } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import Fastify, { type FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { streamNames } from '../../src/bus/jetstream.js';
 import { LEADER_QUERY, lockKey } from '../../src/engine/leadership.js';
 import { envelope, node } from '../helpers/envelope.js';
@@ -21,6 +21,7 @@ import {
   missingServices,
   NATS_URL,
   PG_DSN,
+  schemaDsn,
   uniqueName,
   waitFor,
 } from '../helpers/services.js';
@@ -86,6 +87,13 @@ describeWithServices('three replicas, one leader (real NATS and PostgreSQL)', re
   const db = new pg.Client({ connectionString: PG_DSN });
   const prefix = uniqueName('fo');
   const key = lockKey(streamNames(prefix).events);
+  let dsn = PG_DSN;
+  let dropSchema: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const schema = await schemaDsn('fo');
+    dsn = schema.dsn;
+    dropSchema = schema.drop;
+  });
 
   afterAll(async () => {
     for (const r of replicas)
@@ -98,6 +106,7 @@ describeWithServices('three replicas, one leader (real NATS and PostgreSQL)', re
     );
     await github.app.close();
     await db.end().catch(() => undefined);
+    await dropSchema?.();
   });
 
   async function startReplica(name: string): Promise<Replica> {
@@ -118,7 +127,7 @@ describeWithServices('three replicas, one leader (real NATS and PostgreSQL)', re
           BUS_URL: NATS_URL,
           BUS_SUBJECT_PREFIX: prefix,
           BUS_CONSUMER: name,
-          DB_DSN: PG_DSN,
+          DB_DSN: dsn,
           LEADER_POLL_INTERVAL: '500ms',
           FORGE_TOKEN: 'ghp_standin',
           FORGE_API_URL: github.url,

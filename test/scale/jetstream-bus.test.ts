@@ -3,7 +3,7 @@
 // is dead-lettered after BUS_MAX_DELIVER deliveries while later reports still land; a NATS server killed
 // mid-ingest makes ingest answer 503 (not 202) until it is back, and nothing acknowledged is lost.
 import { connect, StringCodec, type NatsConnection } from 'nats';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadDemo } from '../../app/service.js';
 import { streamNames } from '../../src/bus/jetstream.js';
 import { envelope, node } from '../helpers/envelope.js';
@@ -14,11 +14,14 @@ import {
   missingServices,
   NATS_URL,
   PG_DSN,
+  schemaDsn,
   uniqueName,
   waitFor,
 } from '../helpers/services.js';
 
 const reason = await missingServices({ nats: true, postgres: true, natsServerBinary: true });
+
+let dsn = PG_DSN;
 
 function scaleEnv(prefix: string, consumer: string, url = NATS_URL): Record<string, string> {
   return {
@@ -26,7 +29,7 @@ function scaleEnv(prefix: string, consumer: string, url = NATS_URL): Record<stri
     BUS_SUBJECT_PREFIX: prefix,
     BUS_CONSUMER: consumer,
     BUS_MAX_DELIVER: '2',
-    DB_DSN: PG_DSN,
+    DB_DSN: dsn,
     LEADER_POLL_INTERVAL: '200ms',
   };
 }
@@ -40,10 +43,17 @@ describeWithServices('JetStream bus (real NATS)', reason, () => {
   const services: TestService[] = [];
   const servers: OwnNatsServer[] = [];
   const connections: NatsConnection[] = [];
+  let dropSchema: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const schema = await schemaDsn('bus');
+    dsn = schema.dsn;
+    dropSchema = schema.drop;
+  });
   afterAll(async () => {
     await Promise.allSettled(services.map((s) => s.dispose()));
     await Promise.allSettled(connections.map((c) => c.close()));
     await Promise.allSettled(servers.map((s) => s.dispose()));
+    await dropSchema?.();
   });
 
   it('two replicas on one stream hold the same paths after the same ingest', async () => {
@@ -145,5 +155,34 @@ describeWithServices('JetStream bus (real NATS)', reason, () => {
     const graph = service.engine.tenant('default')!.graph;
     const missing = accepted.filter((name) => !graph.someNode((_id, a) => a.name === name));
     expect(missing).toEqual([]);
+  });
+
+  it('starts a new replica from the leader\'s snapshot in PostgreSQL plus the stream after it', async () => {
+    const prefix = uniqueName('t');
+    const a = await makeService(scaleEnv(prefix, 'replica-a'));
+    services.push(a);
+    await waitFor('replica-a to lead', () => a.engine.isLeader());
+    expect(await loadDemo(a)).toBe(true);
+    await a.settle();
+    await a.engine.takeSnapshot();
+    // After the snapshot: one more report, then everything the snapshot covers ages out of the stream.
+    const late = await a.ingest(envelope([node('Service', 'after-the-snapshot')]));
+    expect(late.status).toBe(202);
+    await a.settle();
+    const nc = await connect({ servers: NATS_URL });
+    connections.push(nc);
+    const jsm = await nc.jetstreamManager();
+    const { state } = await jsm.streams.info(streamNames(prefix).events);
+    await jsm.streams.purge(streamNames(prefix).events, { seq: state.last_seq });
+    expect((await jsm.streams.info(streamNames(prefix).events)).state.messages).toBe(1);
+
+    const c = await makeService(scaleEnv(prefix, 'replica-c'));
+    services.push(c);
+    await c.settle();
+    expect(openPaths(c)).toEqual(openPaths(a));
+    expect(openPaths(c).length).toBeGreaterThan(0);
+    const graph = c.engine.tenant('default')!.graph;
+    expect(graph.order).toBe(a.engine.tenant('default')!.graph.order);
+    expect(graph.someNode((_id, attrs) => attrs.name === 'after-the-snapshot')).toBe(true);
   });
 });
