@@ -49,6 +49,22 @@ function popcount32(x: number): number {
   return Math.imul(x, 0x01010101) >>> 24;
 }
 
+/** 32 worlds' bits of U < t (U uniform on 16 bits, t in 1..65535), drawing bit planes of U from `key`. */
+function lessThan(t: number, key: number): number {
+  let less = 0;
+  let equal = -1;
+  for (let b = 15; b >= 0 && equal !== 0; b--) {
+    const plane = fmix32((key + Math.imul(b + 1, 0x6d2b79f5)) | 0);
+    if ((t >>> b) & 1) {
+      less |= equal & ~plane;
+      equal &= plane;
+    } else equal &= ~plane;
+    // Worlds still equal on every plane so far are not below t once t has no 1 bit left.
+    if ((t & ((1 << b) - 1)) === 0) break;
+  }
+  return less >>> 0;
+}
+
 /**
  * Counts, over `iterations` worlds drawn from `seed`, the worlds in which each target (and any target) is
  * compromised. Reads the graph through its adjacency only (fStart..fEnd, rStart..rEnd), so a live graph's
@@ -91,25 +107,13 @@ export function countWorlds(g: CompiledCore, iterations: number, seed: number): 
       mask[at + 1] = 0xffffffff;
       return;
     }
-    // Each random word is a full-avalanche hash of (seed, batch, hop, step): the same whatever the order
-    // hops are visited in. (A linear stream such as xorshift32 from a per-hop key correlates the worlds.)
+    // Each world's bit is U < t for a uniform 16-bit U, compared bit plane by bit plane from the most
+    // significant: a world is decided at the first plane where U's bit differs from t's, so a word of 32
+    // worlds is usually settled after six or seven random planes, not sixteen. Each plane is a
+    // full-avalanche hash of (seed, batch, hop, word, plane): the same whatever order hops are visited in.
     const key = fmix32(fmix32(e ^ seedMix) + Math.imul(batch, 0x9e3779b9));
-    let counter = key;
-    let m0 = 0;
-    let m1 = 0;
-    for (let b = 31 - Math.clz32(t & -t); b < 16; b++) {
-      counter = (counter + 0x6d2b79f5) | 0;
-      const r0 = fmix32(counter);
-      counter = (counter + 0x6d2b79f5) | 0;
-      const r1 = fmix32(counter ^ 0x5851f42d);
-      if ((t >>> b) & 1) {
-        m0 |= r0;
-        m1 |= r1;
-      } else {
-        m0 &= r0;
-        m1 &= r1;
-      }
-    }
+    const m0 = lessThan(t, key);
+    const m1 = lessThan(t, key ^ 0x5851f42d);
     mask[at] = m0;
     mask[at + 1] = m1;
   };
