@@ -1,10 +1,16 @@
 // The hop into a workload (a `Service` node) running an image with CVEs is priced from the image's most
 // exploitable CVE (src/model/probability.ts: priceCve), scaled by the confidence of the identity join that
-// says the workload runs that image. Shape read: Service DEPENDS_ON Image, CVE AFFECTS Image. An image
+// says the workload runs that image; an image whose scan found no CVE is priced as scanned clean. Shape read: Service DEPENDS_ON Image, CVE AFFECTS Image. An image
 // BUILT_FROM a repository a code scan (`trivy fs` / `trivy repo`) describes inherits that repository's
 // CVEs (CVE AFFECTS Repository), scaled by the confidence of the join that says it was built from it.
 import type { GraphView } from '../graph/model.js';
-import { moreExploitable, priceCve, withRuntimeEvidence, type HopPrice } from '../model/probability.js';
+import {
+  moreExploitable,
+  priceCve,
+  SCANNED_CLEAN_PROBABILITY,
+  withRuntimeEvidence,
+  type HopPrice,
+} from '../model/probability.js';
 
 /** A per-compile pricer: each workload and image is looked at once. */
 export function workloadPricer(graph: GraphView): (workload: string) => HopPrice | undefined {
@@ -34,6 +40,10 @@ export function workloadPricer(graph: GraphView): (workload: string) => HopPrice
           basis: inherited.basis,
         });
     });
+    // A scan that found nothing is evidence too: without it, a fully patched image would fall back to
+    // the table's untested price, higher than the CVE price it replaced.
+    if (!best && graph.getNodeAttributes(image).props.vulnerability_count === 0)
+      best = { p: SCANNED_CLEAN_PROBABILITY, basis: 'heuristic' };
     images.set(image, best);
     return best;
   };

@@ -111,6 +111,12 @@ export const SEVERITY_PROBABILITY: Readonly<Record<string, number>> = {
 };
 /** A CVE with no usable signal at all. */
 export const UNKNOWN_CVE_PROBABILITY = 0.05;
+/**
+ * A workload whose image was scanned and found to carry no known CVE: what is left is what no scanner
+ * sees (an unknown flaw, the application's own bugs). Lower than any CVE's price, so fixing every CVE is an
+ * improvement, never a fall-back to the untested table price.
+ */
+export const SCANNED_CLEAN_PROBABILITY = 0.05;
 
 /** Evidence order: observed before estimated. A CVE is priced by the first signal it carries. */
 export const CVE_EVIDENCE_ORDER: readonly WeightBasis[] = [

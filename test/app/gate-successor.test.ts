@@ -119,6 +119,19 @@ describe('the pull request image replaces the running image of its repository', 
     );
   });
 
+  it('is clean when the PR fixes every CVE: a clean scan prices the hop below any CVE', async () => {
+    const answer: any = await ask(
+      prScan((scan) => {
+        for (const result of scan.Results) result.Vulnerabilities = [];
+      }),
+    );
+    expect(answer.verdict).toBe('clean');
+    expect(answer.worsened).toEqual([]);
+    const improved = answer.improved.find((p: any) => p.nodes.at(-1).name === 'shop/stripe-api-key');
+    expect(improved.score).toBeLessThan(improved.previousScore);
+    expect(improved.priority).not.toBe('P1');
+  });
+
   it('finds the repository by its build record when the call carries no slug', async () => {
     const answer: any = await requestGate({
       apiUrl,

@@ -11,6 +11,7 @@ import {
   RUNTIME_PROBABILITY,
   SEVERITY_PROBABILITY,
   UNKNOWN_CVE_PROBABILITY,
+  SCANNED_CLEAN_PROBABILITY,
   clampProbability,
   moreExploitable,
   priceCve,
@@ -85,6 +86,9 @@ describe('probability table', () => {
       expect(cveSection).toContain(`${severity} ${p}`);
     expect(cveSection).toMatch(
       new RegExp(`\\| heuristic +\\| nothing usable +\\| ${UNKNOWN_CVE_PROBABILITY} `),
+    );
+    expect(cveSection).toContain(
+      `priced **scanned clean**: ${SCANNED_CLEAN_PROBABILITY}, basis \`heuristic\``,
     );
   });
 
