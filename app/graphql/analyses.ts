@@ -23,6 +23,7 @@ import { ProblemError } from '../../src/http/problems.js';
 import { historyOf } from '../../src/paths/history.js';
 import {
   directPathId,
+  isCritical,
   pathId,
   routeSteps,
   type PathNode,
@@ -425,7 +426,12 @@ export function createAnalysisResolvers() {
       },
       remediationPlan: (_: unknown, args: { title?: string | null }, ctx: Context) =>
         heavy(ctx, 'remediationPlan', (state, g) => {
-          const plan = remediationPlan(g, { p1: state.paths.priorityThresholds.p1 });
+          // Suppressed paths are not critical (DECISIONS.md "critical"): the plan leaves them be.
+          const plan = remediationPlan(g, {
+            p1: state.paths.priorityThresholds.p1,
+            counts: (start, target) =>
+              isCritical({ id: pairId(g, start, target), priority: 'P1' }, state.paths.suppressed),
+          });
           const wanted = args.title?.toLowerCase();
           return plan.items
             .map((item, i) => {

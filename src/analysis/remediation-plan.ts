@@ -51,12 +51,17 @@ interface Critical {
   edges: Int32Array;
 }
 
-function criticalRoutes(g: CompiledGraph, found: PairPath[], p1: number): Critical[] {
+function criticalRoutes(
+  g: CompiledGraph,
+  found: PairPath[],
+  p1: number,
+  counts: (start: number, target: number) => boolean,
+): Critical[] {
   const out: Critical[] = [];
   for (const t of g.directAccess)
-    out.push({ key: `d>${t}`, start: t, target: t, score: 1, edges: new Int32Array(0) });
+    if (counts(t, t)) out.push({ key: `d>${t}`, start: t, target: t, score: 1, edges: new Int32Array(0) });
   for (const p of found)
-    if (p.score >= p1)
+    if (p.score >= p1 && counts(p.start, p.target))
       out.push({
         key: `${p.start}>${p.target}`,
         start: p.start,
@@ -70,6 +75,11 @@ function criticalRoutes(g: CompiledGraph, found: PairPath[], p1: number): Critic
 export interface PlanOptions {
   /** A route is critical (P1) from this score up. */
   p1: number;
+  /**
+   * Whether a P1 pair counts as critical (false: suppressed, DECISIONS.md "critical"); start = target for a
+   * direct-access path. Default: every P1 pair.
+   */
+  counts?: (start: number, target: number) => boolean;
   /** Items at most (default 20). */
   maxItems?: number;
   /** Candidates tried per item before the plan stops (default 5). */
@@ -81,6 +91,7 @@ export interface PlanOptions {
 
 export function remediationPlan(g: CompiledGraph, options: PlanOptions): RemediationPlan {
   const maxItems = options.maxItems ?? 20;
+  const counts = options.counts ?? (() => true);
   const tries = options.triesPerItem ?? 5;
   const risk = { iterations: options.iterations ?? 256, seed: options.seed ?? 1 };
   const view = new EdgeView(g);
@@ -105,7 +116,7 @@ export function remediationPlan(g: CompiledGraph, options: PlanOptions): Remedia
     const counts = countWorlds(view.graph, risk.iterations, risk.seed);
     return counts.targetHits.reduce((sum, hits) => sum + hits, 0) / risk.iterations;
   };
-  let critical = criticalRoutes(view.graph, found, options.p1);
+  let critical = criticalRoutes(view.graph, found, options.p1, counts);
   const criticalBefore = critical.length;
   const total = critical.reduce((sum, c) => sum + c.score, 0);
   let riskLeft = total;
@@ -153,7 +164,7 @@ export function remediationPlan(g: CompiledGraph, options: PlanOptions): Remedia
         nextFound = afterCut(candidate.id);
         view.undo(candidate.id);
       } else view.closeDirectAccess(candidate.id);
-      const next = criticalRoutes(view.graph, nextFound, options.p1);
+      const next = criticalRoutes(view.graph, nextFound, options.p1, counts);
       if (candidate.kind === 'block-public-access') view.reopenDirectAccess(candidate.id);
       const still = new Set(next.map((c) => c.key));
       const eliminated = critical.filter((c) => !still.has(c.key));

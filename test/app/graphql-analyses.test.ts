@@ -123,6 +123,23 @@ describe('analyses on the demo estate', () => {
       expect(p.profileScores).toHaveLength(3);
     }
   });
+
+  it('leaves suppressed paths out of the plan (they are not critical)', async () => {
+    const { attackPaths } = await svc.graphql('{ attackPaths { id critical directAccess } }');
+    const routed = attackPaths.find(
+      (p: { critical: boolean; directAccess: boolean }) => p.critical && !p.directAccess,
+    );
+    const made = await svc.apiApp.inject({
+      method: 'POST',
+      url: '/suppressions',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ pathId: routed.id, reason: 'accept-risk', owner: 'sec-team', ttlDays: 30 }),
+    });
+    expect(made.statusCode, made.body).toBeLessThan(300);
+    const { remediationPlan } = await svc.graphql('{ remediationPlan { kind pathIds } }');
+    expect(remediationPlan.flatMap((i: { pathIds: string[] }) => i.pathIds)).not.toContain(routed.id);
+    expect(remediationPlan.map((i: { kind: string }) => i.kind)).toEqual(['block-public-access']);
+  });
 });
 
 // web → app → db (0.9 × 0.8 = 0.72) and web → batch → db (0.5 × 0.6 = 0.3); P(db) = 1 − 0.28 × 0.7 = 0.804.
