@@ -67,6 +67,8 @@ export interface JetStreamBus extends Bus {
 export class BrokerUnavailableError extends Error {}
 
 const HEADER_META = 'Pathgate-Record';
+/** Acks kept to send again after a reconnect. */
+const RECENT_ACKS = 1_024;
 const HEADER_ENCODING = 'Pathgate-Encoding';
 const HEADER_REASON = 'Pathgate-Dead-Reason';
 const HEADER_ORIGIN = 'Pathgate-Origin-Seq';
@@ -143,6 +145,13 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
   const maxPayload = nc.info?.max_payload ?? 1024 * 1024;
 
   let closed = false;
+
+  let handler: BusHandler | null = null;
+  let handled = options.afterSeq;
+  let messages: ConsumerMessages | undefined;
+  let loop: Promise<void> = Promise.resolve();
+  const publishing = new Set<Promise<unknown>>();
+
   (async () => {
     for await (const status of nc.status()) {
       if (status.type === 'disconnect' && up) {
@@ -155,16 +164,13 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
       } else if (status.type === 'reconnect' && !up) {
         up = true;
         options.onConnection?.(true);
+        resendAcks();
+        // The broker may have restarted and forgotten this consumer's pull: pull afresh now.
+        messages?.stop();
         log?.info({ server: status.data }, 'bus: NATS connection back');
       }
     }
   })().catch(() => undefined);
-
-  let handler: BusHandler | null = null;
-  let handled = options.afterSeq;
-  let messages: ConsumerMessages | undefined;
-  let loop: Promise<void> = Promise.resolve();
-  const publishing = new Set<Promise<unknown>>();
 
   function encode(record: BusRecord): { data: Uint8Array; headers: MsgHdrs } {
     const { envelope, envelopeJson, ...rest } = record;
@@ -188,6 +194,37 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
     return { ...rest, envelope, seq: m.seq };
   }
 
+  // Seqs applied lately, so a redelivery of one whose ack was lost is not applied again.
+  const applied = new Set<number>();
+  const appliedOrder: number[] = [];
+  function remember(seq: number): void {
+    applied.add(seq);
+    appliedOrder.push(seq);
+    if (appliedOrder.length > 100_000) applied.delete(appliedOrder.shift()!);
+  }
+  // Acks made while the connection is down would be dropped and the records come again only after the
+  // ack wait: they are sent as soon as it is back.
+  // The last acks sent before it went down may have died with a broker that was killed: those are sent
+  // again too (acking twice is harmless).
+  let lostAcks: string[] = [];
+  const recentAcks: string[] = [];
+  function ack(m: JsMsg): void {
+    // JsMsgImpl's reply subject: the ack is a message to it.
+    const reply = (m as unknown as { reply?: string }).reply;
+    if (up && !nc.isClosed()) {
+      m.ack();
+      if (reply) {
+        recentAcks.push(reply);
+        if (recentAcks.length > RECENT_ACKS) recentAcks.shift();
+      }
+    } else if (reply) lostAcks.push(reply);
+  }
+  function resendAcks(): void {
+    const replies = [...recentAcks.splice(0), ...lostAcks];
+    lostAcks = [];
+    for (const reply of replies) nc.publish(reply, '+ACK');
+  }
+
   async function deadLetter(m: JsMsg, reason: string): Promise<void> {
     const tenant = m.subject.slice(m.subject.lastIndexOf('.') + 1);
     const h = natsHeaders();
@@ -208,9 +245,15 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
       m.ack();
       return;
     }
+    // Applied before, its ack lost with the connection: ack again, do not apply twice.
+    if (applied.has(m.seq)) {
+      ack(m);
+      return;
+    }
     try {
       await handler!(decode(m));
-      m.ack();
+      remember(m.seq);
+      ack(m);
       handled = Math.max(handled, m.seq);
     } catch (error) {
       const deliveries = m.info.redeliveryCount;
@@ -242,7 +285,8 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
     while (!closed) {
       try {
         const consumer = await js.consumers.get(names.events, options.consumer);
-        messages = await consumer.consume({ max_messages: 256 });
+        // Short pulls: after the broker restarts, a pull it forgot is replaced within seconds.
+        messages = await consumer.consume({ max_messages: 256, expires: 5_000 });
         for await (const m of messages) await handle(m);
       } catch (error) {
         if (closed) return;

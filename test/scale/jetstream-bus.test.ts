@@ -157,7 +157,7 @@ describeWithServices('JetStream bus (real NATS)', reason, () => {
     expect(missing).toEqual([]);
   });
 
-  it('starts a new replica from the leader\'s snapshot in PostgreSQL plus the stream after it', async () => {
+  it("starts a new replica from the leader's snapshot in PostgreSQL plus the stream after it", async () => {
     const prefix = uniqueName('t');
     const a = await makeService(scaleEnv(prefix, 'replica-a'));
     services.push(a);
