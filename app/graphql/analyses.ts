@@ -5,16 +5,16 @@
 // when full. They read the whole estate, so a credential scoped to applications may not run them.
 import { AnalysisService, MAX_HEAVY_PER_REQUEST } from '../../src/analysis/analysis-service.js';
 import type { CompiledGraph } from '../../src/analysis/compiled-graph.js';
-import { kShortestRoutes, MAX_K } from '../../src/analysis/k-shortest.js';
-import { remediationPlan, type PlanItem } from '../../src/analysis/remediation-plan.js';
-import { MAX_ITERATIONS, simulateRisk, type RiskSimulation } from '../../src/analysis/risk-simulation.js';
+import { MAX_K, type RankedRoute } from '../../src/analysis/k-shortest.js';
+import type { PlanItem, RemediationPlan } from '../../src/analysis/remediation-plan.js';
+import { MAX_ITERATIONS, type RiskSimulation } from '../../src/analysis/risk-simulation.js';
 import { pathUncertainty, type PathUncertainty } from '../../src/analysis/uncertainty.js';
 import {
   resolveNode,
   resolveSelectors,
   SelectorError,
-  whatIf,
   type EdgeSelector,
+  type WhatIfResult,
 } from '../../src/analysis/what-if.js';
 import type { Engine } from '../../src/engine/engine.js';
 import type { TenantState } from '../../src/engine/tenant.js';
@@ -278,7 +278,7 @@ function checkIterations(iterations: number): void {
 async function heavy<T>(
   ctx: Context,
   field: string,
-  task: (state: TenantState, g: CompiledGraph) => T | null,
+  task: (state: TenantState, g: CompiledGraph) => T | Promise<T>,
 ) {
   const analyses = service(ctx);
   ctx.heavyUsed = (ctx.heavyUsed ?? 0) + 1;
@@ -375,9 +375,10 @@ export function createAnalysisResolvers() {
     Query: {
       riskSimulation: (_: unknown, args: { iterations: number; seed: number }, ctx: Context) => {
         checkIterations(args.iterations);
-        return heavy(ctx, 'riskSimulation', (_state, g) =>
-          riskView(simulateRisk(g, { ...args, profiles: service(ctx).profiles }), g),
-        );
+        return heavy(ctx, 'riskSimulation', async (_state, g) => {
+          const task = { kind: 'risk' as const, ...args, profiles: service(ctx).profiles };
+          return riskView((await service(ctx).compute(g, task)) as RiskSimulation, g);
+        });
       },
       whatIf: (
         _: unknown,
@@ -386,7 +387,7 @@ export function createAnalysisResolvers() {
       ) => {
         checkIterations(args.iterations);
         if (!args.cuts.length) invalid('cuts must name at least one hop');
-        return heavy(ctx, 'whatIf', (_state, g) => {
+        return heavy(ctx, 'whatIf', async (_state, g) => {
           let changes;
           try {
             changes = resolveSelectors(g, args.cuts);
@@ -394,7 +395,8 @@ export function createAnalysisResolvers() {
             if (error instanceof SelectorError) invalid(error.message);
             throw error;
           }
-          const result = whatIf(g, changes, { iterations: args.iterations, seed: args.seed });
+          const task = { kind: 'whatIf' as const, changes, iterations: args.iterations, seed: args.seed };
+          const result = (await service(ctx).compute(g, task)) as WhatIfResult;
           const summary = (sim: RiskSimulation) => ({
             anyCompromiseProbability: sim.anyCompromiseProbability,
             expectedCompromised: sim.expectedCompromised,
@@ -425,13 +427,17 @@ export function createAnalysisResolvers() {
         });
       },
       remediationPlan: (_: unknown, args: { title?: string | null }, ctx: Context) =>
-        heavy(ctx, 'remediationPlan', (state, g) => {
+        heavy(ctx, 'remediationPlan', async (state, g) => {
           // Suppressed paths are not critical (DECISIONS.md "critical"): the plan leaves them be.
-          const plan = remediationPlan(g, {
-            p1: state.paths.priorityThresholds.p1,
-            counts: (start, target) =>
-              isCritical({ id: pairId(g, start, target), priority: 'P1' }, state.paths.suppressed),
-          });
+          const suppressed: string[] = [];
+          for (const record of state.paths.open()) {
+            if (record.priority !== 'P1' || isCritical(record, state.paths.suppressed)) continue;
+            const start = g.indexOf(record.startId);
+            const target = g.indexOf(record.targetId);
+            if (start >= 0 && target >= 0) suppressed.push(`${start}>${target}`);
+          }
+          const task = { kind: 'plan' as const, p1: state.paths.priorityThresholds.p1, suppressed };
+          const plan = (await service(ctx).compute(g, task)) as RemediationPlan;
           const wanted = args.title?.toLowerCase();
           return plan.items
             .map((item, i) => {
@@ -461,16 +467,14 @@ export function createAnalysisResolvers() {
       kShortestPaths: (_: unknown, args: { target: string; k: number }, ctx: Context) => {
         if (!Number.isInteger(args.k) || args.k < 1 || args.k > MAX_K)
           invalid(`k must be from 1 to ${MAX_K}, got ${args.k}`);
-        return heavy(ctx, 'kShortestPaths', (_state, g) => {
+        return heavy(ctx, 'kShortestPaths', async (_state, g) => {
           const targets = resolveNode(g, args.target).filter((i) => g.targets.includes(i));
           if (!targets.length)
             invalid(
               `target ${JSON.stringify(args.target)} names no crown jewel (by id or name) in this tenant`,
             );
-          const routes = targets
-            .flatMap((t) => kShortestRoutes(g, t, args.k))
-            .sort((a, b) => a.units - b.units)
-            .slice(0, args.k);
+          const task = { kind: 'kShortest' as const, targets, k: args.k };
+          const routes = (await service(ctx).compute(g, task)) as RankedRoute[];
           return routes.map((r, i) => ({
             rank: i + 1,
             pathId: pairId(g, r.nodes[0], r.nodes.at(-1)!),
