@@ -30,6 +30,7 @@ ${GATE_USAGE}
 ${INTEL_USAGE}
   verify-audit <file>   check the audit log's hash chain; names the first broken record (exit 1), reading
                         an encrypted log with $STORE_ENCRYPTION_KEY (or STORE_ENCRYPTION_KEY_FILE)
+  verify-audit -postgres  the same for the chain the replicas share in PostgreSQL ($DB_DSN)
 ${VERIFY_STORE_USAGE}
 ${VERIFY_EXPORT_USAGE}
   version               print the version
@@ -114,14 +115,26 @@ export async function main(argv: string[]): Promise<number> {
         isTTY: process.stdout.isTTY === true,
       });
     case 'verify-audit': {
-      const { positionals } = parseArgs({ args: normalizeFlags(rest), allowPositionals: true, options: {} });
-      if (positionals.length !== 1) {
-        process.stderr.write(`pathgate verify-audit: expected one file\n\n${USAGE}`);
+      const { positionals, values } = parseArgs({
+        args: normalizeFlags(rest),
+        allowPositionals: true,
+        options: { postgres: { type: 'boolean' } },
+      });
+      if (positionals.length !== (values.postgres ? 0 : 1)) {
+        process.stderr.write(`pathgate verify-audit: expected one file, or -postgres\n\n${USAGE}`);
         return 2;
       }
       // The key is read as the service reads it: STORE_ENCRYPTION_KEY or its _FILE.
-      const { audit } = loadSettings(process.env);
-      const verdict = verifyAuditFile(positionals[0], audit.key);
+      const settings = loadSettings(process.env);
+      const { audit } = settings;
+      // -postgres: the chain the replicas share in DB_DSN (src/db/audit-chain.ts).
+      const verdict = values.postgres
+        ? await (await import('./scale-out.js')).verifyPostgresAudit(settings)
+        : verifyAuditFile(positionals[0], audit.key);
+      if (typeof verdict === 'string') {
+        process.stderr.write(`pathgate verify-audit: ${verdict}\n`);
+        return 2;
+      }
       if (verdict.ok) {
         process.stdout.write(`audit log intact: ${verdict.records} records\n`);
         return 0;

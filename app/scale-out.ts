@@ -1,10 +1,13 @@
 // Scale-out composition (docs/deployment.md): with BUS_URL, the bus is NATS JetStream and this replica's
 // leadership is a PostgreSQL advisory lock (DB_DSN); without, the embedded journal and a single leader.
+import type { AuditLog } from '../src/audit/audit-log.js';
 import type { Settings } from '../src/config/settings.js';
 import { createJetStreamBus, streamNames } from '../src/bus/jetstream.js';
 import type { ScaleOutBus, SharedSnapshots } from '../src/engine/engine.js';
 import { createDb, migrate, type Db } from '../src/db/postgres.js';
 import { SnapshotTable } from '../src/db/snapshots.js';
+import { verifyAuditTable } from '../src/db/audit-chain.js';
+import type { AuditVerdict } from '../src/audit/verify.js';
 import { AdvisoryLockLeadership, SINGLE_PROCESS_LEADER, type Leadership } from '../src/engine/leadership.js';
 import type { Log } from '../src/log/logger.js';
 import type { Metrics } from '../src/metrics/metrics.js';
@@ -74,10 +77,38 @@ export async function openScaleOut(settings: Settings, log: Log, metrics: Metric
     leadership,
     bus,
     db,
-    sharedSnapshots: db && new SnapshotTable(db),
+    // Snapshots are shared among replicas of one stream; the embedded journal's stay local.
+    sharedSnapshots: db && scale.bus ? new SnapshotTable(db) : undefined,
     close: async () => {
       await lock?.close();
       await db?.end().catch(() => undefined);
     },
   };
+}
+
+/** One audit record to both chains: this replica's file and the shared one in PostgreSQL. */
+export function teeAudit(file: AuditSink, shared: AuditSink): AuditSink {
+  return {
+    append(event, entry) {
+      file.append(event, entry);
+      shared.append(event, entry);
+    },
+  };
+}
+
+export type AuditSink = Pick<AuditLog, 'append'>;
+
+/** `pathgate verify-audit -postgres`: the shared chain's verdict, or why it cannot be read. */
+export async function verifyPostgresAudit(settings: Settings): Promise<AuditVerdict | string> {
+  const db = settings.scaleOut?.db;
+  if (!db) return '-postgres needs DB_DSN';
+  const pool = createDb(db.dsn, db.sslmode);
+  try {
+    await migrate(pool);
+    return await verifyAuditTable(pool, settings.audit.key);
+  } catch (error) {
+    return `cannot read the audit chain in PostgreSQL (${(error as Error).message})`;
+  } finally {
+    await pool.end().catch(() => undefined);
+  }
 }

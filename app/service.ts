@@ -25,7 +25,8 @@ import { createAuditor } from './plugins/audit.js';
 import { yamlToList } from '../src/ingest/yaml.js';
 import { buildIngestServer } from './ingest-server.js';
 import { packageRoot } from './package-root.js';
-import { openScaleOut } from './scale-out.js';
+import { openScaleOut, teeAudit } from './scale-out.js';
+import { PgAuditChain } from '../src/db/audit-chain.js';
 
 export const DEMO_DIR = path.join(packageRoot(), 'fixtures', 'demo');
 
@@ -114,9 +115,16 @@ export async function buildService(options: {
     settings.audit.path !== undefined
       ? new AuditLog(settings.audit.path, settings.audit.key, now)
       : undefined;
+  // With DB_DSN the replicas also share one chain in PostgreSQL (`verify-audit -postgres`); each keeps its file.
+  const sharedAudit =
+    auditLog && scaleOut.db
+      ? new PgAuditChain(scaleOut.db, settings.audit.key, now, (error) =>
+          logger.error({ err: error }, 'audit: a record could not be written to PostgreSQL'),
+        )
+      : undefined;
   const auditor =
     auditLog &&
-    createAuditor(auditLog, {
+    createAuditor(sharedAudit ? teeAudit(auditLog, sharedAudit) : auditLog, {
       exfilThreshold: settings.audit.exfilThreshold,
       now,
     });
@@ -209,6 +217,7 @@ export async function buildService(options: {
       // Pull-request updates already queued (webhooks answered, verdicts given) are finished, not dropped.
       await github?.idle();
       await engine.close();
+      await sharedAudit?.flush();
       await scaleOut.close();
     },
   };

@@ -42,7 +42,7 @@ interface Seen {
 }
 
 export function createAuditor(
-  log: AuditLog,
+  log: Pick<AuditLog, 'append'>,
   options: { exfilThreshold?: number; now: () => number },
 ): Auditor {
   const exfil = options.exfilThreshold !== undefined ? new ExfilWatch(options.exfilThreshold) : undefined;
