@@ -55,7 +55,7 @@ export function createCloudnetSource(): IngestSource {
       'Cloud network state (AWS Describe* shapes): exposure through security groups, routes and ACLs; SG-to-SG reachability; peerings; instance roles.',
     snapshots: 'query',
     normalize({ body, query, receivedAt }) {
-      const lists = readLists(body);
+      const lists = readLists(body, query.snapshot !== undefined && query.snapshot !== '');
       const queryAccount = accountParameter(query);
       const out = new EnvelopeBuilder('cloudnet', 'asset', receivedAt);
       const groups = new Map((lists.security_groups ?? []).map((g) => [g.GroupId as string, g]));
@@ -211,7 +211,7 @@ export function createCloudnetSource(): IngestSource {
   };
 }
 
-function readLists(body: unknown): Lists {
+function readLists(body: unknown, snapshotAsked: boolean): Lists {
   if (!body || typeof body !== 'object' || Array.isArray(body))
     throw reportProblem('cloudnet', [
       { pointer: '/', detail: 'expected an object with security_groups, instances, ...' },
@@ -237,9 +237,10 @@ function readLists(body: unknown): Lists {
     throw reportProblem('cloudnet', [
       { pointer: '/provider', value: b.provider, detail: `only aws network state is read; ${READ_KEYS}` },
     ]);
-  // A body with none of the keys read (`{}`, another provider's shape) would say nothing and, sent as a
-  // complete snapshot, retract the whole scope: refused, naming what is read.
-  if (!Object.values(lists).some((l) => l !== undefined))
+  // A body with none of the keys read (`{}`, another provider's shape) says nothing: refused, naming what
+  // is read. With `snapshot=` the pipeline's rule for reports that yield nothing decides instead (a
+  // complete snapshot is refused naming its scope; `snapshot=none` is accepted with a warning).
+  if (!snapshotAsked && !Object.values(lists).some((l) => l !== undefined))
     throw reportProblem('cloudnet', [{ pointer: '/', detail: `no network state found: ${READ_KEYS}` }]);
   return lists;
 }

@@ -319,5 +319,7 @@ describe('cloudnet: path truth (issue 15)', () => {
       expect(error.detail).toMatch(/security_groups \(or SecurityGroups\).*instances \(or Reservations\)/);
     }
     expect(rejection(cloudnet, { provider: 'gcp', instances: [] })[0].detail).toMatch(/security_groups/);
+    // With snapshot= the pipeline's rule for reports that yield nothing answers (test/app/empty-snapshots.test.ts).
+    expect(normalize(cloudnet, {}, { snapshot: 'none' }).nodes).toEqual([]);
   });
 });
