@@ -329,7 +329,11 @@ export function createK8sSource(): IngestSource {
         roleName: string,
         scope?: string,
       ) => {
-        const { primitives, named } = rbacEscalation(rules, roleName);
+        const { primitives, named } = rbacEscalation(
+          rules,
+          roleName,
+          scope === undefined ? 'cluster' : 'namespace',
+        );
         if (!primitives.length) return;
         const admin = out.node('IAM_Role', q(CLUSTER_ADMIN), {
           cluster,

@@ -16,9 +16,9 @@ const ESCALATE = requests(RBAC_GROUP, ROLES, ['escalate']);
 
 export const bindOrEscalate: RbacPrimitive = {
   name: 'bind-or-escalate',
-  grants: (rules) => {
-    const bind = both(grantOf(rules, WRITE_BINDINGS), grantOf(rules, BIND));
-    const escalate = both(grantOf(rules, WRITE_ROLES), grantOf(rules, ESCALATE));
+  grants: (rules, _role, scope) => {
+    const bind = both(grantOf(rules, WRITE_BINDINGS, scope), grantOf(rules, BIND, scope));
+    const escalate = both(grantOf(rules, WRITE_ROLES, scope), grantOf(rules, ESCALATE, scope));
     return bind === 'any' || escalate === 'any' ? 'any' : (bind ?? escalate);
   },
 };

@@ -16,5 +16,5 @@ const POD_MAKERS: readonly ApiRequest[] = [
 
 export const createPods: RbacPrimitive = {
   name: 'create-pods',
-  grants: (rules) => grantOf(rules, POD_MAKERS),
+  grants: (rules, _role, scope) => grantOf(rules, POD_MAKERS, scope),
 };

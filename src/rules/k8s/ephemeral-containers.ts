@@ -6,5 +6,5 @@ const REQUESTS = requests('', ['pods/ephemeralcontainers'], ['patch', 'update'])
 
 export const ephemeralContainers: RbacPrimitive = {
   name: 'ephemeral-containers',
-  grants: (rules) => grantOf(rules, REQUESTS),
+  grants: (rules, _role, scope) => grantOf(rules, REQUESTS, scope),
 };

@@ -1,5 +1,6 @@
 // EXPLOIT_HOST_WRITE: a writable mount of a host directory the node executes or trusts (the root, /etc, a
 // root or user home, cron, the kubelet's static pod manifests, binaries) gives code execution on the node.
+// Those directories are root's: a container that cannot run as root writes none of them.
 import { overlaps, type EscapeRule } from './escape-rule.js';
 
 // The root itself is covered: a mount of `/` reaches every one of these.
@@ -21,6 +22,8 @@ export const hostWrite: EscapeRule = {
   kubehound: 'EXPLOIT_HOST_WRITE',
   fires: (pod) =>
     pod.hostMounts
-      .filter((m) => !m.readOnly && WRITABLE_TARGETS.some((target) => overlaps(m.path, target)))
+      .filter(
+        (m) => !m.readOnly && m.rootMount && WRITABLE_TARGETS.some((target) => overlaps(m.path, target)),
+      )
       .map((m) => `hostPath:${m.path}`),
 };

@@ -8,5 +8,5 @@ const REQUESTS = [
 
 export const impersonate: RbacPrimitive = {
   name: 'impersonate',
-  grants: (rules) => grantOf(rules, REQUESTS),
+  grants: (rules, _role, scope) => grantOf(rules, REQUESTS, scope),
 };

@@ -8,7 +8,7 @@ import { nodesProxy } from './nodes-proxy.js';
 import { podAttach } from './pod-attach.js';
 import { podExec } from './pod-exec.js';
 import { podPatch } from './pod-patch.js';
-import type { Grant, PolicyRule, RbacPrimitive } from './rbac-rule.js';
+import type { Grant, GrantScope, PolicyRule, RbacPrimitive } from './rbac-rule.js';
 import { readSecrets } from './read-secrets.js';
 import { tokenRequest } from './token-request.js';
 import { wildcard } from './wildcard.js';
@@ -35,12 +35,19 @@ export interface Escalation {
   named: boolean;
 }
 
-/** The escalation primitives a role's rules grant (rules undefined: a role known only by name). */
-export function rbacEscalation(rules: readonly PolicyRule[] | undefined, roleName: string): Escalation {
+/**
+ * The escalation primitives a role's rules grant (rules undefined: a role known only by name), bound
+ * cluster-wide or in one namespace (where cluster-scoped resources are out of reach).
+ */
+export function rbacEscalation(
+  rules: readonly PolicyRule[] | undefined,
+  roleName: string,
+  scope: GrantScope = 'cluster',
+): Escalation {
   const primitives: string[] = [];
   let named = true;
   for (const primitive of RBAC_PRIMITIVES) {
-    const grant: Grant | undefined = primitive.grants(rules, roleName);
+    const grant: Grant | undefined = primitive.grants(rules, roleName, scope);
     if (!grant) continue;
     primitives.push(primitive.name);
     if (grant === 'any') named = false;
@@ -48,4 +55,4 @@ export function rbacEscalation(rules: readonly PolicyRule[] | undefined, roleNam
   return { primitives, named: primitives.length > 0 && named };
 }
 
-export type { PolicyRule } from './rbac-rule.js';
+export type { GrantScope, PolicyRule } from './rbac-rule.js';

@@ -6,5 +6,5 @@ const REQUESTS = requests('', ['nodes/proxy'], ['get', 'create']);
 
 export const nodesProxy: RbacPrimitive = {
   name: 'nodes-proxy',
-  grants: (rules) => grantOf(rules, REQUESTS),
+  grants: (rules, _role, scope) => grantOf(rules, REQUESTS, scope),
 };

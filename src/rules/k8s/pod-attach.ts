@@ -5,5 +5,5 @@ const REQUESTS = requests('', ['pods/attach'], ['create']);
 
 export const podAttach: RbacPrimitive = {
   name: 'pod-attach',
-  grants: (rules) => grantOf(rules, REQUESTS),
+  grants: (rules, _role, scope) => grantOf(rules, REQUESTS, scope),
 };

@@ -5,5 +5,5 @@ const REQUESTS = requests('', ['pods/exec'], ['create']);
 
 export const podExec: RbacPrimitive = {
   name: 'pod-exec',
-  grants: (rules) => grantOf(rules, REQUESTS),
+  grants: (rules, _role, scope) => grantOf(rules, REQUESTS, scope),
 };

@@ -5,5 +5,5 @@ const REQUESTS = requests('', ['pods'], ['patch', 'update']);
 
 export const podPatch: RbacPrimitive = {
   name: 'pod-patch',
-  grants: (rules) => grantOf(rules, REQUESTS),
+  grants: (rules, _role, scope) => grantOf(rules, REQUESTS, scope),
 };

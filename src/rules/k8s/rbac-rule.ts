@@ -14,6 +14,26 @@ export interface PolicyRule {
 /** How far a grant reaches: every object of the resource, or only the objects its rule names. */
 export type Grant = 'any' | 'named';
 
+/** Where the rules are bound: cluster-wide (a ClusterRoleBinding), or in one namespace (a Role, a RoleBinding). */
+export type GrantScope = 'cluster' | 'namespace';
+
+/**
+ * Resources outside any namespace (`<group>/<resource>`, '' for the core group): rules bound in one namespace
+ * never reach them, even through `*` (a Role's wildcard on the core group does not grant `nodes/proxy`).
+ */
+const CLUSTER_SCOPED = new Set([
+  '/nodes',
+  '/namespaces',
+  '/persistentvolumes',
+  '/users',
+  '/groups',
+  'authentication.k8s.io/userextras',
+  'authentication.k8s.io/uids',
+  'rbac.authorization.k8s.io/clusterroles',
+  'rbac.authorization.k8s.io/clusterrolebindings',
+  'certificates.k8s.io/certificatesigningrequests',
+]);
+
 /** One API request a primitive needs: `group` is '' for the core group; `resource` may be `pods/exec`. */
 export interface ApiRequest {
   group: string;
@@ -24,7 +44,7 @@ export interface ApiRequest {
 export interface RbacPrimitive {
   name: string;
   /** `rules` is undefined when the role is only named by a binding (the dump does not hold it). */
-  grants(rules: readonly PolicyRule[] | undefined, roleName: string): Grant | undefined;
+  grants(rules: readonly PolicyRule[] | undefined, roleName: string, scope: GrantScope): Grant | undefined;
 }
 
 /** Whether one rule authorizes a request, as the API server's RBAC authorizer decides it. */
@@ -46,14 +66,28 @@ export function ruleGrant(rule: PolicyRule, request: ApiRequest): Grant | undefi
   return 'named';
 }
 
-/** The widest grant any rule gives for any of the requests. */
+/**
+ * Whether a request can be authorized by rules bound in that scope. In one namespace, cluster-scoped
+ * resources are out of reach, except `bind` on ClusterRoles: the API server checks it in the namespace of
+ * the RoleBinding being written.
+ */
+export function inScope(request: ApiRequest, scope: GrantScope): boolean {
+  if (scope === 'cluster') return true;
+  if (request.verb === 'bind' && request.resource === 'clusterroles') return true;
+  const base = request.resource.split('/')[0];
+  return !CLUSTER_SCOPED.has(`${request.group}/${base}`);
+}
+
+/** The widest grant any rule gives for any of the requests (in scope). */
 export function grantOf(
   rules: readonly PolicyRule[] | undefined,
   requests: readonly ApiRequest[],
+  scope: GrantScope = 'cluster',
 ): Grant | undefined {
   let best: Grant | undefined;
+  const reachable = scope === 'cluster' ? requests : requests.filter((r) => inScope(r, scope));
   for (const rule of rules ?? []) {
-    for (const request of requests) {
+    for (const request of reachable) {
       const grant = ruleGrant(rule, request);
       if (grant === 'any') return 'any';
       if (grant) best = grant;

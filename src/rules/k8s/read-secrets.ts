@@ -6,5 +6,5 @@ const REQUESTS = requests('', ['secrets'], ['get', 'list', 'watch']);
 
 export const readSecrets: RbacPrimitive = {
   name: 'read-secrets',
-  grants: (rules) => grantOf(rules, REQUESTS),
+  grants: (rules, _role, scope) => grantOf(rules, REQUESTS, scope),
 };

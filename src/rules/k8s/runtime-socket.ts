@@ -1,5 +1,6 @@
 // EXPLOIT_CONTAINERD_SOCK (and its Docker and CRI-O twins): a container runtime's socket mounted in a pod
 // starts a privileged container on the node. Read-only does not help: connecting to a socket is a write.
+// The sockets are root's (mode 660): a container that cannot run as root does not connect.
 import { covers, type EscapeRule } from './escape-rule.js';
 
 const SOCKETS = [
@@ -16,6 +17,6 @@ export const runtimeSocket: EscapeRule = {
   kubehound: 'EXPLOIT_CONTAINERD_SOCK',
   fires: (pod) =>
     pod.hostMounts
-      .filter((m) => SOCKETS.some((socket) => covers(m.path, socket)))
+      .filter((m) => m.rootMount && SOCKETS.some((socket) => covers(m.path, socket)))
       .map((m) => `hostPath:${m.path}`),
 };

@@ -5,5 +5,5 @@ const REQUESTS = requests('', ['serviceaccounts/token'], ['create']);
 
 export const tokenRequest: RbacPrimitive = {
   name: 'create-serviceaccount-token',
-  grants: (rules) => grantOf(rules, REQUESTS),
+  grants: (rules, _role, scope) => grantOf(rules, REQUESTS, scope),
 };

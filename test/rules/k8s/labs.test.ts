@@ -1,0 +1,161 @@
+// Defects found by running public intentionally-vulnerable labs (Kubernetes Goat, BishopFox badPods) and
+// real install manifests (kube-prometheus) through the k8s source; each case is a minimal manifest written
+// here after the lab's shape, with a negative twin.
+import { describe, expect, it } from 'vitest';
+import { createK8sSource } from '../../../src/ingest/sources/k8s.js';
+import { podEscapes } from '../../../src/rules/k8s/container-escape.js';
+import type { PodSpec } from '../../../src/rules/k8s/escape-rule.js';
+import { rbacEscalation, type PolicyRule } from '../../../src/rules/k8s/index.js';
+import { yamlToList } from '../../../src/ingest/yaml.js';
+import { normalize } from '../../helpers/normalize.js';
+
+const k8s = createK8sSource();
+const rules = (spec: PodSpec) => podEscapes(spec).map((e) => e.rule);
+
+/** One container mounting host paths, as root or not (runAsUser at the pod level, as node-exporter does). */
+const mounting = (mounts: [string, boolean][], podContext: Record<string, unknown> = {}): PodSpec => ({
+  securityContext: podContext,
+  containers: [
+    {
+      name: 'app',
+      image: 'alpine:3.19',
+      volumeMounts: mounts.map(([, readOnly], i) => ({ name: `v${i}`, mountPath: `/host${i}`, readOnly })),
+    },
+  ],
+  volumes: mounts.map(([path], i) => ({ name: `v${i}`, hostPath: { path } })),
+});
+const NON_ROOT = { runAsNonRoot: true, runAsUser: 65534 };
+
+describe('escape rules on lab manifests', () => {
+  it("a non-root exporter mounting the host's root read-only does not escape (kube-prometheus node-exporter)", () => {
+    const exporter = mounting(
+      [
+        ['/', true],
+        ['/proc', true],
+        ['/sys', true],
+      ],
+      NON_ROOT,
+    );
+    expect(podEscapes(exporter)).toEqual([]);
+    // Twin: the same mounts as root reach keys, the runtime socket and the kubelet's pod tokens.
+    expect(rules(mounting([['/', true]]))).toEqual(
+      expect.arrayContaining(['host-read', 'runtime-socket', 'kubelet-dirs']),
+    );
+  });
+
+  it('a non-root container with a writable /etc, a runtime socket or /proc/sys/kernel does not escape', () => {
+    for (const path of ['/etc', '/var/run/docker.sock', '/proc/sys/kernel', '/var/lib/kubelet'])
+      expect(rules(mounting([[path, false]], NON_ROOT)), path).toEqual([]);
+    expect(rules(mounting([['/etc', false]]))).toContain('host-write');
+    expect(rules(mounting([['/var/run/docker.sock', false]]))).toContain('runtime-socket');
+    expect(rules(mounting([['/proc/sys/kernel', false]]))).toContain('core-pattern');
+    expect(rules(mounting([['/var/lib/kubelet', true]]))).toContain('kubelet-dirs');
+  });
+
+  it('host-read fires on key material and its parents only, not on other files under /etc, /proc or /home', () => {
+    for (const path of ['/etc/passwd', '/etc/cni/net.d', '/proc/sys', '/proc/sys/kernel', '/home/alice/data'])
+      expect(rules(mounting([[path, true]])), path).not.toContain('host-read');
+    for (const path of [
+      '/',
+      '/etc',
+      '/etc/ssh',
+      '/root',
+      '/root/.ssh',
+      '/home',
+      '/home/alice',
+      '/home/alice/.ssh',
+      '/proc',
+      '/proc/1',
+    ])
+      expect(rules(mounting([[path, true]])), path).toContain('host-read');
+  });
+
+  it('a root kube-bench job reading the kubelet directory escapes (Kubernetes Goat kube-bench-security)', () => {
+    expect(
+      rules(
+        mounting([
+          ['/var/lib/kubelet', true],
+          ['/etc/passwd', true],
+        ]),
+      ),
+    ).toEqual(['kubelet-dirs']);
+  });
+});
+
+describe('RBAC bound in one namespace does not reach cluster-scoped resources', () => {
+  // Kubernetes Goat hunger-check: a Role reading every core resource of its namespace.
+  const readAll: PolicyRule[] = [{ apiGroups: [''], resources: ['*'], verbs: ['get', 'watch', 'list'] }];
+
+  it('a Role reading `*` in the core group reads secrets, but not nodes/proxy', () => {
+    expect(rbacEscalation(readAll, 'secret-reader', 'namespace').primitives).toEqual(['read-secrets']);
+    // Twin: the same rules cluster-wide reach the kubelet API of every node.
+    expect(rbacEscalation(readAll, 'secret-reader', 'cluster').primitives).toEqual([
+      'read-secrets',
+      'nodes-proxy',
+    ]);
+  });
+
+  it('impersonating users in one namespace is nothing; impersonating its service accounts is', () => {
+    const users: PolicyRule[] = [{ apiGroups: [''], resources: ['users', 'groups'], verbs: ['impersonate'] }];
+    const accounts: PolicyRule[] = [
+      { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['impersonate'] },
+    ];
+    expect(rbacEscalation(users, 'r', 'namespace').primitives).toEqual([]);
+    expect(rbacEscalation(users, 'r', 'cluster').primitives).toEqual(['impersonate']);
+    expect(rbacEscalation(accounts, 'r', 'namespace').primitives).toEqual(['impersonate']);
+  });
+
+  it('bind on ClusterRoles still counts in a namespace (checked in the RoleBinding namespace); escalate on them does not', () => {
+    const bind: PolicyRule[] = [
+      { apiGroups: ['rbac.authorization.k8s.io'], resources: ['rolebindings'], verbs: ['create'] },
+      { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], verbs: ['bind'] },
+    ];
+    const escalateClusterRoles: PolicyRule[] = [
+      {
+        apiGroups: ['rbac.authorization.k8s.io'],
+        resources: ['clusterroles'],
+        verbs: ['create', 'escalate'],
+      },
+    ];
+    expect(rbacEscalation(bind, 'r', 'namespace').primitives).toEqual(['bind-or-escalate']);
+    expect(rbacEscalation(escalateClusterRoles, 'r', 'namespace').primitives).toEqual([]);
+    expect(rbacEscalation(escalateClusterRoles, 'r', 'cluster').primitives).toEqual(['bind-or-escalate']);
+  });
+
+  it('through the k8s source: the Goat secret-reader Role escalates by reading secrets only', () => {
+    const dump = yamlToList(`
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: secret-reader, namespace: big-monolith}
+rules:
+- apiGroups: [""]
+  resources: ["*"]
+  verbs: ["get", "watch", "list"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: node-reader}
+rules:
+- apiGroups: [""]
+  resources: ["*"]
+  verbs: ["get"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: node-reader-here, namespace: big-monolith}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: node-reader}
+subjects: [{kind: ServiceAccount, name: big-monolith-sa, namespace: big-monolith}]
+`);
+    const out = normalize(k8s, dump, { snapshot: 'cluster:goat' });
+    expect(
+      out.edgeProps('CAN_ESCALATE_TO', 'goat/big-monolith/role/secret-reader', 'goat/cluster-admin'),
+    ).toMatchObject({ primitives: ['read-secrets'], scope: 'namespace' });
+    // The ClusterRole bound in one namespace: secrets there, no nodes/proxy; cluster-wide, both.
+    expect(
+      out.edgeProps('CAN_ESCALATE_TO', 'goat/big-monolith/clusterrole/node-reader', 'goat/cluster-admin'),
+    ).toMatchObject({ primitives: ['read-secrets'] });
+    expect(
+      out.edgeProps('CAN_ESCALATE_TO', 'goat/clusterrole/node-reader', 'goat/cluster-admin'),
+    ).toMatchObject({ primitives: ['read-secrets', 'nodes-proxy'], scope: 'cluster' });
+  });
+});
