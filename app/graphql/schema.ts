@@ -75,12 +75,27 @@ export const SCHEMA_SDL = /* GraphQL */ `
     byWeightBasis: [BasisCalibration!]!
     "By path structure: direct-access, 1-hop, 2-hops, 3+-hops."
     byStructure: [StructureCalibration!]!
+    """
+    Cross-validated recalibration map: an isotonic fit of outcomes on predicted scores, as steps over the
+    predicted range (empty under 4 scored verdicts).
+    """
+    recalibration: [RecalibrationStep!]!
+    "Brier score of the recalibration map's predictions in k-fold cross-validation (up to 5 folds)."
+    recalibratedBrier: Float
     "recalibrate-first, structural, detection-axis, per-basis, low-resolution or inverted-order; null when none applies."
     diagnosis: String
     diagnosisDetail: String!
     "Precision over the tested subset (same as GET /validations metrics)."
     precision: Float
     recall: Float
+  }
+
+  "Predicted scores from \`from\` to \`to\` are recalibrated to \`calibrated\` (the observed rate of \`count\` verdicts)."
+  type RecalibrationStep {
+    from: Float!
+    to: Float!
+    calibrated: Float!
+    count: Int!
   }
 
   type ReliabilityBin {

@@ -1,5 +1,5 @@
 // Calibration (spec "Calibration"): how well the predicted path scores match what red teams and
-// breach-and-attack simulations observed. Computed over the latest verdict of each tested path (a retest
+// breach-and-attack simulations observed, and a cross-validated isotonic recalibration map. Computed over the latest verdict of each tested path (a retest
 // supersedes), each with the score captured when it was recorded. Outcomes score confirmed 1, partial ½,
 // refuted 0; missed routes have no prediction and only feed the `structural` diagnosis. Deliberately not
 // scoped to a caller's applications (spec, API auth item 8): it judges the model, not an estate.
@@ -44,8 +44,69 @@ export interface CalibrationReport {
   byWeightBasis: (ReliabilityRow & { basis: WeightBasis })[];
   /** by path structure: direct access, 1 hop, 2 hops, 3 or more hops */
   byStructure: (ReliabilityRow & { segment: string })[];
+  /**
+   * Recalibration map: isotonic regression (pool adjacent violators) of outcomes on predicted scores, as
+   * steps over the predicted range; empty with fewer than MIN_RECALIBRATION scored verdicts.
+   */
+  recalibration: { from: number; to: number; calibrated: number; count: number }[];
+  /** Brier score of the map's predictions in k-fold cross-validation (each fold mapped by a fit on the others) */
+  recalibratedBrier: number | null;
   diagnosis: Diagnosis | null;
   diagnosisDetail: string;
+}
+
+/** Fewest scored verdicts for a recalibration map; cross-validation uses up to five folds. */
+export const MIN_RECALIBRATION = 4;
+const MAX_FOLDS = 5;
+
+interface Block {
+  from: number;
+  to: number;
+  sum: number;
+  count: number;
+}
+
+/** Isotonic (non-decreasing) fit of y on p by pooling adjacent violators. */
+export function isotonicFit(points: readonly { p: number; y: number }[]): Block[] {
+  const sorted = [...points].sort((a, b) => a.p - b.p || a.y - b.y);
+  const blocks: Block[] = [];
+  for (const { p, y } of sorted) {
+    blocks.push({ from: p, to: p, sum: y, count: 1 });
+    while (blocks.length > 1) {
+      const last = blocks[blocks.length - 1];
+      const before = blocks[blocks.length - 2];
+      if (before.sum / before.count <= last.sum / last.count) break;
+      blocks.splice(-2, 2, {
+        from: before.from,
+        to: last.to,
+        sum: before.sum + last.sum,
+        count: before.count + last.count,
+      });
+    }
+  }
+  return blocks;
+}
+
+/** The fit's value at p: the block holding p, else the last block starting at or below it (else the first). */
+export function mapScore(blocks: readonly Block[], p: number): number {
+  let chosen = blocks[0];
+  for (const b of blocks) if (b.from <= p) chosen = b;
+  return chosen.sum / chosen.count;
+}
+
+function crossValidatedBrier(samples: readonly Sample[]): number | null {
+  if (samples.length < MIN_RECALIBRATION) return null;
+  const folds = Math.min(MAX_FOLDS, samples.length);
+  // Folds interleaved along the score, so each holds the whole range.
+  const sorted = [...samples].sort((a, b) => a.p - b.p);
+  let sq = 0;
+  for (let k = 0; k < folds; k++) {
+    const fit = isotonicFit(sorted.filter((_, i) => i % folds !== k));
+    sorted.forEach((s, i) => {
+      if (i % folds === k) sq += (mapScore(fit, s.p) - s.y) ** 2;
+    });
+  }
+  return sq / sorted.length;
 }
 
 interface Sample {
@@ -136,6 +197,16 @@ export function calibrate(verdicts: readonly Verdict[]): CalibrationReport {
     bins,
     byWeightBasis,
     byStructure,
+    recalibration:
+      n >= MIN_RECALIBRATION
+        ? isotonicFit(samples).map((b) => ({
+            from: b.from,
+            to: b.to,
+            calibrated: b.sum / b.count,
+            count: b.count,
+          }))
+        : [],
+    recalibratedBrier: crossValidatedBrier(samples),
     diagnosis: null,
     diagnosisDetail: '',
   };

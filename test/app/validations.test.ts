@@ -63,6 +63,7 @@ async function call(method: 'GET' | 'POST', url: string, token: string, body?: u
 }
 
 const CALIBRATION = `{ calibration { scored missed brierScore logLoss ece precision recall diagnosis diagnosisDetail
+  recalibration { from to calibrated count } recalibratedBrier
   reliability { from to count meanPredicted observedRate gap }
   byWeightBasis { basis count meanPredicted observedRate brier }
   byStructure { segment count } } }`;
@@ -137,6 +138,15 @@ describe('validations and calibration', () => {
     // The order is right (confirmed 0.81 above refuted 0.175 on average), misses fewer than finds, four
     // bins used, one basis: the scores are off as a whole.
     expect(c.diagnosis).toBe('recalibrate-first');
+    // Isotonic fit over (0.05, 0) (0.12, ½) (0.3, 0) (0.81, 1): 0.12 and 0.3 pool to ¼.
+    expect(c.recalibration).toEqual([
+      { from: 0.05, to: 0.05, calibrated: 0, count: 1 },
+      { from: 0.12, to: 0.3, calibrated: 0.25, count: 2 },
+      { from: expect.closeTo(0.81, 12), to: expect.closeTo(0.81, 12), calibrated: 1, count: 1 },
+    ]);
+    // Four folds (leave one out): 0.05 → ¼ (err 0.0625), 0.12 → 0 (0.25), 0.3 → ½ (0.25), 0.81 → ¼ (0.5625):
+    // (0.0625 + 0.25 + 0.25 + 0.5625) / 4 = 0.28125 — on four verdicts the map does not beat the raw scores.
+    expect(c.recalibratedBrier).toBeCloseTo(0.28125, 12);
     expect(c.diagnosisDetail).toContain('0.230');
   });
 

@@ -1,6 +1,6 @@
 // The calibration diagnoses on small verdict sets, each with its twin that must not be diagnosed so.
 import { describe, expect, it } from 'vitest';
-import { calibrate } from '../../src/governance/calibration.js';
+import { calibrate, isotonicFit, mapScore } from '../../src/governance/calibration.js';
 import type { Outcome, Verdict } from '../../src/governance/validations.js';
 import type { WeightBasis } from '../../src/graph/vocabulary.js';
 
@@ -82,5 +82,25 @@ describe('calibration diagnosis', () => {
     const c = calibrate([v(1, 'refuted')]);
     expect(Number.isFinite(c.logLoss)).toBe(true);
     expect(c.logLoss).toBeCloseTo(-Math.log(1e-15), 1);
+  });
+
+  it('the recalibration map is non-decreasing (pooled violators) and maps a score to its step', () => {
+    const fit = isotonicFit([
+      { p: 0.1, y: 1 },
+      { p: 0.2, y: 0 },
+      { p: 0.5, y: 0 },
+      { p: 0.7, y: 1 },
+      { p: 0.9, y: 1 },
+    ]);
+    // 0.1 (1) > 0.2 (0): pooled to ½; then 0.5 (0) < ½: pooled to ⅓; then 1, 1 in order.
+    expect(fit.map((b) => [b.from, b.to, b.sum / b.count])).toEqual([
+      [0.1, 0.5, 1 / 3],
+      [0.7, 0.7, 1],
+      [0.9, 0.9, 1],
+    ]);
+    expect(mapScore(fit, 0.05)).toBe(1 / 3);
+    expect(mapScore(fit, 0.6)).toBe(1 / 3);
+    expect(mapScore(fit, 0.95)).toBe(1);
+    expect(calibrate([v(0.5, 'confirmed'), v(0.2, 'refuted')]).recalibration).toEqual([]);
   });
 });
