@@ -160,6 +160,8 @@ export const ANALYSES_SDL = /* GraphQL */ `
     closedPaths: [WhatIfPath!]!
     "Paths that still have a route (perhaps another, perhaps weaker)."
     remainingPaths: [WhatIfPath!]!
+    "Pairs that had no route and have one after the change (a hop repriced up from 0); scoreBefore is 0."
+    openedPaths: [WhatIfPath!]!
   }
 
   type WhatIfPath {
@@ -414,6 +416,15 @@ export function createAnalysisResolvers() {
               nodes: [node(g, c.start), ...Array.from(route.edges, (e) => node(g, g.edgeTo[e]))],
             };
           };
+          const listed = result.closed.length + result.remaining.length + result.opened.length;
+          // Routes of (start, target) pairs: they count against GRAPHQL_MAX_PATHS and are graph views for
+          // the audit log, as attackPaths' routes are.
+          ctx.answer?.takePaths(listed);
+          ctx.onGraphView?.(
+            [...result.closed, ...result.remaining, ...result.opened].map((c) =>
+              pairId(g, c.start, c.target),
+            ),
+          );
           return {
             removedEdges: result.removedEdges,
             repricedEdges: result.repricedEdges,
@@ -423,6 +434,14 @@ export function createAnalysisResolvers() {
             afterRisk: summary(result.after),
             closedPaths: result.closed.map((c) => view(c, true)),
             remainingPaths: result.remaining.map((c) => view(c, false)),
+            openedPaths: result.opened.map((p) => ({
+              id: pairId(g, p.start, p.target),
+              start: node(g, p.start),
+              target: node(g, p.target),
+              scoreBefore: 0,
+              scoreAfter: p.score,
+              nodes: [node(g, p.start), ...Array.from(p.edges, (e) => node(g, g.edgeTo[e]))],
+            })),
           };
         });
       },
@@ -475,6 +494,8 @@ export function createAnalysisResolvers() {
             );
           const task = { kind: 'kShortest' as const, targets, k: args.k };
           const routes = (await service(ctx).compute(g, task)) as RankedRoute[];
+          ctx.answer?.takePaths(routes.length);
+          ctx.onGraphView?.([...new Set(routes.map((r) => pairId(g, r.nodes[0], r.nodes.at(-1)!)))]);
           return routes.map((r, i) => ({
             rank: i + 1,
             pathId: pairId(g, r.nodes[0], r.nodes.at(-1)!),

@@ -112,6 +112,8 @@ export interface WhatIfResult {
   closed: PairChange[];
   /** Pairs that still have a route (perhaps another, perhaps weaker). */
   remaining: PairChange[];
+  /** Pairs that had no route and have one now (a hop repriced up from 0). */
+  opened: PairPath[];
 }
 
 /** Applies `changes` to a view of `g`, searches again and simulates the risk before and after. */
@@ -152,6 +154,8 @@ export function whatIf(
   const afterByPair = new Map(after.map((p) => [`${p.start}>${p.target}`, p]));
   const closed: PairChange[] = [];
   const remaining: PairChange[] = [];
+  const beforePairs = new Set(before.map((p) => `${p.start}>${p.target}`));
+  const opened = after.filter((p) => !beforePairs.has(`${p.start}>${p.target}`));
   for (const path of before) {
     const now = afterByPair.get(`${path.start}>${path.target}`) ?? null;
     (now ? remaining : closed).push({
@@ -174,5 +178,6 @@ export function whatIf(
     expectedReduction: riskBefore.expectedCompromised - riskAfter.expectedCompromised,
     closed,
     remaining,
+    opened,
   };
 }
