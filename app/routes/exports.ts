@@ -2,7 +2,7 @@
 // (NIST OSCAL 1.1.2 assessment results), GET /export/pubkey (the Ed25519 key that verifies them). Each
 // export is signed (`X-Service-Signature`, src/export/signing.ts), limited to the caller's applications
 // when its credential is bound to some, and written to the audit log (`export.ndjson`, `export.oscal`).
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync, readdirSync, rmSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -22,6 +22,9 @@ export function registerExportRoutes(
   deps: { engine: Engine; signer: ExportSigner; dataDir: string; audit?: Auditor; now: () => number },
 ): void {
   const { engine, signer } = deps;
+  const spoolDir = path.join(deps.dataDir, 'exports');
+  // Spool files a killed process left behind are never answers any more.
+  clearSpool(spoolDir);
   /** The caller's paths: open ones (or all, resolved included), within its applications. */
   const selection = (request: FastifyRequest, state: string): PathRecord[] => {
     const tenant = engine.tenant(request.tenant);
@@ -43,11 +46,7 @@ export function registerExportRoutes(
       throw new ProblemError('invalid-query', `state must be open or all, not ${JSON.stringify(state)}`, {
         errors: [{ pointer: '/query/state', value: state, detail: 'open or all' }],
       });
-    const spooled = await spoolNdjson(
-      path.join(deps.dataDir, 'exports'),
-      selection(request, state),
-      line(request),
-    );
+    const spooled = await spoolNdjson(spoolDir, selection(request, state), line(request));
     deps.audit?.export(request, 'ndjson', spooled.pathIds);
     const stream = createReadStream(spooled.file);
     // The spool file goes once the answer is sent or abandoned.
@@ -94,4 +93,10 @@ export function registerExportRoutes(
     header: 'X-Service-Signature',
     signs: 'pathgate-export/v1 sha256:<lowercase hex SHA-256 of the body>',
   }));
+}
+
+function clearSpool(dir: string): void {
+  if (!existsSync(dir)) return;
+  for (const name of readdirSync(dir))
+    if (/^export-[0-9a-f]{16}\.ndjson$/.test(name)) rmSync(path.join(dir, name), { force: true });
 }

@@ -3,7 +3,7 @@
 // X-Service-Signature) and `pathgate verify-export` accepts them as sent and refuses a tampered copy; each
 // export reaches the audit log; a credential bound to an application exports only that application's paths.
 import { generateKeyPairSync } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
@@ -193,6 +193,20 @@ describe('exports', () => {
       subject: expect.stringMatching(/^token:/),
       fields: { path: '/export/ndjson' },
     });
+  });
+
+  it('spool files a killed process left are removed at start', async () => {
+    const dir = await tempDir();
+    const spool = path.join(dir, 'exports');
+    mkdirSync(spool);
+    writeFileSync(path.join(spool, 'export-0123456789abcdef.ndjson'), '{"id":"ap-1"}\n');
+    writeFileSync(path.join(spool, 'keep.txt'), 'not ours');
+    const restarted = await makeService({}, { dataDir: dir });
+    try {
+      expect(readdirSync(spool)).toEqual(['keep.txt']);
+    } finally {
+      await restarted.dispose();
+    }
   });
 
   it('the signing key: one made per DATA_DIR unless EXPORT_SIGNING_KEY names it (then its key id)', async () => {
