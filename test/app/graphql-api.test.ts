@@ -52,18 +52,21 @@ describe('attackPaths on the demo estate', () => {
     const escalation = attackPaths.find(
       (p: { nodes: { name: string }[] }) => p.nodes.at(-1)!.name === '111122223333/account-admin',
     );
+    // PassRole + ec2:RunInstances reaches the administrator role EC2 may run as, and through it the account.
     expect(escalation.nodes.map((n: { name: string }) => n.name)).toEqual([
       '111122223333/jump-1',
       '111122223333/batch-worker-1',
       '111122223333/batch-worker-role',
+      '111122223333/batch-node-admin',
       '111122223333/account-admin',
     ]);
     expect(escalation.steps.map((s: { type: string }) => s.type)).toEqual([
       'CONNECTS_TO',
       'ASSUMES',
       'CAN_ESCALATE_TO',
+      'CAN_ESCALATE_TO',
     ]);
-    expect(escalation.score).toBeCloseTo(0.5 * 0.8 * 0.4, 12);
+    expect(escalation.score).toBeCloseTo(0.5 * 0.8 * 0.9 * 1, 12);
   });
 
   it('has a route through the shop cluster: ingress, service, pods, service account, escalation', async () => {
@@ -141,10 +144,12 @@ describe('attackPaths on the demo estate', () => {
       prunedNodes: 0,
       prunedEdges: 0,
       lastPrunedAt: null,
-      graph: { nodes: 33, edges: 31, pendingEdges: 0 },
+      // the demo account's passable administrator role (batch-node-admin) and its hop count here
+      graph: { nodes: 35, edges: 33, pendingEdges: 0 },
     });
     // Starts: the shop cluster's ingress, not also the service behind it (DECISIONS "One start per exposure").
-    expect(status.analyzer).toMatchObject({ passes: 1, upToDate: true, starts: 5, targets: 5 });
+    // Targets include the demo account's administrator role (AdministratorAccess: a crown jewel) and account-admin.
+    expect(status.analyzer).toMatchObject({ passes: 1, upToDate: true, starts: 5, targets: 6 });
   });
 
   it('exposes the spec metrics on /metrics', async () => {
@@ -154,8 +159,8 @@ describe('attackPaths on the demo estate', () => {
       'service_analyzer_critical_paths{tenant="default"}',
       'service_analyzer_passes_total{tenant="default"} 1',
       'service_analyzer_pass_seconds_bucket',
-      'service_graph_nodes{tenant="default"} 33',
-      'service_graph_edges{tenant="default"} 31',
+      'service_graph_nodes{tenant="default"} 35',
+      'service_graph_edges{tenant="default"} 33',
       'service_graph_pending_edges{tenant="default"} 0',
     ]) {
       expect(response.body).toContain(name);
