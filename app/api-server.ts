@@ -150,6 +150,10 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
   // GRAPHQL_INTROSPECTION says otherwise.
   const limits = deps.auth.graphql ?? DEFAULT_GRAPHQL_LIMITS;
   let analyses: AnalysisService | undefined;
+  // The heavy analyses' idle worker threads stop with the listener.
+  app.addHook('onClose', async () => {
+    await analyses?.close();
+  });
   void app.register(mercurius, {
     schema: SCHEMA_SDL,
     resolvers: createResolvers() as never,
