@@ -2,6 +2,7 @@
 // NIST's published schema (ajv); the NDJSON export has one path a line; both are signed (Ed25519, detached,
 // X-Service-Signature) and `pathgate verify-export` accepts them as sent and refuses a tampered copy; each
 // export reaches the audit log; a credential bound to an application exports only that application's paths.
+import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -51,6 +52,17 @@ function auditRecords(event: string): any[] {
     .filter(Boolean)
     .map((l) => JSON.parse(l))
     .filter((r) => r.event === event);
+}
+
+const cli = fileURLToPath(new URL('../../app/cli.ts', import.meta.url));
+
+/** The real `pathgate` command, as a child process. */
+function pathgate(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', cli, ...args], { env }, (error, stdout) =>
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout }),
+    );
+  });
 }
 
 async function verifyCli(file: string, sig: string, pubkey: string) {
@@ -149,6 +161,25 @@ describe('exports', () => {
     expect(wrongKey.code).toBe(1);
     expect(wrongKey.text).toContain('signed by key');
     expect((await verifyCli(path.join(work, 'missing.json'), 'ed25519=AAAA', pubFile)).code).toBe(2);
+  });
+
+  it('the pathgate CLI: verify-export with the key from a running API (-url), exit 0 intact and 1 tampered', async () => {
+    // Listening until the service is disposed (afterAll); inject keeps working alongside.
+    const url = await service.apiApp.listen({ host: '127.0.0.1', port: 0 });
+    const r = await get('/export/ndjson');
+    const file = path.join(work, 'cli.ndjson');
+    writeFileSync(file, r.body);
+    const sig = String(r.headers['x-service-signature']);
+    const env = { ...process.env, PATHGATE_API_TOKEN: VIEWER };
+    const intact = await pathgate(['verify-export', file, sig, '-url', url], env);
+    expect(intact).toMatchObject({ code: 0 });
+    expect(intact.stdout).toContain('signature valid');
+    writeFileSync(file, Buffer.concat([r.body, Buffer.from('{"id":"ap-ffffffffffffffff"}\n')]));
+    const tampered = await pathgate(['verify-export', file, sig, '-url', url], env);
+    expect(tampered.code).toBe(1);
+    expect(tampered.stdout).toContain('NOT VALID');
+    const usage = await pathgate(['verify-export', file], env);
+    expect(usage.code).toBe(2);
   });
 
   it('NDJSON: one open path a line, as the API records them; the spool file is gone afterwards', async () => {
