@@ -15,7 +15,7 @@ export interface IngestRealOptions {
   url: string;
   /** `repo` for code-scanner reports (and Trivy scans of a local path); default: the folder's name. */
   repo?: string;
-  /** `cluster` for Kubernetes dumps: their names are qualified by it. */
+  /** `cluster` for Kubernetes dumps and Falco alerts: their names are qualified by it. */
   cluster?: string;
   tenant?: string;
   /** When set, each request is signed (v2) with it, as a listener with INGEST_HMAC_SECRET(S) requires. */
@@ -73,7 +73,8 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
     const url = new URL(`/ingest/${source}`, options.url);
     if (source === 'semgrep') url.searchParams.set('repo', repo);
     if (source === 'trivy' && needsRepo(report)) url.searchParams.set('repo', repo);
-    if (source === 'k8s' && options.cluster !== undefined) url.searchParams.set('cluster', options.cluster);
+    if ((source === 'k8s' || source === 'falco') && options.cluster !== undefined)
+      url.searchParams.set('cluster', options.cluster);
     const body = JSON.stringify(report);
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (options.tenant !== undefined) headers['x-tenant'] = options.tenant;

@@ -56,6 +56,9 @@ describe('pathgate ingestreal', () => {
       expect(names).toContain('Repository github.com/acme/web');
       expect(names).toContain('VirtualMachine lab/node/unscheduled');
       expect(names.filter((n) => n.startsWith('Service lab/')).length).toBeGreaterThan(0);
+      // The Falco alerts are qualified by the same cluster: they land on its workloads, not beside them.
+      expect(names).toContain('Service lab/default/alpine');
+      expect(names).not.toContain('Service default/alpine');
     } finally {
       await service.dispose();
       await rm(dir, { recursive: true, force: true });

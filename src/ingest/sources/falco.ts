@@ -5,8 +5,14 @@
 // (docs/model.md). `container.image.repository` links the workload to its image (joined to the scan).
 // A Kubernetes audit alert marks the acting service account or user; a host alert its host. An alert
 // naming none of these is refused, naming the field.
+// Clusters: with `?cluster=<name>` (or `snapshot=cluster:<name>`, validated as the k8s source does), or a
+// cluster named in the alert's output_fields (`k8s.cluster.name`, or `cluster`, as a Falcosidekick custom
+// field adds it: Falco itself has no such field), names are qualified as the k8s source qualifies a dump's
+// (`<cluster>/<namespace>/<workload>`, `<cluster>/user/<name>`, `<cluster>/node/<hostname>`), so an alert
+// joins the workload of its own cluster only.
 import { parseImageRef } from '../../identity/image-ref.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
+import { clusterOf, isClusterName } from './k8s.js';
 import { reportProblem, reportSchema } from './report-schema.js';
 import type { IngestSource } from './source.js';
 
@@ -20,6 +26,9 @@ interface FalcoAlert {
   tags?: string[];
   hostname?: string;
 }
+
+/** Where an alert may name its cluster: OpenTelemetry's attribute, or a Falcosidekick custom field. */
+const CLUSTER_FIELDS = ['k8s.cluster.name', 'cluster'];
 
 const PRIORITY_RANK = [
   'debug',
@@ -56,7 +65,8 @@ export function createFalcoSource(): IngestSource {
     description:
       'Falco JSON alerts (one, an array, or NDJSON): runtime evidence on the workloads they fired in.',
     snapshots: 'query',
-    normalize({ body, receivedAt }) {
+    normalize({ body, query, receivedAt }) {
+      const queried = clusterOf(query);
       const checked = check(body);
       const alerts = Array.isArray(checked) ? checked : [checked];
       const out = new EnvelopeBuilder('falco', 'runtime', receivedAt);
@@ -73,18 +83,40 @@ export function createFalcoSource(): IngestSource {
         // Falco's output text carries the same fields when output_fields lacks them.
         const container = str('container.name') ?? /container_name=(\S+)/.exec(a.output)?.[1];
         const auditUser = str('ka.user.name');
+        const at = Array.isArray(checked) ? `/${index}` : '';
+        const field = CLUSTER_FIELDS.find((key) => str(key) !== undefined);
+        const named = field ? str(field) : undefined;
+        if (field && named !== undefined && (!isClusterName(named) || (queried && named !== queried))) {
+          refused.push({
+            pointer: `${at}/output_fields/${field}`,
+            detail: !isClusterName(named)
+              ? 'expected a cluster name (letters, digits, `.`, `_`, `:` and `-`, no `/`)'
+              : `names cluster ${named}, the query names ${queried}`,
+          });
+          return;
+        }
+        const cluster = queried ?? named;
+        const q = (name: string) => (cluster ? `${cluster}/${name}` : name);
         let id: string | undefined;
-        if (namespace && pod) id = out.node('Service', `${namespace}/${workloadOf(pod)}`, { namespace, pod });
+        if (namespace && pod)
+          id = out.node('Service', q(`${namespace}/${workloadOf(pod)}`), { cluster, namespace, pod });
         else if (container) id = out.node('Service', container, { container_id: str('container.id') });
         else if (auditUser) {
           const sa = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(auditUser);
           id = sa
-            ? out.node('ServiceAccount', `${sa[1]}/${sa[2]}`, { namespace: sa[1] })
-            : out.node('User', `k8s-user/${auditUser}`, { k8s_user: auditUser });
+            ? out.node('ServiceAccount', q(`${sa[1]}/${sa[2]}`), { cluster, namespace: sa[1] })
+            : out.node('User', q(`user/${auditUser}`), { cluster, k8s_user: auditUser });
         }
-        if (!id && a.hostname) id = out.node('VirtualMachine', a.hostname, { hostname: a.hostname });
+        // A host in a known cluster is its node, as the k8s source names it.
+        if (!id && a.hostname)
+          id = cluster
+            ? out.node('VirtualMachine', q(`node/${a.hostname}`), {
+                cluster,
+                k8s_node: true,
+                hostname: a.hostname,
+              })
+            : out.node('VirtualMachine', a.hostname, { hostname: a.hostname });
         if (!id) {
-          const at = Array.isArray(checked) ? `/${index}` : '';
           refused.push({
             pointer: `${at}/output_fields/container.name`,
             detail: 'the alert names no container, pod or Kubernetes user to attach it to',

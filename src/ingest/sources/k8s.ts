@@ -453,8 +453,16 @@ export function createK8sSource(): IngestSource {
   };
 }
 
-/** The cluster a dump describes: `?cluster=`, or the one `snapshot=cluster:<name>` names. */
-function clusterOf(query: Record<string, string | undefined>): string | undefined {
+/** Whether a value may name a cluster: it is the first part of every qualified name, so no `/`. */
+export function isClusterName(value: string): boolean {
+  return CLUSTER_NAME.test(value);
+}
+
+/**
+ * The cluster a report describes: `?cluster=`, or the one `snapshot=cluster:<name>` names (400 naming
+ * `/query/cluster` when malformed or contradicting). Shared by the sources that name cluster objects (k8s, falco).
+ */
+export function clusterOf(query: Record<string, string | undefined>): string | undefined {
   const fromSnapshot = query.snapshot?.startsWith('cluster:')
     ? query.snapshot.slice('cluster:'.length)
     : undefined;
@@ -466,6 +474,18 @@ function clusterOf(query: Record<string, string | undefined>): string | undefine
           pointer: '/query/cluster',
           value: given,
           detail: 'expected a cluster name (letters, digits, `.`, `_`, `:` and `-`, no `/`)',
+        },
+      ],
+    });
+  }
+  // The snapshot's cluster is the same first part of every name: no `/` there either.
+  if (fromSnapshot !== undefined && !CLUSTER_NAME.test(fromSnapshot)) {
+    throw new ProblemError('invalid-query', `/query/snapshot: expected cluster:<name>`, {
+      errors: [
+        {
+          pointer: '/query/snapshot',
+          value: query.snapshot,
+          detail: 'expected cluster:<name> (letters, digits, `.`, `_`, `:` and `-`, no `/`)',
         },
       ],
     });

@@ -26,7 +26,7 @@ describe('falco: the real alerts', () => {
 
   it('marks the acting users of Kubernetes audit alerts', () => {
     const out = normalize(falco, alerts('falco-website-k8saudit-alerts.ndjson'));
-    expect(out.names('User')).toContain('k8s-user/csi-cinder-controller');
+    expect(out.names('User')).toContain('user/csi-cinder-controller');
     expect(out.nodes.every((n) => n.properties?.runtime_observed === true)).toBe(true);
   });
 

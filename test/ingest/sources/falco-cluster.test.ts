@@ -1,0 +1,141 @@
+// Falco alerts in a cluster-qualified estate: `?cluster=` (validated as the k8s source validates it) or a
+// cluster named in output_fields qualifies the names, so an alert marks the workload of its own cluster only.
+import { describe, expect, it } from 'vitest';
+import { createFalcoSource } from '../../../src/ingest/sources/falco.js';
+import { node } from '../../helpers/envelope.js';
+import { normalize, rejection } from '../../helpers/normalize.js';
+import { makeService } from '../../helpers/service.js';
+
+const falco = createFalcoSource();
+
+const shell = (fields: Record<string, unknown> = {}) => ({
+  rule: 'Terminal shell in container',
+  priority: 'Notice',
+  output: 'A shell was spawned in a container with an attached terminal',
+  output_fields: { 'k8s.ns.name': 'shop', 'k8s.pod.name': 'reviews-5f7c9d8b6c-abcde', ...fields },
+});
+
+/** The same Deployment in any cluster: only the cluster tells them apart. */
+const dump = {
+  apiVersion: 'v1',
+  kind: 'List',
+  items: [
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'reviews', namespace: 'shop' },
+      spec: {
+        template: {
+          metadata: { labels: { app: 'reviews' } },
+          spec: { containers: [{ name: 'reviews', image: 'acme/reviews:1.0' }] },
+        },
+      },
+    },
+  ],
+};
+
+describe('falco: clusters', () => {
+  it('qualifies workloads, service accounts, users and hosts by ?cluster=', () => {
+    const out = normalize(
+      falco,
+      [
+        shell(),
+        {
+          rule: 'K8s Secret Get',
+          priority: 'Warning',
+          output: 'secret read',
+          output_fields: { 'ka.user.name': 'system:serviceaccount:shop:reviews' },
+        },
+        {
+          rule: 'K8s Role Created',
+          priority: 'Warning',
+          output: 'x',
+          output_fields: { 'ka.user.name': 'jane' },
+        },
+        {
+          rule: 'Write below etc',
+          priority: 'Error',
+          output: 'x',
+          output_fields: {},
+          hostname: 'ip-10-0-0-7',
+        },
+      ],
+      { cluster: 'prod' },
+    );
+    expect(out.names('Service')).toEqual(['prod/shop/reviews']);
+    expect(out.names('ServiceAccount')).toEqual(['prod/shop/reviews']);
+    expect(out.names('User')).toEqual(['prod/user/jane']);
+    expect(out.names('VirtualMachine')).toEqual(['prod/node/ip-10-0-0-7']);
+    // Twin: without a cluster the names are the unqualified ones the k8s source writes then.
+    const plain = normalize(falco, [shell(), { ...shell(), output_fields: { 'ka.user.name': 'jane' } }]);
+    expect(plain.names('Service')).toEqual(['shop/reviews']);
+    expect(plain.names('User')).toEqual(['user/jane']);
+  });
+
+  it('reads the cluster an alert names in output_fields (k8s.cluster.name, or a Falcosidekick `cluster` field)', () => {
+    expect(normalize(falco, shell({ 'k8s.cluster.name': 'eu-1' })).names('Service')).toEqual([
+      'eu-1/shop/reviews',
+    ]);
+    expect(normalize(falco, shell({ cluster: 'us-2' })).names('Service')).toEqual(['us-2/shop/reviews']);
+    // The query and the alert agreeing is fine; disagreeing is refused, naming the alert's field.
+    expect(normalize(falco, shell({ cluster: 'us-2' }), { cluster: 'us-2' }).names('Service')).toEqual([
+      'us-2/shop/reviews',
+    ]);
+    expect(rejection(falco, [shell(), shell({ 'k8s.cluster.name': 'eu-1' })], { cluster: 'us-2' })).toEqual([
+      expect.objectContaining({ pointer: '/1/output_fields/k8s.cluster.name' }),
+    ]);
+    expect(rejection(falco, shell({ cluster: 'a/b' }))).toEqual([
+      expect.objectContaining({ pointer: '/output_fields/cluster' }),
+    ]);
+  });
+
+  it('refuses a malformed cluster in the query as the k8s source does, naming it', () => {
+    expect(rejection(falco, shell(), { cluster: 'a/b' })).toEqual([
+      expect.objectContaining({ pointer: '/query/cluster', value: 'a/b' }),
+    ]);
+    expect(rejection(falco, shell(), { cluster: 'a', snapshot: 'cluster:b' })).toEqual([
+      expect.objectContaining({ pointer: '/query/cluster' }),
+    ]);
+    expect(rejection(falco, shell(), { snapshot: 'cluster:a/b' })).toEqual([
+      expect.objectContaining({ pointer: '/query/snapshot' }),
+    ]);
+  });
+
+  it("through the service: an alert for cluster A marks A's workload, never B's", async () => {
+    const service = await makeService();
+    try {
+      for (const cluster of ['A', 'B'])
+        expect(
+          (await service.ingest(dump, { source: 'k8s', query: `snapshot=cluster:${cluster}` })).status,
+        ).toBe(202);
+      expect((await service.ingest(shell(), { source: 'falco', query: 'cluster=A' })).status).toBe(202);
+      await service.settle();
+      const graph = service.engine.tenant('default')!.graph;
+      const props = (name: string) => graph.getNodeAttribute(node('Service', name).id, 'props');
+      expect(props('A/shop/reviews')).toMatchObject({ runtime_observed: true, kind: 'deployment' });
+      expect(props('B/shop/reviews').runtime_observed).toBeUndefined();
+      // Twin: the same alert for B marks B's, and a malformed cluster is a 400 that stores nothing.
+      expect((await service.ingest(shell(), { source: 'falco', query: 'cluster=B' })).status).toBe(202);
+      const bad = await service.ingest(shell(), { source: 'falco', query: 'cluster=A%2Fshop' });
+      expect(bad.status).toBe(400);
+      expect(bad.json.errors[0]).toMatchObject({ pointer: '/query/cluster', value: 'A/shop' });
+      await service.settle();
+      expect(props('B/shop/reviews')).toMatchObject({ runtime_observed: true });
+      // No unqualified twin was made on the side: the alerts joined the clusters' own workloads.
+      expect(graph.hasNode(node('Service', 'shop/reviews').id)).toBe(false);
+    } finally {
+      await service.dispose();
+    }
+  });
+
+  it('the k8s source refuses snapshot=cluster:<name> with a `/` (it would be read as a namespace)', async () => {
+    const service = await makeService();
+    try {
+      const response = await service.ingest(dump, { source: 'k8s', query: 'snapshot=cluster:a%2Fb' });
+      expect(response.status).toBe(400);
+      expect(response.json.errors[0]).toMatchObject({ pointer: '/query/snapshot', value: 'cluster:a/b' });
+    } finally {
+      await service.dispose();
+    }
+  });
+});
