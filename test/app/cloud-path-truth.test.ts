@@ -233,3 +233,22 @@ describe('a classifier naming a bucket without its account', () => {
     expect(graph.getNodeAttributes(qualified).props.crown_jewel).toBeUndefined();
   });
 });
+
+describe('custodian instances and the IAM document', () => {
+  it("land the instance's role on the iam source's role through InstanceProfileList", async () => {
+    service = await makeService();
+    const instance = {
+      ...igw['ec2.DescribeInstances_1'].Reservations[0].Instances[0],
+      IamInstanceProfile: { Arn: arn('instance-profile', 'web-profile') },
+    };
+    await service.ingest(custodianBody(ACCOUNT, [{ resource: 'aws.ec2', resources: [instance] }]), {
+      source: 'custodian',
+    });
+    await service.ingest(authorization([PASS_AND_CREATE]), { source: 'iam' });
+    await service.settle();
+    const graph = service.engine.tenant('default')!.graph;
+    const role = nodeId('IAM_Role', `${ACCOUNT}/web-role`);
+    expect(graph.hasNode(nodeId('IAM_Role', `${ACCOUNT}/instance-profile/web-profile`))).toBe(false);
+    expect(graph.inEdges(role).map((e) => graph.getEdgeAttribute(e, 'type'))).toContain('ASSUMES');
+  });
+});

@@ -10,6 +10,7 @@ import { crownJewel, readTags } from '../../markers/crown-jewel.js';
 import { bucketExposure, roleTrustExposure } from '../../markers/exposure.js';
 import { imdsPrice } from '../../model/probability.js';
 import { accountParameter, qualify } from './account.js';
+import { instanceProfileAlias } from './iam.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
 import { reportProblem, reportSchema } from './report-schema.js';
 import type { IngestSource } from './source.js';
@@ -72,7 +73,7 @@ export function createCustodianSource(): IngestSource {
   });
   return {
     name: 'custodian',
-    version: '1',
+    version: '2',
     description:
       'Cloud Custodian resources {provider, account_id, policies[]}: LBs, VMs, IAM roles, buckets, databases.',
     snapshots: 'query',
@@ -183,14 +184,19 @@ export function createCustodianSource(): IngestSource {
           }
         }
       }
-      // An instance's profile names its role (ListInstanceProfiles when given; else a role of the profile's
-      // name); only a role this report holds is joined.
+      // An instance's profile names its role: ListInstanceProfiles when given (the role joined by name in the
+      // account, whichever report holds it), else a role of the profile's name in this report, else the
+      // profile's alias `<account>/instance-profile/<name>`, which the iam source's InstanceProfileList
+      // resolves to the role in the graph writer (as cloudnet does).
       const profileRoles = new Map(
         (report.instance_profiles ?? []).map((p) => [p.InstanceProfileName, p.Roles?.[0]?.RoleName]),
       );
       for (const { vm, profile, tokens } of profiles) {
-        const role = roles.get(profileRoles.get(profile) ?? profile);
-        if (!role) continue;
+        const named = profileRoles.get(profile);
+        const role =
+          (named && (roles.get(named) ?? out.node('IAM_Role', qualify(named, account), { account }))) ||
+          roles.get(profile) ||
+          out.node('IAM_Role', instanceProfileAlias(profile, account), { account, instance_profile: profile });
         const price = imdsPrice(tokens);
         out.edge('ASSUMES', vm, role, {
           exploit_probability: price,

@@ -301,3 +301,32 @@ describe('custodian: bad input', () => {
     });
   });
 });
+
+describe('custodian: instance roles the report does not hold (issue 15)', () => {
+  const instances = placebo('custodian/test_ec2_iam_role_tag_mirror_equal')[
+    'ec2.DescribeInstances_1'
+  ].Reservations.flatMap((r: any) => r.Instances);
+  const profileOf = (i: any) => String(i.IamInstanceProfile.Arn).split('/').pop();
+
+  it('names the role by its profile alias, which the iam source resolves; by name when ListInstanceProfiles says', () => {
+    const alone = normalize(
+      custodian,
+      custodianBody(ACCOUNT, [{ resource: 'aws.ec2', resources: instances }]),
+    );
+    expect(alone.edges.sort()).toEqual(
+      instances
+        .map(
+          (i: any) =>
+            `ASSUMES ${ACCOUNT}/${i.Tags?.find((t: any) => t.Key === 'Name')?.Value ?? i.InstanceId} -> ${ACCOUNT}/instance-profile/${profileOf(i)}`,
+        )
+        .sort(),
+    );
+    const listed = normalize(custodian, {
+      ...custodianBody(ACCOUNT, [{ resource: 'aws.ec2', resources: instances.slice(0, 1) }]),
+      instance_profiles: [
+        { InstanceProfileName: profileOf(instances[0]), Roles: [{ RoleName: 'app-role' }] },
+      ],
+    });
+    expect(listed.edges).toEqual([expect.stringMatching(new RegExp(`-> ${ACCOUNT}/app-role$`))]);
+  });
+});
