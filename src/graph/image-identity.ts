@@ -125,6 +125,19 @@ function join(id: string, method: ResolutionMethod): Join {
   return { id, method, confidence: JOIN_CONFIDENCE[method] };
 }
 
+/**
+ * How a reference that waited under the scanned image's own id (the same name) joins it when the scan
+ * lands: by digest when the scan reports the digest the reference pins (a pod's running digest), else by
+ * tag. The same answer `resolve` gives when the scan came first, so arrival order does not change a price.
+ */
+export function inPlaceMethod(
+  reference: unknown,
+  scanned: { props: Record<string, unknown> },
+): ResolutionMethod {
+  const digest = typeof reference === 'string' ? parseImageRef(reference)?.digest : undefined;
+  return digest !== undefined && digestsOf(scanned).includes(digest) ? 'digest' : 'tag';
+}
+
 export function digestsOf(attrs: { props: Record<string, unknown> }): string[] {
   const digests = attrs.props.digests;
   return Array.isArray(digests) ? digests.filter((d): d is string => typeof d === 'string') : [];

@@ -8,6 +8,7 @@ import { edgeKey, idLabel, nodeId } from './ids.js';
 import {
   IMAGE_IDENTITY_PROPS,
   ImageIdentity,
+  inPlaceMethod,
   JOIN_CONFIDENCE,
   RESOLUTION_PENDING,
   RESOLVE_REF,
@@ -225,20 +226,23 @@ export class GraphWriter {
       this.mergePending(pending.id, id, pending.method);
   }
 
-  /** A pending reference under the scanned image's own id joins by tag. */
+  /** A pending reference under the scanned image's own id joins by tag, or by the digest it pins. */
   private joinPendingInPlace(id: string): void {
     const attrs = this.graph.getNodeAttributes(id);
     const alias = attrs.props[RESOLUTION_PENDING];
     delete attrs.props[RESOLUTION_PENDING];
+    const method = inPlaceMethod(alias, attrs);
+    const confidence = JOIN_CONFIDENCE[method];
     Object.assign(attrs.props, {
-      resolution_method: 'tag',
-      resolution_confidence: JOIN_CONFIDENCE.tag,
+      resolution_method: method,
+      resolution_confidence: confidence,
       resolution_alias: alias,
     });
     const settle = (_key: string, edge: EdgeAttributes, source: string, target: string) => {
       if (!edge.joinPending) return;
       delete edge.joinPending;
-      edge.joinConfidence = JOIN_CONFIDENCE.tag;
+      if (confidence < 1) edge.joinConfidence = confidence;
+      else delete edge.joinConfidence;
       this.changes.edgeChanged(edge.type, source, target);
     };
     this.graph.forEachInEdge(id, settle);
