@@ -3,8 +3,8 @@
 // analyzer pass time, peak RSS; and the yardstick (shared/bench/limit.cpp) on the same file, for the ratio.
 // Then the report suite (bench/reports.ts): Trivy reports, real and synthetic, in reports/s and ms/report.
 //   BENCH_SIZES=10000,100000,1000000 (default)  BENCH_STARTS=64  BENCH_TARGETS=32  BENCH_DIR=bench-out
-//   BENCH_SUITES=estates,reports,auth,gate,iam,k8s,graphql,analyses (default; any subset: reports.ts, auth.ts,
-//   gate.ts, iam.ts, k8s.ts, graphql.ts, analyses.ts)
+//   BENCH_SUITES=estates,reports,auth,gate,iam,k8s,graphql,analyses,scaleout (default; any subset: reports.ts,
+//   auth.ts, gate.ts, iam.ts, k8s.ts, graphql.ts, analyses.ts, scaleout.ts: NATS and PostgreSQL)
 import { execFileSync } from 'node:child_process';
 import { createReadStream, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -19,6 +19,7 @@ import { runIamBench } from './iam.js';
 import { runK8sBench } from './k8s.js';
 import { startBenchService } from './child.js';
 import { runReportBench } from './reports.js';
+import { runScaleOutBench } from './scaleout.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const shared = path.resolve(root, '..', 'shared', 'bench');
@@ -191,7 +192,7 @@ async function runOne(nodes: number): Promise<void> {
 }
 
 const suites = new Set(
-  (process.env.BENCH_SUITES ?? 'estates,reports,auth,gate,iam,k8s,graphql,analyses').split(','),
+  (process.env.BENCH_SUITES ?? 'estates,reports,auth,gate,iam,k8s,graphql,analyses,scaleout').split(','),
 );
 if (suites.has('estates')) for (const nodes of sizes) await runOne(nodes);
 if (suites.has('reports')) await runReportBench(root, outDir);
@@ -205,3 +206,4 @@ if (suites.has('analyses'))
     binary: path.join(outDir, 'limit'),
     source: path.join(shared, 'limit.cpp'),
   });
+if (suites.has('scaleout')) await runScaleOutBench(root, outDir, generate(100_000), 100_000);

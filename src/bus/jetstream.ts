@@ -48,7 +48,7 @@ export interface JetStreamBusOptions {
   retryDelayMs?: number;
   /** How long the first connection is tried before the start fails; default 30 s. */
   connectTimeoutMs?: number;
-  /** Longest wait for JetStream to acknowledge a batch; default 5 s. */
+  /** Longest wait for JetStream to acknowledge a chunk; default 30 s (a loaded broker is slow, not gone). */
   publishTimeoutMs?: number;
 }
 
@@ -67,6 +67,8 @@ export interface JetStreamBus extends Bus {
 export class BrokerUnavailableError extends Error {}
 
 const HEADER_META = 'Pathgate-Record';
+/** Chunks of one batch awaiting JetStream's acks at once. */
+const PUBLISH_WINDOW = 16;
 /** Acks kept to send again after a reconnect. */
 const RECENT_ACKS = 1_024;
 const HEADER_ENCODING = 'Pathgate-Encoding';
@@ -110,7 +112,7 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
   const eventsSubject = (tenant: string) => `${options.prefix}.events.${tenant}`;
   const deadLetterSubject = (tenant: string) => `${options.prefix}.deadletter.${tenant}`;
   const retryDelayMs = options.retryDelayMs ?? 1_000;
-  const publishTimeoutMs = options.publishTimeoutMs ?? 5_000;
+  const publishTimeoutMs = options.publishTimeoutMs ?? 30_000;
 
   let nc: NatsConnection;
   try {
@@ -151,11 +153,14 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
   let messages: ConsumerMessages | undefined;
   let loop: Promise<void> = Promise.resolve();
   const publishing = new Set<Promise<unknown>>();
+  const inFlight = new Set<() => void>();
 
   (async () => {
     for await (const status of nc.status()) {
       if (status.type === 'disconnect' && up) {
         up = false;
+        // Batches waiting for acks will not get them from this connection: answer 503 now, not at the timeout.
+        for (const fail of inFlight) fail();
         options.onConnection?.(false);
         log?.warn(
           { server: status.data },
@@ -308,24 +313,40 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
     async publish(records: BusRecord[]): Promise<void> {
       if (closed) throw new Error('bus: closed');
       if (!up || nc.isClosed()) throw new BrokerUnavailableError('bus: NATS is unreachable');
-      const done = (async () => {
-        // Chunks go one after another so a batch keeps its order in the stream; the message id makes a
-        // retried publish a duplicate JetStream drops.
+      let fail!: () => void;
+      const lost = new Promise<never>((_resolve, reject) => {
+        fail = () => reject(new Error('the connection to NATS was lost'));
+      });
+      lost.catch(() => undefined);
+      inFlight.add(fail);
+      const sent = (async () => {
+        // Chunks are sent in order on one connection, so the stream stores them in order, and in a window
+        // of PUBLISH_WINDOW awaiting their acks together rather than one round trip each. The message id
+        // makes a retried publish a duplicate JetStream drops.
+        const pending: Promise<unknown>[] = [];
         for (const record of records) {
           const { data, headers } = encode(record);
-          await js.publish(eventsSubject(record.tenant), data, {
-            headers,
-            msgID: `${record.batchId}.${record.chunk}`,
-            timeout: publishTimeoutMs,
-          });
+          pending.push(
+            js.publish(eventsSubject(record.tenant), data, {
+              headers,
+              msgID: `${record.batchId}.${record.chunk}`,
+              timeout: publishTimeoutMs,
+            }),
+          );
+          if (pending.length >= PUBLISH_WINDOW) await Promise.all(pending.splice(0));
         }
-      })().catch((error: unknown) => {
-        log?.error({ err: error, records: records.length }, 'bus: JetStream did not acknowledge a batch');
-        throw new BrokerUnavailableError(
-          `bus: JetStream did not acknowledge the batch (${(error as Error).message})`,
-          { cause: error },
-        );
-      });
+        await Promise.all(pending);
+      })();
+      sent.catch(() => undefined);
+      const done = Promise.race([sent, lost])
+        .finally(() => inFlight.delete(fail))
+        .catch((error: unknown) => {
+          log?.error({ err: error, records: records.length }, 'bus: JetStream did not acknowledge a batch');
+          throw new BrokerUnavailableError(
+            `bus: JetStream did not acknowledge the batch (${(error as Error).message})`,
+            { cause: error },
+          );
+        });
       publishing.add(done);
       const settle = () => publishing.delete(done);
       done.then(settle, settle);
