@@ -2,8 +2,12 @@
 // the CISA KEV catalog as JSON (application/json) or CSV, or FIRST EPSS scores as CSV (text/csv). Signed
 // like ingest when signing is on. Intel is service-wide: applied to every tenant's CVEs at once, kept
 // under DATA_DIR/intel/ for the next start. 409 when THREATINTEL is off; 400 naming what was expected.
+// Because it reprices every tenant, only the operator's own secret (the default tenant's) may load it when
+// signing is on: one tenant's secret must not move another tenant's scores (403).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Engine } from '../../src/engine/engine.js';
+import { DEFAULT_TENANT } from '../../src/engine/tenant.js';
+import { ProblemError } from '../../src/http/problems.js';
 import type { KeepBody } from '../plugins/http-base.js';
 
 export function registerIntelRoute(
@@ -26,7 +30,17 @@ export function registerIntelRoute(
       '/intel',
       { onRequest: async (request) => deps.auth.beforeBody(request) },
       async (request, reply) => {
-        deps.auth.verify(request);
+        const signed = deps.auth.verify(request);
+        if (signed && signed.tenant !== DEFAULT_TENANT)
+          throw new ProblemError(
+            'forbidden',
+            `threat intel applies to every tenant: only the ${DEFAULT_TENANT} tenant's secret may load it, not ${JSON.stringify(signed.tenant)}'s`,
+            {
+              errors: [
+                { pointer: '/headers/x-tenant', value: signed.tenant, detail: 'not the default tenant' },
+              ],
+            },
+          );
         const text = typeof request.body === 'string' ? request.body : JSON.stringify(request.body ?? null);
         const name = String(request.headers['x-intel-source'] ?? 'pathgate intel').slice(0, 200);
         const loaded = await deps.engine.loadIntel(text, name);

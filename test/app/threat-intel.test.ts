@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { intelCommand } from '../../app/intel-cli.js';
+import { signV2 } from '../../src/auth/ingest-signature.js';
 import { parseImageRef } from '../../src/identity/image-ref.js';
 import { edge, envelope, node } from '../helpers/envelope.js';
 import { readReal, REAL } from '../helpers/normalize.js';
@@ -146,6 +147,42 @@ describe('threat intel', () => {
     const { hop, kevOnPaths } = await firstHop(service);
     expect(hop.weightBasis).not.toBe('kev');
     expect(kevOnPaths).toBe(0);
+  });
+
+  it("refuses a catalog signed with another tenant's secret: intel reprices every tenant (403)", async () => {
+    service = await makeService({
+      THREATINTEL: 'on',
+      INGEST_HMAC_SECRET: 'operator-secret-0123456789',
+      INGEST_HMAC_SECRETS: 'acme:acme-secret-0123456789',
+    });
+    // The estate straight through the engine (signed ingest is tested elsewhere).
+    await service.engine.ingest({ tenant: 'default', source: 'trivy', body: trivy, query: {} });
+    await service.engine.ingest({ tenant: 'default', source: 'events', body: estate(), query: {} });
+    const body = readFileSync(KEV_FILE, 'utf8');
+    const post = (tenant: string | undefined, secret: string) => {
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        'x-service-timestamp': timestamp,
+        'x-service-signature-v2': signV2(secret, {
+          timestamp,
+          method: 'POST',
+          path: '/intel',
+          rawQuery: '',
+          body: Buffer.from(body),
+        }),
+      };
+      if (tenant) headers['x-tenant'] = tenant;
+      return service!.ingestApp.inject({ method: 'POST', url: '/intel', headers, payload: body });
+    };
+    const refused = await post('acme', 'acme-secret-0123456789');
+    expect(refused.statusCode).toBe(403);
+    expect(refused.headers['content-type']).toMatch(/problem\+json/);
+    expect(refused.json().detail).toContain('"acme"');
+    expect((await firstHop(service)).hop.weightBasis).not.toBe('kev');
+    // Twin: the operator's own secret loads it.
+    expect((await post(undefined, 'operator-secret-0123456789')).statusCode).toBe(200);
+    expect((await firstHop(service)).hop.weightBasis).toBe('kev');
   });
 
   it('refuses a document that is no catalog, naming what was expected', async () => {
