@@ -187,7 +187,13 @@ export function createK8sSource(): IngestSource {
             unmounted.push(saName);
             continue;
           }
-          out.edge('ASSUMES', id, sa);
+          // Its token is a secret it is handed (a projected volume): as easy to read as any other it is given,
+          // never harder than stealing it from the node (T1528), which would make routes detour through one.
+          out.edge('ASSUMES', id, sa, {
+            exploit_probability: WORKLOAD_SECRET_PROBABILITY,
+            weight_basis: 'heuristic',
+            properties: { via: 'mounted token' },
+          });
           if (typeof spec.nodeName === 'string' && spec.nodeName) {
             let tokens = tokensOnNode.get(spec.nodeName);
             if (!tokens) tokensOnNode.set(spec.nodeName, (tokens = new Set()));
@@ -570,9 +576,10 @@ function collectWorkloads(
     w.specs.push(spec);
     const labels = (isPod ? o.metadata?.labels : template?.metadata?.labels) ?? {};
     if (labels && typeof labels === 'object') w.labelSets.push(labels);
+    // A pod template may pin its node too (`nodeName` in a controller's template): its pods run there.
+    if (typeof spec.nodeName === 'string' && spec.nodeName) w.nodes.add(spec.nodeName);
     if (isPod) {
       w.pods++;
-      if (typeof spec.nodeName === 'string' && spec.nodeName) w.nodes.add(spec.nodeName);
       for (const status of [...list(o.status?.initContainerStatuses), ...list(o.status?.containerStatuses)]) {
         const digest = /@(sha256:[a-f0-9]{64})$/.exec(String(status?.imageID ?? ''))?.[1];
         if (digest && typeof status.name === 'string') w.digests.set(status.name, digest);

@@ -8,6 +8,7 @@ import type { PodSpec } from '../../../src/rules/k8s/escape-rule.js';
 import { rbacEscalation, type PolicyRule } from '../../../src/rules/k8s/index.js';
 import { yamlToList } from '../../../src/ingest/yaml.js';
 import { normalize } from '../../helpers/normalize.js';
+import { makeService } from '../../helpers/service.js';
 
 const k8s = createK8sSource();
 const rules = (spec: PodSpec) => podEscapes(spec).map((e) => e.rule);
@@ -157,5 +158,75 @@ subjects: [{kind: ServiceAccount, name: big-monolith-sa, namespace: big-monolith
     expect(
       out.edgeProps('CAN_ESCALATE_TO', 'goat/clusterrole/node-reader', 'goat/cluster-admin'),
     ).toMatchObject({ primitives: ['read-secrets', 'nodes-proxy'], scope: 'cluster' });
+  });
+});
+
+describe('routes through the service on a lab-shaped cluster', () => {
+  /** A privileged Deployment behind a LoadBalancer, its service account bound to cluster-admin. */
+  const cluster = (automount: boolean) => `
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: web, namespace: shop}
+automountServiceAccountToken: ${automount}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      serviceAccountName: web
+      nodeName: node-1
+      containers:
+      - {name: web, image: acme/web:1.0, securityContext: {privileged: true}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: shop}
+spec: {type: LoadBalancer, selector: {app: web}}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: web-admin}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}
+subjects: [{kind: ServiceAccount, name: web, namespace: shop}]
+`;
+  const routes = async (automount: boolean) => {
+    const service = await makeService();
+    try {
+      const response = await service.ingestApp.inject({
+        method: 'POST',
+        url: '/ingest/k8s?snapshot=cluster:lab',
+        headers: { 'content-type': 'application/yaml' },
+        payload: cluster(automount),
+      });
+      expect(response.statusCode).toBe(202);
+      await service.settle();
+      const data = await service.graphql('{ attackPaths { target { name } nodes { name } } }');
+      return data.attackPaths as { target: { name: string }; nodes: { name: string }[] }[];
+    } finally {
+      await service.dispose();
+    }
+  };
+
+  it('reaches cluster-admin through the token the workload holds, not by a detour through its node', async () => {
+    const paths = await routes(true);
+    const admin = paths.find((p) => p.target.name === 'lab/cluster-admin');
+    expect(admin?.nodes.map((n) => n.name)).toEqual([
+      'lab/shop/service/web',
+      'lab/shop/web',
+      'lab/shop/web',
+      'lab/clusterrole/cluster-admin',
+      'lab/cluster-admin',
+    ]);
+    // The escape is its own route, to the node.
+    expect(paths.map((p) => p.target.name)).toContain('lab/node/node-1');
+  });
+
+  it('twin: with the token not mounted, the escape remains and cluster-admin is out of reach', async () => {
+    const paths = await routes(false);
+    expect(paths.map((p) => p.target.name)).toEqual(['lab/node/node-1']);
   });
 });
