@@ -57,6 +57,7 @@ export class AdvisoryLockLeadership implements Leadership {
   private leader = false;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
+  private lostAt = 0;
   private checking: Promise<void> = Promise.resolve();
   private readonly key: string;
 
@@ -120,7 +121,9 @@ export class AdvisoryLockLeadership implements Leadership {
           [this.key],
         );
         if (!held.rows[0]?.held) this.step(false);
-      } else {
+      } else if (Date.now() - this.lostAt >= 2 * this.options.pollMs) {
+        // A leader that just lost its session sits out two polls, so a healthy follower takes over
+        // rather than the flapping one taking the lock straight back.
         const taken = await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1::bigint) as ok', [
           this.key,
         ]);
@@ -141,6 +144,7 @@ export class AdvisoryLockLeadership implements Leadership {
   private step(leader: boolean, error?: Error): void {
     if (leader === this.leader) return;
     this.leader = leader;
+    if (!leader) this.lostAt = Date.now();
     if (leader) this.options.log.info({ lock: this.key }, 'leadership: this replica is the leader');
     else
       this.options.log.warn(
