@@ -1,8 +1,8 @@
 // Source `falco`: Falco JSON alerts (one alert, an array, or NDJSON at the listener), each `{rule,
 // priority, output, output_fields, time?, source?}`. An alert is observed evidence: the workload it fired
-// in (`k8s.ns.name` + `k8s.pod.name`, joined to the k8s dump's workload by stripping the ReplicaSet hash,
-// else `container.name`) is marked `runtime_observed`, so hops into it are priced with basis `runtime`
-// (docs/model.md). `container.image.repository` links the workload to its image (joined to the scan).
+// in (`k8s.ns.name` + `k8s.pod.name`, joined to the k8s dump's workload by stripping the ReplicaSet hash, or
+// by the pod names the dump aliases on its StatefulSet, DaemonSet and Job workloads; else `container.name`)
+// is marked `runtime_observed`, so hops into it are priced with basis `runtime` (docs/model.md). `container.image.repository` links the workload to its image (joined to the scan).
 // A Kubernetes audit alert marks the acting service account or user; a host alert its host. An alert
 // naming none of these is refused, naming the field.
 // Clusters: with `?cluster=<name>` (or `snapshot=cluster:<name>`, validated as the k8s source does), or a
@@ -12,7 +12,7 @@
 // joins the workload of its own cluster only.
 import { parseImageRef } from '../../identity/image-ref.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
-import { clusterOf, isClusterName } from './k8s.js';
+import { clusterOf, isClusterName, workloadOf } from './k8s.js';
 import { reportProblem, reportSchema } from './report-schema.js';
 import type { IngestSource } from './source.js';
 
@@ -172,7 +172,5 @@ function rank(priority: string): number {
   return PRIORITY_RANK.indexOf(priority.toLowerCase());
 }
 
-/** `checkout-7d4b9c8f6d-x2x9q` (a Deployment's pod) -> `checkout`, as the k8s source names the workload. */
-export function workloadOf(pod: string): string {
-  return pod.replace(/-[a-z0-9]{8,10}-[a-z0-9]{5}$/, '');
-}
+/** `checkout-7d4b9c8f6d-x2x9q` (a Deployment's pod) -> `checkout`; the k8s source aliases its other pods. */
+export { workloadOf };

@@ -66,6 +66,8 @@ interface Workload {
   /** Image digests the pods' status reports, by container name. */
   digests: Map<string, string>;
   pods: number;
+  /** The names Falco gives its pods' workload when they are not the controller's (`web-0`, `agent-x7k2p`). */
+  runtimeNames: Set<string>;
 }
 
 export function createK8sSource(): IngestSource {
@@ -157,6 +159,10 @@ export function createK8sSource(): IngestSource {
           node_name: w.nodes.size === 1 ? [...w.nodes][0] : undefined,
           node_names: w.nodes.size > 1 ? [...w.nodes].sort() : undefined,
           pods: w.pods || undefined,
+          // A Falco alert names a StatefulSet, DaemonSet or Job pod by the pod: it lands on this workload.
+          aliases: w.runtimeNames.size
+            ? [...w.runtimeNames].sort().map((n) => q(`${w.namespace}/${n}`))
+            : undefined,
         });
         workloadIds.push({ id, namespace: w.namespace, labelSets: w.labelSets });
 
@@ -510,6 +516,14 @@ export function clusterOf(query: Record<string, string | undefined>): string | u
   return given ?? fromSnapshot;
 }
 
+/**
+ * The workload Falco names for a pod, from its name alone: a Deployment's pod `checkout-7d4b9c8f6d-x2x9q`
+ * is `checkout`; any other pod is itself.
+ */
+export function workloadOf(pod: string): string {
+  return pod.replace(/-[a-z0-9]{8,10}-[a-z0-9]{5}$/, '');
+}
+
 /** Pods and controllers folded into one workload per top controller. */
 function collectWorkloads(
   objects: K8sObject[],
@@ -570,6 +584,7 @@ function collectWorkloads(
         nodes: new Set(),
         digests: new Map(),
         pods: 0,
+        runtimeNames: new Set(),
       };
       workloads.set(key, w);
     }
@@ -580,6 +595,8 @@ function collectWorkloads(
     if (typeof spec.nodeName === 'string' && spec.nodeName) w.nodes.add(spec.nodeName);
     if (isPod) {
       w.pods++;
+      const runtimeName = workloadOf(name(o));
+      if (runtimeName !== w.name) w.runtimeNames.add(runtimeName);
       for (const status of [...list(o.status?.initContainerStatuses), ...list(o.status?.containerStatuses)]) {
         const digest = /@(sha256:[a-f0-9]{64})$/.exec(String(status?.imageID ?? ''))?.[1];
         if (digest && typeof status.name === 'string') w.digests.set(status.name, digest);

@@ -139,3 +139,73 @@ describe('falco: clusters', () => {
     }
   });
 });
+
+describe("falco: pods that are not a Deployment's", () => {
+  /** A StatefulSet and a DaemonSet with their pods, as `kubectl get statefulsets,daemonsets,pods -o json` lists them. */
+  const live = {
+    apiVersion: 'v1',
+    kind: 'List',
+    items: [
+      ...[
+        ['StatefulSet', 'db', 's1'],
+        ['DaemonSet', 'agent', 'd1'],
+      ].map(([kind, name, uid]) => ({
+        apiVersion: 'apps/v1',
+        kind,
+        metadata: { name, namespace: 'data', uid },
+        spec: { template: { spec: { containers: [{ name, image: `acme/${name}:1` }] } } },
+      })),
+      ...[
+        ['db-0', 'StatefulSet', 'db', 's1'],
+        ['agent-x7k2p', 'DaemonSet', 'agent', 'd1'],
+      ].map(([pod, kind, name, uid]) => ({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: {
+          name: pod,
+          namespace: 'data',
+          ownerReferences: [{ kind, name, uid, controller: true }],
+        },
+        spec: { nodeName: 'n1', containers: [{ name, image: `acme/${name}:1` }] },
+      })),
+    ],
+  };
+  const alertOn = (pod: string) => ({
+    ...shell(),
+    output_fields: { 'k8s.ns.name': 'data', 'k8s.pod.name': pod },
+  });
+
+  it('an alert on a StatefulSet or DaemonSet pod marks its workload, whichever arrives first', async () => {
+    const service = await makeService();
+    try {
+      // The StatefulSet's alert before the dump, the DaemonSet's after it.
+      expect((await service.ingest(alertOn('db-0'), { source: 'falco', query: 'cluster=A' })).status).toBe(
+        202,
+      );
+      await service.settle();
+      expect((await service.ingest(live, { source: 'k8s', query: 'snapshot=cluster:A' })).status).toBe(202);
+      await service.settle();
+      expect(
+        (await service.ingest(alertOn('agent-x7k2p'), { source: 'falco', query: 'cluster=A' })).status,
+      ).toBe(202);
+      // Twin: a pod the dump does not list stays a node of its own.
+      expect((await service.ingest(alertOn('db-7'), { source: 'falco', query: 'cluster=A' })).status).toBe(
+        202,
+      );
+      await service.settle();
+      const graph = service.engine.tenant('default')!.graph;
+      const props = (name: string) =>
+        graph.hasNode(node('Service', name).id)
+          ? graph.getNodeAttribute(node('Service', name).id, 'props')
+          : undefined;
+      expect(props('A/data/db')).toMatchObject({ runtime_observed: true, kind: 'statefulset' });
+      expect(props('A/data/agent')).toMatchObject({ runtime_observed: true, kind: 'daemonset' });
+      expect(props('A/data/db-0')).toBeUndefined();
+      expect(props('A/data/agent-x7k2p')).toBeUndefined();
+      expect(props('A/data/db-7')).toMatchObject({ runtime_observed: true });
+      expect(props('A/data/db')?.runtime_alert_count).toBe(1);
+    } finally {
+      await service.dispose();
+    }
+  });
+});
