@@ -123,6 +123,43 @@ describe('RBAC bound in one namespace does not reach cluster-scoped resources', 
     expect(rbacEscalation(escalateClusterRoles, 'r', 'cluster').primitives).toEqual(['bind-or-escalate']);
   });
 
+  it('a ClusterRoleBinding names only ClusterRoles: writing one with `bind` on Roles is nothing (KubeHound crb-r-fail)', () => {
+    const rbac = 'rbac.authorization.k8s.io';
+    const crbWithRoles: PolicyRule[] = [
+      { apiGroups: [rbac], resources: ['clusterrolebindings'], verbs: ['create'] },
+      { apiGroups: [rbac], resources: ['roles'], verbs: ['bind'] },
+    ];
+    expect(rbacEscalation(crbWithRoles, 'r', 'cluster').primitives).toEqual([]);
+    // Twins: with `bind` on ClusterRoles it binds cluster-admin; a RoleBinding may name a Role.
+    expect(
+      rbacEscalation(
+        [crbWithRoles[0], { apiGroups: [rbac], resources: ['clusterroles'], verbs: ['bind'] }],
+        'r',
+        'cluster',
+      ).primitives,
+    ).toEqual(['bind-or-escalate']);
+    expect(
+      rbacEscalation(
+        [{ apiGroups: [rbac], resources: ['rolebindings'], verbs: ['create'] }, crbWithRoles[1]],
+        'r',
+        'namespace',
+      ).primitives,
+    ).toEqual(['bind-or-escalate']);
+    // Escalating is writing and `escalate` on the same kind of role.
+    const mixed: PolicyRule[] = [
+      { apiGroups: [rbac], resources: ['roles'], verbs: ['create'] },
+      { apiGroups: [rbac], resources: ['clusterroles'], verbs: ['escalate'] },
+    ];
+    expect(rbacEscalation(mixed, 'r', 'cluster').primitives).toEqual([]);
+    expect(
+      rbacEscalation(
+        [{ apiGroups: [rbac], resources: ['roles'], verbs: ['create', 'escalate'] }],
+        'r',
+        'namespace',
+      ).primitives,
+    ).toEqual(['bind-or-escalate']);
+  });
+
   it('through the k8s source: the Goat secret-reader Role escalates by reading secrets only', () => {
     const dump = yamlToList(`
 apiVersion: rbac.authorization.k8s.io/v1
