@@ -282,15 +282,18 @@ export function createK8sSource(): IngestSource {
       for (const o of objects) {
         if (o.kind !== 'Service' || !name(o)) continue;
         const type = o.spec?.type ?? 'ClusterIP';
+        const internal = type === 'LoadBalancer' ? internalLoadBalancer(o.metadata?.annotations) : undefined;
         const id = out.node('LoadBalancer', q(`${ns(o)}/service/${name(o)}`), {
           cluster,
           namespace: ns(o),
           k8s_kind: 'Service',
           service_type: type,
-          ...((type === 'LoadBalancer' || type === 'NodePort') && {
-            internet_exposed: true,
-            exposure_basis: `service-type:${type}`,
-          }),
+          internal_lb_annotation: internal,
+          ...((type === 'LoadBalancer' || type === 'NodePort') &&
+            !internal && {
+              internet_exposed: true,
+              exposure_basis: `service-type:${type}`,
+            }),
         });
         services.set(`${ns(o)}/${name(o)}`, id);
         const selector = Object.entries((o.spec?.selector ?? {}) as Record<string, string>);
@@ -463,6 +466,30 @@ export function createK8sSource(): IngestSource {
       return { envelopes: [out.build()], warnings, mentioned: [...mentioned] };
     },
   };
+}
+
+/**
+ * The annotations by which a cloud's controller makes a LoadBalancer Service an internal (VPC-only) load
+ * balancer, with the values that mean it (compared case-insensitively).
+ */
+const INTERNAL_LB_ANNOTATIONS: Record<string, readonly string[]> = {
+  'service.beta.kubernetes.io/aws-load-balancer-internal': ['true', '0.0.0.0/0'],
+  'service.beta.kubernetes.io/aws-load-balancer-scheme': ['internal'],
+  'networking.gke.io/load-balancer-type': ['internal'],
+  'cloud.google.com/load-balancer-type': ['internal'],
+  'service.beta.kubernetes.io/azure-load-balancer-internal': ['true'],
+  'service.beta.kubernetes.io/oci-load-balancer-internal': ['true'],
+  'service.kubernetes.io/ibm-load-balancer-cloud-provider-ip-type': ['private'],
+};
+
+/** The annotation that makes a LoadBalancer Service internal, when it has one (no internet start then). */
+function internalLoadBalancer(annotations: unknown): string | undefined {
+  if (!annotations || typeof annotations !== 'object') return undefined;
+  for (const [key, values] of Object.entries(INTERNAL_LB_ANNOTATIONS)) {
+    const value = (annotations as Record<string, unknown>)[key];
+    if (typeof value === 'string' && values.includes(value.trim().toLowerCase())) return key;
+  }
+  return undefined;
 }
 
 /** Whether a value may name a cluster: it is the first part of every qualified name, so no `/`. */

@@ -198,6 +198,41 @@ subjects: [{kind: ServiceAccount, name: big-monolith-sa, namespace: big-monolith
   });
 });
 
+describe('exposure of LoadBalancer Services', () => {
+  const service = (annotations?: Record<string, string>) => ({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'api', namespace: 'shop', annotations },
+    spec: { type: 'LoadBalancer', selector: { app: 'api' } },
+  });
+  const exposed = (annotations?: Record<string, string>) =>
+    normalize(k8s, service(annotations), { cluster: 'c' }).node('LoadBalancer', 'c/shop/service/api')
+      .properties;
+
+  it('an internal load balancer (AWS, GKE, Azure annotations) is not an internet start', () => {
+    for (const annotations of [
+      { 'service.beta.kubernetes.io/aws-load-balancer-internal': 'true' },
+      { 'service.beta.kubernetes.io/aws-load-balancer-scheme': 'internal' },
+      { 'networking.gke.io/load-balancer-type': 'Internal' },
+      { 'service.beta.kubernetes.io/azure-load-balancer-internal': 'true' },
+    ]) {
+      const props = exposed(annotations);
+      expect(props?.internet_exposed, JSON.stringify(annotations)).toBeUndefined();
+      expect(props?.internal_lb_annotation).toBe(Object.keys(annotations)[0]);
+    }
+  });
+
+  it('twin: without them, or with them saying otherwise, it is', () => {
+    expect(exposed()).toMatchObject({ internet_exposed: true, exposure_basis: 'service-type:LoadBalancer' });
+    expect(
+      exposed({ 'service.beta.kubernetes.io/aws-load-balancer-scheme': 'internet-facing' }),
+    ).toMatchObject({ internet_exposed: true });
+    expect(exposed({ 'service.beta.kubernetes.io/azure-load-balancer-internal': 'false' })).toMatchObject({
+      internet_exposed: true,
+    });
+  });
+});
+
 describe('routes through the service on a lab-shaped cluster', () => {
   /** A privileged Deployment behind a LoadBalancer, its service account bound to cluster-admin. */
   const cluster = (automount: boolean) => `
