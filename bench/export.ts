@@ -4,7 +4,8 @@
 //   2. an estate with 100,000 open paths (1,000 internet-facing load balancers → one service → 100
 //      crown-jewel databases), to show memory stays flat with the number of lines.
 // The body is read as a stream and discarded; heap and RSS are sampled every 20 ms while it streams.
-//   npx tsx bench/export.ts [bench-out/e100000-s64-t32.json] [--runs 3]
+//   node --expose-gc --import tsx bench/export.ts [bench-out/e100000-s64-t32.json] [--runs 3] [--paths-only]
+// GET /export/oscal is measured the same way (its lines are not meaningful: compact JSON).
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -53,7 +54,7 @@ async function serviceWith(body: unknown): Promise<{ service: Service; url: stri
   return { service, url, dir };
 }
 
-async function measure(url: string) {
+async function measure(url: string, route: string) {
   global.gc?.();
   const base = process.memoryUsage();
   let peakHeap = base.heapUsed;
@@ -64,7 +65,7 @@ async function measure(url: string) {
     peakRss = Math.max(peakRss, m.rss);
   }, 20);
   const started = performance.now();
-  const response = await fetch(`${url}/export/ndjson`);
+  const response = await fetch(`${url}${route}`);
   let bytes = 0;
   let lines = 0;
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
@@ -73,12 +74,15 @@ async function measure(url: string) {
   }
   const seconds = (performance.now() - started) / 1000;
   clearInterval(sampler);
+  global.gc?.();
+  const retainedMb = (process.memoryUsage().heapUsed - base.heapUsed) / MB;
   return {
     seconds,
     lines,
     mb: bytes / MB,
     heapGrowthMb: (peakHeap - base.heapUsed) / MB,
     rssGrowthMb: (peakRss - base.rss) / MB,
+    retainedMb,
     signed: response.headers.has('x-service-signature'),
   };
 }
@@ -87,11 +91,13 @@ async function bench(name: string, body: unknown) {
   const { service, url, dir } = await serviceWith(body);
   const open = service.engine.tenant('default')?.paths.open().length ?? 0;
   console.log(`${name}: ${open} open paths`);
-  for (let i = 0; i < runs; i++) {
-    const r = await measure(url);
-    console.log(
-      `  run ${i + 1}: ${r.seconds.toFixed(2)} s, ${r.lines} lines, ${r.mb.toFixed(1)} MB, heap +${r.heapGrowthMb.toFixed(1)} MB, rss +${r.rssGrowthMb.toFixed(1)} MB, signed ${r.signed}`,
-    );
+  for (const route of ['/export/ndjson', '/export/oscal']) {
+    for (let i = 0; i < runs; i++) {
+      const r = await measure(url, route);
+      console.log(
+        `  ${route} run ${i + 1}: ${r.seconds.toFixed(2)} s, ${r.lines} lines, ${r.mb.toFixed(1)} MB, heap +${r.heapGrowthMb.toFixed(1)} MB, rss +${r.rssGrowthMb.toFixed(1)} MB, heap after GC ${r.retainedMb >= 0 ? '+' : ''}${r.retainedMb.toFixed(1)} MB, signed ${r.signed}`,
+      );
+    }
   }
   await service.close();
   await rm(dir, { recursive: true, force: true });
@@ -112,5 +118,6 @@ function manyPaths(starts: number, targets: number) {
   );
 }
 
-await bench(`100k-node estate (${estateFile})`, JSON.parse(await readFile(estateFile, 'utf8')));
+if (!process.argv.includes('--paths-only'))
+  await bench(`100k-node estate (${estateFile})`, JSON.parse(await readFile(estateFile, 'utf8')));
 await bench('100,000 paths (1,000 starts × 100 targets)', manyPaths(1000, 100));

@@ -3,13 +3,13 @@
 // export is signed (`X-Service-Signature`, src/export/signing.ts), limited to the caller's applications
 // when its credential is bound to some, and written to the audit log (`export.ndjson`, `export.oscal`).
 import { createReadStream, existsSync, readdirSync, rmSync } from 'node:fs';
-import { createHash } from 'node:crypto';
 import path from 'node:path';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { pathFilter } from '../../src/auth/scope.js';
 import type { Engine } from '../../src/engine/engine.js';
-import { spoolNdjson } from '../../src/export/ndjson.js';
-import { oscalAssessmentResults } from '../../src/export/oscal.js';
+import { ndjsonLines } from '../../src/export/ndjson.js';
+import { oscalChunks } from '../../src/export/oscal.js';
+import { spool, SPOOL_FILE, type Spooled } from '../../src/export/spool.js';
 import { exportedPath } from '../../src/export/path-record.js';
 import { SIGNATURE_HEADER, type ExportSigner } from '../../src/export/signing.js';
 import { ProblemError } from '../../src/http/problems.js';
@@ -40,50 +40,68 @@ export function registerExportRoutes(
       engine.suppressionOf(request.tenant, record.id),
     );
 
+  /** Streams a spooled export out with its signature; the spool file goes once the answer is sent or abandoned. */
+  const send = (reply: FastifyReply, spooled: Spooled, type: string, filename: string) => {
+    const stream = createReadStream(spooled.file);
+    stream.on('close', () => void spooled.remove());
+    return reply
+      .header('content-type', type)
+      .header('content-length', spooled.bytes)
+      .header('content-disposition', `attachment; filename="${filename}"`)
+      .header(SIGNATURE_HEADER, signer.signDigest(spooled.sha256))
+      .send(stream);
+  };
+
   app.get<{ Querystring: { state?: string } }>('/export/ndjson', async (request, reply) => {
     const state = request.query.state ?? 'open';
     if (state !== 'open' && state !== 'all')
       throw new ProblemError('invalid-query', `state must be open or all, not ${JSON.stringify(state)}`, {
         errors: [{ pointer: '/query/state', value: state, detail: 'open or all' }],
       });
-    const spooled = await spoolNdjson(spoolDir, selection(request, state), line(request));
-    deps.audit?.export(request, 'ndjson', spooled.pathIds);
-    const stream = createReadStream(spooled.file);
-    // The spool file goes once the answer is sent or abandoned.
-    stream.on('close', () => void spooled.remove());
-    return reply
-      .header('content-type', 'application/x-ndjson; charset=utf-8')
-      .header('content-length', spooled.bytes)
-      .header('content-disposition', `attachment; filename="pathgate-${request.tenant}-paths.ndjson"`)
-      .header(SIGNATURE_HEADER, signer.signDigest(spooled.sha256))
-      .send(stream);
+    const records = selection(request, state);
+    const spooled = await spool(spoolDir, 'ndjson', ndjsonLines(records, line(request)));
+    deps.audit?.export(
+      request,
+      'ndjson',
+      records.map((r) => r.id),
+    );
+    return send(
+      reply,
+      spooled,
+      'application/x-ndjson; charset=utf-8',
+      `pathgate-${request.tenant}-paths.ndjson`,
+    );
   });
 
   app.get('/export/oscal', async (request, reply) => {
     const records = selection(request, 'open');
-    const tenant = engine.tenant(request.tenant);
-    const lastPass = tenant?.lastPass?.at;
-    const document = oscalAssessmentResults({
-      tenant: request.tenant,
-      version: VERSION,
-      generatedAt: new Date(deps.now()).toISOString(),
-      analysedAt: lastPass ? new Date(lastPass).toISOString() : null,
-      paths: records.map(line(request)),
-    });
-    const body = Buffer.from(JSON.stringify(document, null, 1));
+    const lastPass = engine.tenant(request.tenant)?.lastPass?.at;
+    const toPath = line(request);
+    const spooled = await spool(
+      spoolDir,
+      'json',
+      oscalChunks({
+        tenant: request.tenant,
+        version: VERSION,
+        generatedAt: new Date(deps.now()).toISOString(),
+        analysedAt: lastPass ? new Date(lastPass).toISOString() : null,
+        // Built afresh on each pass, one path at a time: never all held at once.
+        paths: function* () {
+          for (const record of records) yield toPath(record);
+        },
+      }),
+    );
     deps.audit?.export(
       request,
       'oscal',
       records.map((r) => r.id),
     );
-    return reply
-      .header('content-type', 'application/json; charset=utf-8')
-      .header(
-        'content-disposition',
-        `attachment; filename="pathgate-${request.tenant}-assessment-results.json"`,
-      )
-      .header(SIGNATURE_HEADER, signer.signDigest(createHash('sha256').update(body).digest('hex')))
-      .send(body);
+    return send(
+      reply,
+      spooled,
+      'application/json; charset=utf-8',
+      `pathgate-${request.tenant}-assessment-results.json`,
+    );
   });
 
   app.get('/export/pubkey', async () => ({
@@ -98,5 +116,5 @@ export function registerExportRoutes(
 function clearSpool(dir: string): void {
   if (!existsSync(dir)) return;
   for (const name of readdirSync(dir))
-    if (/^export-[0-9a-f]{16}\.ndjson$/.test(name)) rmSync(path.join(dir, name), { force: true });
+    if (SPOOL_FILE.test(name)) rmSync(path.join(dir, name), { force: true });
 }
