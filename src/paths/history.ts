@@ -2,7 +2,7 @@
 // a trend point per analyzer pass. The trend lives with the path store's records, so it is kept by the same
 // snapshot and path lifecycle log (DATA_DIR/state) and survives restarts; it is bounded to the last
 // TREND_LIMIT passes.
-import type { PathRecord } from './path-store.js';
+import { isCritical, type PathRecord, type SuppressedCheck } from './path-store.js';
 
 export const TREND_LIMIT = 1_000;
 
@@ -37,12 +37,12 @@ export class Trend {
   }
 }
 
-/** The pass's trend point from its open paths. */
-export function trendPoint(at: number, open: Iterable<PathRecord>): TrendPoint {
+/** The pass's trend point from its open paths; critical as everywhere else (`isCritical`: P1, not suppressed). */
+export function trendPoint(at: number, open: Iterable<PathRecord>, suppressed?: SuppressedCheck): TrendPoint {
   let critical = 0;
   let miss = 1;
   for (const r of open) {
-    if (r.priority === 'P1') critical++;
+    if (isCritical(r, suppressed)) critical++;
     miss *= 1 - r.score;
   }
   return { at, criticalPaths: critical, riskPct: 100 * (1 - miss) };

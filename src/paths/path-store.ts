@@ -288,7 +288,7 @@ export class PathStore {
       }
     }
     this.sortedOpen = null;
-    const point = trendPoint(now, this.open());
+    const point = trendPoint(now, this.open(), this.suppressed);
     point.criticalPaths = outcome.critical;
     this.trend.add(point);
     this.trendPending.push(point);

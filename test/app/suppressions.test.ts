@@ -186,6 +186,9 @@ describe('suppressions', () => {
     expect(data.posture.suppressedCriticalPaths).toBe(1);
     expect(data.posture.criticalPaths).toBe(p1 - 1);
     expect(await criticalMetric()).toBe(p1 - 1);
+    // The pass's trend point (GraphQL history) counts critical paths the same way.
+    const { history } = await gql('{ history { trend { criticalPaths } } }');
+    expect(history.trend.at(-1).criticalPaths).toBe(p1 - 1);
   });
 
   it('after its TTL the suppression is expired: still on the board, and the route counts again everywhere', async () => {
