@@ -16,7 +16,7 @@ export function registerIntelRoute(
     engine: Engine;
     auth: {
       beforeBody(request: FastifyRequest): void;
-      verify(request: FastifyRequest): unknown;
+      verify(request: FastifyRequest): { tenant: string } | undefined;
       keepBody?: KeepBody;
     };
   },
