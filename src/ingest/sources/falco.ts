@@ -27,6 +27,19 @@ interface FalcoAlert {
   hostname?: string;
 }
 
+/**
+ * Fields naming the controller a pod belongs to, k8smeta plugin first, then Falco's older k8s client: a
+ * Deployment's, else a ReplicationController's, else a ReplicaSet of no Deployment (its own workload).
+ */
+const OWNER_FIELDS = [
+  'k8smeta.deployment.name',
+  'k8s.deployment.name',
+  'k8smeta.rc.name',
+  'k8s.rc.name',
+  'k8smeta.rs.name',
+  'k8s.rs.name',
+];
+
 /** Where an alert may name its cluster: OpenTelemetry's attribute, or a Falcosidekick custom field. */
 const CLUSTER_FIELDS = ['k8s.cluster.name', 'cluster'];
 
@@ -77,9 +90,15 @@ export function createFalcoSource(): IngestSource {
       const refused: { pointer: string; detail: string }[] = [];
       alerts.forEach((a, index) => {
         const f = a.output_fields;
-        const str = (key: string) => (typeof f[key] === 'string' && f[key] ? (f[key] as string) : undefined);
-        const namespace = str('k8s.ns.name');
-        const pod = str('k8s.pod.name');
+        // Falco writes a field it could not read as null or `<NA>`: absent either way.
+        const str = (key: string) =>
+          typeof f[key] === 'string' && f[key] && f[key] !== '<NA>' ? (f[key] as string) : undefined;
+        // The runtime's fields, or the k8smeta plugin's (read from the API server through k8s-metacollector).
+        const namespace = str('k8s.ns.name') ?? str('k8smeta.ns.name');
+        const pod = str('k8s.pod.name') ?? str('k8smeta.pod.name');
+        // The controller the plugin names (or Falco's older k8s client), when it names one: the k8s
+        // source's workload, whatever the pod is called.
+        const controller = OWNER_FIELDS.map(str).find((v) => v !== undefined);
         // Falco's output text carries the same fields when output_fields lacks them.
         const container = str('container.name') ?? /container_name=(\S+)/.exec(a.output)?.[1];
         const auditUser = str('ka.user.name');
@@ -99,7 +118,11 @@ export function createFalcoSource(): IngestSource {
         const q = (name: string) => (cluster ? `${cluster}/${name}` : name);
         let id: string | undefined;
         if (namespace && pod)
-          id = out.node('Service', q(`${namespace}/${workloadOf(pod)}`), { cluster, namespace, pod });
+          id = out.node('Service', q(`${namespace}/${controller ?? workloadOf(pod)}`), {
+            cluster,
+            namespace,
+            pod,
+          });
         else if (container) id = out.node('Service', container, { container_id: str('container.id') });
         else if (auditUser) {
           const sa = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(auditUser);

@@ -209,3 +209,38 @@ describe("falco: pods that are not a Deployment's", () => {
     }
   });
 });
+
+describe('falco: the controller the k8smeta plugin names', () => {
+  const withFields = (fields: Record<string, unknown>) => ({ ...shell(), output_fields: fields });
+
+  it('lands on the Deployment, ReplicationController or ReplicaSet the alert names, whatever the pod is called', () => {
+    const names = (fields: Record<string, unknown>) =>
+      normalize(falco, withFields(fields), { cluster: 'A' }).names('Service');
+    expect(
+      names({
+        'k8smeta.ns.name': 'shop',
+        'k8smeta.pod.name': 'web-5c9f-abcde',
+        'k8smeta.deployment.name': 'web',
+      }),
+    ).toEqual(['A/shop/web']);
+    expect(
+      names({ 'k8s.ns.name': 'shop', 'k8s.pod.name': 'legacy-x1y2z', 'k8smeta.rc.name': 'legacy' }),
+    ).toEqual(['A/shop/legacy']);
+    expect(
+      names({ 'k8s.ns.name': 'shop', 'k8s.pod.name': 'front-q8w7e', 'k8smeta.rs.name': 'front' }),
+    ).toEqual(['A/shop/front']);
+  });
+
+  it('twin: a field Falco could not read (`<NA>`, null) names nothing, and the pod decides', () => {
+    const out = normalize(
+      falco,
+      withFields({
+        'k8s.ns.name': 'shop',
+        'k8s.pod.name': 'checkout-7d4b9c8f6d-x2x9q',
+        'k8smeta.deployment.name': '<NA>',
+        'k8smeta.rs.name': null,
+      }),
+    );
+    expect(out.names('Service')).toEqual(['shop/checkout']);
+  });
+});
