@@ -210,12 +210,13 @@ describe('exposure of LoadBalancer Services', () => {
       .properties;
 
   it('an internal load balancer (AWS, GKE, Azure annotations) is not an internet start', () => {
-    for (const annotations of [
+    const internal: Record<string, string>[] = [
       { 'service.beta.kubernetes.io/aws-load-balancer-internal': 'true' },
       { 'service.beta.kubernetes.io/aws-load-balancer-scheme': 'internal' },
       { 'networking.gke.io/load-balancer-type': 'Internal' },
       { 'service.beta.kubernetes.io/azure-load-balancer-internal': 'true' },
-    ]) {
+    ];
+    for (const annotations of internal) {
       const props = exposed(annotations);
       expect(props?.internet_exposed, JSON.stringify(annotations)).toBeUndefined();
       expect(props?.internal_lb_annotation).toBe(Object.keys(annotations)[0]);
