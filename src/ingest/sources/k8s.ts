@@ -130,6 +130,16 @@ export function createK8sSource(): IngestSource {
 
       // One workload per controller: pods and controllers fold into the top owner the dump names.
       const workloads = collectWorkloads(objects, ns, name);
+      // A runtime name is an alias only when it is one workload's and no workload's own name: bare pods
+      // named like a Deployment's (`app-7d4b9c8f6d-abcde`, `app-7d4b9c8f6d-fghij`) would otherwise claim one.
+      const claims = new Map<string, number>();
+      for (const [key, w] of workloads) {
+        claims.set(key, 2);
+        for (const n of w.runtimeNames) {
+          const alias = `${w.namespace}/${n}`;
+          claims.set(alias, (claims.get(alias) ?? 0) + 1);
+        }
+      }
       const tokensOnNode = new Map<string, Set<string>>();
       const workloadIds: { id: string; namespace: string; labelSets: Record<string, string>[] }[] = [];
       for (const w of workloads.values()) {
@@ -160,9 +170,7 @@ export function createK8sSource(): IngestSource {
           node_names: w.nodes.size > 1 ? [...w.nodes].sort() : undefined,
           pods: w.pods || undefined,
           // A Falco alert names a StatefulSet, DaemonSet or Job pod by the pod: it lands on this workload.
-          aliases: w.runtimeNames.size
-            ? [...w.runtimeNames].sort().map((n) => q(`${w.namespace}/${n}`))
-            : undefined,
+          aliases: aliasesOf(w, claims, q),
         });
         workloadIds.push({ id, namespace: w.namespace, labelSets: w.labelSets });
 
@@ -549,6 +557,19 @@ export function clusterOf(query: Record<string, string | undefined>): string | u
  */
 export function workloadOf(pod: string): string {
   return pod.replace(/-[a-z0-9]{8,10}-[a-z0-9]{5}$/, '');
+}
+
+/** The runtime names of a workload that are its alone, qualified. */
+function aliasesOf(
+  w: Workload,
+  claims: Map<string, number>,
+  q: (name: string) => string,
+): string[] | undefined {
+  const own = [...w.runtimeNames]
+    .map((n) => `${w.namespace}/${n}`)
+    .filter((alias) => claims.get(alias) === 1)
+    .sort();
+  return own.length ? own.map(q) : undefined;
 }
 
 /** Pods and controllers folded into one workload per top controller. */

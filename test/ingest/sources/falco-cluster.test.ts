@@ -2,6 +2,7 @@
 // cluster named in output_fields qualifies the names, so an alert marks the workload of its own cluster only.
 import { describe, expect, it } from 'vitest';
 import { createFalcoSource } from '../../../src/ingest/sources/falco.js';
+import { createK8sSource } from '../../../src/ingest/sources/k8s.js';
 import { node } from '../../helpers/envelope.js';
 import { normalize, rejection } from '../../helpers/normalize.js';
 import { makeService } from '../../helpers/service.js';
@@ -207,6 +208,27 @@ describe("falco: pods that are not a Deployment's", () => {
     } finally {
       await service.dispose();
     }
+  });
+});
+
+describe('k8s: runtime aliases are never shared', () => {
+  const barePod = (name: string) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'shop' },
+    spec: { containers: [{ name: 'app', image: 'acme/app:1' }] },
+  });
+  const aliases = (pods: string[]) =>
+    normalize(createK8sSource(), { kind: 'List', items: pods.map(barePod) })
+      .nodes.filter((n) => n.label === 'Service')
+      .map((n) => [n.name, n.properties?.aliases]);
+
+  it("one bare pod named like a Deployment's is the workload Falco names; two such pods claim nothing", () => {
+    expect(aliases(['app-7d4b9c8f6d-abcde'])).toEqual([['shop/app-7d4b9c8f6d-abcde', ['shop/app']]]);
+    expect(aliases(['app-7d4b9c8f6d-abcde', 'app-7d4b9c8f6d-fghij'])).toEqual([
+      ['shop/app-7d4b9c8f6d-abcde', undefined],
+      ['shop/app-7d4b9c8f6d-fghij', undefined],
+    ]);
   });
 });
 
