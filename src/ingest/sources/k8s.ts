@@ -565,6 +565,7 @@ function aliasesOf(
   claims: Map<string, number>,
   q: (name: string) => string,
 ): string[] | undefined {
+  if (!w.runtimeNames.size) return undefined;
   const own = [...w.runtimeNames]
     .map((n) => `${w.namespace}/${n}`)
     .filter((alias) => claims.get(alias) === 1)
