@@ -7,7 +7,10 @@
 // and none is; `unknown`, with the reason, when nothing could be analysed.
 // Nothing is written to the live graph or the live paths. Attribution `commit` counts every route through
 // an asset stamped with the commit instead (docs/gate.md).
-import { compileGraph } from '../analysis/compiled-graph.js';
+import type { PairPath } from '../analysis/best-paths.js';
+import { compileGraph, type CompiledGraph } from '../analysis/compiled-graph.js';
+import { tenantSource } from '../analysis/live-graph.js';
+import { patchFork, searchFork } from '../analysis/patched-search.js';
 import type { PathFinder } from '../analysis/path-finder.js';
 import { workloadPricer } from '../analysis/workload-price.js';
 import type { TenantState } from '../engine/tenant.js';
@@ -252,11 +255,7 @@ export async function evaluateGate(
     );
   }
 
-  // When the live paths lag the live graph, "before" is searched afresh, alongside "after".
-  const [after, before] = await Promise.all([
-    pathsOf(overlay, deps),
-    tenant.stale ? pathsOf(tenant.graph, deps) : new Map(tenant.paths.open().map((r) => [r.id, r])),
-  ]);
+  const { before, after } = await beforeAndAfter(overlay, tenant, deps);
   const result = compare(before, after, overlay, successions, deps.suppression);
   const critical = [...result.opened, ...result.worsened].filter((p) => p.critical);
   const verdict: Verdict = critical.length ? 'blocked' : 'clean';
@@ -304,6 +303,60 @@ function isEmptyReport(body: unknown): boolean {
   if (body === undefined || body === null || body === '') return true;
   if (Array.isArray(body)) return body.length === 0;
   return typeof body === 'object' && Object.keys(body).length === 0;
+}
+
+/**
+ * The paths of the estate before and after the change. The tenant's live compiled graph
+ * (src/analysis/live-graph.ts) is forked and patched, both patches laid before any await so that they see
+ * one graph: with the writes the analyzer has not seen yet when the live paths lag the graph ("before"),
+ * then with the overlay's change ("after"); each is searched only where its change can matter
+ * (src/analysis/patched-search.ts). A fresh compile of the live and overlaid estates when that cannot be
+ * done (no pass yet, a pass running, a change too large to patch).
+ */
+async function beforeAndAfter(
+  overlay: Overlay,
+  tenant: TenantState,
+  deps: GateDeps,
+): Promise<{ before: Map<string, PathRecord>; after: Map<string, PathRecord> }> {
+  const records = (compiled: CompiledGraph, found: PairPath[]) => {
+    const store = new PathStore(deps.thresholds);
+    store.applyPass(compiled, found, deps.now());
+    return new Map(store.open().map((r) => [r.id, r]));
+  };
+  const live = tenant.lastSearch;
+  if (live) {
+    const options = { seedIamUsers: deps.seedIamUsers };
+    if (!tenant.stale) {
+      const patched = patchFork(tenant.live, overlay, overlay.changes(), options);
+      if (patched) {
+        const after = await searchFork(patched, live, deps.finder);
+        return {
+          before: new Map(tenant.paths.open().map((r) => [r.id, r])),
+          after: records(after.compiled, after.found),
+        };
+      }
+    } else {
+      const pending = tenant.writer.changes.peek();
+      const now =
+        pending &&
+        patchFork(tenant.live, tenantSource(tenant.graph), pending, { ...options, identity: true });
+      const next = now && patchFork(now.fork, overlay, overlay.changes(), options);
+      if (now && next) {
+        const before = await searchFork(now, live, deps.finder);
+        const after = await searchFork(next, before, deps.finder);
+        return {
+          before: records(before.compiled, before.found),
+          after: records(after.compiled, after.found),
+        };
+      }
+    }
+  }
+  // When the live paths lag the live graph, "before" is searched afresh, alongside "after".
+  const [after, before] = await Promise.all([
+    pathsOf(overlay, deps),
+    tenant.stale ? pathsOf(tenant.graph, deps) : new Map(tenant.paths.open().map((r) => [r.id, r])),
+  ]);
+  return { before, after };
 }
 
 /** Every path of a graph (live or overlaid), as path records of a throwaway store. */

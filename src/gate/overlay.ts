@@ -7,7 +7,14 @@
 // neither the live graph nor the report are left out and counted (a PR scan does not park).
 import { idLabel } from '../graph/ids.js';
 import { RESOLVE_REF, IMAGE_IDENTITY_PROPS } from '../graph/image-identity.js';
-import type { EdgeAttributes, EdgeVisitor, GraphView, NodeAttributes, TenantGraph } from '../graph/model.js';
+import type {
+  EdgeAttributes,
+  EdgeVisitor,
+  GraphView,
+  NodeAttributes,
+  TakenChanges,
+  TenantGraph,
+} from '../graph/model.js';
 import { findEdge } from '../graph/model.js';
 import { isEdgeType, isNodeLabel, type EdgeType } from '../graph/vocabulary.js';
 import type { GraphWriter } from '../graph/writer.js';
@@ -146,6 +153,35 @@ export class Overlay implements GraphView {
       ...attrs,
       props: { ...attrs.props, successor_of: this.base.target(liveKey) },
     });
+  }
+
+  /** The edge of (type, from, to) as the overlay presents it, if there is one. */
+  edgeAttributes(type: EdgeType, from: string, to: string): EdgeAttributes | undefined {
+    const mine = this.edges.get(`${type}|${from}|${to}`);
+    if (mine) return mine.attrs;
+    if (!this.base.hasNode(from) || !this.base.hasNode(to)) return undefined;
+    const key = findEdge(this.base, type, from, to);
+    return key === undefined || this.replaced.has(key) ? undefined : this.base.getEdgeAttributes(key);
+  }
+
+  /**
+   * What the overlay changes, as the graph writer lists its changes (GraphChanges): the gate patches a fork
+   * of the live compiled graph with it instead of compiling the overlay (src/analysis/patched-search.ts).
+   * A live edge it hides or re-states is removed, and its own edges come after the live ones, in the order
+   * it added them, as forEachEdge presents them.
+   */
+  changes(): TakenChanges {
+    const removedEdges = new Set<string>();
+    for (const key of this.replaced) {
+      const attrs = this.base.getEdgeAttributes(key);
+      removedEdges.add(`${attrs.type}|${this.base.source(key)}|${this.base.target(key)}`);
+    }
+    const edges = new Set(removedEdges);
+    for (const id of this.edges.keys()) {
+      edges.delete(id);
+      edges.add(id);
+    }
+    return { all: false, nodes: new Set(this.nodes.keys()), edges, removedNodes: new Set(), removedEdges };
   }
 
   /** The live edge of (type, from, to), when the live graph has one. */
