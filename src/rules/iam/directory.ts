@@ -83,20 +83,28 @@ export function readDirectory(doc: AuthorizationDetails, accountOf: (arn: unknow
   for (const p of doc.Policies ?? []) {
     if (typeof p.Arn !== 'string') continue;
     const versions: Detail[] = Array.isArray(p.PolicyVersionList) ? p.PolicyVersionList : [];
-    const version = versions.find((v) => v.IsDefaultVersion) ?? versions[0];
+    let version: Detail | undefined;
+    for (const v of versions)
+      if (v.IsDefaultVersion) {
+        version = v;
+        break;
+      }
+    version ??= versions[0];
     policyStatements.set(p.Arn, statementsOf(readPolicyDocument(version?.Document)));
     policies.set(p.Arn, { arn: p.Arn, versions: versions.length });
   }
   // Loops rather than flatMap: this runs for every principal of accounts with thousands of them.
   const managed = (attached: Detail[] | undefined, into: (readonly Statement[])[] = []) => {
-    for (const a of attached ?? []) {
+    if (!attached) return into;
+    for (const a of attached) {
       const statements = policyStatements.get(a.PolicyArn) ?? KNOWN_MANAGED[a.PolicyArn];
       if (statements) into.push(statements);
     }
     return into;
   };
   const customer = (attached: Detail[] | undefined, into: string[] = []) => {
-    for (const a of attached ?? []) if (policies.has(a.PolicyArn)) into.push(a.PolicyArn);
+    if (!attached) return into;
+    for (const a of attached) if (policies.has(a.PolicyArn)) into.push(a.PolicyArn);
     return into;
   };
   const inline = (lists: Detail[] | undefined, into: (readonly Statement[])[] = []) => {

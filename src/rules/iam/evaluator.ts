@@ -75,6 +75,8 @@ class LazyUnit {
   constructor(
     private readonly statements: readonly Statement[],
     private readonly variables: Readonly<Record<string, string>>,
+    /** its resources hold policy variables: compiled per principal, never shared */
+    readonly variable: boolean,
   ) {
     this.services = unitServices(statements);
   }
@@ -93,29 +95,43 @@ const lazyUnits = new WeakMap<readonly Statement[], LazyUnit>();
 function unitOf(statements: readonly Statement[], variables: Readonly<Record<string, string>>): LazyUnit {
   let unit = lazyUnits.get(statements);
   if (unit) return unit;
-  unit = new LazyUnit(statements, variables);
-  if (!statements.some(hasVariable)) lazyUnits.set(statements, unit);
+  // Loops, not some/map: this runs for every policy attachment of accounts with thousands of principals.
+  let variable = false;
+  for (let i = 0; i < statements.length && !variable; i++)
+    variable = hasVariable(statements[i].Resource) || hasVariable(statements[i].NotResource);
+  unit = new LazyUnit(statements, variables, variable);
+  if (!variable) lazyUnits.set(statements, unit);
   return unit;
 }
 
-const hasVariable = (s: Statement): boolean =>
-  [s.Resource, s.NotResource].some((r) =>
-    (Array.isArray(r) ? r : [r]).some((p) => typeof p === 'string' && p.includes('${')),
-  );
+function hasVariable(patterns: Statement['Resource']): boolean {
+  if (typeof patterns === 'string') return patterns.includes('${');
+  if (!Array.isArray(patterns)) return false;
+  for (const p of patterns) if (typeof p === 'string' && p.includes('${')) return true;
+  return false;
+}
 
 function unitServices(statements: readonly Statement[]): Set<string> | undefined {
   const out = new Set<string>();
   for (const s of statements) {
     if (s.Effect !== 'Allow') continue;
     if (s.Action === undefined) return undefined;
-    for (const a of Array.isArray(s.Action) ? s.Action : [s.Action]) {
-      if (typeof a !== 'string') continue;
-      const service = serviceOf(a);
-      if (a.indexOf(':') < 0 || service.includes('*') || service.includes('?')) return undefined;
-      out.add(service);
+    if (!Array.isArray(s.Action)) {
+      if (!addService(out, s.Action)) return undefined;
+      continue;
     }
+    for (const a of s.Action) if (!addService(out, a)) return undefined;
   }
   return out;
+}
+
+/** Adds the service an action pattern names; false when it may name any (`*`, `s*:Get*`, no colon). */
+function addService(out: Set<string>, a: unknown): boolean {
+  if (typeof a !== 'string') return true;
+  const service = serviceOf(a);
+  if (a.indexOf(':') < 0 || service.includes('*') || service.includes('?')) return false;
+  out.add(service);
+  return true;
 }
 
 export class PermissionSet {
@@ -159,12 +175,17 @@ export class PermissionSet {
 
   /** Does an Allow name this resource literally (not through a wildcard)? */
   namesLiterally(resource: string): boolean {
+    return this.literalResources().has(resource);
+  }
+
+  /** The resources its Allows name literally (not through a wildcard). */
+  literalResources(): ReadonlySet<string> {
     if (!this.literals) {
       this.literals = new Set();
       for (const u of this.units)
         for (const s of u.allows) for (const p of s.resources ?? []) if (isLiteral(p)) this.literals.add(p);
     }
-    return this.literals.has(resource);
+    return this.literals;
   }
 
   private literals?: Set<string>;

@@ -114,7 +114,13 @@ export function onOthers(
       const out: Finding[] = [];
       // Most principals hold none of the actions: asked once, before any target.
       if (!actions.every((a) => principal.permissions.access(a))) return out;
-      for (const target of kind === 'user' ? directory.users : directory.roles) {
+      // Without a literal grant only the principals that escalate on their own can be targets.
+      const targets = principal.permissions.literalResources().size
+        ? kind === 'user'
+          ? directory.users
+          : directory.roles
+        : escalating(directory, kind);
+      for (const target of targets) {
         if (target === principal || !target.arn || !sameAccount(principal, target)) continue;
         // A wildcard aims only at principals worth taking over; a literal grant names its target.
         if (!directory.escalates.has(target.arn) && !principal.permissions.namesLiterally(target.arn))
@@ -140,8 +146,9 @@ export function passRole(
   method: string,
   service: string,
   actions: readonly (string | readonly string[])[],
-  roles: (directory: Directory) => readonly Principal[] = (d) =>
+  roles: (directory: Directory) => readonly Principal[] = perDirectory((d) =>
     d.roles.filter((r) => r.services.has(service)),
+  ),
 ): EscalationPrimitive {
   return {
     name,
@@ -177,11 +184,44 @@ function anyOf(principal: Principal, actions: readonly string[]): Access | undef
   return best;
 }
 
+/**
+ * A list drawn from the directory, drawn once per directory: primitives ask for it for every principal.
+ * The directory's principals are fixed once read.
+ */
+export function perDirectory<T>(draw: (directory: Directory) => T): (directory: Directory) => T {
+  const drawn = new WeakMap<Directory, { users: number; roles: number; value: T }>();
+  return (directory) => {
+    const known = drawn.get(directory);
+    if (known && known.users === directory.users.length && known.roles === directory.roles.length)
+      return known.value;
+    const value = draw(directory);
+    drawn.set(directory, { users: directory.users.length, roles: directory.roles.length, value });
+    return value;
+  };
+}
+
 /** Roles an instance runs as: those in an instance profile, else (no profiles listed) those EC2 may assume. */
-export function instanceRoles(directory: Directory): Principal[] {
+export const instanceRoles = perDirectory((directory: Directory): Principal[] => {
   const profiled = directory.roles.filter((r) => r.instanceProfiles.length > 0);
   return profiled.length ? profiled : directory.roles.filter((r) => r.services.has('ec2.amazonaws.com'));
+});
+
+/** The users or roles that escalate on their own (pass one), in directory order. */
+function escalating(directory: Directory, kind: 'user' | 'role'): readonly Principal[] {
+  const key = `${kind}:${directory.escalates.size}`;
+  let byKey = escalatingDrawn.get(directory);
+  if (!byKey) escalatingDrawn.set(directory, (byKey = new Map()));
+  let list = byKey.get(key);
+  if (!list) {
+    list = (kind === 'user' ? directory.users : directory.roles).filter(
+      (p) => p.arn && directory.escalates.has(p.arn),
+    );
+    byKey.set(key, list);
+  }
+  return list;
 }
+
+const escalatingDrawn = new WeakMap<Directory, Map<string, readonly Principal[]>>();
 
 /** Reaching the code or host that runs as a role, without passing it (SSM, Instance Connect, function code). */
 export function intoRunning(

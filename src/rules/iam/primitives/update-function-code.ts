@@ -1,10 +1,10 @@
 // lambda:UpdateFunctionCode: the caller replaces an existing function's code, which then runs as the
 // function's role. The document does not list functions: every role Lambda may assume is reachable.
-import { intoRunning } from '../primitive.js';
+import { intoRunning, perDirectory } from '../primitive.js';
 
 export const updateFunctionCode = intoRunning(
   'UpdateFunctionCode',
   'Rhino Security Labs, method "Updating the code of an existing Lambda function" (lambda:UpdateFunctionCode); PMapper Lambda edges',
   ['lambda:UpdateFunctionCode'],
-  (d) => d.roles.filter((r) => r.services.has('lambda.amazonaws.com')),
+  perDirectory((d) => d.roles.filter((r) => r.services.has('lambda.amazonaws.com'))),
 );
