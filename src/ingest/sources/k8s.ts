@@ -144,20 +144,21 @@ export function createK8sSource(): IngestSource {
       const workloadIds: { id: string; namespace: string; labelSets: Record<string, string>[] }[] = [];
       for (const w of workloads.values()) {
         const images = new Map<string, { raw: string; containers: string[]; init: boolean }>();
-        for (const spec of w.specs) {
-          for (const [list, init] of [
-            [spec.initContainers, true],
-            [spec.containers, false],
-            [spec.ephemeralContainers, true],
-          ] as const) {
-            for (const c of Array.isArray(list) ? list : []) {
-              if (typeof c?.image !== 'string' || !c.image.trim()) continue;
-              const entry = images.get(c.image) ?? { raw: c.image, containers: [] as string[], init };
-              if (!entry.containers.includes(String(c.name))) entry.containers.push(String(c.name));
-              if (!init) entry.init = false;
-              images.set(c.image, entry);
-            }
+        const addImages = (containers: unknown, init: boolean) => {
+          if (!Array.isArray(containers)) return;
+          for (const c of containers) {
+            if (typeof c?.image !== 'string' || !c.image.trim()) continue;
+            let entry = images.get(c.image);
+            if (!entry) images.set(c.image, (entry = { raw: c.image, containers: [], init }));
+            const containerName = String(c.name);
+            if (!entry.containers.includes(containerName)) entry.containers.push(containerName);
+            if (!init) entry.init = false;
           }
+        };
+        for (const spec of w.specs) {
+          addImages(spec.initContainers, true);
+          addImages(spec.containers, false);
+          addImages(spec.ephemeralContainers, true);
         }
         const imageList = [...images.keys()];
         const id = out.node('Service', q(`${w.namespace}/${w.name}`), {
@@ -166,7 +167,7 @@ export function createK8sSource(): IngestSource {
           kind: w.kind.toLowerCase(),
           image: imageList[0],
           images: imageList.length > 1 ? imageList : undefined,
-          node_name: w.nodes.size === 1 ? [...w.nodes][0] : undefined,
+          node_name: w.nodes.size === 1 ? w.nodes.values().next().value : undefined,
           node_names: w.nodes.size > 1 ? [...w.nodes].sort() : undefined,
           pods: w.pods || undefined,
           // A Falco alert names a StatefulSet, DaemonSet or Job pod by the pod: it lands on this workload.
@@ -203,11 +204,7 @@ export function createK8sSource(): IngestSource {
           }
           // Its token is a secret it is handed (a projected volume): as easy to read as any other it is given,
           // never harder than stealing it from the node (T1528), which would make routes detour through one.
-          out.edge('ASSUMES', id, sa, {
-            exploit_probability: WORKLOAD_SECRET_PROBABILITY,
-            weight_basis: 'heuristic',
-            properties: { via: 'mounted token' },
-          });
+          out.edge('ASSUMES', id, sa, MOUNTED_TOKEN);
           if (typeof spec.nodeName === 'string' && spec.nodeName) {
             let tokens = tokensOnNode.get(spec.nodeName);
             if (!tokens) tokensOnNode.set(spec.nodeName, (tokens = new Set()));
@@ -266,17 +263,7 @@ export function createK8sSource(): IngestSource {
       // A known node holds the tokens of the pods scheduled on it (T1528).
       for (const [host, tokens] of tokensOnNode) {
         const nodeId = out.node('VirtualMachine', q(`node/${host}`), { cluster, k8s_node: true });
-        for (const sa of tokens) {
-          out.edge('ASSUMES', nodeId, sa, {
-            exploit_probability: NODE_TOKEN_THEFT_PROBABILITY,
-            weight_basis: 'heuristic',
-            properties: {
-              attack: 'T1528',
-              technique: 'Steal Application Access Token',
-              via: 'kubelet pod volumes',
-            },
-          });
-        }
+        for (const sa of tokens) out.edge('ASSUMES', nodeId, sa, NODE_TOKEN_THEFT);
       }
 
       // Services select workloads (of their namespace); Ingresses route to services.
@@ -289,11 +276,13 @@ export function createK8sSource(): IngestSource {
       const services = new Map<string, string>();
       for (const o of objects) {
         if (o.kind !== 'Service' || !name(o)) continue;
+        const namespace = ns(o);
+        const serviceName = name(o);
         const type = o.spec?.type ?? 'ClusterIP';
         const internal = type === 'LoadBalancer' ? internalLoadBalancer(o.metadata?.annotations) : undefined;
-        const id = out.node('LoadBalancer', q(`${ns(o)}/service/${name(o)}`), {
+        const id = out.node('LoadBalancer', q(`${namespace}/service/${serviceName}`), {
           cluster,
-          namespace: ns(o),
+          namespace,
           k8s_kind: 'Service',
           service_type: type,
           internal_lb_annotation: internal,
@@ -303,12 +292,12 @@ export function createK8sSource(): IngestSource {
               exposure_basis: `service-type:${type}`,
             }),
         });
-        services.set(`${ns(o)}/${name(o)}`, id);
+        services.set(`${namespace}/${serviceName}`, id);
         const selector = Object.entries((o.spec?.selector ?? {}) as Record<string, string>);
         if (!selector.length) continue;
-        for (const w of byNamespace.get(ns(o)) ?? []) {
-          if (w.labelSets.some((labels) => selector.every(([k, v]) => labels[k] === v)))
-            out.edge('EXPOSES', id, w.id);
+        // Plain loops: this runs for every workload of the namespace, for every service in it.
+        for (const w of byNamespace.get(namespace) ?? []) {
+          if (selects(selector, w.labelSets)) out.edge('EXPOSES', id, w.id);
         }
       }
       for (const o of objects) {
@@ -474,6 +463,37 @@ export function createK8sSource(): IngestSource {
       return { envelopes: [out.build()], warnings, mentioned: [...mentioned] };
     },
   };
+}
+
+/** Edge options shared by every edge of that kind (the builder copies what it keeps). */
+const MOUNTED_TOKEN = {
+  exploit_probability: WORKLOAD_SECRET_PROBABILITY,
+  weight_basis: 'heuristic',
+  properties: { via: 'mounted token' },
+} as const;
+const NODE_TOKEN_THEFT = {
+  exploit_probability: NODE_TOKEN_THEFT_PROBABILITY,
+  weight_basis: 'heuristic',
+  properties: {
+    attack: 'T1528',
+    technique: 'Steal Application Access Token',
+    via: 'kubelet pod volumes',
+  },
+} as const;
+
+/** Whether a Service selector matches one of a workload's label sets (every pair equal). */
+function selects(selector: [string, string][], labelSets: Record<string, string>[]): boolean {
+  for (const labels of labelSets) {
+    let all = true;
+    for (const [key, value] of selector) {
+      if (labels[key] !== value) {
+        all = false;
+        break;
+      }
+    }
+    if (all) return true;
+  }
+  return false;
 }
 
 /**

@@ -85,7 +85,7 @@ export function grantOf(
   scope: GrantScope = 'cluster',
 ): Grant | undefined {
   let best: Grant | undefined;
-  const reachable = scope === 'cluster' ? requests : requests.filter((r) => inScope(r, scope));
+  const reachable = scope === 'cluster' ? requests : namespaceReachable(requests);
   for (const rule of rules ?? []) {
     for (const request of reachable) {
       const grant = ruleGrant(rule, request);
@@ -94,6 +94,20 @@ export function grantOf(
     }
   }
   return best;
+}
+
+/**
+ * The requests rules bound in one namespace can authorize. A primitive's request list is built once at
+ * module load, so the filtered list is kept beside it rather than recomputed for every role of the dump.
+ */
+const reachableInNamespace = new WeakMap<readonly ApiRequest[], readonly ApiRequest[]>();
+function namespaceReachable(requests: readonly ApiRequest[]): readonly ApiRequest[] {
+  let reachable = reachableInNamespace.get(requests);
+  if (!reachable) {
+    reachable = requests.filter((r) => inScope(r, 'namespace'));
+    reachableInNamespace.set(requests, reachable);
+  }
+  return reachable;
 }
 
 /** The narrower of two grants both needed (undefined when either is missing). */
