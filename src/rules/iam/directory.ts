@@ -93,19 +93,26 @@ export function readDirectory(doc: AuthorizationDetails, accountOf: (arn: unknow
     policyStatements.set(p.Arn, statementsOf(readPolicyDocument(version?.Document)));
     policies.set(p.Arn, { arn: p.Arn, versions: versions.length });
   }
-  // Loops rather than flatMap: this runs for every principal of accounts with thousands of them.
-  const managed = (attached: Detail[] | undefined, into: (readonly Statement[])[] = []) => {
-    if (!attached) return into;
+  // Loops rather than flatMap: this runs for every principal of accounts with thousands of them. One
+  // lookup per attachment gives both its statements and whether it is a customer managed policy.
+  const attach = (
+    attached: Detail[] | undefined,
+    into: (readonly Statement[])[],
+    customer: string[] = [],
+  ) => {
+    if (!attached) return customer;
     for (const a of attached) {
-      const statements = policyStatements.get(a.PolicyArn) ?? KNOWN_MANAGED[a.PolicyArn];
-      if (statements) into.push(statements);
+      const arn = a.PolicyArn;
+      const described = policyStatements.get(arn);
+      if (described) {
+        into.push(described);
+        customer.push(arn);
+        continue;
+      }
+      const known = KNOWN_MANAGED[arn];
+      if (known) into.push(known);
     }
-    return into;
-  };
-  const customer = (attached: Detail[] | undefined, into: string[] = []) => {
-    if (!attached) return into;
-    for (const a of attached) if (policies.has(a.PolicyArn)) into.push(a.PolicyArn);
-    return into;
+    return customer;
   };
   const inline = (lists: Detail[] | undefined, into: (readonly Statement[])[] = []) => {
     for (const p of lists ?? []) into.push(statementsOf(readPolicyDocument(p.PolicyDocument)));
@@ -121,12 +128,9 @@ export function readDirectory(doc: AuthorizationDetails, accountOf: (arn: unknow
   const groups = new Map<string, Group>();
   for (const g of doc.GroupDetailList ?? []) {
     if (typeof g.GroupName !== 'string') continue;
-    groups.set(g.GroupName, {
-      name: g.GroupName,
-      arn: String(g.Arn ?? ''),
-      policies: managed(g.AttachedManagedPolicies, inline(g.GroupPolicyList)),
-      attachedPolicies: customer(g.AttachedManagedPolicies),
-    });
+    const policies = inline(g.GroupPolicyList);
+    const attachedPolicies = attach(g.AttachedManagedPolicies, policies);
+    groups.set(g.GroupName, { name: g.GroupName, arn: String(g.Arn ?? ''), policies, attachedPolicies });
   }
 
   const make = (
@@ -166,8 +170,8 @@ export function readDirectory(doc: AuthorizationDetails, accountOf: (arn: unknow
     const memberOf = (Array.isArray(u.GroupList) ? u.GroupList : []).filter(
       (g: unknown): g is string => typeof g === 'string',
     );
-    const policies = managed(u.AttachedManagedPolicies, inline(u.UserPolicyList));
-    const attached = customer(u.AttachedManagedPolicies);
+    const policies = inline(u.UserPolicyList);
+    const attached = attach(u.AttachedManagedPolicies, policies);
     for (const name of memberOf) {
       const g = groups.get(name);
       if (!g) continue;
@@ -184,8 +188,8 @@ export function readDirectory(doc: AuthorizationDetails, accountOf: (arn: unknow
   const roles: Principal[] = [];
   for (const r of doc.RoleDetailList ?? []) {
     if (typeof r.RoleName !== 'string') continue;
-    const policies = managed(r.AttachedManagedPolicies, inline(r.RolePolicyList));
-    const role = make('role', r, r.RoleName, policies, customer(r.AttachedManagedPolicies), {});
+    const policies = inline(r.RolePolicyList);
+    const role = make('role', r, r.RoleName, policies, attach(r.AttachedManagedPolicies, policies), {});
     role.trust = statementsOf(readPolicyDocument(r.AssumeRolePolicyDocument));
     for (const s of role.trust) {
       if (s.Effect !== 'Allow' || !s.Principal || typeof s.Principal !== 'object') continue;

@@ -81,6 +81,21 @@ class LazyUnit {
     this.services = unitServices(statements);
   }
 
+  private maskNames?: readonly string[];
+  private maskValue = 0;
+
+  /** Which of `names` its Allows name, a bit each (index order); undefined when they may name any service. */
+  serviceMask(names: readonly string[]): number | undefined {
+    if (!this.services) return undefined;
+    if (this.maskNames !== names) {
+      let mask = 0;
+      for (let i = 0; i < names.length; i++) if (this.services.has(names[i])) mask |= 1 << i;
+      this.maskNames = names;
+      this.maskValue = mask;
+    }
+    return this.maskValue;
+  }
+
   get allows(): Compiled[] {
     return (this.compiled ??= compileUnit(this.statements, this.variables)).allows;
   }
@@ -172,6 +187,20 @@ export class PermissionSet {
   }
 
   private serviceUnion: Set<string> | undefined | null = null;
+
+  /**
+   * Which of `names` (at most 31) some Allow names, a bit each in index order; undefined when one may
+   * cover any service. Same answer as `services()` without building the union (units share their masks).
+   */
+  serviceMask(names: readonly string[]): number | undefined {
+    let mask = 0;
+    for (const u of this.units) {
+      const m = u.serviceMask(names);
+      if (m === undefined) return undefined;
+      mask |= m;
+    }
+    return mask;
+  }
 
   /** Does an Allow name this resource literally (not through a wildcard)? */
   namesLiterally(resource: string): boolean {

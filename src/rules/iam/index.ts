@@ -2,7 +2,7 @@
 // the primitives that make a principal its own administrator first, then those that take over other
 // principals (aiming wildcard grants at the principals that escalate on their own).
 import type { Directory, Principal } from './directory.js';
-import { stronger, type Strength } from './evaluator.js';
+import { stronger, type PermissionSet, type Strength } from './evaluator.js';
 import { mayApply, type EscalationPrimitive, type Finding } from './primitive.js';
 import { addUserToGroup } from './primitives/add-user-to-group.js';
 import { attachGroupPolicy } from './primitives/attach-group-policy.js';
@@ -75,14 +75,43 @@ export interface Escalation {
   admin: boolean;
 }
 
+/** The services some primitive requires: a principal is told apart from another only by these. */
+const REQUIRED_SERVICES = [
+  ...new Set(ESCALATION_PRIMITIVES.flatMap((p) => (p.requires ?? []).flatMap((r) => r))),
+];
+
+/** Primitives that may apply, by reach and by which required services a principal names (a bit each). */
+const applicableByMask = { admin: new Map<number, EscalationPrimitive[]>(), principal: new Map() };
+
+/** The primitives of a reach that may apply to a principal with these permissions, in list order. */
+function applicable(
+  reach: 'admin' | 'principal',
+  permissions: PermissionSet,
+): readonly EscalationPrimitive[] {
+  const known = applicableByMask[reach];
+  if (REQUIRED_SERVICES.length > 31) {
+    const services = permissions.services();
+    return ESCALATION_PRIMITIVES.filter((p) => p.reach === reach && mayApply(p, services));
+  }
+  // Accounts hold thousands of principals but few distinct service sets: each is decided once.
+  const mask = permissions.serviceMask(REQUIRED_SERVICES) ?? -1;
+  let out = known.get(mask) as EscalationPrimitive[] | undefined;
+  if (!out) {
+    // mayApply asks only about required services: those the mask holds stand for the principal's.
+    const services =
+      mask === -1 ? undefined : new Set(REQUIRED_SERVICES.filter((_, i) => (mask & (1 << i)) !== 0));
+    out = ESCALATION_PRIMITIVES.filter((p) => p.reach === reach && mayApply(p, services));
+    known.set(mask, out);
+  }
+  return out;
+}
+
 export function findEscalations(directory: Directory): Escalation[] {
   const principals = [...directory.users, ...directory.roles];
   const found = new Map<Principal, Finding[]>();
   const run = (reach: 'admin' | 'principal') => {
     for (const principal of principals) {
-      const services = principal.permissions.services();
-      for (const primitive of ESCALATION_PRIMITIVES) {
-        if (primitive.reach !== reach || !mayApply(primitive, services)) continue;
+      for (const primitive of applicable(reach, principal.permissions)) {
         const findings = primitive.find(principal, directory);
         if (!findings.length) continue;
         found.set(principal, [...(found.get(principal) ?? []), ...findings]);
