@@ -593,6 +593,9 @@ function aliasesOf(
   return own.length ? own.map(q) : undefined;
 }
 
+/** The digest a container status reports its image ran as (`...@sha256:<hex>`). */
+const RUNNING_DIGEST = /@(sha256:[a-f0-9]{64})$/;
+
 /** Pods and controllers folded into one workload per top controller. */
 function collectWorkloads(
   objects: K8sObject[],
@@ -609,12 +612,12 @@ function collectWorkloads(
   /** The top controller of an object, as far as the dump (or a pod-template-hash) tells. */
   const topOwner = (o: K8sObject): { kind: string; name: string } => {
     let current = o;
-    const seen = new Set<K8sObject>();
+    // Most pods name no owner: the cycle guard is only built once an owner is followed.
+    let seen: Set<K8sObject> | undefined;
     for (;;) {
-      seen.add(current);
-      const refs: K8sObject[] = Array.isArray(current.metadata?.ownerReferences)
-        ? current.metadata.ownerReferences
-        : [];
+      const refs: K8sObject[] | undefined = current.metadata?.ownerReferences;
+      if (!Array.isArray(refs) || !refs.length) return { kind: String(current.kind), name: name(current) };
+      (seen ??= new Set()).add(current);
       const ref =
         refs.find((r) => r?.controller === true && CONTROLLER_KINDS.has(r.kind)) ??
         refs.find((r) => CONTROLLER_KINDS.has(r?.kind));
@@ -666,9 +669,12 @@ function collectWorkloads(
       w.pods++;
       const runtimeName = workloadOf(name(o));
       if (runtimeName !== w.name) w.runtimeNames.add(runtimeName);
-      for (const status of [...list(o.status?.initContainerStatuses), ...list(o.status?.containerStatuses)]) {
-        const digest = /@(sha256:[a-f0-9]{64})$/.exec(String(status?.imageID ?? ''))?.[1];
-        if (digest && typeof status.name === 'string') w.digests.set(status.name, digest);
+      for (const statuses of [o.status?.initContainerStatuses, o.status?.containerStatuses]) {
+        if (!Array.isArray(statuses)) continue;
+        for (const status of statuses) {
+          const digest = RUNNING_DIGEST.exec(String(status?.imageID ?? ''))?.[1];
+          if (digest && typeof status.name === 'string') w.digests.set(status.name, digest);
+        }
       }
     }
   }
@@ -729,7 +735,7 @@ function templateOf(o: K8sObject): K8sObject | undefined {
  * Every object of a List (nested Lists too), or the object itself. Bodies are guarded at MAX_BODY_DEPTH
  * when parsed; the bound here keeps the recursion safe for any other caller.
  */
-function flatten(body: unknown, depth = 0): K8sObject[] {
+function flatten(body: unknown, depth = 0, into: K8sObject[] = []): K8sObject[] {
   if (!body || typeof body !== 'object')
     throw reportProblem('k8s', [{ pointer: '/', detail: 'expected a Kubernetes object or List' }]);
   if (depth > MAX_BODY_DEPTH)
@@ -737,9 +743,17 @@ function flatten(body: unknown, depth = 0): K8sObject[] {
       { pointer: '/', detail: `Lists nested deeper than ${MAX_BODY_DEPTH} levels` },
     ]);
   const o = body as K8sObject;
-  if (Array.isArray(o.items)) return o.items.flatMap((item: unknown) => flatten(item, depth + 1));
-  if (Array.isArray(body)) return body.flatMap((item) => flatten(item, depth + 1));
+  // One array filled in order, not one per object: a dump holds tens of thousands.
+  if (Array.isArray(o.items)) {
+    for (const item of o.items) flatten(item, depth + 1, into);
+    return into;
+  }
+  if (Array.isArray(body)) {
+    for (const item of body) flatten(item, depth + 1, into);
+    return into;
+  }
   if (typeof o.kind !== 'string')
     throw reportProblem('k8s', [{ pointer: '/kind', detail: 'a Kubernetes object names its kind' }]);
-  return [o];
+  into.push(o);
+  return into;
 }
