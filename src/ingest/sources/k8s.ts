@@ -63,8 +63,8 @@ interface Workload {
   labelSets: Record<string, string>[];
   /** Nodes its pods are scheduled on. */
   nodes: Set<string>;
-  /** Image digests the pods' status reports, by container name. */
-  digests: Map<string, string>;
+  /** Image digests the pods' status reports, by container name (made when a status reports one). */
+  digests?: Map<string, string>;
   pods: number;
   /** The names Falco gives its pods' workload when they are not the controller's (`web-0`, `agent-x7k2p`). */
   runtimeNames: Set<string>;
@@ -177,9 +177,8 @@ export function createK8sSource(): IngestSource {
 
         // Workload runs image: a reference the writer joins to the scan (DECISIONS "Workload runs image").
         for (const image of images.values()) {
-          const digest = w.digests.size
-            ? image.containers.map((c) => w.digests.get(c)).find(Boolean)
-            : undefined;
+          const digests = w.digests;
+          const digest = digests ? image.containers.map((c) => digests.get(c)).find(Boolean) : undefined;
           const imageId = imageNode(image.raw, digest);
           if (imageId === undefined) continue;
           out.edge('DEPENDS_ON', id, imageId, {
@@ -654,7 +653,6 @@ function collectWorkloads(
         specs: [],
         labelSets: [],
         nodes: new Set(),
-        digests: new Map(),
         pods: 0,
         runtimeNames: new Set(),
       };
@@ -673,7 +671,7 @@ function collectWorkloads(
         if (!Array.isArray(statuses)) continue;
         for (const status of statuses) {
           const digest = RUNNING_DIGEST.exec(String(status?.imageID ?? ''))?.[1];
-          if (digest && typeof status.name === 'string') w.digests.set(status.name, digest);
+          if (digest && typeof status.name === 'string') (w.digests ??= new Map()).set(status.name, digest);
         }
       }
     }
