@@ -196,7 +196,10 @@ export function createCustodianSource(): IngestSource {
         const role =
           (named && (roles.get(named) ?? out.node('IAM_Role', qualify(named, account), { account }))) ||
           roles.get(profile) ||
-          out.node('IAM_Role', instanceProfileAlias(profile, account), { account, instance_profile: profile });
+          out.node('IAM_Role', instanceProfileAlias(profile, account), {
+            account,
+            instance_profile: profile,
+          });
         const price = imdsPrice(tokens);
         out.edge('ASSUMES', vm, role, {
           exploit_probability: price,
