@@ -31,6 +31,8 @@ function scaleEnv(prefix: string, consumer: string, url = NATS_URL): Record<stri
     BUS_MAX_DELIVER: '2',
     DB_DSN: dsn,
     LEADER_POLL_INTERVAL: '200ms',
+    // The outage test sends reports back to back from one address: the per-IP rate limit is not under test.
+    INGEST_RATE_RPS: '100000',
   };
 }
 
@@ -150,7 +152,7 @@ describeWithServices('JetStream bus (real NATS)', reason, () => {
     await waitFor('a 202 again', () => accepted.length > whileDown + 20, 30_000);
     stop = true;
     await ingesting;
-    expect(statuses.every((s) => s === 202 || s === 503)).toBe(true);
+    expect([...new Set(statuses)].filter((s) => s !== 202 && s !== 503)).toEqual([]);
     await service.settle();
     const graph = service.engine.tenant('default')!.graph;
     const missing = accepted.filter((name) => !graph.someNode((_id, a) => a.name === name));
