@@ -3,7 +3,7 @@
 // name. Exit 0 when every recognised report was accepted, 1 otherwise.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { signV2 } from '../src/auth/ingest-signature.js';
+import { signedPostHeaders } from '../src/auth/ingest-signature.js';
 import { readReport, recognizeReport } from '../src/ingest/recognize.js';
 import { repositoryFromUrl } from '../src/ingest/sources/trivy.js';
 
@@ -78,17 +78,7 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
     const body = JSON.stringify(report);
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (options.tenant !== undefined) headers['x-tenant'] = options.tenant;
-    if (options.secret !== undefined) {
-      const timestamp = String(Math.floor(Date.now() / 1000));
-      headers['x-service-timestamp'] = timestamp;
-      headers['x-service-signature-v2'] = signV2(options.secret, {
-        timestamp,
-        method: 'POST',
-        path: url.pathname,
-        rawQuery: url.search.slice(1),
-        body,
-      });
-    }
+    if (options.secret !== undefined) Object.assign(headers, signedPostHeaders(options.secret, url, body));
     const response = await fetch(url, { method: 'POST', headers, body });
     const answer = (await response.json().catch(() => ({}))) as Record<string, unknown>;
     if (response.status === 202) {

@@ -3,7 +3,7 @@
 // Signs the request (v2) with $INGEST_HMAC_SECRET when set, as `ingestreal` does.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { signV2 } from '../src/auth/ingest-signature.js';
+import { signedPostHeaders } from '../src/auth/ingest-signature.js';
 
 export const INTEL_USAGE = `  intel <file> [-url URL]
                         load a threat-intel catalog (CISA KEV JSON or CSV, FIRST EPSS CSV) into a running
@@ -29,17 +29,7 @@ export async function intelCommand(options: {
     'content-type': body.trimStart().startsWith('{') ? 'application/json' : 'text/csv',
     'x-intel-source': path.basename(options.file),
   };
-  if (options.secret !== undefined) {
-    const timestamp = String(Math.floor(Date.now() / 1000));
-    headers['x-service-timestamp'] = timestamp;
-    headers['x-service-signature-v2'] = signV2(options.secret, {
-      timestamp,
-      method: 'POST',
-      path: url.pathname,
-      rawQuery: '',
-      body,
-    });
-  }
+  if (options.secret !== undefined) Object.assign(headers, signedPostHeaders(options.secret, url, body));
   let response: Response;
   try {
     response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(120_000) });

@@ -13,7 +13,12 @@ export interface BenchService {
   stop(): void;
 }
 
-export async function startBenchService(root: string, dataDir: string): Promise<BenchService> {
+export async function startBenchService(
+  root: string,
+  dataDir: string,
+  /** settings on top of the bench's own (the scale-out suite's bus and database) */
+  extraEnv: Record<string, string> = {},
+): Promise<BenchService> {
   rmSync(dataDir, { recursive: true, force: true });
   const child = spawn(
     process.execPath,
@@ -21,6 +26,7 @@ export async function startBenchService(root: string, dataDir: string): Promise<
     {
       env: {
         ...process.env,
+        ...extraEnv,
         DATA_DIR: dataDir,
         INGEST_ADDR: '127.0.0.1:0',
         API_ADDR: '127.0.0.1:0',

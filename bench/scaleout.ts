@@ -3,27 +3,20 @@
 // then: ingest throughput (acknowledged by JetStream), and ingest -> paths ready on the replica that took the
 // reports and on the other one, which only reads the stream. Figures beside the embedded ones in docs/perf.md.
 //   BENCH_NATS_URL (nats://127.0.0.1:4222)  BENCH_PG_DSN (postgres://postgres@127.0.0.1:5432/test)
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { connect } from 'nats';
 import pg from 'pg';
 import { streamNames } from '../src/bus/jetstream.js';
+import { startBenchService, type BenchService } from './child.js';
 import { estateRequests } from './estate.js';
 
 const NATS_URL = process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222';
 const PG_DSN = process.env.BENCH_PG_DSN ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-interface Replica {
+interface Replica extends BenchService {
   name: string;
-  child: ChildProcess;
-  ingestUrl: string;
-  apiUrl: string;
-  dataDir: string;
 }
 
 function reachable(url: string): Promise<boolean> {
@@ -36,36 +29,17 @@ function reachable(url: string): Promise<boolean> {
   });
 }
 
-async function startReplica(
+function startReplica(
   root: string,
   outDir: string,
   name: string,
   env: Record<string, string>,
 ): Promise<Replica> {
   const dataDir = path.join(outDir, `scaleout-${name}`);
-  rmSync(dataDir, { recursive: true, force: true });
-  const child = spawn(
-    process.execPath,
-    ['--max-old-space-size=3584', '--max-semi-space-size=64', path.join(root, 'build', 'bench', 'serve.js')],
-    {
-      env: {
-        ...process.env,
-        ...env,
-        BUS_CONSUMER: name,
-        DATA_DIR: dataDir,
-        INGEST_ADDR: '127.0.0.1:0',
-        API_ADDR: '127.0.0.1:0',
-        ANALYZER_INTERVAL: process.env.BENCH_ANALYZER_INTERVAL ?? '250ms',
-        SNAPSHOT_INTERVAL: '24h',
-        DEMO_DATA: 'false',
-        INGEST_RATE_RPS: '100000',
-        API_RATE_RPS: '100000',
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
-  return { name, child, dataDir, ...(JSON.parse(line) as { ingestUrl: string; apiUrl: string }) };
+  return startBenchService(root, dataDir, { ...env, BUS_CONSUMER: name }).then((service) => ({
+    name,
+    ...service,
+  }));
 }
 
 async function status(apiUrl: string): Promise<{ nodes: number; passes: number; upToDate: boolean }> {
@@ -137,8 +111,7 @@ export async function runScaleOutBench(root: string, outDir: string, estate: str
         `  ingest -> paths ready on ${r.name}${r === a ? ' (took the reports)' : ' (reads the stream only)'}: ${((ready.get(r.name)! - began) / 1000).toFixed(2)} s`,
       );
   } finally {
-    for (const r of replicas) r.child.kill('SIGKILL');
-    for (const r of replicas) rmSync(r.dataDir, { recursive: true, force: true });
+    for (const r of replicas) r.stop();
     await admin.query(`drop schema if exists ${schema} cascade`).catch(() => undefined);
     await admin.end();
     // The bench's streams go too.

@@ -78,6 +78,26 @@ export function signV2(
   return `v2=${createHmac('sha256', secret).update(payload).digest('hex')}`;
 }
 
+/** The v2 headers a client adds to a signed POST of `body` to `url` (the CLIs' reports and catalogs). */
+export function signedPostHeaders(
+  secret: string,
+  url: URL,
+  body: Buffer | string,
+  now = Date.now(),
+): { 'x-service-timestamp': string; 'x-service-signature-v2': string } {
+  const timestamp = String(Math.floor(now / 1000));
+  return {
+    'x-service-timestamp': timestamp,
+    'x-service-signature-v2': signV2(secret, {
+      timestamp,
+      method: 'POST',
+      path: url.pathname,
+      rawQuery: url.search.slice(1),
+      body,
+    }),
+  };
+}
+
 /** What a client sends in `X-Service-Signature` (`sha256=<hex>`). */
 export function signV1(secret: string, body: Buffer | string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
