@@ -22,7 +22,14 @@ export async function startBenchService(
   rmSync(dataDir, { recursive: true, force: true });
   const child = spawn(
     process.execPath,
-    ['--max-old-space-size=3584', '--max-semi-space-size=64', path.join(root, 'build', 'bench', 'serve.js')],
+    [
+      '--max-old-space-size=3584',
+      '--max-semi-space-size=64',
+      // BENCH_SERVICE_FLAGS: extra node flags for the service, e.g. `--cpu-prof --cpu-prof-dir=bench-out/prof`
+      // to profile it (NODE_OPTIONS does not take --cpu-prof).
+      ...(process.env.BENCH_SERVICE_FLAGS ?? '').split(' ').filter(Boolean),
+      path.join(root, 'build', 'bench', 'serve.js'),
+    ],
     {
       env: {
         ...process.env,
@@ -41,7 +48,8 @@ export async function startBenchService(
     },
   );
   const stop = () => {
-    child.kill('SIGKILL');
+    // A profiled service exits on SIGTERM so that node writes its profile (bench/serve.ts).
+    child.kill(process.env.BENCH_SERVICE_FLAGS ? 'SIGTERM' : 'SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {

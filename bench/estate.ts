@@ -7,7 +7,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const shared = path.resolve(root, '..', 'shared', 'bench');
+// BENCH_SHARED: the shared bench folder when this tree is not next to it (a worktree elsewhere).
+const shared = process.env.BENCH_SHARED ?? path.resolve(root, '..', 'shared', 'bench');
 const REQUEST_BYTES = 30 * 1024 * 1024; // under the 32 MiB body limit
 
 /** The shared generator's layered estate of `nodes` nodes (seeded), generated once into outDir. */

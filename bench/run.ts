@@ -22,7 +22,8 @@ import { runReportBench } from './reports.js';
 import { runScaleOutBench } from './scaleout.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const shared = path.resolve(root, '..', 'shared', 'bench');
+// BENCH_SHARED: the shared bench folder when this tree is not next to it (a worktree elsewhere).
+const shared = process.env.BENCH_SHARED ?? path.resolve(root, '..', 'shared', 'bench');
 const outDir = path.resolve(root, process.env.BENCH_DIR ?? 'bench-out');
 const sizes = (process.env.BENCH_SIZES ?? '10000,100000,1000000').split(',').map(Number);
 const starts = Number(process.env.BENCH_STARTS ?? 64);

@@ -30,8 +30,10 @@ import {
   ROLE_START,
   ROLE_TARGET,
   TYPE_INDEX,
+  type CompiledCore,
   type CompiledGraph,
 } from './compiled-graph.js';
+import { cowArray, packLayer, type Layer, type NumArray, type Writes } from './cow-arrays.js';
 import { workloadPricer } from './workload-price.js';
 
 /** What one sync did, for the pass that follows (pass-scope.ts). */
@@ -160,7 +162,7 @@ export class LiveGraph implements CompiledGraph {
   private a: Record<string, Int32Array | Float64Array | Uint8Array> = {};
   constructor(private readonly pool = new CompileBuffers()) {}
 
-  private slotOf = new Map<string, number>();
+  private slotOf: SlotMap = new Map<string, number>();
   /** The graphology attributes object of each slot's node: a node removed and added again has a new one. */
   private nodeAttrs: NodeAttributes[] = [];
   private built = false;
@@ -173,6 +175,20 @@ export class LiveGraph implements CompiledGraph {
   private deadEdges = 0;
   /** Full compiles so far (tests, status). */
   rebuilds = 0;
+
+  /**
+   * A fork's own writes, per array (null on a live graph): its arrays are copy-on-write views of its
+   * parent's (cow-arrays.ts), and it is searched through a copy made where the search runs.
+   */
+  private writes: Map<string, Writes> | null = null;
+  private parent: LiveGraph | null = null;
+  /** The live graph at the bottom of a chain of forks, and its arrays as they were when forked. */
+  private root: LiveGraph = this;
+  private rootArrays: Record<string, NumArray> = {};
+  private released = false;
+  /** Forks not yet copied: the live arrays must not change under them (see fork). */
+  private pins = 0;
+  private unpinned: (() => void)[] = [];
 
   /** Whether IAM users with exposed credentials were compiled as starts (SEED_IAM_USERS). */
   get seededIamUsers(): boolean {
@@ -220,12 +236,16 @@ export class LiveGraph implements CompiledGraph {
   }
 
   /**
-   * A copy that can be patched without touching this one (the gate lays a pull request's change over the
-   * live estate this way: copying the arrays costs a small part of compiling them). Routes found on the
-   * copy point into the copy.
+   * A fork that can be patched without touching this graph (the gate lays a pull request's change over the
+   * live estate this way). It costs nothing to make: its arrays are copy-on-write views of this graph's
+   * and keep their own writes, so it is never searched directly; `forkDelta` hands what it holds to a
+   * search (path-worker.ts), which makes the searchable copy where it runs. Until that copy is made (or the
+   * fork is let go, `release`), the live graph at the bottom is pinned: `settled` waits for it before a
+   * sync rewrites the live arrays in place.
    */
   fork(): LiveGraph {
-    const f = new LiveGraph(this.pool.copy());
+    if (!this.built) throw new Error('analysis/live-graph: forking a graph never compiled');
+    const f = new LiveGraph(new CompileBuffers());
     f.nodeCount = this.nodeCount;
     f.edgeCount = this.edgeCount;
     f.built = this.built;
@@ -238,14 +258,73 @@ export class LiveGraph implements CompiledGraph {
     f.nodeIds = this.nodeIds.slice();
     f.names = this.names.slice();
     f.nodeAttrs = this.nodeAttrs.slice();
-    f.slotOf = new Map(this.slotOf);
-    for (const [name, kind] of [...NODE_ARRAYS, ...EDGE_ARRAYS, ...F_ARRAYS, ...R_ARRAYS])
-      f.a[name] = f.pool.whole(name, kind);
+    f.slotOf = new LayeredSlots(this.slotOf);
+    f.parent = this;
+    f.root = this.root;
+    f.rootArrays = this.writes ? this.rootArrays : { ...this.a };
+    f.writes = new Map();
+    for (const [name] of [...NODE_ARRAYS, ...EDGE_ARRAYS, ...F_ARRAYS, ...R_ARRAYS]) {
+      const w: Writes = new Map();
+      f.writes.set(name, w);
+      f.a[name] = cowArray(this.a[name], w);
+    }
     f.starts = this.starts;
     f.targets = this.targets;
     f.directAccess = this.directAccess;
-    f.publish();
+    this.root.pins++;
     return f;
+  }
+
+  /** Lets go of a fork's pin on the live graph (idempotent): its searchable copy is made, or not needed. */
+  release(): void {
+    if (!this.writes || this.released) return;
+    this.released = true;
+    const root = this.root;
+    if (--root.pins === 0) {
+      const waiting = root.unpinned;
+      root.unpinned = [];
+      for (const resolve of waiting) resolve();
+    }
+  }
+
+  /** Whether forks not yet copied read this graph's arrays (a sync must wait: `settled`). */
+  get pinned(): boolean {
+    return this.pins > 0;
+  }
+
+  /** Resolves once no fork reads this graph's arrays any more. */
+  async settled(): Promise<void> {
+    while (this.pins > 0) await new Promise<void>((resolve) => this.unpinned.push(resolve));
+  }
+
+  /** What a search needs to make a fork's searchable copy: the live arrays and every fork's writes on them. */
+  forkDelta(): ForkDelta {
+    if (!this.writes) throw new Error('analysis/live-graph: forkDelta of a graph that is not a fork');
+    const layers: Layer[] = [];
+    for (let f: LiveGraph | null = this; f?.writes; f = f.parent) layers.unshift(packLayer(f.writes));
+    return {
+      base: this.rootArrays,
+      layers,
+      nodeCount: this.nodeCount,
+      edgeCount: this.edgeCount,
+      fTail: this.fTail,
+      rTail: this.rTail,
+      starts: this.starts,
+      targets: this.targets,
+      directAccess: this.directAccess,
+    };
+  }
+
+  /** The fork as a searchable compiled graph, over `arrays` (its copy, materialize(forkDelta())). */
+  searchable(arrays: Readonly<Record<string, NumArray>>): CompiledGraph {
+    const slotOf = this.slotOf;
+    const { nodeCount, edgeCount, fTail, rTail, starts, targets, directAccess } = this;
+    return {
+      ...coreViews(arrays, { nodeCount, edgeCount, fTail, rTail, starts, targets, directAccess }),
+      nodeIds: this.nodeIds,
+      names: this.names,
+      indexOf: (id: string) => slotOf.get(id) ?? -1,
+    };
   }
 
   /**
@@ -339,6 +418,8 @@ export class LiveGraph implements CompiledGraph {
 
   /** Exact-length views on the public fields, as a fresh compile hands them over. */
   private publish(): void {
+    // A fork's arrays are views through its writes: it is searched through its copy (searchable).
+    if (this.writes) return;
     const n = this.nodeCount;
     const m = this.edgeCount;
     const a = this.a;
@@ -527,6 +608,10 @@ export class LiveGraph implements CompiledGraph {
   }
 
   private collectRoles(): void {
+    if (this.writes) {
+      this.collectForkRoles(this.writes.get('roles')!);
+      return;
+    }
     const roles = this.a.roles as Uint8Array;
     const starts: number[] = [];
     const targets: number[] = [];
@@ -546,6 +631,22 @@ export class LiveGraph implements CompiledGraph {
     this.starts = shared(starts);
     this.targets = shared(targets);
     this.directAccess = shared(direct);
+  }
+
+  /** collectRoles for a fork: the parent's lists, with the slots whose role this fork wrote redone. */
+  private collectForkRoles(written: Writes): void {
+    const redo = (list: Int32Array, bit: number) => {
+      const out: number[] = [];
+      for (const u of list) if (!written.has(u)) out.push(u);
+      for (const [u, role] of written) if (u < this.nodeCount && role & bit) out.push(u);
+      out.sort((x, y) => x - y);
+      const shared = new Int32Array(new SharedArrayBuffer(Math.max(1, out.length) * 4), 0, out.length);
+      shared.set(out);
+      return shared;
+    };
+    this.starts = redo(this.starts, ROLE_START);
+    this.targets = redo(this.targets, ROLE_TARGET);
+    this.directAccess = redo(this.directAccess, ROLE_DIRECT);
   }
 
   /** The edge slot of (u → v, type) in u's out-list, or -1. */
@@ -703,5 +804,82 @@ export class LiveGraph implements CompiledGraph {
 class OutOfStep extends Error {
   constructor(what: string) {
     super(`analysis/live-graph: out of step with the graph at ${what}`);
+  }
+}
+
+/** A fork as a search takes it: the live arrays (shared, read only) and the forks' writes on them. */
+export interface ForkDelta {
+  base: Record<string, NumArray>;
+  /** From the fork nearest the live graph to this one. */
+  layers: Layer[];
+  nodeCount: number;
+  edgeCount: number;
+  fTail: number;
+  rTail: number;
+  starts: Int32Array;
+  targets: Int32Array;
+  directAccess: Int32Array;
+}
+
+/** Exact-length views of a fork's copy, as a fresh compile hands them over (publish does the same). */
+export function coreViews(
+  arrays: Readonly<Record<string, NumArray>>,
+  d: Pick<ForkDelta, 'nodeCount' | 'edgeCount' | 'fTail' | 'rTail' | 'starts' | 'targets' | 'directAccess'>,
+): CompiledCore {
+  const n = d.nodeCount;
+  const m = d.edgeCount;
+  const i32 = (name: string, length: number) => (arrays[name] as Int32Array).subarray(0, length);
+  const f64 = (name: string, length: number) => (arrays[name] as Float64Array).subarray(0, length);
+  const u8 = (name: string, length: number) => (arrays[name] as Uint8Array).subarray(0, length);
+  return {
+    nodeCount: n,
+    edgeCount: m,
+    labels: u8('labels', n),
+    fStart: i32('fStart', n),
+    fEnd: i32('fEnd', n),
+    rStart: i32('rStart', n),
+    rEnd: i32('rEnd', n),
+    edgeFrom: i32('edgeFrom', m),
+    edgeTo: i32('edgeTo', m),
+    edgeType: u8('edgeType', m),
+    edgeP: f64('edgeP', m),
+    edgeCost: f64('edgeCost', m),
+    edgeBasis: u8('edgeBasis', m),
+    edgeUnits: f64('edgeUnits', m),
+    fEdges: i32('fEdges', d.fTail),
+    fTo: i32('fTo', d.fTail),
+    fUnits: f64('fUnits', d.fTail),
+    rEdges: i32('rEdges', d.rTail),
+    rFrom: i32('rFrom', d.rTail),
+    rUnits: f64('rUnits', d.rTail),
+    starts: d.starts,
+    targets: d.targets,
+    directAccess: d.directAccess,
+  };
+}
+
+/** Node slots by id: a Map on a live graph, a layer over the parent's on a fork. */
+interface SlotMap {
+  get(id: string): number | undefined;
+  set(id: string, slot: number): unknown;
+  delete(id: string): unknown;
+}
+
+class LayeredSlots implements SlotMap {
+  private readonly own = new Map<string, number>();
+  private readonly gone = new Set<string>();
+  constructor(private readonly base: SlotMap) {}
+  get(id: string): number | undefined {
+    const slot = this.own.get(id);
+    if (slot !== undefined) return slot;
+    return this.gone.has(id) ? undefined : this.base.get(id);
+  }
+  set(id: string, slot: number): void {
+    this.own.set(id, slot);
+    this.gone.delete(id);
+  }
+  delete(id: string): void {
+    this.own.delete(id);
+    this.gone.add(id);
   }
 }

@@ -17,32 +17,66 @@ export function affectedRoots(
   change: { cheaper: readonly number[]; dearer: readonly number[] },
   previous: readonly PairPath[],
 ): Int32Array {
-  const n = g.nodeCount;
-  const roots = side === 'targets' ? g.targets : g.starts;
-  const hit = new Uint8Array(n);
-  const changed = new Uint8Array(g.edgeCount);
+  return scopedRoots(g, side, rootsOnChangedRoutes(g.edgeCount, side, change, previous), change.cheaper);
+}
+
+/**
+ * The first half of affectedRoots, which reads only the previous routes (cheap: the gate runs it on the
+ * main thread): the roots one of whose routes uses a changed edge.
+ */
+export function rootsOnChangedRoutes(
+  edgeCount: number,
+  side: SearchSide,
+  change: { cheaper: readonly number[]; dearer: readonly number[] },
+  previous: readonly PairPath[],
+): Int32Array {
+  const changed = new Uint8Array(edgeCount);
   for (const k of change.cheaper) changed[k] = 1;
   for (const k of change.dearer) changed[k] = 1;
+  const hit = new Set<number>();
   for (const p of previous) {
     const root = side === 'targets' ? p.target : p.start;
-    if (hit[root] === 1) continue;
+    if (hit.has(root)) continue;
     for (let i = 0; i < p.edges.length; i++) {
       if (changed[p.edges[i]] === 1) {
-        hit[root] = 1;
+        hit.add(root);
         break;
       }
     }
   }
-  if (change.cheaper.length > 0) {
+  return Int32Array.from(hit);
+}
+
+/**
+ * The second half, which walks the whole graph (the gate runs it where the search runs): `onChanged` and
+ * the roots a cheaper edge can join to the other side, in the order of the side's roots.
+ */
+export function scopedRoots(
+  g: CompiledCore,
+  side: SearchSide,
+  onChanged: ArrayLike<number>,
+  cheaper: ArrayLike<number>,
+): Int32Array {
+  const n = g.nodeCount;
+  const roots = side === 'targets' ? g.targets : g.starts;
+  const hit = new Uint8Array(n);
+  for (let i = 0; i < onChanged.length; i++) hit[onChanged[i]] = 1;
+  if (cheaper.length > 0) {
     const seeds: number[] = [];
     if (side === 'targets') {
       const fromStarts = reachable(n, g.starts, g.fStart, g.fEnd, g.fTo, null);
-      for (const k of change.cheaper) if (fromStarts[g.edgeFrom[k]] === 1) seeds.push(g.edgeTo[k]);
+      for (let i = 0; i < cheaper.length; i++) {
+        const k = cheaper[i];
+        if (fromStarts[g.edgeFrom[k]] === 1) seeds.push(g.edgeTo[k]);
+      }
       const ahead = reachable(n, Int32Array.from(seeds), g.fStart, g.fEnd, g.fTo, null);
       for (const t of roots) if (ahead[t] === 1) hit[t] = 1;
     } else {
       const toTargets = reachable(n, g.targets, g.rStart, g.rEnd, g.rFrom, null);
-      for (const k of change.cheaper) if (toTargets[g.edgeTo[k]] === 1) seeds.push(g.edgeFrom[k]);
+      for (let i = 0; i < cheaper.length; i++) {
+        const k = cheaper[i];
+        if (toTargets[g.edgeTo[k]] === 1) seeds.push(g.edgeFrom[k]);
+      }
       const behind = reachable(n, Int32Array.from(seeds), g.rStart, g.rEnd, g.rFrom, null);
       for (const s of roots) if (behind[s] === 1) hit[s] = 1;
     }

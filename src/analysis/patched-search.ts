@@ -3,14 +3,15 @@
 // can affect are searched (pass-scope.ts); the others keep the live pass's pairs. The merge gate lays a pull
 // request's report over the live graph this way (src/gate/evaluate.ts).
 import { searchSide, type PairPath, type SearchSide } from './best-paths.js';
+import type { CompiledGraph } from './compiled-graph.js';
 import type { LiveGraph, PatchSource, SyncResult } from './live-graph.js';
-import { affectedRoots, mergeScoped } from './pass-scope.js';
+import { mergeScoped, rootsOnChangedRoutes } from './pass-scope.js';
 import type { PathFinder } from './path-finder.js';
 import type { TakenChanges } from '../graph/model.js';
 
 export interface PatchedSearch {
-  /** The patched fork: the routes in `found` point into it. */
-  compiled: LiveGraph;
+  /** The patched fork's copy: the routes in `found` point into it. */
+  compiled: CompiledGraph;
   side: SearchSide;
   found: PairPath[];
   /** Roots searched, and how many there are (a full search when equal). */
@@ -18,7 +19,7 @@ export interface PatchedSearch {
   roots: number;
 }
 
-/** A fork of a live graph, patched, not searched yet. */
+/** A fork of a live graph, patched, not searched yet (it pins the live graph until searched or released). */
 export interface PatchedFork {
   fork: LiveGraph;
   change: SyncResult;
@@ -41,7 +42,12 @@ export function patchFork(
 ): PatchedFork | null {
   if (live.seededIamUsers !== options.seedIamUsers) return null;
   const fork = live.fork();
-  const change = fork.patchWith(source, changes, options.identity ?? false);
+  let change: SyncResult | null = null;
+  try {
+    change = fork.patchWith(source, changes, options.identity ?? false);
+  } finally {
+    if (!change) fork.release();
+  }
   return change ? { fork, change } : null;
 }
 
@@ -54,16 +60,34 @@ export async function searchFork(
   previous: { side: SearchSide; found: PairPath[] } | null,
   finder: PathFinder,
 ): Promise<PatchedSearch> {
-  const side = searchSide(fork);
-  const all = side === 'targets' ? fork.targets : fork.starts;
-  const roots =
-    previous && !change.rolesChanged && previous.side === side
-      ? affectedRoots(fork, side, change, previous.found)
-      : undefined;
-  const searched = await finder.find(fork, roots);
-  const found =
-    roots && previous ? mergeScoped(previous.found, searched, roots, side, fork.nodeCount) : searched;
-  return { compiled: fork, side, found, searchedRoots: roots ? roots.length : all.length, roots: all.length };
+  try {
+    const side = searchSide(fork);
+    const all = side === 'targets' ? fork.targets : fork.starts;
+    const scoped = previous !== null && !change.rolesChanged && previous.side === side;
+    // The main thread reads only the previous routes; the copy, the walk over the graph for the roots a
+    // cheaper hop reaches and the search run on a worker (path-worker.ts).
+    const result = await finder.findPatched(
+      {
+        delta: fork.forkDelta(),
+        side,
+        onChanged: scoped ? rootsOnChangedRoutes(fork.edgeCount, side, change, previous.found) : null,
+        cheaper: Int32Array.from(change.cheaper),
+      },
+      () => fork.release(),
+    );
+    const found = scoped
+      ? mergeScoped(previous.found, result.found, result.roots, side, fork.nodeCount)
+      : result.found;
+    return {
+      compiled: fork.searchable(result.arrays),
+      side,
+      found,
+      searchedRoots: result.roots.length,
+      roots: all.length,
+    };
+  } finally {
+    fork.release();
+  }
 }
 
 /** patchFork, then searchFork against `previous` (the search of `live` as it is). */

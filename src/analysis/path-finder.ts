@@ -5,7 +5,15 @@ import type { ResourceLimits, Worker } from 'node:worker_threads';
 import { spawnModuleWorker } from '../workers/module-worker.js';
 import { bestPaths, comparePairs, planSearch, searchSide, type PairPath } from './best-paths.js';
 import { toShared, type CompiledGraph } from './compiled-graph.js';
-import { WORKER_ROLE, unpackPaths, type PathJob, type PathReply } from './path-worker.js';
+import {
+  runPatchedJob,
+  WORKER_ROLE,
+  unpackPaths,
+  type PatchedJob,
+  type PatchedResult,
+  type PathJob,
+  type PathReply,
+} from './path-worker.js';
 
 export interface PathFinder {
   /**
@@ -13,6 +21,11 @@ export interface PathFinder {
    * side (searchSide(g)): a pass that knows which roots a change can affect searches only those.
    */
   find(g: CompiledGraph, roots?: Int32Array): Promise<PairPath[]>;
+  /**
+   * A gate fork's search, on one worker thread (in-process for small graphs or one thread): its copy, the
+   * roots to search and their pairs. `copied` is called once the copy is made (the live graph may move on).
+   */
+  findPatched(job: Omit<PatchedJob, 'id' | 'kind'>, copied: () => void): Promise<PatchedResult>;
   /** Terminates the workers; finds still running reject. */
   close(): Promise<void>;
 }
@@ -26,8 +39,9 @@ export interface PathFinderOptions {
 }
 
 interface Pending {
-  resolve: (paths: PairPath[]) => void;
+  resolve: (reply: Extract<PathReply, { ok: true }>) => void;
   reject: (error: Error) => void;
+  copied?: () => void;
 }
 
 interface PooledWorker {
@@ -55,6 +69,10 @@ export function createPathFinder(options: PathFinderOptions): PathFinder {
         if (closed) throw closedError();
         return bestPaths(g, roots);
       },
+      findPatched: async (job, copied) => {
+        if (closed) throw closedError();
+        return runPatchedJob(job, copied);
+      },
       close: async () => {
         closed = true;
       },
@@ -78,9 +96,13 @@ export function createPathFinder(options: PathFinderOptions): PathFinder {
     worker.on('message', (reply: PathReply) => {
       const p = entry.pending.get(reply.id);
       if (!p) return;
+      if ('copied' in reply) {
+        p.copied?.();
+        return;
+      }
       entry.pending.delete(reply.id);
       if (entry.pending.size === 0) worker.unref();
-      if (reply.ok) p.resolve(unpackPaths(reply.paths));
+      if (reply.ok) p.resolve(reply);
       else p.reject(new Error(`analysis/path-finder: search failed in a worker: ${reply.message}`));
     });
     worker.on('error', (error) => {
@@ -99,15 +121,15 @@ export function createPathFinder(options: PathFinderOptions): PathFinder {
     return entry;
   };
 
-  const post = (entry: PooledWorker, job: PathJob) =>
-    new Promise<PairPath[]>((resolve, reject) => {
+  const post = (entry: PooledWorker, job: PathJob | PatchedJob, copied?: () => void) =>
+    new Promise<Extract<PathReply, { ok: true }>>((resolve, reject) => {
       try {
         entry.worker.postMessage(job);
       } catch (error) {
         reject(new Error(`analysis/path-finder: cannot send a job: ${(error as Error).message}`));
         return;
       }
-      entry.pending.set(job.id, { resolve, reject });
+      entry.pending.set(job.id, { resolve, reject, copied });
       // Held only while a job runs, so an idle pool never keeps the process alive.
       entry.worker.ref();
     });
@@ -127,7 +149,16 @@ export function createPathFinder(options: PathFinderOptions): PathFinder {
       // Every worker takes roots from the shared counter until none are left; no more workers than roots.
       const active = pool.slice(0, Math.min(pool.length, roots.length));
       const parts = await Promise.all(active.map((entry) => post(entry, { id, graph, plan, roots, next })));
-      return parts.flat().sort(comparePairs);
+      return parts.flatMap((reply) => unpackPaths(reply.paths)).sort(comparePairs);
+    },
+    async findPatched(job, copied) {
+      if (closed) throw closedError();
+      if (job.delta.edgeCount < inlineBelow) return runPatchedJob(job, copied);
+      while (pool.length < threads) pool.push(start());
+      // The least busy worker: calls side by side spread over the pool.
+      const entry = pool.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
+      const reply = await post(entry, { kind: 'patched', id: nextJob++, ...job }, copied);
+      return { arrays: reply.arrays!, roots: reply.roots!, found: unpackPaths(reply.paths) };
     },
     async close() {
       closed = true;

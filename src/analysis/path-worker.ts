@@ -2,8 +2,11 @@
 // the worker takes roots from the counter until none are left (so threads balance themselves) and posts
 // its routes back packed into flat typed arrays, transferred rather than copied.
 import { parentPort, workerData } from 'node:worker_threads';
-import { PathSearch, type PairPath, type SearchPlan } from './best-paths.js';
+import { bestPaths, PathSearch, type PairPath, type SearchPlan, type SearchSide } from './best-paths.js';
 import { fromShared, type SharedCompiledGraph } from './compiled-graph.js';
+import { materialize, type NumArray } from './cow-arrays.js';
+import { coreViews, type ForkDelta } from './live-graph.js';
+import { scopedRoots } from './pass-scope.js';
 
 /** workerData marking a thread started by path-finder.ts (a module importing this one stays inert). */
 export const WORKER_ROLE = 'pathgate/path-worker';
@@ -18,6 +21,31 @@ export interface PathJob {
   next: Int32Array;
 }
 
+/**
+ * A gate fork to search (patched-search.ts): the worker makes its searchable copy (the live arrays with the
+ * forks' writes laid over them), says so (`copied`: the live graph may move on), finds the roots to search
+ * and searches them, all on this one thread.
+ */
+export interface PatchedJob {
+  kind: 'patched';
+  id: number;
+  delta: ForkDelta;
+  side: SearchSide;
+  /**
+   * Scoped: the roots whose previous routes use a changed edge (the others that a cheaper edge can reach
+   * are added here); null: search every root of the side.
+   */
+  onChanged: Int32Array | null;
+  cheaper: Int32Array;
+}
+
+export interface PatchedResult {
+  /** The fork's copy (shared): LiveGraph.searchable reads the routes off it. */
+  arrays: Record<string, NumArray>;
+  roots: Int32Array;
+  found: PairPath[];
+}
+
 export interface PackedPaths {
   starts: Int32Array<ArrayBuffer>;
   targets: Int32Array<ArrayBuffer>;
@@ -28,7 +56,9 @@ export interface PackedPaths {
 }
 
 export type PathReply =
-  { id: number; ok: true; paths: PackedPaths } | { id: number; ok: false; message: string };
+  | { id: number; ok: true; paths: PackedPaths; arrays?: Record<string, NumArray>; roots?: Int32Array }
+  | { id: number; ok: false; message: string }
+  | { id: number; copied: true };
 
 export function packPaths(found: PairPath[]): PackedPaths {
   const count = found.length;
@@ -73,12 +103,26 @@ function runJob(job: PathJob): PairPath[] {
   return out;
 }
 
+/** A patched job, wherever it runs (a worker, or in-process for small graphs and one-thread finders). */
+export function runPatchedJob(job: Omit<PatchedJob, 'id' | 'kind'>, copied: () => void): PatchedResult {
+  const arrays = materialize(job.delta.base, job.delta.layers);
+  copied();
+  const g = coreViews(arrays, job.delta);
+  const all = job.side === 'targets' ? g.targets : g.starts;
+  const roots = job.onChanged ? scopedRoots(g, job.side, job.onChanged, job.cheaper) : all;
+  return { arrays, roots, found: bestPaths(g, roots, job.side) };
+}
+
 const port = parentPort;
 if (port && (workerData as { role?: unknown } | null)?.role === WORKER_ROLE) {
-  port.on('message', (job: PathJob) => {
+  port.on('message', (job: PathJob | PatchedJob) => {
     let reply: PathReply;
     try {
-      reply = { id: job.id, ok: true, paths: packPaths(runJob(job)) };
+      if ('kind' in job) {
+        const id = job.id;
+        const result = runPatchedJob(job, () => port.postMessage({ id, copied: true }));
+        reply = { id, ok: true, paths: packPaths(result.found), arrays: result.arrays, roots: result.roots };
+      } else reply = { id: job.id, ok: true, paths: packPaths(runJob(job)) };
     } catch (error) {
       port.postMessage({ id: job.id, ok: false, message: (error as Error).stack ?? String(error) });
       return;

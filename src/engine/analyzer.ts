@@ -33,9 +33,12 @@ export async function runPass(
       metrics.graphPrunedEdges.inc({ tenant: tenant.name }, removed.edges);
     }
   }
+  // Gate forks read the live arrays until their copies are made (on a worker): the sync, which rewrites
+  // them in place, waits for those copies.
+  const compiled = tenant.live;
+  while (compiled.pinned) await compiled.settled();
   // The sync is synchronous, so it sees one consistent graph even while writes keep arriving.
   const graphVersion = tenant.writer.version;
-  const compiled = tenant.live;
   // Stored routes point into the live arrays: those about to be overwritten are copied out first.
   const sync = compiled.sync(tenant.graph, tenant.writer.changes, {
     seedIamUsers: config.seedIamUsers,

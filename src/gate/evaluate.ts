@@ -341,13 +341,19 @@ async function beforeAndAfter(
         pending &&
         patchFork(tenant.live, tenantSource(tenant.graph), pending, { ...options, identity: true });
       const next = now && patchFork(now.fork, overlay, overlay.changes(), options);
-      if (now && next) {
-        const before = await searchFork(now, live, deps.finder);
-        const after = await searchFork(next, before, deps.finder);
-        return {
-          before: records(before.compiled, before.found),
-          after: records(after.compiled, after.found),
-        };
+      try {
+        if (now && next) {
+          const before = await searchFork(now, live, deps.finder);
+          const after = await searchFork(next, before, deps.finder);
+          return {
+            before: records(before.compiled, before.found),
+            after: records(after.compiled, after.found),
+          };
+        }
+      } finally {
+        // A fork pins the live graph until searched: one left unsearched lets go here.
+        now?.fork.release();
+        next?.fork.release();
       }
     }
   }
