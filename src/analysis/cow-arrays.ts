@@ -100,32 +100,30 @@ export function packLayer(writes: ReadonlyMap<string, Writes>): Layer {
 
 /**
  * Fresh arrays (on SharedArrayBuffers) holding `base` with every layer's writes laid over it in order: the
- * arrays of a fork, searchable. Every array is copied, written or not, so that the copy stays what it is
- * once the live graph moves on.
+ * arrays of a fork, searchable. Only the arrays named in `lengths` are made, each of that length (what a
+ * search and the path store read: the live graph's bookkeeping arrays and its free room are left out).
+ * Every one is copied, written or not, so that the copy stays what it is once the live graph moves on.
  */
-export function materialize(base: Readonly<Record<string, NumArray>>, layers: readonly Layer[]): Record<string, NumArray> {
+export function materialize(
+  base: Readonly<Record<string, NumArray>>,
+  layers: readonly Layer[],
+  lengths: Readonly<Record<string, number>>,
+): Record<string, NumArray> {
   const out: Record<string, NumArray> = {};
-  for (const name of Object.keys(base)) {
+  for (const [name, length] of Object.entries(lengths)) {
     const from = base[name];
-    let length = from.length;
-    for (const layer of layers) {
-      const w = layer[name];
-      if (!w) continue;
-      const slots = w[0];
-      for (let j = 0; j < slots.length; j++) if (slots[j] >= length) length = slots[j] + 1;
-    }
     const to =
       from instanceof Int32Array
         ? new Int32Array(new SharedArrayBuffer(Math.max(1, length) * 4), 0, length)
         : from instanceof Float64Array
           ? new Float64Array(new SharedArrayBuffer(Math.max(1, length) * 8), 0, length)
           : new Uint8Array(new SharedArrayBuffer(Math.max(1, length)), 0, length);
-    to.set(from);
+    to.set(from.subarray(0, Math.min(length, from.length)));
     for (const layer of layers) {
       const w = layer[name];
       if (!w) continue;
       const [slots, values] = w;
-      for (let j = 0; j < slots.length; j++) to[slots[j]] = values[j];
+      for (let j = 0; j < slots.length; j++) if (slots[j] < length) to[slots[j]] = values[j];
     }
     out[name] = to;
   }

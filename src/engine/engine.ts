@@ -369,11 +369,11 @@ export async function createEngine(deps: EngineDeps) {
     await finder.close();
   }
 
-  // Gate evaluations take turns: each compiles a whole overlaid estate on this thread, and one at a time
-  // leaves ingest requests room between them (two at a time finished 8 calls 30 % sooner but stalled
-  // ingest for seconds: docs/perf.md).
+  // Gate evaluations run side by side, as many as the pool has worker threads: each copies and searches
+  // its fork of the live graph on a worker (src/analysis/patched-search.ts), so the main thread keeps
+  // only short steps of each and ingest requests go on between them (docs/perf.md, issue 17).
   const verdicts = new VerdictStore(config.dataDir);
-  const gateSlots = new Slots(GATE_CONCURRENCY);
+  const gateSlots = new Slots(Math.max(1, config.analyzerThreads));
   /**
    * `persist: false` evaluates only (a viewer's read): the commit's verdict is not stored, nothing is
    * re-judged later, and no verdict listener (the PR comment and status) hears of it.
@@ -560,7 +560,6 @@ async function readBrokerSnapshot(stateDir: string, log: Log, shared?: SharedSna
   return local;
 }
 
-const GATE_CONCURRENCY = 1;
 /** pull requests judged by commit attribution that passes re-judge (the oldest watch is dropped first) */
 const MAX_WATCHED_COMMITS = 10_000;
 
