@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { bestPaths } from '../../src/analysis/best-paths.js';
 import { compileGraph, type CompiledGraph } from '../../src/analysis/compiled-graph.js';
-import { LiveGraph } from '../../src/analysis/live-graph.js';
+import { LiveGraph, tenantSource } from '../../src/analysis/live-graph.js';
 import { createPathFinder } from '../../src/analysis/path-finder.js';
 import { runPass } from '../../src/engine/analyzer.js';
 import { TenantState } from '../../src/engine/tenant.js';
@@ -192,5 +192,57 @@ describe('pass scope (analyzer)', () => {
     expect(before.state).toBe('resolved');
     expect(routeSteps(before).map((s) => s.probability)).toEqual([0.9, 0.25]);
     expect(tenant.lastPass).toMatchObject({ rebuilt: false, searchedRoots: 1 });
+  });
+
+  it('a fork reads the live arrays until it is copied: the pass waits for it, and the fork keeps its own writes', async () => {
+    const tenant = new TenantState('t', {
+      log: silentLog(),
+      parkedTtlMs: 1e12,
+      thresholds: { p1: 0.5, p2: 0.1 },
+    });
+    const deps = {
+      finder,
+      metrics: createMetrics(),
+      config: { seedIamUsers: false, graphTtlMs: null },
+      now: () => 1_000_000,
+    };
+    tenant.writer.apply(
+      envelope([lb, b, db], [edge('ROUTES_TO', lb, b, 0.9), edge('CONNECTS_TO', b, db, 0.5)]),
+      1,
+    );
+    await runPass(tenant, deps);
+    const fork = tenant.live.fork();
+    const other = tenant.live.fork();
+    expect(tenant.live.pinned).toBe(true);
+    // The fork takes a cheaper hop and a new node; the live graph does not see them.
+    const overlay = writer();
+    overlay.changes.take(); // listing starts now
+    overlay.apply(
+      envelope(
+        [lb, b, c, db],
+        [edge('ROUTES_TO', lb, b, 0.9), edge('CONNECTS_TO', b, db, 0.8), edge('ROUTES_TO', lb, c, 0.5)],
+      ),
+      2,
+    );
+    expect(fork.patchWith(tenantSource(overlay.graph), overlay.changes.take())).not.toBeNull();
+    expect([fork.liveNodes, fork.liveEdges]).toEqual([4, 3]);
+    expect([tenant.live.liveNodes, tenant.live.liveEdges]).toEqual([3, 2]);
+    expect(tenant.live.edgeP).toContain(0.5);
+    expect(tenant.live.edgeP).not.toContain(0.8);
+
+    // A write and a pass: the pass waits while a fork is not copied yet.
+    tenant.writer.apply(envelope([], [edge('CONNECTS_TO', b, db, 0.1)]), 3);
+    let passed = false;
+    const pass = runPass(tenant, deps).then(() => (passed = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(passed).toBe(false);
+    fork.release();
+    fork.release(); // idempotent: the other fork still pins
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(passed).toBe(false);
+    other.release();
+    await pass;
+    expect(tenant.live.pinned).toBe(false);
+    expect(tenant.paths.open()[0].score).toBeCloseTo(0.09);
   });
 });
