@@ -166,6 +166,8 @@ export async function createEngine(deps: EngineDeps) {
       });
   let appliedSeq = snapshotSeq;
   let hold: Promise<void> | null = null;
+  /** Set once the analyzer runs (start): a backlog applied then arms the quiet-moment check. */
+  let analyzing = false;
   bus.consume(async (d: Delivery) => {
     if (hold) await hold;
     const state = tenant(d.tenant);
@@ -180,10 +182,17 @@ export async function createEngine(deps: EngineDeps) {
         log.info({ tenant: d.tenant, scope: d.scope, ...swept }, 'complete snapshot retracted what it omits');
     }
     const appliedAt = now();
-    state.lastWriteAt = appliedAt;
+    // The quiet wait before a scheduled pass is about reports arriving, not about applying them: once the
+    // embedded journal's backlog is applied, the last write counts from when its report came in (a large
+    // report's records are applied well after its 202, and another quiet period after that apply was dead
+    // time before paths were ready). While a backlog remains, or on a broker bus (another clock, no
+    // backlog known), it counts from the apply.
+    const caughtUp = !deps.bus && d.seq >= bus.lastSeq();
+    state.lastWriteAt = caughtUp ? Math.min(appliedAt, d.receivedAt) : appliedAt;
     if (!state.firstWriteAt) state.firstWriteAt = appliedAt;
     batches.delivered(d, appliedAt);
     appliedSeq = d.seq;
+    if (caughtUp && analyzing) armQuietCheck();
   });
   await bus.drain();
   if (appliedSeq > snapshotSeq) log.info({ replayedUpTo: appliedSeq }, 'replayed journal');
@@ -325,6 +334,7 @@ export async function createEngine(deps: EngineDeps) {
   let running = false;
   function start(): void {
     running = true;
+    analyzing = true;
     // In the background: a pass that starts meanwhile simply queues behind it on the workers.
     warmUp(finder).catch((error: unknown) => log.warn({ err: error }, 'analyzer warm-up failed'));
     timers.push(setInterval(() => void analyzeAll({ scheduled: true }), config.analyzerIntervalMs).unref());
