@@ -51,6 +51,8 @@ export function cowArray(base: NumArray, writes: Writes): NumArray {
         const i = indexOf(prop);
         if (i >= 0) return read(i);
         if (prop in methods) return methods[prop];
+        // An index that is not one (`array[undefined]`) reads undefined, as on a typed array.
+        if (!(prop in Int32Array.prototype)) return undefined;
       } else if (prop === KIND) return kind;
       throw new Error(`analysis/cow-arrays: ${String(prop)} is not available on a fork's array`);
     },
@@ -78,6 +80,35 @@ function indexOf(prop: string): number {
   if (c < 48 || c > 57) return -1;
   const i = Number(prop);
   return Number.isInteger(i) && i >= 0 && String(i) === prop ? i : -1;
+}
+
+/**
+ * An array seen through a fork's own entries (node ids, names, attributes by slot): reads see `own` first,
+ * writes go into it. The base is never written through this view, and the live graph never rewrites a slot
+ * a fork can see in place (it appends past them, and replaces its names array before a rename), so forking
+ * copies nothing.
+ */
+export function layeredArray<T>(base: readonly T[], own: Map<number, T> = new Map()): T[] {
+  let length = base.length;
+  return new Proxy(base as T[], {
+    get(_target, prop) {
+      if (typeof prop === 'string') {
+        const i = indexOf(prop);
+        if (i >= 0) return own.has(i) ? own.get(i) : i < base.length ? base[i] : undefined;
+        if (prop === 'length') return length;
+        // An index that is not one (`list[undefined]`) reads undefined, as on an array.
+        if (!(prop in Array.prototype)) return undefined;
+      }
+      throw new Error(`analysis/cow-arrays: ${String(prop)} is not available on a fork's list`);
+    },
+    set(_target, prop, value: T) {
+      const i = typeof prop === 'string' ? indexOf(prop) : -1;
+      if (i < 0) throw new Error(`analysis/cow-arrays: cannot set ${String(prop)} on a fork's list`);
+      own.set(i, value);
+      if (i >= length) length = i + 1;
+      return true;
+    },
+  });
 }
 
 /** A fork's writes, packed for postMessage (only the arrays it wrote). */

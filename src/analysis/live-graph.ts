@@ -33,7 +33,7 @@ import {
   type CompiledCore,
   type CompiledGraph,
 } from './compiled-graph.js';
-import { cowArray, packLayer, type Layer, type NumArray, type Writes } from './cow-arrays.js';
+import { cowArray, layeredArray, packLayer, type Layer, type NumArray, type Writes } from './cow-arrays.js';
 import { workloadPricer } from './workload-price.js';
 
 /** What one sync did, for the pass that follows (pass-scope.ts). */
@@ -255,9 +255,9 @@ export class LiveGraph implements CompiledGraph {
     f.deadRoom = this.deadRoom;
     f.deadNodes = this.deadNodes;
     f.deadEdges = this.deadEdges;
-    f.nodeIds = this.nodeIds.slice();
-    f.names = this.names.slice();
-    f.nodeAttrs = this.nodeAttrs.slice();
+    f.nodeIds = layeredArray(this.nodeIds);
+    f.names = layeredArray(this.names);
+    f.nodeAttrs = layeredArray(this.nodeAttrs);
     f.slotOf = new LayeredSlots(this.slotOf);
     f.parent = this;
     f.root = this.root;
@@ -300,8 +300,8 @@ export class LiveGraph implements CompiledGraph {
   /** What a search needs to make a fork's searchable copy: the live arrays and every fork's writes on them. */
   forkDelta(): ForkDelta {
     if (!this.writes) throw new Error('analysis/live-graph: forkDelta of a graph that is not a fork');
-    const layers: Layer[] = [];
-    for (let f: LiveGraph | null = this; f?.writes; f = f.parent) layers.unshift(packLayer(f.writes));
+    const layers: Layer[] = [packLayer(this.writes)];
+    for (let f = this.parent; f?.writes; f = f.parent) layers.unshift(packLayer(f.writes));
     return {
       base: this.rootArrays,
       layers,
@@ -596,6 +596,8 @@ export class LiveGraph implements CompiledGraph {
       } else if (units < before) result.cheaper.push(k);
       else result.dearer.push(k);
     }
+    // Forks read the live names in place (layeredArray): a live graph renames in a copy of its list.
+    if (!this.writes && renamed.size) this.names = this.names.slice();
     for (const [slot, name] of renamed) this.names[slot] = name;
 
     if (result.rolesChanged) this.collectRoles();
