@@ -208,6 +208,27 @@ export class LiveGraph implements CompiledGraph {
     return this.edgeCount - this.deadEdges;
   }
 
+  /**
+   * Whether the next sync would be a patch, not a full compile (a pass over it costs what changed, so the
+   * analyzer need not wait for a quiet moment before it: TenantState.due).
+   */
+  patchable(
+    graph: TenantGraph,
+    changes: GraphChanges,
+    seedIamUsers: boolean,
+    /** At most this many changed records (the bound a sync patches under, by default). */
+    limit = Math.max(4096, graph.size / 8),
+  ): boolean {
+    const pending = changes.peek();
+    return (
+      this.built &&
+      pending !== null &&
+      seedIamUsers === this.seedIamUsers &&
+      !this.fragmented() &&
+      pending.nodes.size + pending.edges.size <= Math.min(limit, Math.max(4096, graph.size / 8))
+    );
+  }
+
   /** Brings the compiled form up to date with `graph`, from what `changes` lists. */
   sync(graph: TenantGraph, changes: GraphChanges, options: SyncOptions): SyncResult {
     const taken = changes.take();

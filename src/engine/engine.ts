@@ -249,7 +249,14 @@ export async function createEngine(deps: EngineDeps) {
     return exclusive(async () => {
       for (const state of tenants.values()) {
         if (!options.force && !state.stale) continue;
-        if (options.scheduled && !state.due(now(), quietMs, maxWaitMs, ingestActivity)) continue;
+        if (
+          options.scheduled &&
+          !state.due(now(), quietMs, maxWaitMs, ingestActivity, {
+            everyMs: config.analyzerIntervalMs,
+            seedIamUsers: config.seedIamUsers,
+          })
+        )
+          continue;
         try {
           await runPass(state, { finder, metrics, config, now });
           await logPathChanges(state);

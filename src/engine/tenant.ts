@@ -32,6 +32,8 @@ export interface IngestActivity {
 }
 
 const IDLE: IngestActivity = { receiving: 0, lastAt: 0 };
+/** Changed records (nodes + edges) a pass analyses at the interval without waiting for quiet. */
+const SMALL_CHANGE = 4096;
 
 export interface PruneRecord {
   prunedNodes: number;
@@ -83,12 +85,29 @@ export class TenantState {
   /**
    * Whether a scheduled pass should run now: the graph changed, and either writes have paused for `quietMs`
    * (a report still streaming in is not analyzed half-way, again and again) or the last pass is older than
-   * `maxWaitMs` (continuous ingest cannot postpone analysis for ever).
+   * `maxWaitMs` (continuous ingest cannot postpone analysis for ever). With `patched`, a change small
+   * enough to be patched into the live compiled graph (a pass over it costs what changed, issue 17) is
+   * analysed once the last pass is `patched.everyMs` old, quiet or not: a stream of small writes keeps the
+   * paths, and what the gate lays under a pull request's change, up to date.
    */
-  due(now: number, quietMs: number, maxWaitMs: number, ingest: IngestActivity = IDLE): boolean {
+  due(
+    now: number,
+    quietMs: number,
+    maxWaitMs: number,
+    ingest: IngestActivity = IDLE,
+    patched?: { everyMs: number; seedIamUsers: boolean },
+  ): boolean {
     if (!this.stale) return false;
     const lastActivity = Math.max(this.lastWriteAt, ingest.lastAt);
     if (!ingest.receiving && now - lastActivity >= quietMs) return true;
+    if (
+      patched &&
+      this.lastPass &&
+      now - this.lastPass.at >= patched.everyMs &&
+      // Small: a bulk write mid-stream still waits for its quiet moment.
+      this.live.patchable(this.graph, this.writer.changes, patched.seedIamUsers, SMALL_CHANGE)
+    )
+      return true;
     // A tenant that never had a pass waits from its first write, not from 1970: otherwise a new estate
     // streaming in gets a wasted pass on its first part.
     return now - (this.lastPass?.at ?? this.firstWriteAt) >= maxWaitMs;

@@ -215,4 +215,26 @@ describe('when a scheduled pass is due', () => {
     expect(tenant.due(t0 + 2_010, 1000, 60_000, { receiving: 1, lastAt: t0 + 2_005 })).toBe(false);
     expect(tenant.due(t0 + 60_000, 1000, 60_000, { receiving: 1, lastAt: t0 + 59_990 })).toBe(true);
   });
+
+  it('analyses a small change at the interval, quiet or not, once the live graph can patch it', async () => {
+    const tenant = staleTenant();
+    const patched = { everyMs: 250, seedIamUsers: false };
+    // Never analysed: nothing to patch, so the quiet moment (or the maximum wait) decides.
+    tenant.lastWriteAt = 10_000;
+    expect(tenant.due(10_100, 1000, 300_000, { receiving: 1, lastAt: 10_050 }, patched)).toBe(false);
+    await runPass(tenant, {
+      finder: createPathFinder({ threads: 1 }),
+      metrics: createMetrics(),
+      config: { seedIamUsers: false, graphTtlMs: null },
+      now: () => 11_000,
+    });
+    // One more write while a report is still streaming in: a patch, so the interval decides.
+    tenant.writer.apply(envelope([node('Service', 'b')]), 11_100);
+    tenant.lastWriteAt = 11_100;
+    const busy = { receiving: 1, lastAt: 11_190 };
+    expect(tenant.due(11_200, 1000, 300_000, busy, patched)).toBe(false);
+    expect(tenant.due(11_250, 1000, 300_000, busy, patched)).toBe(true);
+    // Without the rule, it waits for the quiet moment as before.
+    expect(tenant.due(11_250, 1000, 300_000, busy)).toBe(false);
+  });
 });
