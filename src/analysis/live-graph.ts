@@ -265,7 +265,6 @@ export class LiveGraph implements CompiledGraph {
    * sync rewrites the live arrays in place.
    */
   fork(): LiveGraph {
-    if (!this.built) throw new Error('analysis/live-graph: forking a graph never compiled');
     const f = new LiveGraph(new CompileBuffers());
     f.nodeCount = this.nodeCount;
     f.edgeCount = this.edgeCount;
