@@ -182,17 +182,22 @@ export async function createEngine(deps: EngineDeps) {
         log.info({ tenant: d.tenant, scope: d.scope, ...swept }, 'complete snapshot retracted what it omits');
     }
     const appliedAt = now();
-    // The quiet wait before a scheduled pass is about reports arriving, not about applying them: once the
-    // embedded journal's backlog is applied, the last write counts from when its report came in (a large
-    // report's records are applied well after its 202, and another quiet period after that apply was dead
-    // time before paths were ready). While a backlog remains, or on a broker bus (another clock, no
-    // backlog known), it counts from the apply.
-    const caughtUp = !deps.bus && d.seq >= bus.lastSeq();
-    state.lastWriteAt = caughtUp ? Math.min(appliedAt, d.receivedAt) : appliedAt;
+    state.lastWriteAt = appliedAt;
     if (!state.firstWriteAt) state.firstWriteAt = appliedAt;
     batches.delivered(d, appliedAt);
     appliedSeq = d.seq;
-    if (caughtUp && analyzing) armQuietCheck();
+    // The quiet wait before a scheduled pass is about reports arriving, not about applying them: once the
+    // embedded journal's backlog is applied, the last write counts from when its report came in (a large
+    // report's records are applied well after its 202, and another quiet period after that apply was dead
+    // time before paths were ready). Only after the event loop has polled once more (setImmediate): a next
+    // request waiting behind the apply is seen arriving first. On a broker bus (another clock, no backlog
+    // known) it counts from the apply.
+    if (!deps.bus && analyzing && d.seq >= bus.lastSeq())
+      setImmediate(() => {
+        if (state.lastWriteAt !== appliedAt || bus.lastSeq() !== d.seq || ingestActivity.receiving) return;
+        state.lastWriteAt = Math.min(appliedAt, d.receivedAt);
+        armQuietCheck();
+      });
   });
   await bus.drain();
   if (appliedSeq > snapshotSeq) log.info({ replayedUpTo: appliedSeq }, 'replayed journal');
