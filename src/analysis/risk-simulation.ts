@@ -12,7 +12,7 @@
 // every hop, and a target then falls exactly when its widest route (the best weakest hop) beats the draw, so
 // that part is computed exactly (a bottleneck search) and mixed with the independent worlds.
 import { attackerProfiles, type AttackerProfile, type ProfileName } from './attacker-profiles.js';
-import type { CompiledCore } from './compiled-graph.js';
+import type { CompiledCore, CompiledGraph } from './compiled-graph.js';
 
 /** Words of 32 worlds per node in one batch: 2 words, 64 worlds (as the yardstick's 64-bit words). The
  * inner loops are written for exactly two. */
@@ -81,8 +81,9 @@ interface WorldGraph {
   /** Out-hops of compact node u: slots slotStart[u] .. slotStart[u + 1] - 1. */
   slotStart: Int32Array;
   slotTo: Int32Array;
-  /** The hop's edge index (its masks' key) and its 16-bit threshold, per slot. */
+  /** The hop's edge index, its masks' key (hopKey) and its 16-bit threshold, per slot. */
   slotEdge: Int32Array;
+  slotKey: Int32Array;
   slotThreshold: Uint32Array;
   starts: Int32Array;
   /** Per entry of g.targets: 0 not reachable, 1 ordinary, 2 direct access, 3 a start reached over a hop. */
@@ -93,6 +94,37 @@ interface WorldGraph {
   arrivals: Int32Array;
   /** The compact node each arriving slot leaves from. */
   arrivalFrom: Int32Array;
+}
+
+/**
+ * Gives `g` its node keys (CompiledCore.nodeKeys): a hash of each node's id, on a SharedArrayBuffer so a
+ * worker thread reads it in place. With them a hop's worlds depend on the hop (its endpoints' ids and its
+ * type), not on how the graph was numbered: a fresh compile and the live graph patched pass after pass
+ * (live-graph.ts) simulate the same worlds for a seed. Returns `g`.
+ */
+export function withNodeKeys<G extends CompiledGraph>(g: G): G {
+  const keys = new Int32Array(new SharedArrayBuffer(Math.max(1, g.nodeCount) * 4), 0, g.nodeCount);
+  for (let i = 0; i < g.nodeCount; i++) {
+    // FNV-1a over the id's UTF-16 code units, then a full-avalanche mix.
+    const id = g.nodeIds[i] ?? '';
+    let h = 0x811c9dc5;
+    for (let c = 0; c < id.length; c++) h = Math.imul(h ^ id.charCodeAt(c), 0x01000193);
+    keys[i] = fmix32(h);
+  }
+  g.nodeKeys = keys;
+  return g;
+}
+
+/**
+ * The key of hop `e`: a hash of its endpoints' keys and its type (two hops sharing all three cannot exist).
+ * 32 bits: among the 444,301 hops of the 100k estate a few dozen pairs share a key and so their presence,
+ * which moves no estimate measurably.
+ */
+function hopKey(g: CompiledCore, e: number): number {
+  const keys = g.nodeKeys;
+  const from = keys ? keys[g.edgeFrom[e]] : g.edgeFrom[e];
+  const to = keys ? keys[g.edgeTo[e]] : g.edgeTo[e];
+  return fmix32((fmix32(from ^ Math.imul(g.edgeType[e] + 1, 0x9e3779b9)) + Math.imul(to, 0x85ebca6b)) | 0);
 }
 
 function thresholdOf(p: number): number {
@@ -149,6 +181,7 @@ function worldGraph(g: CompiledCore, prune = true): WorldGraph {
   const slotStart = new Int32Array(count + 1);
   const slotTo = new Int32Array(Math.max(1, slots));
   const slotEdge = new Int32Array(Math.max(1, slots));
+  const slotKey = new Int32Array(Math.max(1, slots));
   const slotThreshold = new Uint32Array(Math.max(1, slots));
   let at = 0;
   for (let c = 0; c < count; c++) {
@@ -160,6 +193,7 @@ function worldGraph(g: CompiledCore, prune = true): WorldGraph {
       if (t === 0) continue;
       slotTo[at] = compact[v];
       slotEdge[at] = fEdges[s];
+      slotKey[at] = hopKey(g, fEdges[s]);
       slotThreshold[at] = t;
       at++;
     }
@@ -204,6 +238,7 @@ function worldGraph(g: CompiledCore, prune = true): WorldGraph {
     slotStart,
     slotTo,
     slotEdge,
+    slotKey,
     slotThreshold,
     // The starts were numbered first.
     starts: Int32Array.from({ length: startCount }, (_, i) => i),
@@ -229,7 +264,7 @@ export function countWorlds(
 ): WorldCounts {
   const w = worldGraph(g, options.prune ?? true);
   const n = w.nodes;
-  const { slotStart, slotTo, slotEdge, slotThreshold, starts, targetKind, targetNode } = w;
+  const { slotStart, slotTo, slotKey, slotThreshold, starts, targetKind, targetNode } = w;
   const { arrivalStart, arrivals, arrivalFrom } = w;
   const slots = slotTo.length;
   const reach = new Uint32Array(Math.max(1, n) * WORDS);
@@ -259,7 +294,7 @@ export function countWorlds(
     // significant: a world is decided at the first plane where U's bit differs from t's, so a word of 32
     // worlds is usually settled after six or seven random planes, not sixteen. Each plane is a
     // full-avalanche hash of (seed, batch, hop, word, plane): the same whatever order hops are visited in.
-    const key = fmix32(fmix32(slotEdge[s] ^ seedMix) + Math.imul(batch, 0x9e3779b9));
+    const key = fmix32(fmix32(slotKey[s] ^ seedMix) + Math.imul(batch, 0x9e3779b9));
     mask[at] = lessThan(t, key);
     mask[at + 1] = lessThan(t, key ^ 0x5851f42d);
   };
