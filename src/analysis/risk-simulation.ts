@@ -69,7 +69,7 @@ function lessThan(t: number, key: number): number {
 
 /**
  * The part of a graph the simulation searches, renumbered densely: only nodes that a start reaches and that
- * reach some target, over hops that can be present (threshold > 0). A node outside it either is never
+ * reach some target, over hops that can be present (p > 0). A node outside it either is never
  * reached or reaches no target, so leaving it out changes no target's count; and since a hop's masks are a
  * hash of (seed, batch, hop), not a draw from one stream, the worlds are exactly the same ones too: the
  * answer is bit for bit that of a search over the whole graph, for a fraction of the work (on the 100k
@@ -81,9 +81,14 @@ interface WorldGraph {
   /** Out-hops of compact node u: slots slotStart[u] .. slotStart[u + 1] - 1. */
   slotStart: Int32Array;
   slotTo: Int32Array;
-  /** The hop's edge index, its masks' key (hopKey) and its 16-bit threshold, per slot. */
+  /**
+   * The hop's edge index, its masks' key (hopKey), its probability and that at 16-bit resolution, per
+   * slot. A hop of p > 0 whose threshold rounds to 0 is kept (the comonotone part reads it); its masks are
+   * empty, as they should be.
+   */
   slotEdge: Int32Array;
   slotKey: Int32Array;
+  slotP: Float64Array;
   slotThreshold: Uint32Array;
   starts: Int32Array;
   /** Per entry of g.targets: 0 not reachable, 1 ordinary, 2 direct access, 3 a start reached over a hop. */
@@ -149,7 +154,7 @@ function worldGraph(g: CompiledCore, prune = true): WorldGraph {
       const v = stack[--top];
       for (let r = rStart[v], end = rEnd[v]; r < end; r++) {
         const u = rFrom[r];
-        if (useful[u] || thresholdOf(edgeP[rEdges[r]]) === 0) continue;
+        if (useful[u] || !(edgeP[rEdges[r]] > 0)) continue;
         useful[u] = 1;
         stack[top++] = u;
       }
@@ -171,7 +176,7 @@ function worldGraph(g: CompiledCore, prune = true): WorldGraph {
     const u = order[head];
     for (let s = fStart[u], end = fEnd[u]; s < end; s++) {
       const v = fTo[s];
-      if (!useful[v] || thresholdOf(edgeP[fEdges[s]]) === 0) continue;
+      if (!useful[v] || !(edgeP[fEdges[s]] > 0)) continue;
       slots++;
       if (compact[v] >= 0) continue;
       compact[v] = count;
@@ -183,18 +188,20 @@ function worldGraph(g: CompiledCore, prune = true): WorldGraph {
   const slotEdge = new Int32Array(Math.max(1, slots));
   const slotKey = new Int32Array(Math.max(1, slots));
   const slotThreshold = new Uint32Array(Math.max(1, slots));
+  const slotP = new Float64Array(Math.max(1, slots));
   let at = 0;
   for (let c = 0; c < count; c++) {
     slotStart[c] = at;
     const u = order[c];
     for (let s = fStart[u], end = fEnd[u]; s < end; s++) {
       const v = fTo[s];
-      const t = useful[v] ? thresholdOf(edgeP[fEdges[s]]) : 0;
-      if (t === 0) continue;
+      const p = edgeP[fEdges[s]];
+      if (!useful[v] || !(p > 0)) continue;
       slotTo[at] = compact[v];
       slotEdge[at] = fEdges[s];
       slotKey[at] = hopKey(g, fEdges[s]);
-      slotThreshold[at] = t;
+      slotP[at] = p;
+      slotThreshold[at] = thresholdOf(p);
       at++;
     }
   }
@@ -240,6 +247,7 @@ function worldGraph(g: CompiledCore, prune = true): WorldGraph {
     slotEdge,
     slotKey,
     slotThreshold,
+    slotP,
     // The starts were numbered first.
     starts: Int32Array.from({ length: startCount }, (_, i) => i),
     targetKind,
@@ -262,7 +270,10 @@ export function countWorlds(
   seed: number,
   options: { prune?: boolean } = {},
 ): WorldCounts {
-  const w = worldGraph(g, options.prune ?? true);
+  return countOn(g, worldGraph(g, options.prune ?? true), iterations, seed);
+}
+
+function countOn(g: CompiledCore, w: WorldGraph, iterations: number, seed: number): WorldCounts {
   const n = w.nodes;
   const { slotStart, slotTo, slotKey, slotThreshold, starts, targetKind, targetNode } = w;
   const { arrivalStart, arrivals, arrivalFrom } = w;
@@ -400,8 +411,14 @@ export function wilson(hits: number, n: number, z = Z95): { low: number; high: n
  * target counts only over a hop; a direct-access target is 1).
  */
 export function comonotoneTargetRisk(g: CompiledCore): Float64Array {
-  const n = g.nodeCount;
-  const best = new Float64Array(n);
+  return comonotoneOn(g, worldGraph(g));
+}
+
+// The widest-path search on the searched part of the graph (worldGraph): a node left out lies on no route
+// from a start to a target, so no target's answer changes.
+function comonotoneOn(g: CompiledCore, w: WorldGraph): Float64Array {
+  const { slotStart, slotTo, slotP } = w;
+  const best = new Float64Array(w.nodes);
   const heapKey: number[] = [];
   const heapNode: number[] = [];
   const push = (key: number, node: number) => {
@@ -439,30 +456,38 @@ export function comonotoneTargetRisk(g: CompiledCore): Float64Array {
     }
     return top;
   };
-  for (let i = 0; i < g.starts.length; i++) {
-    best[g.starts[i]] = 1;
-    push(1, g.starts[i]);
+  for (let i = 0; i < w.starts.length; i++) {
+    best[w.starts[i]] = 1;
+    push(1, w.starts[i]);
   }
   while (heapKey.length) {
     const [width, u] = pop();
     if (width < best[u]) continue;
-    for (let s = g.fStart[u], end = g.fEnd[u]; s < end; s++) {
-      const e = g.fEdges[s];
-      const w = Math.min(width, g.edgeP[e]);
-      const v = g.fTo[s];
-      if (w > best[v]) {
-        best[v] = w;
-        push(w, v);
+    for (let s = slotStart[u], end = slotStart[u + 1]; s < end; s++) {
+      const v = slotTo[s];
+      const reached = Math.min(width, slotP[s]);
+      if (reached > best[v]) {
+        best[v] = reached;
+        push(reached, v);
       }
     }
   }
-  const isDirect = new Set(g.directAccess);
-  return Float64Array.from(g.targets, (t) => {
-    if (isDirect.has(t)) return 1;
-    let arrival = 0;
-    for (let r = g.rStart[t], end = g.rEnd[t]; r < end; r++)
-      arrival = Math.max(arrival, Math.min(best[g.rFrom[r]], g.edgeP[g.rEdges[r]]));
-    return arrival;
+  return Float64Array.from(g.targets, (_t, i) => {
+    switch (w.targetKind[i]) {
+      case 2:
+        return 1;
+      case 1:
+        return best[w.targetNode[i]];
+      case 3: {
+        // A starting target falls only over a hop into it.
+        let arrival = 0;
+        for (let a = w.arrivalStart[i], end = w.arrivalStart[i + 1]; a < end; a++)
+          arrival = Math.max(arrival, Math.min(best[w.arrivalFrom[a]], slotP[w.arrivals[a]]));
+        return arrival;
+      }
+      default:
+        return 0;
+    }
   });
 }
 
@@ -504,9 +529,10 @@ export function simulateRisk(
   const { iterations, seed } = options;
   if (!Number.isInteger(iterations) || iterations < 1 || iterations > MAX_ITERATIONS)
     throw new RangeError(`iterations must be an integer from 1 to ${MAX_ITERATIONS}, got ${iterations}`);
-  const counts = countWorlds(g, iterations, seed);
+  const world = worldGraph(g);
+  const counts = countOn(g, world, iterations, seed);
   const profiles = options.profiles ?? attackerProfiles();
-  const comonotone = comonotoneTargetRisk(g);
+  const comonotone = comonotoneOn(g, world);
   const comonotoneAny = comonotone.reduce((a, b) => Math.max(a, b), 0);
   const comonotoneExpected = comonotone.reduce((a, b) => a + b, 0);
   const any = counts.anyHits / iterations;
