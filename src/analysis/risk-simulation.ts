@@ -3,11 +3,14 @@
 // node reaches it over present hops (a target that is itself a starting node only when a hop reaches it; a
 // direct-access target always). Worlds are packed 32 to a 32-bit word, WORDS words per node, and reachability
 // runs once per batch of 32 × WORDS worlds over bit masks (label-correcting breadth-first search, as the
-// yardstick's mc_bitpar). A hop's presence masks are drawn only when the search first needs them.
+// yardstick's mc_bitpar), over only the nodes that reach some target (worldGraph). A hop's presence masks
+// are drawn only when the search first needs them.
 // Randomness is counter-based: a hop's masks in a batch are a hash of (seed, batch, hop), not a draw from
-// one stream, so the same seed gives the same worlds whatever order the search visits hops in, and a view
-// with hops cut (edge-view.ts) sees exactly the same worlds minus those hops: what-if differences carry no
-// sampling noise of their own (common random numbers).
+// one stream, so the same seed gives the same worlds whatever order the search visits hops in, whichever
+// nodes it leaves out, and a view with hops cut (edge-view.ts) sees exactly the same worlds minus those
+// hops: what-if differences carry no sampling noise of their own (common random numbers). A hop is named
+// by its endpoints' ids and its type (withNodeKeys), not by its edge index, so a live graph and a fresh
+// compile of the same estate draw the same worlds.
 // The attacker-profile mixture (attacker-profiles.ts): with probability `correlation` one skill draw decides
 // every hop, and a target then falls exactly when its widest route (the best weakest hop) beats the draw, so
 // that part is computed exactly (a bottleneck search) and mixed with the independent worlds.
