@@ -149,8 +149,9 @@ export class AnalysisService {
    * The tenant's graph for analyses, reused until the graph changes: a fork of the analyzer's live compiled
    * graph (live-graph.ts) patched with the writes no pass has taken yet, as the merge gate lays them
    * (patched-search.ts), which costs a fraction of a compile; a fresh compile when there is nothing to fork
-   * (no pass yet, other start rules, more pending writes than a patch takes). The fork has arrays of its
-   * own: a pass patching the live graph while an analysis runs does not touch what the analysis reads.
+   * (no pass yet, other start rules, more pending writes than a patch takes). The fork is copied into arrays
+   * of its own (LiveGraph.detachedCopy): a pass patching the live graph while an analysis runs does not
+   * touch what the analysis reads.
    */
   compiled(state: TenantState): CompiledGraph {
     const version = state.writer.version;
@@ -172,7 +173,8 @@ export class AnalysisService {
       seedIamUsers: this.seedIamUsers,
       identity: true,
     });
-    return patched?.fork ?? null;
+    // Copied here and let go at once: the analyses keep it while the live graph moves on.
+    return patched?.fork.detachedCopy() ?? null;
   }
 
   /** Counts a refusal of a heavy field over the per-request cap. */

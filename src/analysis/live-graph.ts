@@ -33,7 +33,15 @@ import {
   type CompiledCore,
   type CompiledGraph,
 } from './compiled-graph.js';
-import { cowArray, layeredArray, packLayer, type Layer, type NumArray, type Writes } from './cow-arrays.js';
+import {
+  cowArray,
+  layeredArray,
+  materialize,
+  packLayer,
+  type Layer,
+  type NumArray,
+  type Writes,
+} from './cow-arrays.js';
 import { workloadPricer } from './workload-price.js';
 
 /** What one sync did, for the pass that follows (pass-scope.ts). */
@@ -189,6 +197,10 @@ export class LiveGraph implements CompiledGraph {
   /** Forks not yet copied: the live arrays must not change under them (see fork). */
   private pins = 0;
   private unpinned: (() => void)[] = [];
+  private waitingSyncs: (() => void)[] = [];
+  /** A fork's own node ids and names by slot (layeredArray over its parent's lists). */
+  private readonly ownIds = new Map<number, string>();
+  private readonly ownNames = new Map<number, string>();
 
   /** Whether IAM users with exposed credentials were compiled as starts (SEED_IAM_USERS). */
   get seededIamUsers(): boolean {
@@ -275,8 +287,8 @@ export class LiveGraph implements CompiledGraph {
     f.deadRoom = this.deadRoom;
     f.deadNodes = this.deadNodes;
     f.deadEdges = this.deadEdges;
-    f.nodeIds = layeredArray(this.nodeIds);
-    f.names = layeredArray(this.names);
+    f.nodeIds = layeredArray(this.nodeIds, f.ownIds);
+    f.names = layeredArray(this.names, f.ownNames);
     f.nodeAttrs = layeredArray(this.nodeAttrs);
     f.slotOf = new LayeredSlots(this.slotOf);
     f.parent = this;
@@ -301,20 +313,48 @@ export class LiveGraph implements CompiledGraph {
     this.released = true;
     const root = this.root;
     if (--root.pins === 0) {
+      // The syncs that waited run here, synchronously, before any fork can pin the arrays again.
+      const syncs = root.waitingSyncs;
+      root.waitingSyncs = [];
+      for (const run of syncs) run();
       const waiting = root.unpinned;
       root.unpinned = [];
       for (const resolve of waiting) resolve();
     }
   }
 
-  /** Whether forks not yet copied read this graph's arrays (a sync must wait: `settled`). */
+  /** Whether forks not yet copied read this graph's arrays (a sync must wait: `whenUnpinned`). */
   get pinned(): boolean {
     return this.pins > 0;
   }
 
-  /** Resolves once no fork reads this graph's arrays any more. */
-  async settled(): Promise<void> {
-    while (this.pins > 0) await new Promise<void>((resolve) => this.unpinned.push(resolve));
+  /**
+   * Runs `work` (a sync, which rewrites the arrays in place) as soon as no fork reads them: at once, or
+   * inside the release that lets go of the last pin. Forks made meanwhile wait for it (`turn`), so a stream
+   * of gate calls cannot hold a sync off for ever.
+   */
+  whenUnpinned<T>(work: () => T): Promise<T> {
+    if (this.pins === 0) {
+      try {
+        return Promise.resolve(work());
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
+    }
+    return new Promise<T>((resolve, reject) =>
+      this.waitingSyncs.push(() => {
+        try {
+          resolve(work());
+        } catch (error) {
+          reject(error as Error);
+        }
+      }),
+    );
+  }
+
+  /** Resolves once no sync waits for this graph's forks to be copied (a gate call forks after it). */
+  async turn(): Promise<void> {
+    while (this.waitingSyncs.length > 0) await new Promise<void>((resolve) => this.unpinned.push(resolve));
   }
 
   /** What a search needs to make a fork's searchable copy: the live arrays and every fork's writes on them. */
@@ -333,6 +373,44 @@ export class LiveGraph implements CompiledGraph {
       targets: this.targets,
       directAccess: this.directAccess,
     };
+  }
+
+  /**
+   * A fork as a compiled graph of its own, made here and now (on this thread): its arrays copied
+   * (materialize), its node ids, names and index as plain lists, and its pin let go. For readers that keep
+   * the graph while the live one moves on (the analyses' graph per version, analysis-service.ts).
+   */
+  detachedCopy(): LiveGraph {
+    if (!this.writes || !this.parent || this.parent.writes)
+      throw new Error('analysis/live-graph: detachedCopy of a graph that is not a fork of a live graph');
+    const d = this.forkDelta();
+    try {
+      // A graph of its own that is never synced: only what a search and its readers use is copied.
+      const copy = new LiveGraph(new CompileBuffers());
+      copy.a = materialize(d.base, d.layers, coreLengths(d));
+      copy.nodeCount = this.nodeCount;
+      copy.edgeCount = this.edgeCount;
+      copy.fTail = this.fTail;
+      copy.rTail = this.rTail;
+      copy.deadNodes = this.deadNodes;
+      copy.deadEdges = this.deadEdges;
+      copy.seedIamUsers = this.seedIamUsers;
+      const plain = (base: string[], own: Map<number, string>) => {
+        const out = base.slice(0, this.nodeCount);
+        for (const [slot, value] of own) out[slot] = value;
+        return out;
+      };
+      copy.nodeIds = plain(this.parent.nodeIds, this.ownIds);
+      copy.names = plain(this.parent.names, this.ownNames);
+      copy.slotOf = (this.slotOf as LayeredSlots).flatten();
+      copy.starts = this.starts;
+      copy.targets = this.targets;
+      copy.directAccess = this.directAccess;
+      copy.publish();
+      return copy;
+    } finally {
+      this.release();
+    }
   }
 
   /** The fork as a searchable compiled graph, over `arrays` (its copy, materialize(forkDelta())). */
@@ -843,6 +921,19 @@ export interface ForkDelta {
   directAccess: Int32Array;
 }
 
+/** The arrays of a compiled core and their lengths in a fork: what its copy holds (coreViews reads them). */
+export function coreLengths(
+  d: Pick<ForkDelta, 'nodeCount' | 'edgeCount' | 'fTail' | 'rTail'>,
+): Record<string, number> {
+  const lengths: Record<string, number> = {};
+  for (const name of ['labels', 'fStart', 'fEnd', 'rStart', 'rEnd']) lengths[name] = d.nodeCount;
+  for (const name of ['edgeFrom', 'edgeTo', 'edgeType', 'edgeP', 'edgeCost', 'edgeBasis', 'edgeUnits'])
+    lengths[name] = d.edgeCount;
+  for (const name of ['fEdges', 'fTo', 'fUnits']) lengths[name] = d.fTail;
+  for (const name of ['rEdges', 'rFrom', 'rUnits']) lengths[name] = d.rTail;
+  return lengths;
+}
+
 /** Exact-length views of a fork's copy, as a fresh compile hands them over (publish does the same). */
 export function coreViews(
   arrays: Readonly<Record<string, NumArray>>,
@@ -903,5 +994,14 @@ class LayeredSlots implements SlotMap {
   delete(id: string): void {
     this.own.delete(id);
     this.gone.add(id);
+  }
+  /** A plain map of the same slots (over a live graph's map). */
+  flatten(): Map<string, number> {
+    const out = new Map<string, number>();
+    const base = this.base;
+    if (!(base instanceof Map)) throw new Error('analysis/live-graph: flatten of a fork of a fork');
+    for (const [id, slot] of base) if (!this.gone.has(id)) out.set(id, slot);
+    for (const [id, slot] of this.own) out.set(id, slot);
+    return out;
   }
 }

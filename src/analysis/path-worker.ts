@@ -5,7 +5,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { bestPaths, PathSearch, type PairPath, type SearchPlan, type SearchSide } from './best-paths.js';
 import { fromShared, type SharedCompiledGraph } from './compiled-graph.js';
 import { materialize, type NumArray } from './cow-arrays.js';
-import { coreViews, type ForkDelta } from './live-graph.js';
+import { coreLengths, coreViews, type ForkDelta } from './live-graph.js';
 import { scopedRoots } from './pass-scope.js';
 
 /** workerData marking a thread started by path-finder.ts (a module importing this one stays inert). */
@@ -103,20 +103,9 @@ function runJob(job: PathJob): PairPath[] {
   return out;
 }
 
-/** The arrays of a compiled core and their lengths in a fork: what its copy holds (coreViews reads them). */
-function copiedLengths(d: ForkDelta): Record<string, number> {
-  const lengths: Record<string, number> = {};
-  for (const name of ['labels', 'fStart', 'fEnd', 'rStart', 'rEnd']) lengths[name] = d.nodeCount;
-  for (const name of ['edgeFrom', 'edgeTo', 'edgeType', 'edgeP', 'edgeCost', 'edgeBasis', 'edgeUnits'])
-    lengths[name] = d.edgeCount;
-  for (const name of ['fEdges', 'fTo', 'fUnits']) lengths[name] = d.fTail;
-  for (const name of ['rEdges', 'rFrom', 'rUnits']) lengths[name] = d.rTail;
-  return lengths;
-}
-
 /** A patched job, wherever it runs (a worker, or in-process for small graphs and one-thread finders). */
 export function runPatchedJob(job: Omit<PatchedJob, 'id' | 'kind'>, copied: () => void): PatchedResult {
-  const arrays = materialize(job.delta.base, job.delta.layers, copiedLengths(job.delta));
+  const arrays = materialize(job.delta.base, job.delta.layers, coreLengths(job.delta));
   copied();
   const g = coreViews(arrays, job.delta);
   const all = job.side === 'targets' ? g.targets : g.starts;

@@ -34,23 +34,26 @@ export async function runPass(
     }
   }
   // Gate forks read the live arrays until their copies are made (on a worker): the sync, which rewrites
-  // them in place, waits for those copies.
+  // them in place, runs once those copies are made. It is synchronous, so it sees one consistent graph
+  // even while writes keep arriving.
   const compiled = tenant.live;
-  while (compiled.pinned) await compiled.settled();
-  // The sync is synchronous, so it sees one consistent graph even while writes keep arriving.
-  const graphVersion = tenant.writer.version;
-  // Stored routes point into the live arrays: those about to be overwritten are copied out first.
-  const sync = compiled.sync(tenant.graph, tenant.writer.changes, {
-    seedIamUsers: config.seedIamUsers,
-    beforeRebuild: () => tenant.paths.freezeRoutes(),
-    beforePatch: (edges, nodes) => freezeRoutesThrough(tenant.paths, edges, nodes),
+  const { sync, previous, graphVersion } = await compiled.whenUnpinned(() => {
+    const version = tenant.writer.version;
+    // From the sync on, the last search no longer matches the live arrays (a gate call between the sync
+    // and the end of this pass compiles afresh), and a pass that fails leaves the next one a full search.
+    const last = tenant.lastSearch;
+    tenant.lastSearch = null;
+    // Stored routes point into the live arrays: those about to be overwritten are copied out first.
+    const result = compiled.sync(tenant.graph, tenant.writer.changes, {
+      seedIamUsers: config.seedIamUsers,
+      beforeRebuild: () => tenant.paths.freezeRoutes(),
+      beforePatch: (edges, nodes) => freezeRoutesThrough(tenant.paths, edges, nodes),
+    });
+    return { sync: result, previous: last, graphVersion: version };
   });
   const compiledAt = performance.now();
   const side = searchSide(compiled);
   const allRoots = side === 'targets' ? compiled.targets : compiled.starts;
-  const previous = tenant.lastSearch;
-  // A pass that fails from here on leaves the next one a full search.
-  tenant.lastSearch = null;
   const roots =
     previous && !sync.rebuilt && !sync.rolesChanged && previous.side === side
       ? affectedRoots(compiled, side, sync, previous.found)

@@ -323,6 +323,8 @@ async function beforeAndAfter(
     store.applyPass(compiled, found, deps.now());
     return new Map(store.open().map((r) => [r.id, r]));
   };
+  // A sync waiting for earlier forks' copies goes first: forks cannot hold the analyzer off for ever.
+  await tenant.live.turn();
   const live = tenant.lastSearch;
   if (live) {
     const options = { seedIamUsers: deps.seedIamUsers };
