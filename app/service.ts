@@ -13,6 +13,7 @@ import { Lockout } from '../src/auth/rate-limit.js';
 import { apiAuthEnabled, type Settings } from '../src/config/settings.js';
 import { createEngine, type Engine, type EngineConfig } from '../src/engine/engine.js';
 import { createGovernance, type Governance } from '../src/governance/governance.js';
+import { openPgGovernanceBackend } from '../src/governance/pg-store.js';
 import { createDriftMonitor, type DriftMonitor } from '../src/governance/drift.js';
 import { DEFAULT_TENANT } from '../src/engine/tenant.js';
 import { createLogger } from '../src/log/logger.js';
@@ -70,11 +71,27 @@ export async function buildService(options: {
   const { settings } = options;
   const logger = options.logger ?? createLogger({ format: settings.logFormat, level: settings.logLevel });
   const metrics = createMetrics({ processMetrics: true });
-  // Governance first: the engine asks it which paths are suppressed (the one critical definition).
-  const governance = createGovernance(settings);
   // Scale-out (BUS_URL, DB_DSN): the JetStream bus and the leader lock; embedded otherwise.
   const scaleOut = await openScaleOut(settings, logger, metrics);
+  // Governance before the engine: it asks which paths are suppressed (the one critical definition).
+  let governance: Governance;
   let engine: Engine;
+  try {
+    governance = createGovernance(
+      settings,
+      settings.governance.backend === 'postgres'
+        ? await openPgGovernanceBackend({
+            dsn: settings.scaleOut!.db!.dsn,
+            sslmode: settings.scaleOut!.db!.sslmode,
+            key: settings.audit.key,
+            log: logger,
+          })
+        : undefined,
+    );
+  } catch (error) {
+    await scaleOut.close();
+    throw error;
+  }
   try {
     engine = await createEngine({
       config: engineConfigFrom(settings),
@@ -87,6 +104,7 @@ export async function buildService(options: {
       sharedSnapshots: scaleOut.sharedSnapshots,
     });
   } catch (error) {
+    await governance.backend.close();
     await scaleOut.close();
     throw error;
   }
@@ -218,6 +236,7 @@ export async function buildService(options: {
       await github?.idle();
       await engine.close();
       await sharedAudit?.flush();
+      await governance.backend.close();
       await scaleOut.close();
     },
   };
@@ -282,8 +301,10 @@ export async function startService(options: {
     // The first pass runs now, not one interval from now, so paths are there as soon as the service is.
     await service.engine.analyzeAll();
     service.engine.start();
-    // Suppressions lapse without an analyzer pass: drift is also checked every interval.
+    // Suppressions lapse without an analyzer pass: drift is also checked every interval (by the leader,
+    // which alone sends the drift webhook and records the posture history).
     const driftTimer = setInterval(() => {
+      if (!service.engine.isLeader()) return;
       for (const tenant of service.engine.tenants()) void service.drift.check(tenant.name);
     }, settings.analyzerIntervalMs).unref();
     const close = service.close;
