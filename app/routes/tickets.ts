@@ -59,18 +59,20 @@ export function registerTicketRoutes(
       });
     const nodes = routeNodes(record);
     // One open ticket per path, checked against the stored tickets (another replica's included).
-    const { ticket, created } = await governed(store.create(request.tenant, {
-      pathId: body.pathId,
-      owner: body.owner.trim(),
-      route: {
-        start: nodes[0].name,
-        target: nodes.at(-1)!.name,
-        score: record.score,
-        priority: record.priority,
-      },
-      createdAt: new Date(deps.now()).toISOString(),
-      createdBy: request.principal.subject,
-    }));
+    const { ticket, created } = await governed(
+      store.create(request.tenant, {
+        pathId: body.pathId,
+        owner: body.owner.trim(),
+        route: {
+          start: nodes[0].name,
+          target: nodes.at(-1)!.name,
+          score: record.score,
+          priority: record.priority,
+        },
+        createdAt: new Date(deps.now()).toISOString(),
+        createdBy: request.principal.subject,
+      }),
+    );
     if (!created)
       throw new ProblemError('conflict', `path ${body.pathId} already has an open ticket, ${ticket.id}`, {
         ticket: ticket.id,

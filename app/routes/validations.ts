@@ -146,17 +146,19 @@ export function registerValidationRoutes(
           'forbidden',
           'a missed route names no path within your applications; an unscoped admin records it',
         );
-      const [made] = await governed(verdicts.add(request.tenant, [
-        {
-          pathId: null,
-          outcome: 'missed',
-          source: body.source.trim(),
-          evidence: body.evidence ?? null,
-          route,
-          predicted: null,
-          ...stamp(request),
-        },
-      ]));
+      const [made] = await governed(
+        verdicts.add(request.tenant, [
+          {
+            pathId: null,
+            outcome: 'missed',
+            source: body.source.trim(),
+            evidence: body.evidence ?? null,
+            route,
+            predicted: null,
+            ...stamp(request),
+          },
+        ]),
+      );
       return reply.code(201).send(made);
     }
     if (!body.pathId)
@@ -167,17 +169,19 @@ export function registerValidationRoutes(
       });
     const record = visiblePath(engine, request, body.pathId);
     if (!record) throw unknownPath(body.pathId);
-    const [made] = await governed(verdicts.add(request.tenant, [
-      {
-        pathId: record.id,
-        outcome: body.outcome,
-        source: body.source.trim(),
-        evidence: body.evidence ?? null,
-        route,
-        predicted: predictionOf(record),
-        ...stamp(request),
-      },
-    ]));
+    const [made] = await governed(
+      verdicts.add(request.tenant, [
+        {
+          pathId: record.id,
+          outcome: body.outcome,
+          source: body.source.trim(),
+          evidence: body.evidence ?? null,
+          route,
+          predicted: predictionOf(record),
+          ...stamp(request),
+        },
+      ]),
+    );
     return reply.code(201).send(made);
   });
 

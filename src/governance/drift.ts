@@ -79,7 +79,10 @@ export function createDriftMonitor(deps: {
           suppressedPaths: suppressed,
         })
         .catch((error: unknown) =>
-          deps.log.warn({ tenant: tenantName, err: (error as Error).message }, 'posture history: point not recorded'),
+          deps.log.warn(
+            { tenant: tenantName, err: (error as Error).message },
+            'posture history: point not recorded',
+          ),
         );
       const before = last.get(tenantName);
       last.set(tenantName, critical);

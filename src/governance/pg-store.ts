@@ -65,6 +65,21 @@ function unavailable(error: unknown, doing: string): GovernanceUnavailable {
   );
 }
 
+/** A connection lost while a client is checked out is reported by the query that fails, not as a crash. */
+function ignoreLoss(): void {}
+
+/** A pool client with the loss of its connection reported through its queries only. */
+async function checkout(pool: pg.Pool): Promise<pg.PoolClient> {
+  const client = await pool.connect();
+  client.on('error', ignoreLoss);
+  return client;
+}
+
+function checkin(client: pg.PoolClient, broken?: Error): void {
+  client.off('error', ignoreLoss);
+  client.release(broken);
+}
+
 export async function openPgGovernanceBackend(options: PgBackendOptions): Promise<GovernanceBackend> {
   const config = pgClientConfig(options.dsn, options.sslmode);
   // Its own small pool with timeouts: a write waits seconds for a lost database, not minutes, then answers 503.
@@ -117,7 +132,7 @@ export async function openPgGovernanceBackend(options: PgBackendOptions): Promis
 
   /** Every tenant's records of every kind, as one consistent read (start-up). */
   const loadAll = async (): Promise<void> => {
-    const client = await pool.connect();
+    const client = await checkout(pool);
     try {
       await client.query('begin isolation level repeatable read read only');
       const revisions = await client.query<{ tenant: string; kind: GovernanceKind; revision: string }>(
@@ -134,18 +149,19 @@ export async function openPgGovernanceBackend(options: PgBackendOptions): Promis
         if (!list) items.set(key, (list = []));
         list.push(decode(row.kind, row.tenant, row.doc));
       }
-      for (const r of revisions.rows) install(r.kind, r.tenant, Number(r.revision), items.get(slot(r.kind, r.tenant)) ?? []);
+      for (const r of revisions.rows)
+        install(r.kind, r.tenant, Number(r.revision), items.get(slot(r.kind, r.tenant)) ?? []);
     } catch (error) {
       await client.query('rollback').catch(() => undefined);
       throw error;
     } finally {
-      client.release();
+      checkin(client);
     }
   };
 
   /** One tenant and kind read again, when its revision moved past the copy's. */
   const reload = async (kind: GovernanceKind, tenant: string): Promise<void> => {
-    const client = await pool.connect();
+    const client = await checkout(pool);
     try {
       await client.query('begin isolation level repeatable read read only');
       const revision = await client.query<{ revision: string }>(
@@ -170,7 +186,7 @@ export async function openPgGovernanceBackend(options: PgBackendOptions): Promis
       await client.query('rollback').catch(() => undefined);
       throw error;
     } finally {
-      client.release();
+      checkin(client);
     }
   };
 
@@ -181,9 +197,12 @@ export async function openPgGovernanceBackend(options: PgBackendOptions): Promis
     await loadAll();
   } catch (error) {
     await pool.end().catch(() => undefined);
-    throw new Error(`GOVERNANCE_BACKEND=postgres: cannot read the governance records: ${(error as Error).message}`, {
-      cause: error,
-    });
+    throw new Error(
+      `GOVERNANCE_BACKEND=postgres: cannot read the governance records: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
   }
 
   // Other replicas' writes: LISTEN on a connection of its own, reconnected by the poll when it is lost.
@@ -204,7 +223,12 @@ export async function openPgGovernanceBackend(options: PgBackendOptions): Promis
     });
     client.on('notification', (message) => {
       try {
-        const note = JSON.parse(message.payload ?? '') as { s: string; t: string; k: GovernanceKind; r: number };
+        const note = JSON.parse(message.payload ?? '') as {
+          s: string;
+          t: string;
+          k: GovernanceKind;
+          r: number;
+        };
         if (note.s !== schema || !GOVERNANCE_KINDS.includes(note.k) || !stale(note.k, note.t, note.r)) return;
         reload(note.k, note.t).catch((error: unknown) =>
           options.log.warn({ err: error, tenant: note.t, kind: note.k }, 'governance: could not reload'),
@@ -234,7 +258,10 @@ export async function openPgGovernanceBackend(options: PgBackendOptions): Promis
     polling = true;
     poll()
       .catch((error: unknown) =>
-        options.log.warn({ err: (error as Error).message }, 'governance: PostgreSQL unreachable; keeping the copy held'),
+        options.log.warn(
+          { err: (error as Error).message },
+          'governance: PostgreSQL unreachable; keeping the copy held',
+        ),
       )
       .finally(() => (polling = false));
   }, options.pollMs ?? DEFAULT_GOVERNANCE_POLL_MS).unref();
@@ -256,7 +283,7 @@ export async function openPgGovernanceBackend(options: PgBackendOptions): Promis
     async mutate<R>(tenant: string, change: Change<T, R>) {
       let client: pg.PoolClient;
       try {
-        client = await pool.connect();
+        client = await checkout(pool);
       } catch (error) {
         throw unavailable(error, 'be reached; nothing was written');
       }
@@ -331,8 +358,7 @@ export async function openPgGovernanceBackend(options: PgBackendOptions): Promis
         const items = [...next.values()];
         const order = new Map([...storedJson.keys()].map((k, i) => [k, i]));
         items.sort(
-          (a, b) =>
-            (order.get(keyOf(kind, a)) ?? Infinity) - (order.get(keyOf(kind, b)) ?? Infinity),
+          (a, b) => (order.get(keyOf(kind, a)) ?? Infinity) - (order.get(keyOf(kind, b)) ?? Infinity),
         );
         if (changed || stale(kind, tenant, revision)) install(kind, tenant, revision, items);
         return { items: (held.get(slot(kind, tenant))?.items ?? []) as T[], result: outcome.result };
@@ -343,7 +369,7 @@ export async function openPgGovernanceBackend(options: PgBackendOptions): Promis
         broken = error as Error;
         throw unavailable(error, 'store the change; nothing was written');
       } finally {
-        client.release(broken);
+        checkin(client, broken);
       }
     },
   });
