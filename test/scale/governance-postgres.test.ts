@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { edge, envelope, node } from '../helpers/envelope.js';
 import { freePort } from '../helpers/nats-server.js';
 import { makeService, type TestService } from '../helpers/service.js';
-import { describeWithServices, missingServices, PG_DSN, schemaDsn, waitFor } from '../helpers/services.js';
+import { describeWithServices, missingServices, schemaDsn, waitFor } from '../helpers/services.js';
 
 const reason = await missingServices({ postgres: true });
 const ADMIN = 'governance-pg-admin-token-012345';
