@@ -102,6 +102,7 @@ export async function buildService(options: {
       leadership: scaleOut.leadership,
       bus: scaleOut.bus,
       sharedSnapshots: scaleOut.sharedSnapshots,
+      sharedPaths: scaleOut.sharedPaths,
     });
   } catch (error) {
     await governance.backend.close();
