@@ -11,7 +11,8 @@ import { TrustedProxies } from '../src/auth/client-ip.js';
 import { createOidcVerifier } from '../src/auth/oidc.js';
 import { Lockout } from '../src/auth/rate-limit.js';
 import { apiAuthEnabled, type Settings } from '../src/config/settings.js';
-import { createEngine, type Engine, type EngineConfig } from '../src/engine/engine.js';
+import { createEngine, type Engine, type EngineConfig, type HandedVerdict } from '../src/engine/engine.js';
+import { LeaderInbox } from '../src/db/leader-inbox.js';
 import { createGovernance, type Governance } from '../src/governance/governance.js';
 import { openPgGovernanceBackend } from '../src/governance/pg-store.js';
 import { createDriftMonitor, type DriftMonitor } from '../src/governance/drift.js';
@@ -20,7 +21,7 @@ import { createLogger } from '../src/log/logger.js';
 import { createMetrics, type Metrics } from '../src/metrics/metrics.js';
 import { buildApiServer, buildMetricsServer } from './api-server.js';
 import { AnalysisService } from '../src/analysis/analysis-service.js';
-import { registerGithubApp, type GithubApp } from './github/host.js';
+import { registerGithubApp, type GithubApp, type HandedWebhook } from './github/host.js';
 import { registerRemediationRoute } from './github/remediation.js';
 import { createAuditor } from './plugins/audit.js';
 import { yamlToList } from '../src/ingest/yaml.js';
@@ -74,6 +75,11 @@ export async function buildService(options: {
   // Scale-out (BUS_URL, DB_DSN): the JetStream bus and the leader lock; embedded otherwise.
   const scaleOut = await openScaleOut(settings, logger, metrics);
   // Governance before the engine: it asks which paths are suppressed (the one critical definition).
+  // Scale-out: what a follower may not do itself (write to GitHub) it hands to the leader through PostgreSQL.
+  const inbox =
+    scaleOut.db && settings.scaleOut?.bus
+      ? new LeaderInbox(scaleOut.db, settings.scaleOut.bus.consumer, logger)
+      : undefined;
   let governance: Governance;
   let engine: Engine;
   try {
@@ -103,6 +109,7 @@ export async function buildService(options: {
       bus: scaleOut.bus,
       sharedSnapshots: scaleOut.sharedSnapshots,
       sharedPaths: scaleOut.sharedPaths,
+      handOff: inbox && ((handed) => inbox.put('gate', handed)),
     });
   } catch (error) {
     await governance.backend.close();
@@ -210,8 +217,17 @@ export async function buildService(options: {
     ),
   });
   const github = settings.github
-    ? registerGithubApp(apiApp, { engine, logger, settings: settings.github })
+    ? registerGithubApp(apiApp, {
+        engine,
+        logger,
+        settings: settings.github,
+        handOff: inbox && ((delivery) => inbox.put('webhook', delivery)),
+      })
     : undefined;
+  inbox?.start(settings.scaleOut!.leaderPollMs, () => engine.isLeader(), {
+    gate: (body) => engine.receiveHandedVerdict(body as HandedVerdict),
+    webhook: async (body) => github?.receiveHanded(body as HandedWebhook),
+  });
   // Without a forge the route still answers, with what is missing.
   if (!github) registerRemediationRoute(apiApp, { engine });
   const metricsApp = auth.metricsAddr
@@ -232,6 +248,7 @@ export async function buildService(options: {
       if (closed) return;
       closed = true;
       retention?.stop();
+      await inbox?.stop();
       await Promise.allSettled([ingestApp.close(), apiApp.close(), metricsApp?.close()]);
       // Pull-request updates already queued (webhooks answered, verdicts given) are finished, not dropped.
       await github?.idle();

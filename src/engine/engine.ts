@@ -81,6 +81,15 @@ export interface EngineDeps {
    * continues from them.
    */
   sharedPaths?: SharedPaths;
+  /** On a follower: hands a gate verdict for a pull request to the leader (src/db/leader-inbox.ts). */
+  handOff?: (handed: HandedVerdict) => Promise<void>;
+}
+
+/** A follower's gate verdict, for the leader to write to the pull request. */
+export interface HandedVerdict {
+  decided: DecidedGate;
+  /** the reports the follower recorded for it */
+  reports: ReportEntry[];
 }
 
 export interface SharedSnapshots {
@@ -527,23 +536,7 @@ export async function createEngine(deps: EngineDeps) {
       unsentReports.push(...recorded);
       await flushShared();
     }
-    // A pull request judged by its commit's stamped assets (no report yet) is re-judged when later passes
-    // change paths; one watch per pull request (its newest commit), dropped when a report is gated for it
-    // or the pull request is closed.
-    if (result.commit && context.slug && context.pr !== undefined) {
-      const key = `${request.tenant}|${context.slug.toLowerCase()}#${context.pr}`;
-      watchedCommits.delete(key);
-      if (result.attribution === 'commit') {
-        watchedCommits.set(key, {
-          tenant: request.tenant,
-          sha: result.commit,
-          slug: context.slug,
-          pr: context.pr,
-        });
-        if (watchedCommits.size > MAX_WATCHED_COMMITS)
-          watchedCommits.delete(watchedCommits.keys().next().value!);
-      }
-    }
+    watchCommit(request.tenant, result, context);
     const decided: DecidedGate = {
       tenant: request.tenant,
       slug: context.slug,
@@ -552,14 +545,56 @@ export async function createEngine(deps: EngineDeps) {
       // The commit's verdict over all its reports, not only this one (src/gate/verdicts.ts).
       result: (result.commit && verdicts.view(request.tenant, result.commit)) || result,
     };
-    // Forge writes are the leader's alone (replicas would race on the same comment).
-    if (leadership.isLeader())
-      for (const listener of verdictListeners) {
-        listener(decided).catch((error: unknown) =>
-          log.error({ err: error, sha: context.sha }, 'a gate verdict listener failed'),
+    // Forge writes are the leader's alone (replicas would race on the same comment); a follower hands its
+    // verdict to the leader (scale-out: src/db/leader-inbox.ts), which writes it.
+    if (leadership.isLeader()) tellVerdictListeners(decided);
+    else if (deps.handOff && decided.slug && decided.pr !== undefined)
+      await deps
+        .handOff({ decided: { ...decided, result: { ...decided.result, paths: [] } }, reports: recorded })
+        .catch((error: unknown) =>
+          log.error({ err: error, sha: context.sha }, 'could not hand the gate verdict to the leader'),
         );
-      }
     return result;
+  }
+
+  function tellVerdictListeners(decided: DecidedGate): void {
+    for (const listener of verdictListeners) {
+      listener(decided).catch((error: unknown) =>
+        log.error({ err: error, sha: decided.sha }, 'a gate verdict listener failed'),
+      );
+    }
+  }
+
+  // A pull request judged by its commit's stamped assets (no report yet) is re-judged when later passes
+  // change paths; one watch per pull request (its newest commit), dropped when a report is gated for it
+  // or the pull request is closed.
+  function watchCommit(
+    tenantName: string,
+    result: Pick<GateResult, 'commit' | 'attribution'>,
+    context: { slug?: string; pr?: number },
+  ): void {
+    if (!result.commit || !context.slug || context.pr === undefined) return;
+    const key = `${tenantName}|${context.slug.toLowerCase()}#${context.pr}`;
+    watchedCommits.delete(key);
+    if (result.attribution !== 'commit') return;
+    watchedCommits.set(key, { tenant: tenantName, sha: result.commit, slug: context.slug, pr: context.pr });
+    if (watchedCommits.size > MAX_WATCHED_COMMITS) watchedCommits.delete(watchedCommits.keys().next().value!);
+  }
+
+  /** On the leader: a verdict a follower gave and handed over; kept, shared and written to the PR as ours. */
+  async function receiveHandedVerdict(handed: HandedVerdict): Promise<void> {
+    for (const entry of handed.reports) verdicts.adopt(entry);
+    if (deps.sharedPaths && sharing()) {
+      unsentReports.push(...handed.reports);
+      await flushShared();
+    }
+    const { decided } = handed;
+    watchCommit(decided.tenant, decided.result, decided);
+    const commit = decided.result.commit;
+    tellVerdictListeners({
+      ...decided,
+      result: (commit && verdicts.view(decided.tenant, commit)) || decided.result,
+    });
   }
   const verdictListeners: ((decided: DecidedGate) => Promise<void>)[] = [];
 
@@ -622,6 +657,8 @@ export async function createEngine(deps: EngineDeps) {
     forgetPullRequest(tenantName: string, slug: string, pr: number): void {
       watchedCommits.delete(`${tenantName}|${slug.toLowerCase()}#${pr}`);
     },
+    /** On the leader: a gate verdict a follower handed over (src/db/leader-inbox.ts). */
+    receiveHandedVerdict,
     /** Called after every gate verdict (the GitHub app comments and sets the status from it). */
     onVerdict(listener: (decided: DecidedGate) => Promise<void>): void {
       verdictListeners.push(listener);
