@@ -5,6 +5,7 @@
 // same transaction. A leader that dies mid-way leaves the row to the next leader: at least once, which the
 // pull-request updates absorb (comments are upserted by their marker, statuses replaced).
 import type { Log } from '../log/logger.js';
+import type pg from 'pg';
 import type { Db } from './postgres.js';
 
 export type InboxKind = 'gate' | 'webhook';
@@ -30,11 +31,12 @@ export class LeaderInbox {
 
   /** Hands work to the leader; rejects when PostgreSQL cannot take it (the caller says so). */
   async put(kind: InboxKind, body: unknown): Promise<void> {
-    await this.db.query('insert into leader_inbox (kind, body, handed_by) values ($1, $2, $3)', [
-      kind,
-      JSON.stringify(body),
-      this.holder,
-    ]);
+    await this.db.query({
+      text: 'insert into leader_inbox (kind, body, handed_by) values ($1, $2, $3)',
+      values: [kind, JSON.stringify(body), this.holder],
+      // The caller is waiting (a gate request, a webhook): a slow database is an answer, not a hang.
+      query_timeout: 5_000,
+    } as pg.QueryConfig);
   }
 
   /** While `leading()`, takes and handles the rows every `pollMs`. */
