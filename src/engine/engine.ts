@@ -14,6 +14,7 @@ import {
 import { openStore } from '../bus/store.js';
 import { createPathFinder, type PathFinder } from '../analysis/path-finder.js';
 import { warmUp } from '../analysis/warm-up.js';
+import { warmUpIngest } from '../ingest/warm-up.js';
 import { ProblemError } from '../http/problems.js';
 import { BatchTracker } from '../ingest/batches.js';
 import { createSources } from '../ingest/sources/index.js';
@@ -459,6 +460,12 @@ export async function createEngine(deps: EngineDeps) {
     running = true;
     // In the background: a pass that starts meanwhile simply queues behind it on the workers.
     warmUp(finder).catch((error: unknown) => log.warn({ err: error }, 'analyzer warm-up failed'));
+    // Before the start is reported: the first real report then runs optimized code (src/ingest/warm-up.ts).
+    try {
+      log.debug({ ms: Math.round(warmUpIngest(sources)) }, 'ingest path warmed up');
+    } catch (error) {
+      log.warn({ err: error }, 'ingest warm-up failed');
+    }
     timers.push(setInterval(() => void analyzeAll({ scheduled: true }), config.analyzerIntervalMs).unref());
     timers.push(
       setInterval(() => {
