@@ -258,9 +258,11 @@ export async function createEngine(deps: EngineDeps) {
       // Scale-out: the leader's path lifecycle first (a follower keeps up; a new leader takes it over).
       const shared = await syncShared();
       if (shared === 'wait') return;
+      // A replica that has just taken the lifecycle over analyses every tenant from it now.
+      const every = options.force || shared === 'took-over';
       for (const state of tenants.values()) {
-        if (!options.force && shared !== 'took-over' && !state.stale) continue;
-        if (options.scheduled && !state.due(now(), quietMs, maxWaitMs, ingestActivity)) continue;
+        if (!every && !state.stale) continue;
+        if (options.scheduled && !every && !state.due(now(), quietMs, maxWaitMs, ingestActivity)) continue;
         try {
           await runPass(state, { finder, metrics, config, now });
           await logPathChanges(state);
@@ -364,18 +366,26 @@ export async function createEngine(deps: EngineDeps) {
   async function flushShared(): Promise<void> {
     const shared = deps.sharedPaths;
     if (!shared || !sharing()) return;
-    try {
-      for (const [tenantName, records] of unsent) {
-        if (!records.size) continue;
+    // Taken out before the write (a gate verdict may flush while a pass does), put back if it fails.
+    for (const [tenantName, records] of [...unsent]) {
+      unsent.delete(tenantName);
+      try {
         await shared.writePaths(tenantName, [...records.values()]);
-        unsent.delete(tenantName);
+      } catch (error) {
+        const held = unsentPaths(tenantName);
+        // A newer change of a record queued meanwhile wins over the one that failed.
+        for (const [id, record] of records) if (!held.has(id)) held.set(id, record);
+        log.error({ err: error, tenant: tenantName }, 'could not share path records; trying again later');
+        return;
       }
-      if (unsentReports.length) {
-        await shared.writeReports(unsentReports);
-        unsentReports.length = 0;
-      }
+    }
+    const reports = unsentReports.splice(0);
+    if (!reports.length) return;
+    try {
+      await shared.writeReports(reports);
     } catch (error) {
-      log.error({ err: error }, 'could not share path records or gate verdicts; trying again later');
+      unsentReports.unshift(...reports);
+      log.error({ err: error }, 'could not share gate verdicts; trying again later');
     }
   }
 
@@ -537,7 +547,7 @@ export async function createEngine(deps: EngineDeps) {
     if (options.persist === false) return result;
     const context = readIngestContext(request.query);
     verdicts.record(request.tenant, result, { slug: context.slug, pr: context.pr }, now());
-    // Scale-out: the leader's verdicts are shared (a follower's stay its own: docs/deployment.md).
+    // Scale-out: the leader shares its verdicts; a follower hands its own to the leader (below).
     const recorded = verdicts.takeRecorded();
     if (deps.sharedPaths && sharing()) {
       unsentReports.push(...recorded);
