@@ -609,7 +609,7 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     name: 'DB_DSN',
     default: 'unset',
     meaning:
-      'PostgreSQL, `postgres://user@host:5432/db` (also `DB_DSN_FILE`): leadership among replicas (a session advisory lock). Required with BUS_URL.',
+      "PostgreSQL, `postgres://user@host:5432/db` (also `DB_DSN_FILE`): leadership among replicas (a session advisory lock), shared snapshots, the leader's path records and gate verdicts, work followers hand to the leader, and governance with `GOVERNANCE_BACKEND=postgres`. Required with BUS_URL.",
   },
   {
     name: 'DB_SSLMODE',
@@ -620,7 +620,7 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     name: 'LEADER_POLL_INTERVAL',
     default: '2s',
     meaning:
-      'How often a follower tries to take leadership, and the leader checks it still holds it: a dead leader is replaced within about twice this.',
+      'How often a follower tries to take leadership, and the leader checks it still holds it: a dead leader is replaced within about twice this. The leader also takes the work followers hand it at this interval.',
   },
   {
     name: 'DEMO_DATA',
