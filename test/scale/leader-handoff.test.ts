@@ -140,16 +140,25 @@ describeWithServices('a follower hands GitHub work to the leader (real NATS and 
     // The leader goes, and the lock is held outside pathgate meanwhile: no replica leads.
     const lock = new pg.Client({ connectionString: schema.dsn });
     await lock.connect();
+    const admin = new pg.Client({ connectionString: schema.dsn });
+    await admin.connect();
     try {
+      // Queued for the lock before the leader lets it go, so the waiting session gets it, not a replica
+      // (their non-blocking tries fail while a session waits).
+      const key = lockKey(streamNames(prefix).events);
+      const held = lock.query('select pg_advisory_lock($1::bigint)', [key]);
+      await waitFor('the test to queue for the lock', async () => {
+        const { rows } = await admin.query<{ n: string }>(
+          `select count(*) as n from pg_locks where locktype = 'advisory' and not granted
+           and ((classid::bigint << 32) | objid::bigint) = $1::bigint`,
+          [key],
+        );
+        return Number(rows[0].n) > 0;
+      });
       await a.dispose();
       services.splice(services.indexOf(a), 1);
-      const key = lockKey(streamNames(prefix).events);
-      await waitFor('the lock to be free', async () => {
-        const { rows } = await lock.query<{ ok: boolean }>('select pg_try_advisory_lock($1::bigint) as ok', [
-          key,
-        ]);
-        return rows[0].ok;
-      });
+      await held;
+      await waitFor('b and c to see no leader', () => !b.engine.isLeader() && !c.engine.isLeader(), 5_000);
       expect(b.engine.isLeader() || c.engine.isLeader()).toBe(false);
       expect(await gate(b, 3, SHA2)).toBe('blocked');
       expect(await inboxRows()).toBe(1);
@@ -157,6 +166,7 @@ describeWithServices('a follower hands GitHub work to the leader (real NATS and 
       await lock.query('select pg_advisory_unlock($1::bigint)', [key]);
     } finally {
       await lock.end();
+      await admin.end();
     }
     await waitFor('a new leader', () => b.engine.isLeader() || c.engine.isLeader(), 15_000);
     const leader = b.engine.isLeader() ? b : c;
