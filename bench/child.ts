@@ -22,7 +22,15 @@ export async function startBenchService(
   rmSync(dataDir, { recursive: true, force: true });
   const child = spawn(
     process.execPath,
-    ['--max-old-space-size=3584', '--max-semi-space-size=64', path.join(root, 'build', 'bench', 'serve.js')],
+    [
+      '--max-old-space-size=3584',
+      '--max-semi-space-size=64',
+      // As `npm start` runs the service (docs/perf.md, "Settings that matter").
+      '--initial-old-space-size=512',
+      // BENCH_NODE_ARGS: more V8/Node flags for the service (experiments with heap settings).
+      ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      path.join(root, 'build', 'bench', 'serve.js'),
+    ],
     {
       env: {
         ...process.env,

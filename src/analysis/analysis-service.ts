@@ -1,7 +1,8 @@
-// What the API's heavy analyses share (app/graphql/resolvers.ts): the tenant's graph compiled for them
-// (once per graph version, apart from the analyzer's own arrays, which the next pass rewrites in place), the
-// attacker profiles, and the slots heavy analyses take turns in: at most half the cores' worth run at once,
-// a bounded number wait, and past that the caller is told to come back (429).
+// What the API's heavy analyses share (app/graphql/analyses.ts): the tenant's graph as they read it (once
+// per graph version: a copy of the analyzer's live compiled graph brought up to this moment, never the live
+// arrays themselves, which the next pass rewrites in place), the attacker profiles, and the slots heavy
+// analyses take turns in: at most half the cores' worth run at once, a bounded number wait, and past that
+// the caller is told to come back (429).
 import os from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { spawnModuleWorker } from '../workers/module-worker.js';
@@ -22,6 +23,9 @@ import {
   type ProfileName,
 } from './attacker-profiles.js';
 import { compileGraph, toShared, type CompiledGraph } from './compiled-graph.js';
+import { tenantSource } from './live-graph.js';
+import { patchFork } from './patched-search.js';
+import { withNodeKeys } from './risk-simulation.js';
 
 /** Heavy analyses one GraphQL request may run (spec "Limits"); the rest answer with an error. */
 export const MAX_HEAVY_PER_REQUEST = 20;
@@ -141,14 +145,34 @@ export class AnalysisService {
     await Promise.all(this.idle.splice(0).map((w) => w.terminate()));
   }
 
-  /** The tenant's graph compiled for analyses, reused until the graph changes. */
+  /**
+   * The tenant's graph for analyses, reused until the graph changes: a fork of the analyzer's live compiled
+   * graph (live-graph.ts) patched with the writes no pass has taken yet, as the merge gate lays them
+   * (patched-search.ts), which costs a fraction of a compile; a fresh compile when there is nothing to fork
+   * (no pass yet, other start rules, more pending writes than a patch takes). The fork has arrays of its
+   * own: a pass patching the live graph while an analysis runs does not touch what the analysis reads.
+   */
   compiled(state: TenantState): CompiledGraph {
     const version = state.writer.version;
     const cached = this.compiledByTenant.get(state);
     if (cached && cached.version === version) return cached.graph;
-    const graph = compileGraph(state.graph, { seedIamUsers: this.seedIamUsers });
+    const graph = withNodeKeys(
+      this.fromLive(state) ?? compileGraph(state.graph, { seedIamUsers: this.seedIamUsers }),
+    );
     this.compiledByTenant.set(state, { version, graph });
     return graph;
+  }
+
+  /** The live graph as of now (a patched fork), or null when it cannot be had. */
+  private fromLive(state: TenantState): CompiledGraph | null {
+    // The live graph holds the graph as of the last pass's sync; the writer lists what changed since.
+    const pending = state.writer.changes.peek();
+    if (!pending || state.lastPass === null) return null;
+    const patched = patchFork(state.live, tenantSource(state.graph), pending, {
+      seedIamUsers: this.seedIamUsers,
+      identity: true,
+    });
+    return patched?.fork ?? null;
   }
 
   /** Counts a refusal of a heavy field over the per-request cap. */

@@ -57,6 +57,12 @@ export interface CompiledCore {
   targets: Int32Array;
   /** Targets with `public_access`: listed by the caller as direct-access paths. */
   directAccess: Int32Array;
+  /**
+   * Per node, a hash of its id (risk-simulation.ts withNodeKeys): what the Monte Carlo keys a hop's random
+   * worlds on, so they do not depend on where a compile or a live patch numbered the hop. Optional: the
+   * analysis service attaches it; without it the node index stands in.
+   */
+  nodeKeys?: Int32Array;
 }
 
 export interface CompiledGraph extends CompiledCore {
@@ -377,6 +383,7 @@ const CORE_ARRAYS = [
 export function toShared(g: CompiledCore): SharedCompiledGraph {
   const out = { nodeCount: g.nodeCount, edgeCount: g.edgeCount } as Record<string, unknown>;
   for (const key of CORE_ARRAYS) out[key] = g[key];
+  if (g.nodeKeys) out.nodeKeys = g.nodeKeys;
   return out as unknown as SharedCompiledGraph;
 }
 
@@ -395,7 +402,8 @@ export function fromShared(d: SharedCompiledGraph): CompiledCore {
     d.fTo.length !== d.fEdges.length ||
     d.fUnits.length !== d.fEdges.length ||
     d.rFrom.length !== d.rEdges.length ||
-    d.rUnits.length !== d.rEdges.length
+    d.rUnits.length !== d.rEdges.length ||
+    (d.nodeKeys !== undefined && (!ArrayBuffer.isView(d.nodeKeys) || d.nodeKeys.length !== n))
   ) {
     throw new Error('analysis/compiled-graph: shared graph arrays do not match its node and edge counts');
   }

@@ -30,6 +30,8 @@ export function resolveNode(g: CompiledGraph, key: string): number[] {
   if (!names) {
     names = new Map();
     for (let i = 0; i < g.nodeCount; i++) {
+      // A live graph (live-graph.ts) keeps the slots of removed nodes: only the slot an id maps to is live.
+      if (g.indexOf(g.nodeIds[i]) !== i) continue;
       for (const k of new Set([g.names[i].toLowerCase(), g.nodeIds[i].toLowerCase()])) {
         const list = names.get(k);
         if (list) list.push(i);

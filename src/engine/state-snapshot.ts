@@ -41,7 +41,7 @@ export function* serializeState(
       yield JSON.stringify({ k: 'parked', t, edge: entry.edge, at: entry.receivedAt });
     for (const record of state.paths.serialize()) yield JSON.stringify({ k: 'path', t, r: record });
     if (state.writer.scopes.scopeCount)
-      yield JSON.stringify({ k: 'scopes', t, s: state.writer.scopes.serialize() } satisfies Line);
+      yield JSON.stringify({ k: 'scopes', t, s: state.writer.serializeScopes() } satisfies Line);
   }
 }
 
@@ -76,7 +76,7 @@ export async function restoreState(
         state.paths.restore(line.r as Parameters<TenantState['paths']['restore']>[0]);
         break;
       case 'scopes':
-        state.writer.scopes.restore(line.s);
+        state.writer.restoreScopes(line.s);
         break;
       default:
         throw new Error(`engine: unknown snapshot line kind ${JSON.stringify((line as { k: unknown }).k)}`);

@@ -2,7 +2,10 @@
 // every node and edge it carries. When the next complete report of the same scope omits an item, the
 // scope's claim lapses; an item no scope claims any more, and that no partial report ever asserted, is
 // retracted. Items only partial reports carry are never swept (GRAPH_TTL ages them out instead).
-// Item keys: a node id, or an edge key `type|from|to`.
+// Item keys are the writer's (src/graph/writer.ts): a node id, the graph's key of an edge in the graph, or
+// `type|from|to` for an edge parked until an endpoint arrives (renamed to its graph key when it lands). The
+// graph keys are short strings whose hash V8 already holds: claiming 100,000 edges builds no new string.
+// Snapshots store every edge as `type|from|to` (serialize/restore translate), so the format is unchanged.
 
 export interface ScopeState {
   scopes: [string, string[]][];
@@ -56,6 +59,25 @@ export class ScopeLedger {
     return retract;
   }
 
+  /** Gives an item a new key (a parked edge that landed), keeping every claim and assertion on it. */
+  rename(from: string, to: string): void {
+    let held = false;
+    for (const items of this.held.values()) {
+      if (!items.delete(from)) continue;
+      items.add(to);
+      held = true;
+    }
+    for (const items of this.arriving.values()) if (items.delete(from)) items.add(to);
+    if (this.asserted.delete(from)) this.asserted.add(to);
+    if (!held && !this.claims.has(from)) return;
+    this.claims.delete(from);
+    // Both keys may have been held by one scope: count the scopes anew.
+    let count = 0;
+    for (const items of this.held.values()) if (items.has(to)) count++;
+    if (count) this.claims.set(to, count);
+    else this.claims.delete(to);
+  }
+
   /** Forgets an item that left the graph another way (pruned, or dropped with its node). */
   forget(item: string): void {
     if (!this.claims.has(item)) return;
@@ -68,18 +90,29 @@ export class ScopeLedger {
     return this.held.size;
   }
 
-  serialize(): ScopeState {
+  /** The ledger as stored, each item as `stored` names it (items it maps to undefined are left out). */
+  serialize(stored: (item: string) => string | undefined = (item) => item): ScopeState {
+    const names = (items: Iterable<string>) => {
+      const out: string[] = [];
+      for (const item of items) {
+        const name = stored(item);
+        if (name !== undefined) out.push(name);
+      }
+      return out;
+    };
     return {
-      scopes: [...this.held].map(([scope, items]) => [scope, [...items]]),
-      asserted: [...this.asserted],
+      scopes: [...this.held].map(([scope, items]) => [scope, names(items)]),
+      asserted: names(this.asserted),
     };
   }
 
-  restore(state: ScopeState): void {
-    for (const [scope, items] of state.scopes) {
-      this.held.set(scope, new Set(items));
-      for (const item of items) this.claims.set(item, (this.claims.get(item) ?? 0) + 1);
+  /** Restores a serialized ledger, each stored name mapped back to an item key by `item`. */
+  restore(state: ScopeState, item: (stored: string) => string = (stored) => stored): void {
+    for (const [scope, stored] of state.scopes) {
+      const items = new Set(stored.map(item));
+      this.held.set(scope, items);
+      for (const key of items) this.claims.set(key, (this.claims.get(key) ?? 0) + 1);
     }
-    for (const item of state.asserted) this.asserted.add(item);
+    for (const stored of state.asserted) this.asserted.add(item(stored));
   }
 }

@@ -16,7 +16,7 @@ import {
   type Join,
 } from './image-identity.js';
 import { findEdge, GraphChanges, type EdgeAttributes, type TenantGraph } from './model.js';
-import { ScopeLedger } from './scope-ledger.js';
+import { ScopeLedger, type ScopeState } from './scope-ledger.js';
 import { isEdgeType, isNodeLabel, type EdgeType, type NodeLabel } from './vocabulary.js';
 
 export interface WriteResult {
@@ -59,6 +59,8 @@ export class GraphWriter {
   /** alias node id -> the node it names (noteAliases) */
   private readonly aliases = new Map<string, string>();
   private nextEdgeKey = 0;
+  /** The graph key of the edge the last writeEdge wrote (its scope-ledger item). */
+  private writtenKey = '';
   readonly scopes = new ScopeLedger();
   /** What changed since the analysis last looked: every write an analysis could see is noted here. */
   readonly changes = new GraphChanges();
@@ -335,12 +337,13 @@ export class GraphWriter {
       return;
     }
     const existed = this.writeEdge(edge, receivedAt, stitch);
-    if (scope !== undefined) this.scopes.claim(scope, edgeKey(type, edge.from, edge.to), existed);
-    else if (this.scopes.scopeCount) this.scopes.assert(edgeKey(type, edge.from, edge.to));
+    // The ledger knows an edge in the graph by its graph key (scope-ledger.ts).
+    if (scope !== undefined) this.scopes.claim(scope, this.writtenKey, existed);
+    else if (this.scopes.scopeCount) this.scopes.assert(this.writtenKey);
     result.edges++;
   }
 
-  /** Writes an edge whose endpoints are present; returns whether it existed before. */
+  /** Writes an edge whose endpoints are present; returns whether it existed before (its key: writtenKey). */
   private writeEdge(edge: EnvelopeEdge, receivedAt: number, stitch?: Stitch): boolean {
     const type = edge.type as EdgeType;
     const existing = findEdge(this.graph, type, edge.from, edge.to);
@@ -366,6 +369,7 @@ export class GraphWriter {
       else if (old.props) attrs.props = old.props;
       attrs.lastSeen = Math.max(old.lastSeen, receivedAt);
       this.graph.replaceEdgeAttributes(existing, attrs);
+      this.writtenKey = existing;
       return true;
     }
     this.addEdge(edge.from, edge.to, attrs);
@@ -378,7 +382,9 @@ export class GraphWriter {
    * generated keys (about a third of the insert time at 10^5 edges). Keys never leave the process.
    */
   private addEdge(from: string, to: string, attrs: EdgeAttributes): void {
-    this.graph.addDirectedEdgeWithKey(String(this.nextEdgeKey++), from, to, attrs);
+    const key = String(this.nextEdgeKey++);
+    this.graph.addDirectedEdgeWithKey(key, from, to, attrs);
+    this.writtenKey = key;
     this.changes.edgeAdded(attrs.type, from, to);
   }
 
@@ -394,6 +400,16 @@ export class GraphWriter {
   completeScope(scope: string): SweepResult {
     const swept: SweepResult = { nodes: 0, edges: 0 };
     for (const item of this.scopes.complete(scope)) {
+      if (isGraphEdgeKey(item)) {
+        if (!this.graph.hasEdge(item)) continue;
+        const type = this.graph.getEdgeAttribute(item, 'type');
+        const from = this.graph.source(item);
+        const to = this.graph.target(item);
+        this.graph.dropEdge(item);
+        this.changes.edgeRemoved(type, from, to);
+        swept.edges++;
+        continue;
+      }
       const bar = item.indexOf('|');
       if (bar < 0) {
         if (!this.graph.hasNode(item)) continue;
@@ -402,6 +418,8 @@ export class GraphWriter {
         swept.nodes++;
         continue;
       }
+      // A parked edge leaves the waiting room; one a snapshot named before its endpoints were back is
+      // found by its triple.
       if (this.unpark(item)) continue;
       const [type, from, to] = item.split('|');
       if (!this.graph.hasNode(from) || !this.graph.hasNode(to)) continue;
@@ -418,9 +436,7 @@ export class GraphWriter {
   /** Drops a node and its edges, and forgets every claim on them. */
   private dropNode(id: string): void {
     if (this.scopes.scopeCount) {
-      this.graph.forEachEdge(id, (_key, attrs, source, target) =>
-        this.scopes.forget(edgeKey(attrs.type, source, target)),
-      );
+      this.graph.forEachEdge(id, (key) => this.scopes.forget(key));
       this.scopes.forget(id);
     }
     this.graph.dropNode(id);
@@ -460,6 +476,7 @@ export class GraphWriter {
       if (!this.graph.hasNode(entry.edge.from) || !this.graph.hasNode(entry.edge.to)) continue;
       this.unpark(key);
       this.writeEdge(entry.edge, entry.receivedAt);
+      if (this.scopes.scopeCount) this.scopes.rename(key, this.writtenKey);
       result.landed++;
     }
   }
@@ -489,7 +506,7 @@ export class GraphWriter {
       if (attrs.lastSeen < cutoff) {
         staleEdges.push(key);
         this.changes.edgeRemoved(attrs.type, source, target);
-        if (this.scopes.scopeCount) this.scopes.forget(edgeKey(attrs.type, source, target));
+        if (this.scopes.scopeCount) this.scopes.forget(key);
       }
     });
     for (const key of staleEdges) graph.dropEdge(key);
@@ -514,6 +531,30 @@ export class GraphWriter {
     const missing = [edge.from, edge.to].filter((id) => !this.graph.hasNode(id));
     if (missing.length) this.park(edgeKey(edge.type, edge.from, edge.to), edge, receivedAt, missing);
     else this.writeEdge(edge, receivedAt);
+  }
+
+  /** The scope ledger as a snapshot stores it: every edge as `type|from|to` (scope-ledger.ts). */
+  serializeScopes(): ScopeState {
+    return this.scopes.serialize((item) => {
+      if (!isGraphEdgeKey(item)) return item;
+      if (!this.graph.hasEdge(item)) return undefined;
+      return edgeKey(
+        this.graph.getEdgeAttribute(item, 'type'),
+        this.graph.source(item),
+        this.graph.target(item),
+      );
+    });
+  }
+
+  /** Restores the scope ledger of a snapshot, after its nodes, edges and parked edges. */
+  restoreScopes(state: ScopeState): void {
+    this.scopes.restore(state, (stored) => {
+      const bar = stored.indexOf('|');
+      if (bar < 0 || this.parked.has(stored)) return stored;
+      const [type, from, to] = stored.split('|');
+      if (!this.graph.hasNode(from) || !this.graph.hasNode(to)) return stored;
+      return findEdge(this.graph, type as EdgeType, from, to) ?? stored;
+    });
   }
 
   /** Rebuilds derived indexes after a bulk restore that bypassed apply(). */
@@ -626,4 +667,11 @@ function changesProps(current: Record<string, unknown>, incoming: Record<string,
     if (current[key] !== incoming[key]) return true;
   }
   return false;
+}
+
+/** Whether a scope-ledger item is the graph key of an edge (the writer's counter: digits only; node ids start
+ * with their label, parked edges are `type|from|to`). */
+function isGraphEdgeKey(item: string): boolean {
+  const c = item.charCodeAt(0);
+  return c >= 48 && c <= 57;
 }

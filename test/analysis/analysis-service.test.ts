@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { AnalysisBusyError, AnalysisService } from '../../src/analysis/analysis-service.js';
 import { runAnalysis } from '../../src/analysis/analysis-worker.js';
 import { attackerProfiles } from '../../src/analysis/attacker-profiles.js';
+import { withNodeKeys } from '../../src/analysis/risk-simulation.js';
 import { createMetrics } from '../../src/metrics/metrics.js';
 import { compile, randomEstate } from './small-estate.js';
 
@@ -21,10 +22,16 @@ describe('AnalysisService', () => {
       { kind: 'plan' as const, p1: 0.3, suppressed: [] },
       { kind: 'kShortest' as const, targets: Array.from(g.targets), k: 4 },
     ];
-    for (const task of tasks) {
-      const there = await threaded.run(() => threaded.compute(g, task));
-      expect(JSON.parse(JSON.stringify(there))).toEqual(JSON.parse(JSON.stringify(runAnalysis(g, task))));
-    }
+    // With node keys (as the service hands graphs over) too: they must reach the thread.
+    const keyed = withNodeKeys(compile(randomEstate(3, 30, 90)));
+    expect(runAnalysis(keyed, tasks[0])).not.toEqual(runAnalysis(g, tasks[0]));
+    for (const graph of [g, keyed])
+      for (const task of tasks) {
+        const there = await threaded.run(() => threaded.compute(graph, task));
+        expect(JSON.parse(JSON.stringify(there))).toEqual(
+          JSON.parse(JSON.stringify(runAnalysis(graph, task))),
+        );
+      }
   });
 
   it('runs `slots` at once, queues `queue` more, refuses the rest with 429 and counts it', async () => {

@@ -144,6 +144,28 @@ describe('risk simulation', () => {
     expect(sim.profileCompromise.map((p) => p.profile)).toEqual(['commodity', 'criminal', 'apt']);
   });
 
+  it('searching only the nodes that reach a target gives the very same counts as searching all', () => {
+    // Sparse estates (many nodes reach no target, some no start) and dense ones, plain and with hops cut or
+    // made certain; batch sizes around a word's 64 worlds.
+    let pruned = 0;
+    for (let seed = 1; seed <= 60; seed++) {
+      const n = 6 + (seed % 30);
+      const g = compile(randomEstate(seed, n, n * (1 + (seed % 4)), ['CONNECTS_TO', 'ASSUMES']));
+      const view = new EdgeView(g);
+      view.remove(seed % g.edgeCount);
+      view.reprice((seed * 7) % g.edgeCount, 1);
+      for (const graph of [g, view.graph])
+        for (const iterations of [1, 64, 65, 700]) {
+          const all = countWorlds(graph, iterations, seed, { prune: false });
+          const some = countWorlds(graph, iterations, seed);
+          expect(some.targetHits, `seed ${seed}, ${iterations} worlds`).toEqual(all.targetHits);
+          expect(some.anyHits, `seed ${seed}, ${iterations} worlds`).toBe(all.anyHits);
+        }
+      if (countWorlds(g, 1, 1).searched < countWorlds(g, 1, 1, { prune: false }).searched) pruned++;
+    }
+    expect(pruned).toBeGreaterThan(10);
+  });
+
   it('refuses a bad iteration count', () => {
     const g = compile(estate({ a: { start: true }, b: { target: true } }, [['a', 'b', 0.3]]));
     expect(() => simulateRisk(g, { iterations: 0, seed: 1 })).toThrow(/iterations/);

@@ -77,10 +77,73 @@ describe('complete snapshots', () => {
     const writer = makeWriter();
     writer.apply(envelope([image, fixed], [edge('AFFECTS', fixed, image)]), 1, SHOP);
     writer.completeScope(SHOP);
+    const stored = JSON.parse(JSON.stringify(writer.serializeScopes())) as ReturnType<
+      GraphWriter['serializeScopes']
+    >;
+    // Stored by what the edge is, not by this process's graph key.
+    expect(stored.scopes[0][1]).toContain(`AFFECTS|${fixed.id}|${image.id}`);
     const copy = makeWriter();
+    // Another process numbers its edges differently.
+    copy.apply(envelope([other, kept], [edge('AFFECTS', kept, other)]), 1);
     copy.apply(envelope([image, fixed], [edge('AFFECTS', fixed, image)]), 1);
-    copy.scopes.restore(JSON.parse(JSON.stringify(writer.scopes.serialize())));
+    copy.restoreScopes(stored);
     copy.apply(envelope([image]), 2, SHOP);
     expect(copy.completeScope(SHOP)).toEqual({ nodes: 1, edges: 1 });
+    expect(copy.graph.hasNode(kept.id)).toBe(true);
+    expect(findEdge(copy.graph, 'AFFECTS', kept.id, other.id)).toBeDefined();
+  });
+
+  it('retracts an edge the scope omits while keeping both its endpoints', () => {
+    const writer = makeWriter();
+    writer.apply(envelope([image, kept], [edge('AFFECTS', kept, image)]), 1, SHOP);
+    writer.completeScope(SHOP);
+    writer.apply(envelope([image, kept]), 2, SHOP);
+    expect(writer.completeScope(SHOP)).toEqual({ nodes: 0, edges: 1 });
+    expect(writer.graph.hasNode(kept.id) && writer.graph.hasNode(image.id)).toBe(true);
+    expect(findEdge(writer.graph, 'AFFECTS', kept.id, image.id)).toBeUndefined();
+  });
+
+  describe('an edge that waited for its endpoint', () => {
+    // The scope draws an edge to a CVE no report has described yet; a partial report brings the CVE later.
+    const parkedThenLanded = () => {
+      const writer = makeWriter();
+      writer.apply(envelope([image], [edge('AFFECTS', fixed, image)]), 1, SHOP);
+      writer.completeScope(SHOP);
+      expect(writer.pendingEdges).toBe(1);
+      writer.apply(envelope([fixed]), 2);
+      expect(writer.pendingEdges).toBe(0);
+      expect(findEdge(writer.graph, 'AFFECTS', fixed.id, image.id)).toBeDefined();
+      return writer;
+    };
+
+    it('is still the scope’s once it lands: a newer report that omits it retracts it', () => {
+      const writer = parkedThenLanded();
+      writer.apply(envelope([image]), 3, SHOP);
+      expect(writer.completeScope(SHOP)).toEqual({ nodes: 0, edges: 1 });
+      expect(findEdge(writer.graph, 'AFFECTS', fixed.id, image.id)).toBeUndefined();
+      // The CVE came from a partial report: it stays.
+      expect(writer.graph.hasNode(fixed.id)).toBe(true);
+    });
+
+    it('stays when the newer report still draws it', () => {
+      const writer = parkedThenLanded();
+      writer.apply(envelope([image], [edge('AFFECTS', fixed, image)]), 3, SHOP);
+      expect(writer.completeScope(SHOP)).toEqual({ nodes: 0, edges: 0 });
+      expect(findEdge(writer.graph, 'AFFECTS', fixed.id, image.id)).toBeDefined();
+    });
+
+    it('keeps its claim through a snapshot taken while it waited', () => {
+      const writer = makeWriter();
+      writer.apply(envelope([image], [edge('AFFECTS', fixed, image)]), 1, SHOP);
+      writer.completeScope(SHOP);
+      const copy = makeWriter();
+      copy.apply(envelope([image]), 1);
+      for (const [, entry] of writer.parkedEntries()) copy.restoreParked(entry.edge, entry.receivedAt);
+      copy.restoreScopes(JSON.parse(JSON.stringify(writer.serializeScopes())));
+      copy.apply(envelope([fixed]), 2);
+      copy.apply(envelope([image]), 3, SHOP);
+      expect(copy.completeScope(SHOP)).toEqual({ nodes: 0, edges: 1 });
+      expect(findEdge(copy.graph, 'AFFECTS', fixed.id, image.id)).toBeUndefined();
+    });
   });
 });
