@@ -6,6 +6,7 @@ import { createJetStreamBus, streamNames } from '../src/bus/jetstream.js';
 import type { ScaleOutBus, SharedSnapshots } from '../src/engine/engine.js';
 import { createDb, migrate, type Db } from '../src/db/postgres.js';
 import { SnapshotTable } from '../src/db/snapshots.js';
+import { PathRecordTable, type SharedPaths } from '../src/db/path-records.js';
 import { verifyAuditTable } from '../src/db/audit-chain.js';
 import type { AuditVerdict } from '../src/audit/verify.js';
 import { AdvisoryLockLeadership, SINGLE_PROCESS_LEADER, type Leadership } from '../src/engine/leadership.js';
@@ -18,6 +19,8 @@ export interface ScaleOut {
   bus?: (afterSeq: number) => Promise<ScaleOutBus>;
   /** Graph snapshots shared through PostgreSQL (DB_DSN). */
   sharedSnapshots?: SharedSnapshots;
+  /** Path records and gate verdicts the leader shares through PostgreSQL (DB_DSN with BUS_URL). */
+  sharedPaths?: SharedPaths;
   /** The pool, when DB_DSN is set (migrations applied). */
   db?: Db;
   close(): Promise<void>;
@@ -79,6 +82,8 @@ export async function openScaleOut(settings: Settings, log: Log, metrics: Metric
     db,
     // Snapshots are shared among replicas of one stream; the embedded journal's stay local.
     sharedSnapshots: db && scale.bus ? new SnapshotTable(db) : undefined,
+    // Replicas of one stream hold the same graphs, so they keep one path lifecycle: the leader's.
+    sharedPaths: db && scale.bus ? new PathRecordTable(db) : undefined,
     close: async () => {
       await lock?.close();
       await db?.end().catch(() => undefined);

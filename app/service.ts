@@ -11,15 +11,17 @@ import { TrustedProxies } from '../src/auth/client-ip.js';
 import { createOidcVerifier } from '../src/auth/oidc.js';
 import { Lockout } from '../src/auth/rate-limit.js';
 import { apiAuthEnabled, type Settings } from '../src/config/settings.js';
-import { createEngine, type Engine, type EngineConfig } from '../src/engine/engine.js';
+import { createEngine, type Engine, type EngineConfig, type HandedVerdict } from '../src/engine/engine.js';
+import { LeaderInbox } from '../src/db/leader-inbox.js';
 import { createGovernance, type Governance } from '../src/governance/governance.js';
+import { openPgGovernanceBackend } from '../src/governance/pg-store.js';
 import { createDriftMonitor, type DriftMonitor } from '../src/governance/drift.js';
 import { DEFAULT_TENANT } from '../src/engine/tenant.js';
 import { createLogger } from '../src/log/logger.js';
 import { createMetrics, type Metrics } from '../src/metrics/metrics.js';
 import { buildApiServer, buildMetricsServer } from './api-server.js';
 import { AnalysisService } from '../src/analysis/analysis-service.js';
-import { registerGithubApp, type GithubApp } from './github/host.js';
+import { registerGithubApp, type GithubApp, type HandedWebhook } from './github/host.js';
 import { registerRemediationRoute } from './github/remediation.js';
 import { createAuditor } from './plugins/audit.js';
 import { yamlToList } from '../src/ingest/yaml.js';
@@ -70,11 +72,32 @@ export async function buildService(options: {
   const { settings } = options;
   const logger = options.logger ?? createLogger({ format: settings.logFormat, level: settings.logLevel });
   const metrics = createMetrics({ processMetrics: true });
-  // Governance first: the engine asks it which paths are suppressed (the one critical definition).
-  const governance = createGovernance(settings);
   // Scale-out (BUS_URL, DB_DSN): the JetStream bus and the leader lock; embedded otherwise.
   const scaleOut = await openScaleOut(settings, logger, metrics);
+  // Governance before the engine: it asks which paths are suppressed (the one critical definition).
+  // Scale-out: what a follower may not do itself (write to GitHub) it hands to the leader through PostgreSQL.
+  const inbox =
+    scaleOut.db && settings.scaleOut?.bus
+      ? new LeaderInbox(scaleOut.db, settings.scaleOut.bus.consumer, logger)
+      : undefined;
+  let governance: Governance;
   let engine: Engine;
+  try {
+    governance = createGovernance(
+      settings,
+      settings.governance.backend === 'postgres'
+        ? await openPgGovernanceBackend({
+            dsn: settings.scaleOut!.db!.dsn,
+            sslmode: settings.scaleOut!.db!.sslmode,
+            key: settings.audit.key,
+            log: logger,
+          })
+        : undefined,
+    );
+  } catch (error) {
+    await scaleOut.close();
+    throw error;
+  }
   try {
     engine = await createEngine({
       config: engineConfigFrom(settings),
@@ -85,8 +108,11 @@ export async function buildService(options: {
       leadership: scaleOut.leadership,
       bus: scaleOut.bus,
       sharedSnapshots: scaleOut.sharedSnapshots,
+      sharedPaths: scaleOut.sharedPaths,
+      handOff: inbox && ((handed) => inbox.put('gate', handed)),
     });
   } catch (error) {
+    await governance.backend.close();
     await scaleOut.close();
     throw error;
   }
@@ -191,8 +217,17 @@ export async function buildService(options: {
     ),
   });
   const github = settings.github
-    ? registerGithubApp(apiApp, { engine, logger, settings: settings.github })
+    ? registerGithubApp(apiApp, {
+        engine,
+        logger,
+        settings: settings.github,
+        handOff: inbox && ((delivery) => inbox.put('webhook', delivery)),
+      })
     : undefined;
+  inbox?.start(settings.scaleOut!.leaderPollMs, () => engine.isLeader(), {
+    gate: (body) => engine.receiveHandedVerdict(body as HandedVerdict),
+    webhook: async (body) => github?.receiveHanded(body as HandedWebhook),
+  });
   // Without a forge the route still answers, with what is missing.
   if (!github) registerRemediationRoute(apiApp, { engine });
   const metricsApp = auth.metricsAddr
@@ -213,11 +248,13 @@ export async function buildService(options: {
       if (closed) return;
       closed = true;
       retention?.stop();
+      await inbox?.stop();
       await Promise.allSettled([ingestApp.close(), apiApp.close(), metricsApp?.close()]);
       // Pull-request updates already queued (webhooks answered, verdicts given) are finished, not dropped.
       await github?.idle();
       await engine.close();
       await sharedAudit?.flush();
+      await governance.backend.close();
       await scaleOut.close();
     },
   };
@@ -282,8 +319,10 @@ export async function startService(options: {
     // The first pass runs now, not one interval from now, so paths are there as soon as the service is.
     await service.engine.analyzeAll();
     service.engine.start();
-    // Suppressions lapse without an analyzer pass: drift is also checked every interval.
+    // Suppressions lapse without an analyzer pass: drift is also checked every interval (by the leader,
+    // which alone sends the drift webhook and records the posture history).
     const driftTimer = setInterval(() => {
+      if (!service.engine.isLeader()) return;
       for (const tenant of service.engine.tenants()) void service.drift.check(tenant.name);
     }, settings.analyzerIntervalMs).unref();
     const close = service.close;

@@ -42,11 +42,26 @@ export interface GithubApp {
   refresh(target: PullRequestTarget): Promise<void>;
   /** Resolves when every queued pull-request update has finished (tests, shutdown). */
   idle(): Promise<void>;
+  /** On the leader: a webhook a follower verified and handed over (src/db/leader-inbox.ts). */
+  receiveHanded(delivery: HandedWebhook): Promise<void>;
+}
+
+/** A verified webhook delivery, as a follower hands it to the leader. */
+export interface HandedWebhook {
+  id: string;
+  name: string;
+  payload: object;
 }
 
 export function registerGithubApp(
   api: FastifyInstance,
-  deps: { engine: Engine; logger: Logger; settings: GithubSettings },
+  deps: {
+    engine: Engine;
+    logger: Logger;
+    settings: GithubSettings;
+    /** Scale-out: a follower hands verified webhooks to the leader, which alone writes to GitHub. */
+    handOff?: (delivery: HandedWebhook) => Promise<void>;
+  },
 ): GithubApp {
   const { engine, settings } = deps;
   const log = deps.logger.child({ component: 'github-app' });
@@ -283,6 +298,23 @@ export function registerGithubApp(
         if (!payload || typeof payload !== 'object' || Array.isArray(payload))
           return malformed('not a JSON object');
         if (!header('x-github-event')) return malformed('no X-GitHub-Event header');
+        // A follower does not act on a webhook (it may not write to GitHub): the leader does, from PostgreSQL.
+        if (deps.handOff && !engine.isLeader()) {
+          try {
+            await deps.handOff({ id: delivery, name: header('x-github-event'), payload });
+          } catch (error) {
+            log.error(
+              { delivery, err: (error as Error).message },
+              'webhook: could not hand it to the leader',
+            );
+            void reply.header('retry-after', '5');
+            return sendProblem(
+              reply,
+              problem('unavailable', 'this replica cannot hand the webhook to the leader now; redeliver it'),
+            );
+          }
+          return reply.code(202).send({ received: delivery, handedToLeader: true });
+        }
         // Handlers read the payload and queue their work: the answer does not wait for GitHub writes.
         try {
           await hooks.receive({ id: delivery, name: header('x-github-event') as never, payload } as never);
@@ -300,5 +332,20 @@ export function registerGithubApp(
     mode,
     refresh: (target) => queue.run(prKey(target), () => refresh(target)),
     idle: () => queue.idle(),
+    async receiveHanded(delivery) {
+      if (!hooks) return;
+      try {
+        await hooks.receive({
+          id: delivery.id,
+          name: delivery.name as never,
+          payload: delivery.payload,
+        } as never);
+      } catch (error) {
+        log.warn(
+          { delivery: delivery.id, err: error },
+          'a webhook handed over by a follower could not be handled',
+        );
+      }
+    },
   };
 }

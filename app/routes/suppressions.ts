@@ -16,7 +16,7 @@ import {
 import { ProblemError } from '../../src/http/problems.js';
 import { reportSchema } from '../../src/ingest/sources/report-schema.js';
 import { routeNodes } from '../../src/paths/path-store.js';
-import { PATH_ID_PATTERN, unknownPath, visiblePath } from './visible-path.js';
+import { governed, PATH_ID_PATTERN, unknownPath, visiblePath } from './visible-path.js';
 
 interface NewSuppression {
   pathId: string;
@@ -68,7 +68,7 @@ export function registerSuppressionRoutes(
         priority: record.priority,
       },
     };
-    const replaced = suppressions.put(request.tenant, suppression);
+    const replaced = await governed(suppressions.put(request.tenant, suppression));
     request.log.info(
       { pathId: record.id, reason: suppression.reason, owner: suppression.owner, ttlDays, replaced },
       'attack path suppressed',
@@ -84,6 +84,8 @@ export function registerSuppressionRoutes(
         `state must be active, expired or all, not ${JSON.stringify(wanted)}`,
         { errors: [{ pointer: '/query/state', value: wanted, detail: 'active, expired or all' }] },
       );
+    // The board as stored: a suppression made on another replica a moment ago is on it.
+    await governed(suppressions.refresh(request.tenant));
     const at = deps.now();
     const scoped = request.principal.apps !== undefined;
     return {
@@ -101,6 +103,7 @@ export function registerSuppressionRoutes(
     { config: { access: 'write' } },
     async (request) => {
       const { pathId } = request.params;
+      await governed(suppressions.refresh(request.tenant));
       const held = suppressions.get(request.tenant, pathId);
       // A scoped caller may remove only what it may see; a path since resolved keeps its record, so it
       // is still checked against the caller's applications.
@@ -108,9 +111,14 @@ export function registerSuppressionRoutes(
         throw new ProblemError('not-found', `no suppression for ${pathId}`, {
           errors: [{ pointer: '/params/pathId', value: pathId, detail: 'not suppressed' }],
         });
-      suppressions.remove(request.tenant, pathId);
+      const removed = await governed(suppressions.remove(request.tenant, pathId));
+      // Removed on another replica between the check and the write: as absent as it is now.
+      if (!removed)
+        throw new ProblemError('not-found', `no suppression for ${pathId}`, {
+          errors: [{ pointer: '/params/pathId', value: pathId, detail: 'not suppressed' }],
+        });
       request.log.info({ pathId }, 'attack path suppression removed');
-      return { removed: view(held, deps.now()) };
+      return { removed: view(removed, deps.now()) };
     },
   );
 }

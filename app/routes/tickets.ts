@@ -8,6 +8,7 @@ import { dispatchTicket, type Ticket, type TicketStore } from '../../src/governa
 import { ProblemError } from '../../src/http/problems.js';
 import { reportSchema } from '../../src/ingest/sources/report-schema.js';
 import { routeNodes } from '../../src/paths/path-store.js';
+import { governed } from './visible-path.js';
 
 interface NewTicket {
   pathId: string;
@@ -41,11 +42,12 @@ export function registerTicketRoutes(
     ticket: Ticket,
   ) => {
     if (!deps.webhookUrl) return ticket;
-    ticket.dispatch = await dispatchTicket(deps.webhookUrl, event, request.tenant, ticket, deps.now());
-    if (ticket.dispatch?.error)
-      request.log.warn({ ticket: ticket.id, error: ticket.dispatch.error }, 'ticket dispatch failed');
-    store.update(request.tenant, ticket);
-    return ticket;
+    const sent = await dispatchTicket(deps.webhookUrl, event, request.tenant, ticket, deps.now());
+    if (sent?.error) request.log.warn({ ticket: ticket.id, error: sent.error }, 'ticket dispatch failed');
+    const stored = await governed(
+      store.change(request.tenant, ticket.id, (held) => ({ ...held, dispatch: sent })),
+    );
+    return typeof stored === 'object' ? stored : { ...ticket, dispatch: sent };
   };
 
   app.post('/tickets', { config: { access: 'write' } }, async (request, reply) => {
@@ -55,24 +57,26 @@ export function registerTicketRoutes(
       throw new ProblemError('not-found', `no attack path ${body.pathId} in this tenant`, {
         errors: [{ pointer: '/pathId', value: body.pathId, detail: 'unknown path' }],
       });
-    const open = store.openFor(request.tenant, body.pathId);
-    if (open)
-      throw new ProblemError('conflict', `path ${body.pathId} already has an open ticket, ${open.id}`, {
-        ticket: open.id,
-      });
     const nodes = routeNodes(record);
-    const ticket = store.create(request.tenant, {
-      pathId: body.pathId,
-      owner: body.owner.trim(),
-      route: {
-        start: nodes[0].name,
-        target: nodes.at(-1)!.name,
-        score: record.score,
-        priority: record.priority,
-      },
-      createdAt: new Date(deps.now()).toISOString(),
-      createdBy: request.principal.subject,
-    });
+    // One open ticket per path, checked against the stored tickets (another replica's included).
+    const { ticket, created } = await governed(
+      store.create(request.tenant, {
+        pathId: body.pathId,
+        owner: body.owner.trim(),
+        route: {
+          start: nodes[0].name,
+          target: nodes.at(-1)!.name,
+          score: record.score,
+          priority: record.priority,
+        },
+        createdAt: new Date(deps.now()).toISOString(),
+        createdBy: request.principal.subject,
+      }),
+    );
+    if (!created)
+      throw new ProblemError('conflict', `path ${body.pathId} already has an open ticket, ${ticket.id}`, {
+        ticket: ticket.id,
+      });
     return reply.code(201).send(await dispatch(request, 'ticket.opened', ticket));
   });
 
@@ -86,6 +90,7 @@ export function registerTicketRoutes(
           errors: [{ pointer: '/query/state', value: state, detail: 'open, closed or all' }],
         },
       );
+    await governed(store.refresh(request.tenant));
     const scoped = request.principal.apps !== undefined;
     return {
       tickets: store
@@ -99,16 +104,26 @@ export function registerTicketRoutes(
     '/tickets/:id/close',
     { config: { access: 'write' } },
     async (request) => {
-      const ticket = store.get(request.tenant, request.params.id);
-      if (!ticket || (request.principal.apps && !visiblePath(request, ticket.pathId)))
+      await governed(store.refresh(request.tenant));
+      const held = store.get(request.tenant, request.params.id);
+      if (!held || (request.principal.apps && !visiblePath(request, held.pathId)))
         throw new ProblemError('not-found', `no ticket ${request.params.id}`);
-      if (ticket.state === 'closed')
-        throw new ProblemError('conflict', `ticket ${ticket.id} is already closed`, { ticket: ticket.id });
-      ticket.state = 'closed';
-      ticket.closedAt = new Date(deps.now()).toISOString();
-      ticket.closedBy = request.principal.subject;
-      store.update(request.tenant, ticket);
-      return dispatch(request, 'ticket.closed', ticket);
+      // Closed as stored: two replicas closing one ticket at once close it once.
+      const closed = await governed(
+        store.change(request.tenant, held.id, (ticket) =>
+          ticket.state === 'closed'
+            ? 'closed'
+            : {
+                ...ticket,
+                state: 'closed',
+                closedAt: new Date(deps.now()).toISOString(),
+                closedBy: request.principal.subject,
+              },
+        ),
+      );
+      if (typeof closed !== 'object')
+        throw new ProblemError('conflict', `ticket ${held.id} is already closed`, { ticket: held.id });
+      return dispatch(request, 'ticket.closed', closed);
     },
   );
 }

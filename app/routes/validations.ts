@@ -17,7 +17,7 @@ import {
 import { ProblemError } from '../../src/http/problems.js';
 import { reportSchema } from '../../src/ingest/sources/report-schema.js';
 import { routeNodes, routeSteps, type PathRecord } from '../../src/paths/path-store.js';
-import { PATH_ID_PATTERN, unknownPath, visiblePath } from './visible-path.js';
+import { governed, PATH_ID_PATTERN, unknownPath, visiblePath } from './visible-path.js';
 
 interface NewVerdict {
   pathId?: string;
@@ -146,17 +146,19 @@ export function registerValidationRoutes(
           'forbidden',
           'a missed route names no path within your applications; an unscoped admin records it',
         );
-      const [made] = verdicts.add(request.tenant, [
-        {
-          pathId: null,
-          outcome: 'missed',
-          source: body.source.trim(),
-          evidence: body.evidence ?? null,
-          route,
-          predicted: null,
-          ...stamp(request),
-        },
-      ]);
+      const [made] = await governed(
+        verdicts.add(request.tenant, [
+          {
+            pathId: null,
+            outcome: 'missed',
+            source: body.source.trim(),
+            evidence: body.evidence ?? null,
+            route,
+            predicted: null,
+            ...stamp(request),
+          },
+        ]),
+      );
       return reply.code(201).send(made);
     }
     if (!body.pathId)
@@ -167,17 +169,19 @@ export function registerValidationRoutes(
       });
     const record = visiblePath(engine, request, body.pathId);
     if (!record) throw unknownPath(body.pathId);
-    const [made] = verdicts.add(request.tenant, [
-      {
-        pathId: record.id,
-        outcome: body.outcome,
-        source: body.source.trim(),
-        evidence: body.evidence ?? null,
-        route,
-        predicted: predictionOf(record),
-        ...stamp(request),
-      },
-    ]);
+    const [made] = await governed(
+      verdicts.add(request.tenant, [
+        {
+          pathId: record.id,
+          outcome: body.outcome,
+          source: body.source.trim(),
+          evidence: body.evidence ?? null,
+          route,
+          predicted: predictionOf(record),
+          ...stamp(request),
+        },
+      ]),
+    );
     return reply.code(201).send(made);
   });
 
@@ -256,7 +260,7 @@ export function registerValidationRoutes(
       }
       made.push({ ...base, pathId: null, outcome: 'missed', route, predicted: null });
     });
-    const stored = made.length ? verdicts.add(request.tenant, made) : [];
+    const stored = made.length ? await governed(verdicts.add(request.tenant, made)) : [];
     return reply.code(stored.length ? 201 : 200).send({
       importId,
       source,
@@ -268,6 +272,7 @@ export function registerValidationRoutes(
   });
 
   app.get('/validations', async (request) => {
+    await governed(verdicts.refresh(request.tenant));
     const all = verdicts.list(request.tenant);
     const scoped = request.principal.apps !== undefined;
     const shown = scoped

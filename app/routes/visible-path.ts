@@ -3,6 +3,7 @@
 import type { FastifyRequest } from 'fastify';
 import { pathFilter } from '../../src/auth/scope.js';
 import type { Engine } from '../../src/engine/engine.js';
+import { GovernanceUnavailable } from '../../src/governance/store.js';
 import { ProblemError } from '../../src/http/problems.js';
 import type { PathRecord } from '../../src/paths/path-store.js';
 
@@ -20,3 +21,16 @@ export function unknownPath(pathId: string, pointer = '/pathId'): ProblemError {
 }
 
 export const PATH_ID_PATTERN = '^ap-[0-9a-f]{16}$';
+
+/**
+ * A governance write or fresh read, with the store unreachable (GOVERNANCE_BACKEND=postgres and PostgreSQL
+ * down) answered as 503 `unavailable` with Retry-After: the write was not made, and the client is told so.
+ */
+export async function governed<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof GovernanceUnavailable) throw new ProblemError('unavailable', error.message);
+    throw error;
+  }
+}

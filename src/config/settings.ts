@@ -92,7 +92,8 @@ export interface ScaleOutSettings {
 
 /** GOVERNANCE_BACKEND and the file backend's paths; signed exports; the drift webhook. */
 export interface GovernanceSettings {
-  backend: 'file';
+  /** file: under DATA_DIR (one replica); postgres: in DB_DSN, shared by the replicas (src/governance/pg-store.ts) */
+  backend: 'file' | 'postgres';
   /** SUPPRESSIONS_PATH, VALIDATIONS_PATH, TICKETS_PATH, HISTORY_PATH: unset, under DATA_DIR/governance */
   paths: { suppressions?: string; validations?: string; tickets?: string; history?: string };
   /** EXPORT_SIGNING_KEY: unset, a key made and kept under DATA_DIR/keys */
@@ -509,7 +510,7 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     name: 'GOVERNANCE_BACKEND',
     default: 'file',
     meaning:
-      'Where suppressions, validations, tickets and history live: `file` (under DATA_DIR, one replica). `postgres` is not available yet and stops the start.',
+      'Where suppressions, validations, tickets and history live: `file` (under DATA_DIR, one replica) or `postgres` (in DB_DSN, which it requires; shared by every replica: a suppression made on one holds on all, docs/deployment.md). The `*_PATH` settings apply to `file` only.',
   },
   {
     name: 'SUPPRESSIONS_PATH',
@@ -608,7 +609,7 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     name: 'DB_DSN',
     default: 'unset',
     meaning:
-      'PostgreSQL, `postgres://user@host:5432/db` (also `DB_DSN_FILE`): leadership among replicas (a session advisory lock). Required with BUS_URL.',
+      "PostgreSQL, `postgres://user@host:5432/db` (also `DB_DSN_FILE`): leadership among replicas (a session advisory lock), shared snapshots, the leader's path records and gate verdicts, work followers hand to the leader, and governance with `GOVERNANCE_BACKEND=postgres`. Required with BUS_URL.",
   },
   {
     name: 'DB_SSLMODE',
@@ -619,7 +620,7 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     name: 'LEADER_POLL_INTERVAL',
     default: '2s',
     meaning:
-      'How often a follower tries to take leadership, and the leader checks it still holds it: a dead leader is replaced within about twice this.',
+      'How often a follower tries to take leadership, and the leader checks it still holds it: a dead leader is replaced within about twice this. The leader also takes the work followers hand it at this interval.',
   },
   {
     name: 'DEMO_DATA',
@@ -833,6 +834,8 @@ export function loadSettings(env: Env, defaults: Partial<Settings> = {}): Settin
     governance: readGovernance(env, problems, read),
     scaleOut: readScaleOut(env, problems, read),
   };
+  if (settings.governance.backend === 'postgres' && !settings.scaleOut?.db)
+    problems.push('GOVERNANCE_BACKEND=postgres needs DB_DSN: the governance records are kept in PostgreSQL');
   if (settings.auth.production) {
     const api = apiAuthEnabled(settings.auth);
     const ingest = settings.ingestSecrets.single !== undefined || settings.ingestSecrets.tenants.size > 0;
@@ -1084,14 +1087,8 @@ function readGraphqlLimits(read: Reader): GraphqlLimits {
 
 function readGovernance(env: Env, problems: string[], read: Reader): GovernanceSettings {
   const backend = read<string>('GOVERNANCE_BACKEND', (t) => t.trim().toLowerCase(), 'file');
-  if (backend === 'postgres')
-    problems.push(
-      'GOVERNANCE_BACKEND=postgres is not available yet in this build (the scale-out work brings it); use file, the default',
-    );
-  else if (backend !== 'file')
-    problems.push(
-      `GOVERNANCE_BACKEND=${JSON.stringify(backend)} must be file (postgres is not available yet)`,
-    );
+  if (backend !== 'file' && backend !== 'postgres')
+    problems.push(`GOVERNANCE_BACKEND=${JSON.stringify(backend)} must be file or postgres`);
   const filePath = (t: string) => t.trim();
   let exportSigningKey: KeyObject | undefined;
   const keyText = readSecret(env, 'EXPORT_SIGNING_KEY', problems);
@@ -1103,7 +1100,7 @@ function readGovernance(env: Env, problems: string[], read: Reader): GovernanceS
     }
   }
   return {
-    backend: 'file',
+    backend: backend === 'postgres' ? 'postgres' : 'file',
     paths: {
       suppressions: read<string | undefined>('SUPPRESSIONS_PATH', filePath, undefined),
       validations: read<string | undefined>('VALIDATIONS_PATH', filePath, undefined),

@@ -11,7 +11,13 @@ import { pgClientConfig } from '../engine/leadership.js';
 export type Db = pg.Pool;
 
 export function createDb(dsn: string, sslmode?: 'disable' | 'require' | 'verify-full'): Db {
-  const pool = new pg.Pool({ ...pgClientConfig(dsn, sslmode), max: 4, application_name: 'pathgate' });
+  // A connection not made within 10 s fails its query (a lost route to the database answers, not hangs).
+  const pool = new pg.Pool({
+    ...pgClientConfig(dsn, sslmode),
+    max: 4,
+    application_name: 'pathgate',
+    connectionTimeoutMillis: 10_000,
+  });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   return pool;

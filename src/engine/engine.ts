@@ -22,7 +22,7 @@ import type { IngestSource } from '../ingest/sources/source.js';
 import type { Log } from '../log/logger.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { PathLog } from '../paths/path-log.js';
-import type { PriorityThresholds } from '../paths/path-store.js';
+import type { FrozenRoute, PathRecord as StoredPath, PriorityThresholds } from '../paths/path-store.js';
 import { runPass, type AnalyzerConfig } from './analyzer.js';
 import {
   createIngestPipeline,
@@ -33,8 +33,9 @@ import {
 import { restoreState, serializeState, STATE_FORMAT } from './state-snapshot.js';
 import { TENANT_NAME, TenantState, type IngestActivity } from './tenant.js';
 import { evaluateGate, type GateRequest, type GateResult } from '../gate/evaluate.js';
-import { VerdictStore } from '../gate/verdicts.js';
-import { isCritical, routeNodes, type PathRecord, type SuppressionNote } from '../paths/path-store.js';
+import { VerdictStore, type ReportEntry } from '../gate/verdicts.js';
+import type { SharedPaths } from '../db/path-records.js';
+import { isCritical, plain, routeNodes, type PathRecord, type SuppressionNote } from '../paths/path-store.js';
 import { SINGLE_PROCESS_LEADER, type Leadership } from './leadership.js';
 import { readIngestContext } from '../ingest/context.js';
 import { createIntelHook } from '../intel/engine-intel.js';
@@ -75,6 +76,21 @@ export interface EngineDeps {
    * and the local one; the leader writes one beside each local snapshot.
    */
   sharedSnapshots?: SharedSnapshots;
+  /**
+   * Path records and gate verdicts shared by the replicas (PostgreSQL, src/db/path-records.ts): the leader
+   * writes its path lifecycle changes and gate reports; followers read them, and one that takes over
+   * continues from them.
+   */
+  sharedPaths?: SharedPaths;
+  /** On a follower: hands a gate verdict for a pull request to the leader (src/db/leader-inbox.ts). */
+  handOff?: (handed: HandedVerdict) => Promise<void>;
+}
+
+/** A follower's gate verdict, for the leader to write to the pull request. */
+export interface HandedVerdict {
+  decided: DecidedGate;
+  /** the reports the follower recorded for it */
+  reports: ReportEntry[];
 }
 
 export interface SharedSnapshots {
@@ -253,10 +269,16 @@ export async function createEngine(deps: EngineDeps) {
   const maxWaitMs = Math.max(10 * config.analyzerIntervalMs, 60_000);
   function analyzeAll(options: { force?: boolean; scheduled?: boolean } = {}): Promise<void> {
     return exclusive(async () => {
+      // Scale-out: the leader's path lifecycle first (a follower keeps up; a new leader takes it over).
+      const shared = await syncShared();
+      if (shared === 'wait') return;
+      // A replica that has just taken the lifecycle over analyses every tenant from it now.
+      const every = options.force || shared === 'took-over';
       for (const state of tenants.values()) {
-        if (!options.force && !state.stale) continue;
+        if (!every && !state.stale) continue;
         if (
           options.scheduled &&
+          !every &&
           !state.due(now(), quietMs, maxWaitMs, ingestActivity, {
             everyMs: config.analyzerIntervalMs,
             seedIamUsers: config.seedIamUsers,
@@ -294,14 +316,135 @@ export async function createEngine(deps: EngineDeps) {
 
   /** Makes a pass's path lifecycle changes durable before its events go out. */
   async function logPathChanges(state: TenantState): Promise<void> {
+    const changes = state.paths.takeChanges();
     try {
-      await pathLog.append(state.name, state.paths.takeChanges());
+      await pathLog.append(state.name, changes);
     } catch (error) {
       log.error(
         { tenant: state.name, err: error },
         'could not log path lifecycle changes; the next snapshot keeps them',
       );
     }
+    if (!deps.sharedPaths) return;
+    const records = changes.filter((c): c is SharedRecord => 'id' in c);
+    if (sharing()) {
+      // The leader's lifecycle is the one every replica keeps: shared before the pass's events go out.
+      for (const record of records) unsentPaths(state.name).set(record.id, record);
+      await flushShared();
+    } else {
+      // A follower's own pass does not move the lifecycle the leader keeps.
+      const view = leaderView.get(state.name);
+      if (view)
+        for (const record of records) {
+          const theirs = view.get(record.id);
+          if (theirs) state.paths.adopt(theirs);
+        }
+    }
+  }
+
+  // Scale-out path lifecycle (src/db/path-records.ts). `leading`: this replica leads and has taken over the
+  // lifecycle the previous leader shared; until then, even holding the lock, it writes nothing.
+  type SharedRecord = Omit<StoredPath, 'route'> & { route: FrozenRoute };
+  let leading = false;
+  const sharing = () => leading && leadership.isLeader();
+  let pathCursor = 0;
+  let reportCursor = 0;
+  /** tenant -> path id -> the leader's record as last read */
+  const leaderView = new Map<string, Map<string, SharedRecord>>();
+  /** The leader's writes not yet in PostgreSQL (tried again before every pass and gate verdict). */
+  const unsent = new Map<string, Map<string, SharedRecord>>();
+  const unsentReports: ReportEntry[] = [];
+  const unsentPaths = (tenantName: string) => {
+    let held = unsent.get(tenantName);
+    if (!held) unsent.set(tenantName, (held = new Map()));
+    return held;
+  };
+  const SHARED_PAGE = 5_000;
+
+  /** Reads what the leader wrote since the last read: path records into the view (adopted), gate reports. */
+  async function pullShared(shared: SharedPaths): Promise<void> {
+    for (;;) {
+      const rows = await shared.pathsSince(pathCursor, SHARED_PAGE);
+      for (const row of rows) {
+        const record = row.value as SharedRecord;
+        let view = leaderView.get(row.tenant);
+        if (!view) leaderView.set(row.tenant, (view = new Map()));
+        view.set(record.id, record);
+        tenant(row.tenant).paths.adopt(record);
+        pathCursor = row.version;
+      }
+      if (rows.length < SHARED_PAGE) break;
+    }
+    for (;;) {
+      const rows = await shared.reportsSince(reportCursor, SHARED_PAGE);
+      for (const row of rows) {
+        verdicts.adopt(row.value as ReportEntry);
+        reportCursor = row.version;
+      }
+      if (rows.length < SHARED_PAGE) break;
+    }
+  }
+
+  async function flushShared(): Promise<void> {
+    const shared = deps.sharedPaths;
+    if (!shared || !sharing()) return;
+    // Taken out before the write (a gate verdict may flush while a pass does), put back if it fails.
+    for (const [tenantName, records] of [...unsent]) {
+      unsent.delete(tenantName);
+      try {
+        await shared.writePaths(tenantName, [...records.values()]);
+      } catch (error) {
+        const held = unsentPaths(tenantName);
+        // A newer change of a record queued meanwhile wins over the one that failed.
+        for (const [id, record] of records) if (!held.has(id)) held.set(id, record);
+        log.error({ err: error, tenant: tenantName }, 'could not share path records; trying again later');
+        return;
+      }
+    }
+    const reports = unsentReports.splice(0);
+    if (!reports.length) return;
+    try {
+      await shared.writeReports(reports);
+    } catch (error) {
+      unsentReports.unshift(...reports);
+      log.error({ err: error }, 'could not share gate verdicts; trying again later');
+    }
+  }
+
+  /**
+   * Before a round of passes: a follower reads the leader's newer records; a replica that has just become
+   * leader reads them too and takes the whole lifecycle over (its records become the previous leader's,
+   * its own only where the leader kept none), then every tenant is analysed from there. 'wait': it leads
+   * but could not read PostgreSQL, so no pass runs that would count transitions from the wrong state.
+   */
+  async function syncShared(): Promise<'follower' | 'leader' | 'took-over' | 'wait' | undefined> {
+    const shared = deps.sharedPaths;
+    if (!shared) return undefined;
+    const lock = leadership.isLeader();
+    if (!lock) leading = false;
+    if (leading) {
+      await flushShared();
+      return 'leader';
+    }
+    try {
+      await pullShared(shared);
+    } catch (error) {
+      log.error({ err: error }, 'could not read the shared path records');
+      return lock ? 'wait' : 'follower';
+    }
+    if (!lock) return 'follower';
+    for (const [tenantName, view] of leaderView) {
+      const state = tenant(tenantName);
+      for (const record of view.values()) state.paths.restore({ ...record });
+    }
+    for (const state of tenants.values()) {
+      const view = leaderView.get(state.name);
+      for (const record of state.paths.all())
+        if (!view?.has(record.id)) unsentPaths(state.name).set(record.id, plain(record) as SharedRecord);
+    }
+    leading = true;
+    log.info({ tenants: leaderView.size }, 'took over the path lifecycle the previous leader shared');
+    return 'took-over';
   }
 
   function takeSnapshot(): Promise<void> {
@@ -427,23 +570,13 @@ export async function createEngine(deps: EngineDeps) {
     if (options.persist === false) return result;
     const context = readIngestContext(request.query);
     verdicts.record(request.tenant, result, { slug: context.slug, pr: context.pr }, now());
-    // A pull request judged by its commit's stamped assets (no report yet) is re-judged when later passes
-    // change paths; one watch per pull request (its newest commit), dropped when a report is gated for it
-    // or the pull request is closed.
-    if (result.commit && context.slug && context.pr !== undefined) {
-      const key = `${request.tenant}|${context.slug.toLowerCase()}#${context.pr}`;
-      watchedCommits.delete(key);
-      if (result.attribution === 'commit') {
-        watchedCommits.set(key, {
-          tenant: request.tenant,
-          sha: result.commit,
-          slug: context.slug,
-          pr: context.pr,
-        });
-        if (watchedCommits.size > MAX_WATCHED_COMMITS)
-          watchedCommits.delete(watchedCommits.keys().next().value!);
-      }
+    // Scale-out: the leader shares its verdicts; a follower hands its own to the leader (below).
+    const recorded = verdicts.takeRecorded();
+    if (deps.sharedPaths && sharing()) {
+      unsentReports.push(...recorded);
+      await flushShared();
     }
+    watchCommit(request.tenant, result, context);
     const decided: DecidedGate = {
       tenant: request.tenant,
       slug: context.slug,
@@ -452,14 +585,56 @@ export async function createEngine(deps: EngineDeps) {
       // The commit's verdict over all its reports, not only this one (src/gate/verdicts.ts).
       result: (result.commit && verdicts.view(request.tenant, result.commit)) || result,
     };
-    // Forge writes are the leader's alone (replicas would race on the same comment).
-    if (leadership.isLeader())
-      for (const listener of verdictListeners) {
-        listener(decided).catch((error: unknown) =>
-          log.error({ err: error, sha: context.sha }, 'a gate verdict listener failed'),
+    // Forge writes are the leader's alone (replicas would race on the same comment); a follower hands its
+    // verdict to the leader (scale-out: src/db/leader-inbox.ts), which writes it.
+    if (leadership.isLeader()) tellVerdictListeners(decided);
+    else if (deps.handOff && decided.slug && decided.pr !== undefined)
+      await deps
+        .handOff({ decided: { ...decided, result: { ...decided.result, paths: [] } }, reports: recorded })
+        .catch((error: unknown) =>
+          log.error({ err: error, sha: context.sha }, 'could not hand the gate verdict to the leader'),
         );
-      }
     return result;
+  }
+
+  function tellVerdictListeners(decided: DecidedGate): void {
+    for (const listener of verdictListeners) {
+      listener(decided).catch((error: unknown) =>
+        log.error({ err: error, sha: decided.sha }, 'a gate verdict listener failed'),
+      );
+    }
+  }
+
+  // A pull request judged by its commit's stamped assets (no report yet) is re-judged when later passes
+  // change paths; one watch per pull request (its newest commit), dropped when a report is gated for it
+  // or the pull request is closed.
+  function watchCommit(
+    tenantName: string,
+    result: Pick<GateResult, 'commit' | 'attribution'>,
+    context: { slug?: string; pr?: number },
+  ): void {
+    if (!result.commit || !context.slug || context.pr === undefined) return;
+    const key = `${tenantName}|${context.slug.toLowerCase()}#${context.pr}`;
+    watchedCommits.delete(key);
+    if (result.attribution !== 'commit') return;
+    watchedCommits.set(key, { tenant: tenantName, sha: result.commit, slug: context.slug, pr: context.pr });
+    if (watchedCommits.size > MAX_WATCHED_COMMITS) watchedCommits.delete(watchedCommits.keys().next().value!);
+  }
+
+  /** On the leader: a verdict a follower gave and handed over; kept, shared and written to the PR as ours. */
+  async function receiveHandedVerdict(handed: HandedVerdict): Promise<void> {
+    for (const entry of handed.reports) verdicts.adopt(entry);
+    if (deps.sharedPaths && sharing()) {
+      unsentReports.push(...handed.reports);
+      await flushShared();
+    }
+    const { decided } = handed;
+    watchCommit(decided.tenant, decided.result, decided);
+    const commit = decided.result.commit;
+    tellVerdictListeners({
+      ...decided,
+      result: (commit && verdicts.view(decided.tenant, commit)) || decided.result,
+    });
   }
   const verdictListeners: ((decided: DecidedGate) => Promise<void>)[] = [];
 
@@ -522,6 +697,8 @@ export async function createEngine(deps: EngineDeps) {
     forgetPullRequest(tenantName: string, slug: string, pr: number): void {
       watchedCommits.delete(`${tenantName}|${slug.toLowerCase()}#${pr}`);
     },
+    /** On the leader: a gate verdict a follower handed over (src/db/leader-inbox.ts). */
+    receiveHandedVerdict,
     /** Called after every gate verdict (the GitHub app comments and sets the status from it). */
     onVerdict(listener: (decided: DecidedGate) => Promise<void>): void {
       verdictListeners.push(listener);

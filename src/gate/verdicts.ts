@@ -25,7 +25,7 @@ export interface StoredVerdict {
 }
 
 /** One report's result for a commit, as stored. */
-interface ReportEntry {
+export interface ReportEntry {
   tenant: string;
   sha: string;
   /** `<source>|<artifact>`, or `commit|` for attribution by commit */
@@ -43,6 +43,8 @@ export class VerdictStore {
   private readonly byTenant = new Map<string, Map<string, Map<string, ReportEntry>>>();
   private readonly file: string;
   private lines = 0;
+  /** Reports recorded here since `takeRecorded` last ran (scale-out: the leader shares them). */
+  private recorded: ReportEntry[] = [];
 
   constructor(
     dataDir: string,
@@ -100,7 +102,22 @@ export class VerdictStore {
     appendFileSync(this.file, `${JSON.stringify(entry)}\n`);
     this.lines++;
     this.remember(entry);
+    this.recorded.push(entry);
     return this.get(tenant, entry.sha);
+  }
+
+  /** The reports recorded since the last call (the leader writes them to PostgreSQL). */
+  takeRecorded(): ReportEntry[] {
+    return this.recorded.splice(0);
+  }
+
+  /** A report another replica (the leader) recorded: kept as if recorded here, once. */
+  adopt(entry: ReportEntry): void {
+    const held = this.byTenant.get(entry.tenant)?.get(entry.sha)?.get(entry.key);
+    if (held && held.decidedAt >= entry.decidedAt) return;
+    appendFileSync(this.file, `${JSON.stringify(entry)}\n`);
+    this.lines++;
+    this.remember(entry);
   }
 
   /** The commit's verdict (a full SHA, or a prefix of at least 7 characters that is unique). */

@@ -70,12 +70,20 @@ export function createDriftMonitor(deps: {
         else if (record.priority === 'P1') suppressed++;
       }
       const at = new Date(deps.now()).toISOString();
-      deps.history.record(tenantName, {
-        at,
-        criticalPaths: critical.size,
-        openPaths: open.length,
-        suppressedPaths: suppressed,
-      });
+      // A point the store cannot take now (PostgreSQL down) is skipped; the next change records one.
+      await deps.history
+        .record(tenantName, {
+          at,
+          criticalPaths: critical.size,
+          openPaths: open.length,
+          suppressedPaths: suppressed,
+        })
+        .catch((error: unknown) =>
+          deps.log.warn(
+            { tenant: tenantName, err: (error as Error).message },
+            'posture history: point not recorded',
+          ),
+        );
       const before = last.get(tenantName);
       last.set(tenantName, critical);
       if (!before) return undefined;

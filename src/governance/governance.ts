@@ -1,6 +1,7 @@
-// The governance layer as the service composes it: one backend (GOVERNANCE_BACKEND, src/governance/
-// store.ts) holding suppressions, validation verdicts, tickets and the posture history, and the key that
-// signs exports. Built before the engine, which asks it which paths are suppressed.
+// The governance layer as the service composes it: one backend (GOVERNANCE_BACKEND: files, src/governance/
+// store.ts, or PostgreSQL, src/governance/pg-store.ts) holding suppressions, validation verdicts, tickets
+// and the posture history, and the key that signs exports. Built before the engine, which asks it which
+// paths are suppressed.
 import type { Settings } from '../config/settings.js';
 import { createSigner, loadOrCreateSigningKey, type ExportSigner } from '../export/signing.js';
 import type { SuppressionNote } from '../paths/path-store.js';
@@ -23,14 +24,15 @@ export interface Governance {
   preload(tenants: Iterable<string>): void;
 }
 
+/** `backend`: the postgres one, opened beforehand (it loads every record first); the file one otherwise. */
 export function createGovernance(
   settings: Pick<Settings, 'dataDir' | 'governance'> & { audit: { key?: Buffer } },
-): Governance {
-  const backend = createFileBackend({
+  backend: GovernanceBackend = createFileBackend({
     dataDir: settings.dataDir,
     paths: settings.governance.paths,
     key: settings.audit.key,
-  });
+  }),
+): Governance {
   const suppressions = new SuppressionBook(backend.documents<Suppression>('suppressions'));
   const verdicts = new VerdictLedger(backend.documents<Verdict>('validations'));
   const tickets = new TicketStore(backend.documents<Ticket>('tickets'));

@@ -13,32 +13,26 @@ export interface HistoryPoint {
 export const MAX_POINTS = 5_000;
 
 export class PostureHistory {
-  private readonly cache = new Map<string, HistoryPoint[]>();
-
   constructor(private readonly documents: DocumentStore<HistoryPoint>) {}
 
   list(tenant: string): HistoryPoint[] {
-    let points = this.cache.get(tenant);
-    if (!points) {
-      points = this.documents.load(tenant);
-      this.cache.set(tenant, points);
-    }
-    return points;
+    return this.documents.load(tenant);
   }
 
-  /** Records a point when it differs from the last one; true when it was recorded. */
-  record(tenant: string, point: HistoryPoint): boolean {
-    const last = this.list(tenant).at(-1);
-    if (
-      last &&
+  /** Records a point when it differs from the last one stored; true when it was recorded. */
+  async record(tenant: string, point: HistoryPoint): Promise<boolean> {
+    const same = (last: HistoryPoint | undefined) =>
+      last !== undefined &&
       last.criticalPaths === point.criticalPaths &&
       last.openPaths === point.openPaths &&
-      last.suppressedPaths === point.suppressedPaths
-    )
-      return false;
-    const next = [...this.list(tenant), point].slice(-MAX_POINTS);
-    this.documents.save(tenant, next);
-    this.cache.set(tenant, next);
-    return true;
+      last.suppressedPaths === point.suppressedPaths;
+    // Most passes change nothing: no write, not even a round trip.
+    if (same(this.list(tenant).at(-1))) return false;
+    const { result } = await this.documents.mutate(tenant, (current) =>
+      same(current.at(-1))
+        ? { next: current, result: false }
+        : { next: [...current, point].slice(-MAX_POINTS), result: true },
+    );
+    return result;
   }
 }

@@ -4,7 +4,10 @@
 // `<name>.<tenant>.json`). Each write replaces the whole document atomically (temporary file, fsync,
 // rename), so a crash leaves the old document or the new one, never half of one. With
 // STORE_ENCRYPTION_KEY the document is sealed with AES-256-GCM as the audit log's lines are.
-// The interface is what a `postgres` backend fills (the scale-out issue); it is refused at start-up here.
+// The `postgres` backend (src/governance/pg-store.ts) keeps the same records in PostgreSQL, shared by
+// every replica. Both hold a tenant's records in memory, so reads (the analyzer asks about suppressions
+// for every path of every pass) never wait; writes go through `mutate`, which applies a change to the
+// stored state (not to this replica's copy) and only then to the copy.
 import {
   closeSync,
   existsSync,
@@ -27,17 +30,40 @@ export const GOVERNANCE_KINDS: readonly GovernanceKind[] = [
   'history',
 ];
 
-/** One kind of governance record, per tenant: read whole, written whole. */
+/** A change to a tenant's records: the records after it, and what to tell the caller. */
+export type Change<T, R> = (current: readonly T[]) => { next: readonly T[]; result: R };
+
+/** One kind of governance record, per tenant, held in memory and written through the backend. */
 export interface DocumentStore<T> {
+  /** The tenant's records as this replica holds them now (never waits). */
   load(tenant: string): T[];
-  save(tenant: string, items: readonly T[]): void;
+  /** Grows whenever `load`'s answer changed, by a write here or (postgres) on another replica. */
+  version(tenant: string): number;
+  /**
+   * Applies `change` to the stored records and, once stored, to the copy here. With postgres the change
+   * sees the records as stored (another replica's write included) and writes of one tenant and kind take
+   * turns, so none is lost; a database that cannot be reached rejects with GovernanceUnavailable.
+   */
+  mutate<R>(tenant: string, change: Change<T, R>): Promise<{ items: T[]; result: R }>;
+  /** Brings the copy up to date with the stored records (postgres: one query; file: nothing to do). */
+  refresh(tenant: string): Promise<void>;
 }
 
 export interface GovernanceBackend {
-  readonly name: 'file';
+  readonly name: 'file' | 'postgres';
   documents<T>(kind: GovernanceKind): DocumentStore<T>;
   /** Where a kind's records of a tenant are kept (for messages and docs). */
   locate(kind: GovernanceKind, tenant: string): string;
+  /** Stops listening for other replicas' writes (postgres). */
+  close(): Promise<void>;
+}
+
+/** The governance store cannot be reached: the write was not made (HTTP 503 `unavailable`). */
+export class GovernanceUnavailable extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'GovernanceUnavailable';
+  }
 }
 
 export interface FileBackendOptions {
@@ -48,9 +74,19 @@ export interface FileBackendOptions {
   key?: Buffer;
 }
 
+/** The file backend's store also writes a document whole (tests and tools). */
+export interface FileDocumentStore<T> extends DocumentStore<T> {
+  save(tenant: string, items: readonly T[]): void;
+}
+
+export interface FileBackend extends GovernanceBackend {
+  readonly name: 'file';
+  documents<T>(kind: GovernanceKind): FileDocumentStore<T>;
+}
+
 const DEFAULT_TENANT = 'default';
 
-export function createFileBackend(options: FileBackendOptions): GovernanceBackend {
+export function createFileBackend(options: FileBackendOptions): FileBackend {
   const locate = (kind: GovernanceKind, tenant: string): string => {
     const named = options.paths?.[kind];
     if (!named) return path.join(options.dataDir, 'governance', tenant, `${kind}.json`);
@@ -58,16 +94,48 @@ export function createFileBackend(options: FileBackendOptions): GovernanceBacken
     const ext = path.extname(named);
     return path.join(path.dirname(named), `${path.basename(named, ext)}.${tenant}${ext || '.json'}`);
   };
+  const stores = new Map<GovernanceKind, FileDocumentStore<unknown>>();
+  const documentsOf = <T>(kind: GovernanceKind): FileDocumentStore<T> => {
+    // One process writes these files: the copy read once stays the truth, changed only by `save`.
+    const held = new Map<string, T[]>();
+    const versions = new Map<string, number>();
+    const load = (tenant: string): T[] => {
+      let items = held.get(tenant);
+      if (!items) {
+        items = readDocument<T>(locate(kind, tenant), options.key);
+        held.set(tenant, items);
+      }
+      return items;
+    };
+    const save = (tenant: string, items: readonly T[]): void => {
+      writeDocument(locate(kind, tenant), JSON.stringify(items, null, 1), options.key);
+      held.set(tenant, [...items]);
+      versions.set(tenant, (versions.get(tenant) ?? 0) + 1);
+    };
+    return {
+      load,
+      save,
+      version: (tenant) => versions.get(tenant) ?? 0,
+      async mutate(tenant, change) {
+        const { next, result } = change(load(tenant));
+        save(tenant, next);
+        return { items: load(tenant), result };
+      },
+      refresh: async () => undefined,
+    };
+  };
   return {
     name: 'file',
     locate,
-    documents<T>(kind: GovernanceKind): DocumentStore<T> {
-      return {
-        load: (tenant) => readDocument<T>(locate(kind, tenant), options.key),
-        save: (tenant, items) =>
-          writeDocument(locate(kind, tenant), JSON.stringify(items, null, 1), options.key),
-      };
+    documents<T>(kind: GovernanceKind): FileDocumentStore<T> {
+      let store = stores.get(kind);
+      if (!store) {
+        store = documentsOf<unknown>(kind);
+        stores.set(kind, store);
+      }
+      return store as FileDocumentStore<T>;
     },
+    close: async () => undefined,
   };
 }
 

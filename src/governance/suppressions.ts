@@ -45,22 +45,29 @@ export function expiryOf(createdAt: number, ttlDays: number): string {
 
 /** The triage board of every tenant, kept through the governance backend. */
 export class SuppressionBook {
-  private readonly cache = new Map<string, Map<string, Suppression>>();
+  /** A tenant's board by path id, rebuilt when the backend's copy changed (a write, another replica's). */
+  private readonly cache = new Map<string, { version: number; entries: Map<string, Suppression> }>();
 
   constructor(private readonly documents: DocumentStore<Suppression>) {}
 
   private of(tenant: string): Map<string, Suppression> {
-    let entries = this.cache.get(tenant);
-    if (!entries) {
-      entries = new Map(this.documents.load(tenant).map((s) => [s.pathId, s]));
-      this.cache.set(tenant, entries);
+    const version = this.documents.version(tenant);
+    let held = this.cache.get(tenant);
+    if (!held || held.version !== version) {
+      held = { version, entries: new Map(this.documents.load(tenant).map((s) => [s.pathId, s])) };
+      this.cache.set(tenant, held);
     }
-    return entries;
+    return held.entries;
   }
 
   /** Reads a tenant's board now (start-up), so a damaged store stops the start rather than a request. */
   preload(tenant: string): number {
     return this.of(tenant).size;
+  }
+
+  /** Brings the board up to date with the stored one (another replica's writes), before a read. */
+  refresh(tenant: string): Promise<void> {
+    return this.documents.refresh(tenant);
   }
 
   list(tenant: string): Suppression[] {
@@ -73,31 +80,32 @@ export class SuppressionBook {
 
   /** The suppression that holds for this path at `at`, if any (an expired one does not). */
   active(tenant: string, pathId: string, at: number): Suppression | undefined {
-    const entries = this.cache.get(tenant) ?? this.of(tenant);
+    const entries = this.of(tenant);
     if (entries.size === 0) return undefined;
     const s = entries.get(pathId);
     return s && suppressionState(s, at) === 'active' ? s : undefined;
   }
 
   /** Stores (or replaces) the path's suppression; true when it replaced one. */
-  put(tenant: string, suppression: Suppression): boolean {
-    const entries = this.of(tenant);
-    const replaced = entries.has(suppression.pathId);
-    const next = new Map(entries);
-    next.set(suppression.pathId, suppression);
-    this.documents.save(tenant, [...next.values()]);
-    this.cache.set(tenant, next);
-    return replaced;
+  async put(tenant: string, suppression: Suppression): Promise<boolean> {
+    const { result } = await this.documents.mutate(tenant, (current) => {
+      const replaced = current.some((s) => s.pathId === suppression.pathId);
+      return {
+        next: replaced
+          ? current.map((s) => (s.pathId === suppression.pathId ? suppression : s))
+          : [...current, suppression],
+        result: replaced,
+      };
+    });
+    return result;
   }
 
-  remove(tenant: string, pathId: string): Suppression | undefined {
-    const entries = this.of(tenant);
-    const gone = entries.get(pathId);
-    if (!gone) return undefined;
-    const next = new Map(entries);
-    next.delete(pathId);
-    this.documents.save(tenant, [...next.values()]);
-    this.cache.set(tenant, next);
-    return gone;
+  /** Removes the path's suppression, as stored (another replica may have removed it first). */
+  async remove(tenant: string, pathId: string): Promise<Suppression | undefined> {
+    const { result } = await this.documents.mutate(tenant, (current) => {
+      const gone = current.find((s) => s.pathId === pathId);
+      return { next: gone ? current.filter((s) => s !== gone) : current, result: gone };
+    });
+    return result;
   }
 }

@@ -20,17 +20,15 @@ export interface Ticket {
 }
 
 export class TicketStore {
-  private readonly cache = new Map<string, Ticket[]>();
-
   constructor(private readonly documents: DocumentStore<Ticket>) {}
 
   list(tenant: string): Ticket[] {
-    let tickets = this.cache.get(tenant);
-    if (!tickets) {
-      tickets = this.documents.load(tenant);
-      this.cache.set(tenant, tickets);
-    }
-    return tickets;
+    return this.documents.load(tenant);
+  }
+
+  /** Brings the board up to date with the stored one (another replica's writes), before a read. */
+  refresh(tenant: string): Promise<void> {
+    return this.documents.refresh(tenant);
   }
 
   openFor(tenant: string, pathId: string): Ticket | undefined {
@@ -41,10 +39,14 @@ export class TicketStore {
     return this.list(tenant).find((t) => t.id === id);
   }
 
-  create(
+  /**
+   * Opens a ticket, unless the path already has an open one as stored (opened on another replica a moment
+   * ago, too): then that one is answered and nothing is written.
+   */
+  async create(
     tenant: string,
     fields: Omit<Ticket, 'id' | 'state' | 'closedAt' | 'closedBy' | 'dispatch'>,
-  ): Ticket {
+  ): Promise<{ ticket: Ticket; created: boolean }> {
     const ticket: Ticket = {
       id: `tk-${randomBytes(8).toString('hex')}`,
       state: 'open',
@@ -53,20 +55,34 @@ export class TicketStore {
       dispatch: null,
       ...fields,
     };
-    this.list(tenant).push(ticket);
-    this.save(tenant);
-    return ticket;
+    const { result } = await this.documents.mutate(tenant, (current) => {
+      const open = current.find((t) => t.pathId === fields.pathId && t.state === 'open');
+      return open
+        ? { next: current, result: { ticket: open, created: false } }
+        : { next: [...current, ticket], result: { ticket, created: true } };
+    });
+    return result;
   }
 
-  update(tenant: string, ticket: Ticket): void {
-    const tickets = this.list(tenant);
-    const at = tickets.findIndex((t) => t.id === ticket.id);
-    if (at >= 0) tickets[at] = ticket;
-    this.save(tenant);
-  }
-
-  private save(tenant: string): void {
-    this.documents.save(tenant, this.list(tenant));
+  /**
+   * Changes a stored ticket: `edit` gets the ticket as stored and returns it changed, or a reason it may
+   * not change (e.g. closed meanwhile). Undefined when no such ticket is stored.
+   */
+  async change(
+    tenant: string,
+    id: string,
+    edit: (ticket: Ticket) => Ticket | string,
+  ): Promise<Ticket | string | undefined> {
+    const { result } = await this.documents.mutate<Ticket | string | undefined>(tenant, (current) => {
+      const at = current.findIndex((t) => t.id === id);
+      if (at < 0) return { next: current, result: undefined };
+      const edited = edit({ ...current[at] });
+      if (typeof edited === 'string') return { next: current, result: edited };
+      const next = [...current];
+      next[at] = edited;
+      return { next, result: edited };
+    });
+    return result;
   }
 }
 

@@ -88,25 +88,21 @@ export function validationMetrics(verdicts: readonly Verdict[]): ValidationMetri
 }
 
 export class VerdictLedger {
-  private readonly cache = new Map<string, Verdict[]>();
-
   constructor(private readonly documents: DocumentStore<Verdict>) {}
 
   list(tenant: string): Verdict[] {
-    let verdicts = this.cache.get(tenant);
-    if (!verdicts) {
-      verdicts = this.documents.load(tenant);
-      this.cache.set(tenant, verdicts);
-    }
-    return verdicts;
+    return this.documents.load(tenant);
+  }
+
+  /** Brings the ledger up to date with the stored one (another replica's writes), before a read. */
+  refresh(tenant: string): Promise<void> {
+    return this.documents.refresh(tenant);
   }
 
   /** Appends verdicts in one write: an import is stored whole or not at all. */
-  add(tenant: string, verdicts: readonly Omit<Verdict, 'id'>[]): Verdict[] {
+  async add(tenant: string, verdicts: readonly Omit<Verdict, 'id'>[]): Promise<Verdict[]> {
     const made = verdicts.map((v) => ({ id: `vd-${randomBytes(8).toString('hex')}`, ...v }));
-    const next = [...this.list(tenant), ...made];
-    this.documents.save(tenant, next);
-    this.cache.set(tenant, next);
+    await this.documents.mutate(tenant, (current) => ({ next: [...current, ...made], result: undefined }));
     return made;
   }
 }

@@ -32,7 +32,7 @@ export interface PathStep {
 }
 
 type Route = { compiled: CompiledGraph; start: number; target: number; edges: Int32Array } | FrozenRoute;
-interface FrozenRoute {
+export interface FrozenRoute {
   nodes: PathNode[];
   steps: PathStep[];
 }
@@ -146,7 +146,8 @@ function freeze(record: PathRecord): FrozenRoute {
   return { nodes: routeNodes(record), steps: routeSteps(record) };
 }
 
-function plain(record: PathRecord): object {
+/** A record as snapshots, the path log and the shared path records hold it: plain JSON, route frozen. */
+export function plain(record: PathRecord): object {
   const { route: _route, ...rest } = record;
   return { ...rest, route: freeze(record) };
 }
@@ -343,8 +344,31 @@ export class PathStore {
     const pair = record.directAccess
       ? `direct-access>${record.targetId}`
       : `${record.startId}>${record.targetId}`;
+    const replaced = this.byPair.get(pair);
+    if (replaced) this.changed.delete(replaced);
     this.byPair.set(pair, record);
     this.byId.set(record.id, record);
     this.sortedOpen = null;
+  }
+
+  /**
+   * The leader's record of a path (scale-out, src/db/path-records.ts), on a follower: its lifecycle wins
+   * over the one this replica's own passes kept. first_seen and the reopen count are the leader's; the
+   * open or resolved state stays this replica's (it answers from its own graph), and with it the times of
+   * the current period unless both agree on the state. A path the leader resolved that this replica never
+   * saw is kept resolved, as the leader has it.
+   */
+  adopt(leader: Omit<PathRecord, 'route'> & { route: FrozenRoute }): void {
+    const local = this.byId.get(leader.id);
+    if (!local) {
+      if (leader.state === 'resolved') this.restore({ ...leader });
+      return;
+    }
+    local.firstSeen = leader.firstSeen;
+    local.reopens = leader.reopens;
+    if (local.state === leader.state) {
+      local.openedAt = leader.openedAt;
+      local.resolvedAt = leader.resolvedAt;
+    }
   }
 }

@@ -1,6 +1,6 @@
 // The file governance backend: per-tenant documents under DATA_DIR or at the *_PATH settings, sealed with
 // STORE_ENCRYPTION_KEY, written atomically; a damaged or undecryptable store stops the start naming the
-// file; GOVERNANCE_BACKEND=postgres is refused at start-up as not available yet.
+// file; GOVERNANCE_BACKEND=postgres needs DB_DSN (the backend itself: test/scale/governance-postgres.test.ts).
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -71,12 +71,16 @@ describe('file governance backend', () => {
     );
   });
 
-  it('GOVERNANCE_BACKEND=postgres is refused at start-up as not available yet; a typo is named', () => {
+  it('GOVERNANCE_BACKEND=postgres needs DB_DSN; a typo is named', () => {
     expect(startupRefusal({ GOVERNANCE_BACKEND: 'postgres' })).toContain(
-      'GOVERNANCE_BACKEND=postgres is not available yet',
+      'GOVERNANCE_BACKEND=postgres needs DB_DSN',
     );
+    expect(
+      loadSettings({ GOVERNANCE_BACKEND: 'postgres', DB_DSN: 'postgres://u@127.0.0.1:5432/db' }).governance
+        .backend,
+    ).toBe('postgres');
     expect(startupRefusal({ GOVERNANCE_BACKEND: 'sqlite' })).toContain(
-      'GOVERNANCE_BACKEND="sqlite" must be file',
+      'GOVERNANCE_BACKEND="sqlite" must be file or postgres',
     );
     expect(startupRefusal({ GOVERNANCE_BACKEND: 'file' })).toBe('started');
   });
