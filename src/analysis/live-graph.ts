@@ -190,8 +190,11 @@ export class LiveGraph implements CompiledGraph {
    */
   private writes: Map<string, Writes> | null = null;
   private parent: LiveGraph | null = null;
-  /** The live graph at the bottom of a chain of forks, and its arrays as they were when forked. */
-  private root: LiveGraph = this;
+  /**
+   * The live graph at the bottom of a chain of forks (null on the live graph itself: a self-reference would
+   * make it unserializable), and its arrays as they were when forked.
+   */
+  private root: LiveGraph | null = null;
   private rootArrays: Record<string, NumArray> = {};
   private released = false;
   /** Forks not yet copied: the live arrays must not change under them (see fork). */
@@ -292,7 +295,8 @@ export class LiveGraph implements CompiledGraph {
     f.nodeAttrs = layeredArray(this.nodeAttrs);
     f.slotOf = new LayeredSlots(this.slotOf);
     f.parent = this;
-    f.root = this.root;
+    const root = this.root ?? this;
+    f.root = root;
     f.rootArrays = this.writes ? this.rootArrays : { ...this.a };
     f.writes = new Map();
     for (const [name] of [...NODE_ARRAYS, ...EDGE_ARRAYS, ...F_ARRAYS, ...R_ARRAYS]) {
@@ -303,7 +307,7 @@ export class LiveGraph implements CompiledGraph {
     f.starts = this.starts;
     f.targets = this.targets;
     f.directAccess = this.directAccess;
-    this.root.pins++;
+    root.pins++;
     return f;
   }
 
@@ -311,7 +315,7 @@ export class LiveGraph implements CompiledGraph {
   release(): void {
     if (!this.writes || this.released) return;
     this.released = true;
-    const root = this.root;
+    const root = this.root!;
     if (--root.pins === 0) {
       // The syncs that waited run here, synchronously, before any fork can pin the arrays again.
       const syncs = root.waitingSyncs;
