@@ -63,17 +63,6 @@ export async function startBenchService(
   }
 }
 
-/** The service's graph node count (status query). */
-export async function graphNodes(service: BenchService): Promise<number> {
-  const s = await fetch(`${service.apiUrl}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: '{ status { graph { nodes } } }' }),
-  });
-  const { data } = (await s.json()) as { data: { status: { graph: { nodes: number } } } };
-  return data.status.graph.nodes;
-}
-
 /** Whether every chunk of an ingest batch is in the tenant's graph (GraphQL `ingestBatch`). */
 async function batchApplied(service: BenchService, tenant: string, batchId: string): Promise<boolean> {
   const s = await fetch(`${service.apiUrl}/graphql`, {
