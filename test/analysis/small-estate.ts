@@ -2,6 +2,7 @@
 import { compileGraph, type CompiledGraph } from '../../src/analysis/compiled-graph.js';
 import { createTenantGraph, type TenantGraph } from '../../src/graph/model.js';
 import type { EdgeType, NodeLabel } from '../../src/graph/vocabulary.js';
+import { prng } from '../helpers/random-estate.js';
 
 export type NodeSpec = { label?: NodeLabel; start?: boolean; target?: boolean; public?: boolean };
 export type EdgeSpec = [string, string, number, EdgeType?];
@@ -22,17 +23,8 @@ export function estate(nodes: Record<string, NodeSpec>, edges: EdgeSpec[]): Tena
 
 export const compile = (g: TenantGraph): CompiledGraph => compileGraph(g, { seedIamUsers: false });
 
-/** A seeded generator (mulberry32) for random small estates. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded generator (mulberry32) for random small estates: the property tests' one. */
+export const random = prng;
 
 /** A random estate of `n` nodes and `m` distinct edges (no self-loops), some starts and targets. */
 export function randomEstate(
