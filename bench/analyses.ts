@@ -9,7 +9,7 @@
 // - whatIf of the plan's first cut (search again and simulate before and after)
 // Also runnable alone: npx tsx bench/analyses.ts [estate.json] [--limit path/to/limit]
 import { execFileSync } from 'node:child_process';
-import { createReadStream, existsSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -27,6 +27,7 @@ import type { TenantGraph } from '../src/graph/model.js';
 import type { EdgeType, NodeLabel } from '../src/graph/vocabulary.js';
 import { silentLog } from '../src/log/logger.js';
 import { createMetrics } from '../src/metrics/metrics.js';
+import { ensureYardstick } from './yardstick.js';
 
 async function load(file: string, graph: TenantGraph): Promise<void> {
   for await (const raw of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
@@ -65,7 +66,7 @@ function yardstickMonteCarlo(
   source: string,
 ): { seconds: number; mean: number } | null {
   try {
-    if (!existsSync(binary)) execFileSync('g++', ['-O2', '-std=c++17', source, '-o', binary]);
+    ensureYardstick(binary, source);
     const out = execFileSync(binary, [file, '--iters', '1000'], { encoding: 'utf8' });
     const line = out.split('\n').find((l) => l.startsWith('mc_bitpar:'))!;
     const field = (k: string) => Number(new RegExp(`${k}=([-\\d.e]+)`).exec(line)![1]);

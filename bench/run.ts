@@ -8,7 +8,7 @@
 //   BENCH_READY_RUNS=3: runs of each estate up to 100k nodes (1 above), and the median of their
 //   ingest -> paths ready (issue 17's goal is on the median of three)
 import { execFileSync } from 'node:child_process';
-import { createReadStream, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { createReadStream, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +20,7 @@ import { runGraphqlBench } from './graphql.js';
 import { runIamBench } from './iam.js';
 import { runK8sBench } from './k8s.js';
 import { startBenchService } from './child.js';
+import { ensureYardstick } from './yardstick.js';
 import { runReportBench } from './reports.js';
 import { runScaleOutBench } from './scaleout.js';
 
@@ -38,8 +39,7 @@ const generate = (nodes: number) => generateEstate(nodes, { outDir, starts, targ
 function yardstick(file: string): { seconds: number; pairs: number; checksum: number } | null {
   const binary = path.join(outDir, 'limit');
   try {
-    if (!existsSync(binary))
-      execFileSync('g++', ['-O2', '-std=c++17', path.join(shared, 'limit.cpp'), '-o', binary]);
+    ensureYardstick(binary, path.join(shared, 'limit.cpp'));
     const out = execFileSync(binary, [file, '--iters', '1'], { encoding: 'utf8' });
     const line = out.split('\n').find((l) => l.startsWith('paths:'))!;
     const field = (k: string) => Number(new RegExp(`${k}=([-\\d.e]+)`).exec(line)![1]);
@@ -88,6 +88,11 @@ async function firstEdgeLine(file: string): Promise<string> {
 function peakRssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024;
+}
+
+/** The process's minor page faults so far: each costs about 2 µs on a virtual machine (docs/perf.md). */
+function minorFaults(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[7]);
 }
 
 /** One run of an estate: prints its figures and returns its ingest -> paths ready in seconds. */
@@ -160,6 +165,7 @@ async function runOne(nodes: number): Promise<number> {
     }
     const best = steady.reduce((a, b) => (b.lastPassSeconds < a.lastPassSeconds ? b : a));
     const rss = peakRssMiB(pid);
+    const faults = minorFaults(pid);
     const ingestSeconds = (acknowledged - began) / 1000;
     const limit = yardstick(file);
     // compileSeconds is a full compile on a first pass and the live graph's patch after (issue 17); the rest
@@ -189,7 +195,7 @@ async function runOne(nodes: number): Promise<number> {
         `  ratio to the yardstick: pathfinding ${(best.pathfindingSeconds / limit.seconds).toFixed(2)}x (first pass ${(first.pathfindingSeconds / limit.seconds).toFixed(2)}x), whole steady pass ${(best.lastPassSeconds / limit.seconds).toFixed(2)}x`,
       );
     }
-    console.log(`  peak RSS of the service: ${rss.toFixed(0)} MiB`);
+    console.log(`  peak RSS of the service: ${rss.toFixed(0)} MiB, minor page faults ${faults}`);
     return (ready - began) / 1000;
   } finally {
     service.stop();

@@ -69,6 +69,66 @@ export function findEdge(graph: TenantGraph, type: EdgeType, from: string, to: s
   return graph.findOutEdge(from, to, (_key, attrs) => attrs.type === type);
 }
 
+/** graphology's record of a node, as the writer's hot path reads it (nodeRecords). */
+export interface NodeRecord {
+  /** The id as the graph holds it: the string every edge record names it by. */
+  readonly key: string;
+  readonly out: Readonly<Record<string, EdgeRecord | undefined>>;
+}
+
+/** graphology's record of an edge: the out-edges to one neighbour form a list through `next`. */
+interface EdgeRecord {
+  readonly key: string;
+  readonly attributes: EdgeAttributes;
+  readonly next?: EdgeRecord | null;
+}
+
+let recordsReadable: boolean | undefined;
+
+/**
+ * graphology's node records by id, when this graphology keeps them as the writer expects (checked once on
+ * a probe graph), else undefined and the writer goes through the public API. Why: an edge of a new report
+ * names its endpoints by strings fresh from JSON.parse; looking one up in a node's adjacency (`out[to]`,
+ * graphology's findOutEdge) first interns it in V8's string table, and graphology then looks both ids up
+ * again. One lookup per endpoint here gives the graph's own id strings, already interned, for the rest:
+ * about a third of the writer's time per edge at 10^5 edges (docs/perf.md).
+ */
+export function nodeRecords(graph: TenantGraph): ReadonlyMap<string, NodeRecord> | undefined {
+  recordsReadable ??= probeRecords();
+  if (!recordsReadable) return undefined;
+  const nodes = (graph as unknown as { _nodes?: unknown })._nodes;
+  return nodes instanceof Map ? (nodes as ReadonlyMap<string, NodeRecord>) : undefined;
+}
+
+function probeRecords(): boolean {
+  try {
+    const probe = createTenantGraph();
+    probe.addNode('a', { label: 'Service', name: 'a', props: {}, lastSeen: 0 });
+    probe.addNode('b', { label: 'Service', name: 'b', props: {}, lastSeen: 0 });
+    probe.addDirectedEdgeWithKey('e1', 'a', 'b', { type: 'ROUTES_TO', lastSeen: 0 });
+    probe.addDirectedEdgeWithKey('e2', 'a', 'b', { type: 'CONNECTS_TO', lastSeen: 0 });
+    const records = (probe as unknown as { _nodes?: unknown })._nodes;
+    if (!(records instanceof Map)) return false;
+    const a = (records as Map<string, NodeRecord>).get('a');
+    if (a?.key !== 'a') return false;
+    return (
+      findEdgeFrom(a, 'ROUTES_TO', 'b') === 'e1' &&
+      findEdgeFrom(a, 'CONNECTS_TO', 'b') === 'e2' &&
+      findEdgeFrom(a, 'EXPOSES', 'b') === undefined
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** The key of the edge of `type` from the node `from` to `to` (the graph's own id string), if there is one. */
+export function findEdgeFrom(from: NodeRecord, type: EdgeType, to: string): string | undefined {
+  // graphology leaves `next` unset at the end of a list, or null once an edge was detached.
+  for (let edge = from.out[to]; edge; edge = edge.next ?? undefined)
+    if (edge.attributes.type === type) return edge.key;
+  return undefined;
+}
+
 interface AdjacencyHolder {
   in: object;
   out: object;

@@ -15,7 +15,15 @@ import {
   type ResolutionMethod,
   type Join,
 } from './image-identity.js';
-import { findEdge, GraphChanges, type EdgeAttributes, type TenantGraph } from './model.js';
+import {
+  findEdge,
+  findEdgeFrom,
+  GraphChanges,
+  nodeRecords,
+  type EdgeAttributes,
+  type NodeRecord,
+  type TenantGraph,
+} from './model.js';
 import { ScopeLedger, type ScopeState } from './scope-ledger.js';
 import { isEdgeType, isNodeLabel, type EdgeType, type NodeLabel } from './vocabulary.js';
 
@@ -320,8 +328,20 @@ export class GraphWriter {
       this.drop('malformed', { source, from: edge?.from, to: edge?.to }, result);
       return;
     }
-    const fromMissing = !this.graph.hasNode(edge.from);
-    const toMissing = !this.graph.hasNode(edge.to);
+    const records = nodeRecords(this.graph);
+    let fromMissing: boolean;
+    let toMissing: boolean;
+    let fromRecord: NodeRecord | undefined;
+    let toKey: string | undefined;
+    if (records) {
+      fromRecord = records.get(edge.from);
+      toKey = records.get(edge.to)?.key;
+      fromMissing = fromRecord === undefined;
+      toMissing = toKey === undefined;
+    } else {
+      fromMissing = !this.graph.hasNode(edge.from);
+      toMissing = !this.graph.hasNode(edge.to);
+    }
     if (fromMissing || toMissing) {
       // A node in the graph passed the vocabulary check when it landed; only absent endpoints need one.
       const missing = fromMissing && toMissing ? [edge.from, edge.to] : [fromMissing ? edge.from : edge.to];
@@ -336,17 +356,31 @@ export class GraphWriter {
       result.parked++;
       return;
     }
-    const existed = this.writeEdge(edge, receivedAt, stitch);
+    const existed = this.writeEdge(edge, receivedAt, stitch, fromRecord, toKey);
     // The ledger knows an edge in the graph by its graph key (scope-ledger.ts).
     if (scope !== undefined) this.scopes.claim(scope, this.writtenKey, existed);
     else if (this.scopes.scopeCount) this.scopes.assert(this.writtenKey);
     result.edges++;
   }
 
-  /** Writes an edge whose endpoints are present; returns whether it existed before (its key: writtenKey). */
-  private writeEdge(edge: EnvelopeEdge, receivedAt: number, stitch?: Stitch): boolean {
+  /**
+   * Writes an edge whose endpoints are present; returns whether it existed before (its key: writtenKey).
+   * `fromRecord` and `toKey`: the endpoints as the graph holds them, when the caller has looked them up.
+   */
+  private writeEdge(
+    edge: EnvelopeEdge,
+    receivedAt: number,
+    stitch?: Stitch,
+    fromRecord?: NodeRecord,
+    toKey?: string,
+  ): boolean {
     const type = edge.type as EdgeType;
-    const existing = findEdge(this.graph, type, edge.from, edge.to);
+    const from = fromRecord?.key ?? edge.from;
+    const to = toKey ?? edge.to;
+    const existing =
+      fromRecord && toKey !== undefined
+        ? findEdgeFrom(fromRecord, type, toKey)
+        : findEdge(this.graph, type, from, to);
     const attrs: EdgeAttributes = { type, lastSeen: receivedAt };
     if (typeof edge.exploit_probability === 'number') attrs.p = edge.exploit_probability;
     if (edge.weight_basis) attrs.basis = edge.weight_basis;
@@ -363,7 +397,7 @@ export class GraphWriter {
         old.joinConfidence !== attrs.joinConfidence
       ) {
         this.analysisVersion++;
-        this.changes.edgeChanged(type, edge.from, edge.to);
+        this.changes.edgeChanged(type, from, to);
       }
       if (old.props && attrs.props) attrs.props = { ...old.props, ...attrs.props };
       else if (old.props) attrs.props = old.props;
@@ -372,7 +406,7 @@ export class GraphWriter {
       this.writtenKey = existing;
       return true;
     }
-    this.addEdge(edge.from, edge.to, attrs);
+    this.addEdge(from, to, attrs);
     this.analysisVersion++;
     return false;
   }
