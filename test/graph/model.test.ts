@@ -2,7 +2,15 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createTenantGraph, findEdge, hasDictionaryAdjacency } from '../../src/graph/model.js';
+import {
+  createTenantGraph,
+  findEdge,
+  findEdgeFrom,
+  hasDictionaryAdjacency,
+  nodeRecords,
+} from '../../src/graph/model.js';
+import type { EdgeType } from '../../src/graph/vocabulary.js';
+import { pick, prng } from '../helpers/random-estate.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -17,6 +25,30 @@ describe('tenant graph', () => {
     expect(graph.getEdgeAttribute(findEdge(graph, 'HAS_PERMISSION', 'a', 'b')!, 'lastSeen')).toBe(2);
     expect(graph.getEdgeAttribute(findEdge(graph, 'CONNECTS_TO', 'b', 'a')!, 'lastSeen')).toBe(3);
     expect(findEdge(graph, 'ROUTES_TO', 'a', 'b')).toBeUndefined();
+  });
+
+  it("reads graphology's node records as findEdge does, through additions and removals", () => {
+    // The writer's hot path (nodeRecords) must agree with the public API; a graphology upgrade that moved
+    // these internals would make nodeRecords undefined (the writer then uses the API) and fail here.
+    const graph = createTenantGraph();
+    const records = nodeRecords(graph);
+    expect(records).toBeDefined();
+    const ids = ['a', 'b', 'c', 'd'];
+    for (const id of ids) graph.addNode(id, { label: 'Service', name: id, props: {}, lastSeen: 0 });
+    const types: EdgeType[] = ['CONNECTS_TO', 'HAS_PERMISSION', 'ROUTES_TO', 'EXPOSES'];
+    const random = prng(7);
+    let key = 0;
+    for (let step = 0; step < 400; step++) {
+      const [from, to, type] = [pick(random, ids), pick(random, ids), pick(random, types)];
+      if (from === to) continue;
+      const existing = findEdge(graph, type, from, to);
+      // The record's id is the graph's own string, equal to the one asked for.
+      expect(records!.get(from)!.key).toBe(from);
+      expect(findEdgeFrom(records!.get(from)!, type, to)).toBe(existing);
+      if (existing === undefined) graph.addDirectedEdgeWithKey(String(key++), from, to, { type, lastSeen: step });
+      else if (step % 3 === 0) graph.dropEdge(existing);
+    }
+    expect(graph.size).toBeGreaterThan(10);
   });
 
   it('installs dictionary-mode adjacency on every node, however it was added', () => {
