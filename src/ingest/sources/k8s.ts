@@ -24,7 +24,7 @@ import {
   WORKLOAD_SECRET_PROBABILITY,
 } from '../../model/probability.js';
 import { ProblemError } from '../../http/problems.js';
-import { podEscapes, type Escape } from '../../rules/k8s/container-escape.js';
+import { asksForHost, podEscapes, type Escape } from '../../rules/k8s/container-escape.js';
 import { rbacEscalation, type PolicyRule } from '../../rules/k8s/index.js';
 import { MAX_BODY_DEPTH } from '../body-guard.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
@@ -39,7 +39,7 @@ const WORKLOAD_KINDS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'Repli
 const CONTROLLER_KINDS = new Set([...WORKLOAD_KINDS, 'ReplicationController']);
 export const CLUSTER_ADMIN = 'cluster-admin';
 export const UNSCHEDULED_NODE = 'unscheduled';
-const USED_KINDS = new Set([
+const USED_KINDS = new Set<string>([
   ...CONTROLLER_KINDS,
   'Pod',
   'Service',
@@ -61,13 +61,96 @@ interface Workload {
   specs: K8sObject[];
   /** Label sets of its pods and pod template, for Service selectors. */
   labelSets: Record<string, string>[];
-  /** Nodes its pods are scheduled on. */
-  nodes: Set<string>;
+  /** Nodes its pods are scheduled on, first seen first (a list: most workloads run on one). */
+  nodes: string[];
   /** Image digests the pods' status reports, by container name (made when a status reports one). */
   digests?: Map<string, string>;
   pods: number;
-  /** The names Falco gives its pods' workload when they are not the controller's (`web-0`, `agent-x7k2p`). */
-  runtimeNames: Set<string>;
+  /**
+   * The names Falco gives its pods' workload when they are not the controller's (`web-0`, `agent-x7k2p`),
+   * as they come, repeats included: made distinct once, when the claims are counted.
+   */
+  runtimeNames: string[];
+}
+
+/** An image a workload runs, with the containers that run it. */
+interface ImageUse {
+  raw: string;
+  containers: string[];
+  init: boolean;
+}
+
+/**
+ * Values by namespace, then name: lookups hash the two strings the dump already holds instead of building
+ * a `<namespace>/<name>` key each time (a fresh string, hashed once and dropped; ~100,000 of them on issue
+ * 14's 50,000-object dump). Keys are what `<namespace>/<name>` was, to the letter: a namespace holding a `/`
+ * (a malformed dump) is split at its first one, as that string would have been.
+ */
+class ByNamespace<T> {
+  private readonly byNamespace = new Map<string, Map<string, T>>();
+
+  get(namespace: string, name: string): T | undefined {
+    const slash = namespace.indexOf('/');
+    if (slash >= 0) return this.get(namespace.slice(0, slash), `${namespace.slice(slash + 1)}/${name}`);
+    return this.byNamespace.get(namespace)?.get(name);
+  }
+
+  set(namespace: string, name: string, value: T): void {
+    const slash = namespace.indexOf('/');
+    if (slash >= 0)
+      return this.set(namespace.slice(0, slash), `${namespace.slice(slash + 1)}/${name}`, value);
+    let names = this.byNamespace.get(namespace);
+    if (!names) this.byNamespace.set(namespace, (names = new Map()));
+    names.set(name, value);
+  }
+}
+
+/** The objects of a dump by what reads them, each list in dump order (one pass over the dump, not nine). */
+interface Sorted {
+  serviceAccounts: K8sObject[];
+  /** Pods and controllers, named. */
+  podsAndControllers: K8sObject[];
+  services: K8sObject[];
+  ingresses: K8sObject[];
+  roles: K8sObject[];
+  bindings: K8sObject[];
+  /** Nodes and secrets, named, as they interleave in the dump (their nodes are added in that order). */
+  nodesAndSecrets: K8sObject[];
+  /** The kinds the mapping does not use. */
+  ignored: Set<string>;
+}
+
+function sortObjects(objects: K8sObject[], name: (o: K8sObject) => string): Sorted {
+  const sorted: Sorted = {
+    serviceAccounts: [],
+    podsAndControllers: [],
+    services: [],
+    ingresses: [],
+    roles: [],
+    bindings: [],
+    nodesAndSecrets: [],
+    ignored: new Set(),
+  };
+  for (const o of objects) {
+    const kind: string = o.kind;
+    if (kind === 'RoleBinding' || kind === 'ClusterRoleBinding') {
+      // Bindings need a roleRef, not a name.
+      if (o.roleRef) sorted.bindings.push(o);
+      continue;
+    }
+    if (!USED_KINDS.has(kind)) {
+      sorted.ignored.add(kind);
+      continue;
+    }
+    if (!name(o)) continue;
+    if (kind === 'Pod' || CONTROLLER_KINDS.has(kind)) sorted.podsAndControllers.push(o);
+    else if (kind === 'ServiceAccount') sorted.serviceAccounts.push(o);
+    else if (kind === 'Service') sorted.services.push(o);
+    else if (kind === 'Ingress') sorted.ingresses.push(o);
+    else if (kind === 'Role' || kind === 'ClusterRole') sorted.roles.push(o);
+    else sorted.nodesAndSecrets.push(o); // Node, Secret
+  }
+  return sorted;
 }
 
 export function createK8sSource(): IngestSource {
@@ -85,28 +168,31 @@ export function createK8sSource(): IngestSource {
       const mentioned = new Set<string>();
       const ns = (o: K8sObject) => String(o.metadata?.namespace ?? 'default');
       const name = (o: K8sObject) => String(o.metadata?.name ?? '');
+      const sorted = sortObjects(objects, name);
 
       // Service accounts first: whether they mount their token decides the workloads' ASSUMES.
-      const accountAutomount = new Map<string, boolean>();
-      const accounts = new Map<string, { id: string; namespace: string }>();
+      const accountAutomount = new ByNamespace<boolean>();
+      const accounts = new ByNamespace<string>();
+      /** Every account drawn, in the order drawn (group membership goes through them in that order). */
+      const accountList: { id: string; namespace: string }[] = [];
       const account = (namespace: string, saName: string): string => {
-        const key = `${namespace}/${saName}`;
-        const known = accounts.get(key);
-        if (known) return known.id;
-        const id = out.node('ServiceAccount', q(key), { cluster, namespace });
-        accounts.set(key, { id, namespace });
+        const known = accounts.get(namespace, saName);
+        if (known !== undefined) return known;
+        const id = out.node('ServiceAccount', q(`${namespace}/${saName}`), { cluster, namespace });
+        accounts.set(namespace, saName, id);
+        accountList.push({ id, namespace });
         return id;
       };
-      for (const o of objects) {
-        if (o.kind !== 'ServiceAccount' || !name(o)) continue;
-        account(ns(o), name(o));
+      const listedSecrets = new ByNamespace<true>();
+      for (const o of sorted.serviceAccounts) {
+        const namespace = ns(o);
+        const saName = name(o);
+        account(namespace, saName);
         if (typeof o.automountServiceAccountToken === 'boolean')
-          accountAutomount.set(`${ns(o)}/${name(o)}`, o.automountServiceAccountToken);
+          accountAutomount.set(namespace, saName, o.automountServiceAccountToken);
       }
-
-      const listedSecrets = new Set(
-        objects.filter((o) => o.kind === 'Secret' && name(o)).map((o) => `${ns(o)}/${name(o)}`),
-      );
+      for (const o of sorted.nodesAndSecrets)
+        if (o.kind === 'Secret') listedSecrets.set(ns(o), name(o), true);
 
       // Image references, one node per reference as the dump writes it (and the digest a pod runs).
       const imageIds = new Map<string, string | undefined>();
@@ -129,76 +215,64 @@ export function createK8sSource(): IngestSource {
       };
 
       // One workload per controller: pods and controllers fold into the top owner the dump names.
-      const workloads = collectWorkloads(objects, ns, name);
+      const workloads = collectWorkloads(sorted.podsAndControllers, ns, name);
       // A runtime name is an alias only when it is one workload's and no workload's own name: bare pods
       // named like a Deployment's (`app-7d4b9c8f6d-abcde`, `app-7d4b9c8f6d-fghij`) would otherwise claim one.
-      const claims = new Map<string, number>();
-      for (const [key, w] of workloads) {
-        claims.set(key, 2);
-        for (const n of w.runtimeNames) {
-          const alias = `${w.namespace}/${n}`;
-          claims.set(alias, (claims.get(alias) ?? 0) + 1);
-        }
+      const claims = new ByNamespace<number>();
+      for (const w of workloads) {
+        claims.set(w.namespace, w.name, 2);
+        w.runtimeNames = distinct(w.runtimeNames);
+        for (const n of w.runtimeNames) claims.set(w.namespace, n, (claims.get(w.namespace, n) ?? 0) + 1);
       }
       const tokensOnNode = new Map<string, Set<string>>();
       const workloadIds: { id: string; namespace: string; labelSets: Record<string, string>[] }[] = [];
-      for (const w of workloads.values()) {
-        const images = new Map<string, { raw: string; containers: string[]; init: boolean }>();
-        const addImages = (containers: unknown, init: boolean) => {
-          if (!Array.isArray(containers)) return;
-          for (const c of containers) {
-            if (typeof c?.image !== 'string' || !c.image.trim()) continue;
-            let entry = images.get(c.image);
-            if (!entry) images.set(c.image, (entry = { raw: c.image, containers: [], init }));
-            const containerName = String(c.name);
-            if (!entry.containers.includes(containerName)) entry.containers.push(containerName);
-            if (!init) entry.init = false;
-          }
-        };
+      for (const w of workloads) {
+        const images: ImageUse[] = [];
         for (const spec of w.specs) {
-          addImages(spec.initContainers, true);
-          addImages(spec.containers, false);
-          addImages(spec.ephemeralContainers, true);
+          addImages(images, spec.initContainers, true);
+          addImages(images, spec.containers, false);
+          addImages(images, spec.ephemeralContainers, true);
         }
-        const imageList = [...images.keys()];
-        const id = out.node('Service', q(`${w.namespace}/${w.name}`), {
-          cluster,
-          namespace: w.namespace,
-          kind: w.kind.toLowerCase(),
-          image: imageList[0],
-          images: imageList.length > 1 ? imageList : undefined,
-          node_name: w.nodes.size === 1 ? w.nodes.values().next().value : undefined,
-          node_names: w.nodes.size > 1 ? [...w.nodes].sort() : undefined,
-          pods: w.pods || undefined,
-          // A Falco alert names a StatefulSet, DaemonSet or Job pod by the pod: it lands on this workload.
-          aliases: aliasesOf(w, claims, q),
-        });
+        // Built without undefined values (rather than a literal the builder copies without them): one
+        // object per workload instead of two.
+        const props: Record<string, unknown> = {};
+        if (cluster !== undefined) props.cluster = cluster;
+        props.namespace = w.namespace;
+        props.kind = lowerKind(w.kind);
+        if (images.length) props.image = images[0].raw;
+        if (images.length > 1) props.images = images.map((i) => i.raw);
+        if (w.nodes.length === 1) props.node_name = w.nodes[0];
+        else if (w.nodes.length > 1) props.node_names = [...w.nodes].sort();
+        if (w.pods) props.pods = w.pods;
+        // A Falco alert names a StatefulSet, DaemonSet or Job pod by the pod: it lands on this workload.
+        const aliases = aliasesOf(w, claims, q);
+        if (aliases) props.aliases = aliases;
+        const id = out.node('Service', q(`${w.namespace}/${w.name}`), props, true);
         workloadIds.push({ id, namespace: w.namespace, labelSets: w.labelSets });
 
         // Workload runs image: a reference the writer joins to the scan (DECISIONS "Workload runs image").
-        for (const image of images.values()) {
-          const digests = w.digests;
-          const digest = digests ? image.containers.map((c) => digests.get(c)).find(Boolean) : undefined;
-          const imageId = imageNode(image.raw, digest);
+        for (const image of images) {
+          const imageId = imageNode(image.raw, w.digests && runningDigest(w.digests, image.containers));
           if (imageId === undefined) continue;
           out.edge('DEPENDS_ON', id, imageId, {
             properties: image.init
               ? { containers: image.containers, init_container: true }
               : { containers: image.containers },
+            handOver: true,
           });
         }
 
         // Its service accounts, when their token is mounted.
-        const unmounted: string[] = [];
+        let unmounted: string[] | undefined;
         for (const spec of w.specs) {
           const saName = String(spec.serviceAccountName ?? spec.serviceAccount ?? 'default');
           const sa = account(w.namespace, saName);
           const automount =
             typeof spec.automountServiceAccountToken === 'boolean'
               ? spec.automountServiceAccountToken
-              : (accountAutomount.get(`${w.namespace}/${saName}`) ?? true);
+              : (accountAutomount.get(w.namespace, saName) ?? true);
           if (!automount) {
-            unmounted.push(saName);
+            (unmounted ??= []).push(saName);
             continue;
           }
           // Its token is a secret it is handed (a projected volume): as easy to read as any other it is given,
@@ -210,30 +284,34 @@ export function createK8sSource(): IngestSource {
             tokens.add(sa);
           }
         }
-        if (unmounted.length) out.stamp(id, { token_not_mounted: [...new Set(unmounted)] });
+        if (unmounted) out.stamp(id, { token_not_mounted: [...new Set(unmounted)] });
 
         // Secrets it is given: names only, never values.
-        for (const [secret, via] of secretsRead(w.specs)) {
-          const secretId = out.node('Secret', q(`${w.namespace}/secret/${secret}`), {
-            cluster,
-            namespace: w.namespace,
-            k8s_kind: 'Secret',
-          });
-          if (!listedSecrets.has(`${w.namespace}/${secret}`)) mentioned.add(secretId);
-          out.edge('HAS_PERMISSION', id, secretId, {
-            exploit_probability: WORKLOAD_SECRET_PROBABILITY,
-            weight_basis: 'heuristic',
-            properties: { access: 'read', via: [...via].sort() },
-          });
-        }
+        const secrets = secretsRead(w.specs);
+        if (secrets)
+          for (const [secret, via] of secrets) {
+            const secretId = out.node('Secret', q(`${w.namespace}/secret/${secret}`), {
+              cluster,
+              namespace: w.namespace,
+              k8s_kind: 'Secret',
+            });
+            if (!listedSecrets.get(w.namespace, secret)) mentioned.add(secretId);
+            out.edge('HAS_PERMISSION', id, secretId, {
+              exploit_probability: WORKLOAD_SECRET_PROBABILITY,
+              weight_basis: 'heuristic',
+              properties: { access: 'read', via: [...via].sort() },
+              handOver: true,
+            });
+          }
 
-        // Container escape to the node(s) its pods run on.
+        // Container escape to the node(s) its pods run on (asked first: most pods ask for nothing).
+        if (!w.specs.some(asksForHost)) continue;
         const escapes =
           w.specs.length === 1
             ? podEscapes(w.specs[0])
             : mergeEscapes(w.specs.map((spec) => podEscapes(spec)));
         if (escapes.length) {
-          const hosts = w.nodes.size ? [...w.nodes] : [UNSCHEDULED_NODE];
+          const hosts = w.nodes.length ? w.nodes : [UNSCHEDULED_NODE];
           for (const host of hosts) {
             const nodeId = out.node('VirtualMachine', q(`node/${host}`), {
               cluster,
@@ -254,6 +332,7 @@ export function createK8sSource(): IngestSource {
                 kubehound: escapes.map((e) => e.kubehound),
                 reasons: escapes.flatMap((e) => e.evidence.map((x) => `${e.rule}:${x}`)),
               },
+              handOver: true,
             });
           }
         }
@@ -272,9 +351,8 @@ export function createK8sSource(): IngestSource {
         if (list) list.push(w);
         else byNamespace.set(w.namespace, [w]);
       }
-      const services = new Map<string, string>();
-      for (const o of objects) {
-        if (o.kind !== 'Service' || !name(o)) continue;
+      const services = new ByNamespace<string>();
+      for (const o of sorted.services) {
         const namespace = ns(o);
         const serviceName = name(o);
         const type = o.spec?.type ?? 'ClusterIP';
@@ -291,7 +369,7 @@ export function createK8sSource(): IngestSource {
               exposure_basis: `service-type:${type}`,
             }),
         });
-        services.set(`${namespace}/${serviceName}`, id);
+        services.set(namespace, serviceName, id);
         const selector = Object.entries((o.spec?.selector ?? {}) as Record<string, string>);
         if (!selector.length) continue;
         // Plain loops: this runs for every workload of the namespace, for every service in it.
@@ -299,11 +377,11 @@ export function createK8sSource(): IngestSource {
           if (selects(selector, w.labelSets)) out.edge('EXPOSES', id, w.id);
         }
       }
-      for (const o of objects) {
-        if (o.kind !== 'Ingress' || !name(o)) continue;
-        const id = out.node('LoadBalancer', q(`${ns(o)}/ingress/${name(o)}`), {
+      for (const o of sorted.ingresses) {
+        const namespace = ns(o);
+        const id = out.node('LoadBalancer', q(`${namespace}/ingress/${name(o)}`), {
           cluster,
-          namespace: ns(o),
+          namespace,
           k8s_kind: 'Ingress',
           internet_exposed: true,
           exposure_basis: 'ingress',
@@ -318,11 +396,11 @@ export function createK8sSource(): IngestSource {
         for (const backend of backends) {
           const service = backend?.service?.name ?? backend?.serviceName;
           if (typeof service !== 'string') continue;
-          let target = services.get(`${ns(o)}/${service}`);
+          let target = services.get(namespace, service);
           if (!target) {
-            target = out.node('LoadBalancer', q(`${ns(o)}/service/${service}`), {
+            target = out.node('LoadBalancer', q(`${namespace}/service/${service}`), {
               cluster,
-              namespace: ns(o),
+              namespace,
               k8s_kind: 'Service',
             });
             mentioned.add(target);
@@ -334,6 +412,7 @@ export function createK8sSource(): IngestSource {
       }
 
       // RBAC: roles, their escalation, and who is bound to them.
+      let admin: string | undefined;
       const escalate = (
         roleId: string,
         rules: PolicyRule[] | undefined,
@@ -346,13 +425,16 @@ export function createK8sSource(): IngestSource {
           scope === undefined ? 'cluster' : 'namespace',
         );
         if (!primitives.length) return;
-        const admin = out.node('IAM_Role', q(CLUSTER_ADMIN), {
-          cluster,
-          synthetic: true,
-          crown_jewel: true,
-          crown_jewel_basis: 'synthetic:cluster-admin',
-        });
-        mentioned.add(admin);
+        // Drawn once: later escalations would only merge the same properties into it again.
+        if (admin === undefined) {
+          admin = out.node('IAM_Role', q(CLUSTER_ADMIN), {
+            cluster,
+            synthetic: true,
+            crown_jewel: true,
+            crown_jewel_basis: 'synthetic:cluster-admin',
+          });
+          mentioned.add(admin);
+        }
         // Bound in one namespace: resource-scoped, except kube-system, which holds the cluster's own powers.
         const scoped = named || (scope !== undefined && scope !== 'kube-system');
         out.edge('CAN_ESCALATE_TO', roleId, admin, {
@@ -363,11 +445,11 @@ export function createK8sSource(): IngestSource {
             namespace: scope,
             resource_names: named || undefined,
           },
+          handOver: true,
         });
       };
       const roleRules = new Map<string, { id: string; rules: PolicyRule[]; name: string }>();
-      for (const o of objects) {
-        if ((o.kind !== 'Role' && o.kind !== 'ClusterRole') || !name(o)) continue;
+      for (const o of sorted.roles) {
         const clusterWide = o.kind === 'ClusterRole';
         const roleName = clusterWide ? `clusterrole/${name(o)}` : `${ns(o)}/role/${name(o)}`;
         const rules: PolicyRule[] = Array.isArray(o.rules) ? o.rules : [];
@@ -380,8 +462,7 @@ export function createK8sSource(): IngestSource {
         escalate(id, rules, name(o), clusterWide ? undefined : ns(o));
       }
       const boundGroups = new Map<string, string>();
-      for (const o of objects) {
-        if ((o.kind !== 'RoleBinding' && o.kind !== 'ClusterRoleBinding') || !o.roleRef) continue;
+      for (const o of sorted.bindings) {
         const toClusterRole = o.roleRef.kind === 'ClusterRole';
         const refName = String(o.roleRef.name);
         let role: string;
@@ -427,29 +508,25 @@ export function createK8sSource(): IngestSource {
           exploit_probability: GROUP_MEMBERSHIP_PROBABILITY,
           weight_basis: 'heuristic',
           properties: { membership: true },
+          handOver: true,
         });
-      if (boundGroups.size) {
-        for (const [groupName, group] of boundGroups) {
-          if (groupName === 'system:unauthenticated') {
-            for (const w of workloadIds) member(w.id, group);
-            continue;
-          }
-          for (const sa of accounts.values()) {
-            if (
-              groupName === 'system:authenticated' ||
-              groupName === 'system:serviceaccounts' ||
-              groupName === `system:serviceaccounts:${sa.namespace}`
-            )
-              member(sa.id, group);
-          }
+      for (const [groupName, group] of boundGroups) {
+        if (groupName === 'system:unauthenticated') {
+          for (const w of workloadIds) member(w.id, group);
+          continue;
         }
+        const everyAccount = groupName === 'system:authenticated' || groupName === 'system:serviceaccounts';
+        // `system:serviceaccounts:<namespace>`: the accounts of that namespace.
+        const namespace = groupName.startsWith(SERVICEACCOUNTS_OF)
+          ? groupName.slice(SERVICEACCOUNTS_OF.length)
+          : undefined;
+        for (const sa of accountList) if (everyAccount || sa.namespace === namespace) member(sa.id, group);
       }
 
       // Nodes and secrets the dump lists on their own (a secret by name and type only).
-      for (const o of objects) {
-        if (o.kind === 'Node' && name(o))
-          out.node('VirtualMachine', q(`node/${name(o)}`), { cluster, k8s_node: true });
-        else if (o.kind === 'Secret' && name(o))
+      for (const o of sorted.nodesAndSecrets) {
+        if (o.kind === 'Node') out.node('VirtualMachine', q(`node/${name(o)}`), { cluster, k8s_node: true });
+        else
           out.node('Secret', q(`${ns(o)}/secret/${name(o)}`), {
             cluster,
             namespace: ns(o),
@@ -457,12 +534,14 @@ export function createK8sSource(): IngestSource {
             secret_type: typeof o.type === 'string' ? o.type : undefined,
           });
       }
-      const ignored = [...new Set(objects.map((o) => String(o.kind)).filter((k) => !USED_KINDS.has(k)))];
+      const ignored = [...sorted.ignored];
       const warnings = ignored.length ? [`k8s dump: kinds not used: ${ignored.sort().join(', ')}`] : [];
       return { envelopes: [out.build()], warnings, mentioned: [...mentioned] };
     },
   };
 }
+
+const SERVICEACCOUNTS_OF = 'system:serviceaccounts:';
 
 /** Edge options shared by every edge of that kind (the builder copies what it keeps). */
 const MOUNTED_TOKEN = {
@@ -581,46 +660,90 @@ export function workloadOf(pod: string): string {
 /** The runtime names of a workload that are its alone, qualified. */
 function aliasesOf(
   w: Workload,
-  claims: Map<string, number>,
+  claims: ByNamespace<number>,
   q: (name: string) => string,
 ): string[] | undefined {
-  if (!w.runtimeNames.size) return undefined;
-  const own = [...w.runtimeNames]
-    .map((n) => `${w.namespace}/${n}`)
-    .filter((alias) => claims.get(alias) === 1)
-    .sort();
-  return own.length ? own.map(q) : undefined;
+  if (!w.runtimeNames.length) return undefined;
+  let own: string[] | undefined;
+  for (const n of w.runtimeNames) if (claims.get(w.namespace, n) === 1) (own ??= []).push(n);
+  // Sorted by name: the same order as the qualified `<namespace>/<name>`, which share their prefix.
+  return own?.sort().map((n) => q(`${w.namespace}/${n}`));
+}
+
+/** The distinct values of a list, first seen first (the list itself when it has one). */
+function distinct(values: string[]): string[] {
+  return values.length < 2 ? values : [...new Set(values)];
+}
+
+/** Kinds lower-cased once each: `kind` is written on every workload, and toLowerCase makes a new string. */
+const lowerKinds = new Map<string, string>();
+function lowerKind(kind: string): string {
+  let lower = lowerKinds.get(kind);
+  if (lower === undefined) {
+    lower = kind.toLowerCase();
+    if (lowerKinds.size < 64) lowerKinds.set(kind, lower);
+  }
+  return lower;
+}
+
+/** Adds the images of one container list to a workload's (a handful: a list scanned beats a Map). */
+function addImages(images: ImageUse[], containers: unknown, init: boolean): void {
+  if (!Array.isArray(containers)) return;
+  for (const c of containers) {
+    if (typeof c?.image !== 'string' || !c.image.trim()) continue;
+    let entry: ImageUse | undefined;
+    for (const known of images) if (known.raw === c.image) entry = known;
+    if (!entry) images.push((entry = { raw: c.image, containers: [], init }));
+    const containerName = String(c.name);
+    if (!entry.containers.includes(containerName)) entry.containers.push(containerName);
+    if (!init) entry.init = false;
+  }
+}
+
+/** The digest the pods' status reports for the first of these containers that has one. */
+function runningDigest(digests: Map<string, string>, containers: string[]): string | undefined {
+  for (const c of containers) {
+    const digest = digests.get(c);
+    if (digest) return digest;
+  }
+  return undefined;
 }
 
 /** The digest a container status reports its image ran as (`...@sha256:<hex>`). */
 const RUNNING_DIGEST = /@(sha256:[a-f0-9]{64})$/;
 
-/** Pods and controllers folded into one workload per top controller. */
+const NO_LABELS: Record<string, string> = Object.freeze({});
+
+/** Pods and controllers (named) folded into one workload per top controller, first seen first. */
 function collectWorkloads(
-  objects: K8sObject[],
+  podsAndControllers: K8sObject[],
   ns: (o: K8sObject) => string,
   name: (o: K8sObject) => string,
-): Map<string, Workload> {
+): Workload[] {
   const byUid = new Map<string, K8sObject>();
   const byKey = new Map<string, K8sObject>();
-  for (const o of objects) {
-    if (!CONTROLLER_KINDS.has(o.kind) || !name(o)) continue;
+  for (const o of podsAndControllers) {
+    if (o.kind === 'Pod') continue;
     if (typeof o.metadata?.uid === 'string') byUid.set(o.metadata.uid, o);
     byKey.set(`${ns(o)}/${o.kind}/${name(o)}`, o);
   }
-  /** The top controller of an object, as far as the dump (or a pod-template-hash) tells. */
-  const topOwner = (o: K8sObject): { kind: string; name: string } => {
+  /**
+   * The top controller of an object, as far as the dump (or a pod-template-hash) tells: an object of the
+   * dump (the object itself when it names no owner, as most pods do: nothing is allocated for those), or
+   * one made up for an owner the dump does not hold.
+   */
+  const topOwner = (o: K8sObject): K8sObject => {
     let current = o;
-    // Most pods name no owner: the cycle guard is only built once an owner is followed.
+    // The cycle guard is only built once an owner is followed.
     let seen: Set<K8sObject> | undefined;
     for (;;) {
       const refs: K8sObject[] | undefined = current.metadata?.ownerReferences;
-      if (!Array.isArray(refs) || !refs.length) return { kind: String(current.kind), name: name(current) };
+      if (!Array.isArray(refs) || !refs.length) return current;
       (seen ??= new Set()).add(current);
       const ref =
         refs.find((r) => r?.controller === true && CONTROLLER_KINDS.has(r.kind)) ??
         refs.find((r) => CONTROLLER_KINDS.has(r?.kind));
-      if (!ref || typeof ref.name !== 'string') return { kind: String(current.kind), name: name(current) };
+      if (!ref || typeof ref.name !== 'string') return current;
       const owner =
         (typeof ref.uid === 'string' ? byUid.get(ref.uid) : undefined) ??
         byKey.get(`${ns(current)}/${ref.kind}/${ref.name}`);
@@ -631,79 +754,107 @@ function collectWorkloads(
       // A ReplicaSet the dump does not hold is named `<deployment>-<pod-template-hash>`.
       const hash = current.metadata?.labels?.['pod-template-hash'];
       if (ref.kind === 'ReplicaSet' && typeof hash === 'string' && ref.name.endsWith(`-${hash}`))
-        return { kind: 'Deployment', name: ref.name.slice(0, -hash.length - 1) };
-      return { kind: String(ref.kind), name: ref.name };
+        return { kind: 'Deployment', metadata: { name: ref.name.slice(0, -hash.length - 1) } };
+      return { kind: String(ref.kind), metadata: { name: ref.name } };
     }
   };
-  const workloads = new Map<string, Workload>();
-  for (const o of objects) {
+  const byName = new ByNamespace<Workload>();
+  const workloads: Workload[] = [];
+  for (const o of podsAndControllers) {
     const isPod = o.kind === 'Pod';
-    if ((!isPod && !CONTROLLER_KINDS.has(o.kind)) || !name(o)) continue;
     const template = isPod ? undefined : templateOf(o);
     const spec = isPod ? o.spec : template?.spec;
     if (!spec || typeof spec !== 'object') continue;
     const top = topOwner(o);
-    const key = `${ns(o)}/${top.name}`;
-    let w = workloads.get(key);
+    const namespace = ns(o);
+    const topName = name(top);
+    let w = byName.get(namespace, topName);
     if (!w) {
       w = {
-        name: top.name,
-        kind: top.kind,
-        namespace: ns(o),
+        name: topName,
+        kind: String(top.kind),
+        namespace,
         specs: [],
         labelSets: [],
-        nodes: new Set(),
+        nodes: [],
         pods: 0,
-        runtimeNames: new Set(),
+        runtimeNames: [],
       };
-      workloads.set(key, w);
+      byName.set(namespace, topName, w);
+      workloads.push(w);
     }
     w.specs.push(spec);
-    const labels = (isPod ? o.metadata?.labels : template?.metadata?.labels) ?? {};
+    const labels = (isPod ? o.metadata?.labels : template?.metadata?.labels) ?? NO_LABELS;
     if (labels && typeof labels === 'object') w.labelSets.push(labels);
     // A pod template may pin its node too (`nodeName` in a controller's template): its pods run there.
-    if (typeof spec.nodeName === 'string' && spec.nodeName) w.nodes.add(spec.nodeName);
+    if (typeof spec.nodeName === 'string' && spec.nodeName && !w.nodes.includes(spec.nodeName))
+      w.nodes.push(spec.nodeName);
     if (isPod) {
       w.pods++;
       const runtimeName = workloadOf(name(o));
-      if (runtimeName !== w.name) w.runtimeNames.add(runtimeName);
-      for (const statuses of [o.status?.initContainerStatuses, o.status?.containerStatuses]) {
-        if (!Array.isArray(statuses)) continue;
-        for (const status of statuses) {
-          const digest = RUNNING_DIGEST.exec(String(status?.imageID ?? ''))?.[1];
-          if (digest && typeof status.name === 'string') (w.digests ??= new Map()).set(status.name, digest);
-        }
-      }
+      if (runtimeName !== w.name) w.runtimeNames.push(runtimeName);
+      readDigests(w, o.status?.initContainerStatuses);
+      readDigests(w, o.status?.containerStatuses);
     }
   }
   return workloads;
 }
 
-/** The secrets a pod spec hands its containers, with how. */
-function secretsRead(specs: K8sObject[]): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>();
-  const add = (secret: unknown, via: string) => {
-    if (typeof secret !== 'string' || !secret) return;
-    let ways = out.get(secret);
-    if (!ways) out.set(secret, (ways = new Set()));
-    ways.add(via);
-  };
+/** Records the image digests a pod's container statuses report. */
+function readDigests(w: Workload, statuses: unknown): void {
+  if (!Array.isArray(statuses)) return;
+  for (const status of statuses) {
+    const digest = RUNNING_DIGEST.exec(String(status?.imageID ?? ''))?.[1];
+    if (digest && typeof status.name === 'string') (w.digests ??= new Map()).set(status.name, digest);
+  }
+}
+
+/**
+ * The secrets a workload's pod specs hand their containers, with how; undefined when none (most pods:
+ * no Map, closure or list is made for them).
+ */
+function secretsRead(specs: K8sObject[]): Map<string, Set<string>> | undefined {
+  let out: Map<string, Set<string>> | undefined;
   for (const spec of specs) {
-    for (const list of [spec.initContainers, spec.containers, spec.ephemeralContainers]) {
-      if (!Array.isArray(list)) continue;
-      for (const c of list) {
-        if (Array.isArray(c?.env))
-          for (const env of c.env) if (env?.valueFrom) add(env.valueFrom.secretKeyRef?.name, 'env');
-        if (Array.isArray(c?.envFrom)) for (const from of c.envFrom) add(from?.secretRef?.name, 'envFrom');
-      }
-    }
+    out = containerSecrets(out, spec.initContainers);
+    out = containerSecrets(out, spec.containers);
+    out = containerSecrets(out, spec.ephemeralContainers);
     if (!Array.isArray(spec.volumes)) continue;
     for (const volume of spec.volumes) {
-      add(volume?.secret?.secretName, 'volume');
-      for (const source of Array.isArray(volume?.projected?.sources) ? volume.projected.sources : [])
-        add(source?.secret?.name, 'volume');
+      out = addSecret(out, volume?.secret?.secretName, 'volume');
+      const sources = volume?.projected?.sources;
+      if (Array.isArray(sources))
+        for (const source of sources) out = addSecret(out, source?.secret?.name, 'volume');
     }
   }
+  return out;
+}
+
+function containerSecrets(
+  out: Map<string, Set<string>> | undefined,
+  containers: unknown,
+): Map<string, Set<string>> | undefined {
+  if (!Array.isArray(containers)) return out;
+  for (const c of containers) {
+    if (Array.isArray(c?.env))
+      for (const env of c.env)
+        if (env?.valueFrom) out = addSecret(out, env.valueFrom.secretKeyRef?.name, 'env');
+    if (Array.isArray(c?.envFrom))
+      for (const from of c.envFrom) out = addSecret(out, from?.secretRef?.name, 'envFrom');
+  }
+  return out;
+}
+
+function addSecret(
+  out: Map<string, Set<string>> | undefined,
+  secret: unknown,
+  via: string,
+): Map<string, Set<string>> | undefined {
+  if (typeof secret !== 'string' || !secret) return out;
+  out ??= new Map();
+  let ways = out.get(secret);
+  if (!ways) out.set(secret, (ways = new Set()));
+  ways.add(via);
   return out;
 }
 
