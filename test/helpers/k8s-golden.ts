@@ -73,6 +73,13 @@ export function goldenCases(): GoldenCase[] {
       query: { snapshot: 'cluster:east' },
       chunkLimit: 16 * 1024,
     },
+    {
+      // Malformed names the API would refuse, which the mapping must still treat as it always has.
+      name: 'odd-names',
+      body: oddNames,
+      query: {},
+      chunkLimit: 4 * 1024,
+    },
     ...real.map((file) => ({
       name: `real ${path.relative(K8S, file)}`,
       body: () => readFixture(file),
@@ -483,4 +490,84 @@ export function mixedDump(random: () => number, namespaces: number): { kind: 'Li
     { kind: 'List', items: [{ kind: 'NetworkPolicy', metadata: { name: 'np', namespace: 'ns-1' } }] },
   );
   return { kind: 'List', items };
+}
+
+/**
+ * Names the API server would refuse: namespaces and names holding `/` (so `<namespace>/<name>` keys of two
+ * different objects meet), names differing only in case (one node id), numbers for names, duplicate objects.
+ */
+function oddNames(): unknown {
+  const pod = (namespace: unknown, name: unknown, extra: Record<string, unknown> = {}) => ({
+    kind: 'Pod',
+    metadata: { namespace, name, labels: { app: 'x' } },
+    spec: {
+      serviceAccountName: 'b/c',
+      nodeName: 'n1',
+      containers: [{ name: 'c', image: 'nginx:1', securityContext: { privileged: true } }],
+      volumes: [{ name: 's', secret: { secretName: 'x/y' } }],
+      ...extra,
+    },
+  });
+  return {
+    kind: 'List',
+    items: [
+      {
+        kind: 'ServiceAccount',
+        metadata: { namespace: 'a', name: 'b/c' },
+        automountServiceAccountToken: false,
+      },
+      { kind: 'ServiceAccount', metadata: { namespace: 'a/b', name: 'c' } },
+      { kind: 'Secret', metadata: { namespace: 'a/x', name: 'y' } },
+      pod('a', 'web-0'),
+      pod('a/web-0', 'x'),
+      pod('a', 'Web-0'),
+      pod('a', 'web-0-7d4b9c8f6d-abcde'),
+      pod('a', 'web'),
+      pod('a', 42, { nodeName: 'n2' }),
+      pod(7, 'p'),
+      pod('a', 'web-0'),
+      {
+        kind: 'Service',
+        metadata: { namespace: 'a', name: 'svc/x' },
+        spec: { selector: { app: 'x' }, type: 'NodePort' },
+      },
+      { kind: 'Service', metadata: { namespace: 'a/svc', name: 'y' }, spec: { selector: { app: 'x' } } },
+      {
+        kind: 'Ingress',
+        metadata: { namespace: 'a', name: 'i' },
+        spec: {
+          rules: [
+            {
+              http: {
+                paths: [
+                  { backend: { service: { name: 'svc/x' } } },
+                  { backend: { service: { name: 'svc/y' } } },
+                ],
+              },
+            },
+          ],
+        },
+      },
+      {
+        kind: 'Role',
+        metadata: { namespace: 'a', name: 'r/1' },
+        rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['create'] }],
+      },
+      {
+        kind: 'RoleBinding',
+        metadata: { namespace: 'a', name: 'b' },
+        roleRef: { kind: 'Role', name: 'r/1' },
+        subjects: [
+          { kind: 'ServiceAccount', name: 'c', namespace: 'a/b' },
+          { kind: 'Group', name: 'system:serviceaccounts:a/b' },
+        ],
+      },
+      {
+        kind: 'RoleBinding',
+        metadata: { namespace: 'a/x', name: 'b2' },
+        roleRef: { kind: 'Role', name: 'r/1' },
+        subjects: [{ kind: 'ServiceAccount', name: 'b/c', namespace: 'a' }],
+      },
+    ],
+  };
 }
