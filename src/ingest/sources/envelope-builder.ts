@@ -10,8 +10,10 @@ export interface EdgeOptions {
   resource_scoped?: boolean;
   properties?: Record<string, unknown>;
   /**
-   * `properties` is a fresh object the caller hands over (it keeps no reference and shares it with no
-   * other edge): the builder keeps it as it is when it holds no undefined value, instead of copying it.
+   * `properties` is handed over: a fresh object the caller keeps no reference to, or a frozen one shared by
+   * many edges (nothing mutates an envelope's property objects in place: scrubbing, context stamps and the
+   * graph writer all replace or copy them). The builder keeps it as it is when it holds no undefined value,
+   * instead of copying it.
    */
   handOver?: boolean;
 }
@@ -40,7 +42,7 @@ export class EnvelopeBuilder {
 
   /**
    * Adds (or merges into) the node with this label and name; returns its id. With `handOver`, `properties`
-   * is a fresh object the caller keeps no reference to: kept as it is when it holds no undefined value.
+   * is handed over as EdgeOptions.handOver says: kept as it is when it holds no undefined value.
    */
   node(label: NodeLabel, name: string, properties?: Record<string, unknown>, handOver = false): string {
     const id = nodeId(label, name);
