@@ -26,12 +26,14 @@ const SCAN_LIMIT = 8;
 
 export class EnvelopeBuilder {
   private readonly nodes = new Map<string, EnvelopeNode>();
-  // Edges by their `from` node: a short list scanned for (type, to), or a map by `to` once it is long.
+  // Edges by their `from` node: the one edge, a short list scanned for (type, to), or a map by `to` once it
+  // is long. The one edge is kept without a list, and the second makes a list of two: a first push() would
+  // reserve room for 17 (about 150 bytes a node).
   // The ids are already hashed strings, so a lookup builds and hashes no `type|from|to` key (a third of the
   // k8s normalizer's time on a 50,000-object dump); and one list per node, instead of the former map of
   // maps (type, then from, then to), saves a Map per (type, from) pair: 60,000 of them on that dump, where
   // allocation is what costs (issue 14). `edgeList` keeps the order they were first drawn in.
-  private readonly edgesFrom = new Map<string, EnvelopeEdge[] | Map<string, EnvelopeEdge[]>>();
+  private readonly edgesFrom = new Map<string, EnvelopeEdge | EnvelopeEdge[] | Map<string, EnvelopeEdge[]>>();
   private readonly edgeList: EnvelopeEdge[] = [];
 
   constructor(
@@ -91,8 +93,9 @@ export class EnvelopeBuilder {
     }
     this.edgeList.push(edge);
     const drawn = this.edgesFrom.get(from);
-    if (drawn === undefined) this.edgesFrom.set(from, [edge]);
-    else if (!Array.isArray(drawn)) byTarget(drawn, edge);
+    if (drawn === undefined) this.edgesFrom.set(from, edge);
+    else if (drawn instanceof Map) byTarget(drawn, edge);
+    else if (!Array.isArray(drawn)) this.edgesFrom.set(from, [drawn, edge]);
     else if (drawn.length < SCAN_LIMIT) drawn.push(edge);
     else {
       const index = new Map<string, EnvelopeEdge[]>();
@@ -105,8 +108,13 @@ export class EnvelopeBuilder {
   private findEdge(type: EdgeType, from: string, to: string): EnvelopeEdge | undefined {
     const drawn = this.edgesFrom.get(from);
     if (drawn === undefined) return undefined;
-    const list = Array.isArray(drawn) ? drawn : drawn.get(to);
-    if (list) for (const e of list) if (e.to === to && e.type === type) return e;
+    if (drawn instanceof Map) {
+      const list = drawn.get(to);
+      if (list) for (const e of list) if (e.type === type) return e;
+      return undefined;
+    }
+    if (!Array.isArray(drawn)) return drawn.to === to && drawn.type === type ? drawn : undefined;
+    for (const e of drawn) if (e.to === to && e.type === type) return e;
     return undefined;
   }
 
