@@ -29,7 +29,7 @@ import { rbacEscalation, type PolicyRule } from '../../rules/k8s/index.js';
 import { MAX_BODY_DEPTH } from '../body-guard.js';
 import { EnvelopeBuilder, type EdgeOptions } from './envelope-builder.js';
 import { reportProblem } from './report-schema.js';
-import type { IngestSource } from './source.js';
+import type { IngestSource, NormalizeOutput } from './source.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kubernetes objects as the API returns them
 type K8sObject = Record<string, any>;
@@ -125,7 +125,7 @@ interface Sorted {
   ignored: Set<string>;
 }
 
-function sortObjects(objects: K8sObject[], name: (o: K8sObject) => string): Sorted {
+function sortObjects(objects: K8sObject[]): Sorted {
   const sorted: Sorted = {
     serviceAccounts: [],
     podsAndControllers: [],
@@ -147,7 +147,7 @@ function sortObjects(objects: K8sObject[], name: (o: K8sObject) => string): Sort
       sorted.ignored.add(kind);
       continue;
     }
-    if (!name(o)) continue;
+    if (!nameOf(o)) continue;
     if (kind === 'Pod' || CONTROLLER_KINDS.has(kind)) sorted.podsAndControllers.push(o);
     else if (kind === 'ServiceAccount') sorted.serviceAccounts.push(o);
     else if (kind === 'Service') sorted.services.push(o);
@@ -167,377 +167,443 @@ export function createK8sSource(): IngestSource {
     snapshots: 'query',
     normalize({ body, query, receivedAt }) {
       const cluster = clusterOf(query);
-      const q = (name: string) => (cluster ? `${cluster}/${name}` : name);
-      const objects = flatten(body);
-      const out = new EnvelopeBuilder('k8s', 'asset', receivedAt);
-      const mentioned = new Set<string>();
-      const ns = (o: K8sObject) => String(o.metadata?.namespace ?? 'default');
-      const name = (o: K8sObject) => String(o.metadata?.name ?? '');
-      const sorted = sortObjects(objects, name);
-
-      // Service accounts first: whether they mount their token decides the workloads' ASSUMES.
-      const accountAutomount = new ByNamespace<boolean>();
-      const accounts = new ByNamespace<string>();
-      /** Every account drawn, in the order drawn (group membership goes through them in that order). */
-      const accountList: { id: string; namespace: string }[] = [];
-      const account = (namespace: string, saName: string): string => {
-        const known = accounts.get(namespace, saName);
-        if (known !== undefined) return known;
-        const id = out.node('ServiceAccount', q(`${namespace}/${saName}`), { cluster, namespace });
-        accounts.set(namespace, saName, id);
-        accountList.push({ id, namespace });
-        return id;
-      };
-      const listedSecrets = new ByNamespace<true>();
-      for (const o of sorted.serviceAccounts) {
-        const namespace = ns(o);
-        const saName = name(o);
-        account(namespace, saName);
-        if (typeof o.automountServiceAccountToken === 'boolean')
-          accountAutomount.set(namespace, saName, o.automountServiceAccountToken);
-      }
-      for (const o of sorted.nodesAndSecrets)
-        if (o.kind === 'Secret') listedSecrets.set(ns(o), name(o), true);
-
-      // Image references, one node per reference as the dump writes it (and the digest a pod runs).
-      const imageIds = new Map<string, string | undefined>();
-      const imageNode = (raw: string, runningDigest: string | undefined): string | undefined => {
-        const key = runningDigest ? `${raw}@@${runningDigest}` : raw;
-        if (imageIds.has(key)) return imageIds.get(key);
-        const ref = parseImageRef(raw);
-        let id: string | undefined;
-        if (ref) {
-          const digest = ref.digest ?? runningDigest;
-          id = out.node('Image', ref.canonical, {
-            image_ref: ref.raw,
-            registry: ref.registry,
-            digests: digest ? [digest] : undefined,
-            resolve_ref: digest && !ref.digest ? `${ref.raw}@${digest}` : ref.raw,
-          });
-        }
-        imageIds.set(key, id);
-        return id;
-      };
-
-      // One workload per controller: pods and controllers fold into the top owner the dump names.
-      const workloads = collectWorkloads(sorted.podsAndControllers, ns, name);
-      // A runtime name is an alias only when it is one workload's and no workload's own name: bare pods
-      // named like a Deployment's (`app-7d4b9c8f6d-abcde`, `app-7d4b9c8f6d-fghij`) would otherwise claim one.
-      const claims = new ByNamespace<number>();
-      for (const w of workloads) {
-        claims.set(w.namespace, w.name, 2);
-        w.runtimeNames = distinct(w.runtimeNames);
-        for (const n of w.runtimeNames) claims.set(w.namespace, n, (claims.get(w.namespace, n) ?? 0) + 1);
-      }
-      const tokensOnNode = new Map<string, Set<string>>();
-      for (const w of workloads) {
-        let images: ImageUse[] = NO_IMAGES;
-        for (const spec of w.specs) {
-          images = addImages(images, spec.initContainers, true);
-          images = addImages(images, spec.containers, false);
-          images = addImages(images, spec.ephemeralContainers, true);
-        }
-        // Built without undefined values (rather than a literal the builder copies without them): one
-        // object per workload instead of two.
-        const props: Record<string, unknown> = {};
-        if (cluster !== undefined) props.cluster = cluster;
-        props.namespace = w.namespace;
-        props.kind = lowerKind(w.kind);
-        if (images.length) props.image = images[0].raw;
-        if (images.length > 1) props.images = images.map((i) => i.raw);
-        if (w.nodes.length === 1) props.node_name = w.nodes[0];
-        else if (w.nodes.length > 1) props.node_names = [...w.nodes].sort();
-        if (w.pods) props.pods = w.pods;
-        // A Falco alert names a StatefulSet, DaemonSet or Job pod by the pod: it lands on this workload.
-        const aliases = aliasesOf(w, claims, q);
-        if (aliases) props.aliases = aliases;
-        const id = out.node('Service', q(`${w.namespace}/${w.name}`), props, true);
-        w.id = id;
-
-        // Workload runs image: a reference the writer joins to the scan (DECISIONS "Workload runs image").
-        for (const image of images) {
-          const imageId = imageNode(image.raw, w.digests && runningDigest(w.digests, image.containers));
-          if (imageId === undefined) continue;
-          out.edge('DEPENDS_ON', id, imageId, { properties: runsImage(image), handOver: true });
-        }
-
-        // Its service accounts, when their token is mounted.
-        let unmounted: string[] | undefined;
-        for (const spec of w.specs) {
-          const saName = String(spec.serviceAccountName ?? spec.serviceAccount ?? 'default');
-          const sa = account(w.namespace, saName);
-          const automount =
-            typeof spec.automountServiceAccountToken === 'boolean'
-              ? spec.automountServiceAccountToken
-              : (accountAutomount.get(w.namespace, saName) ?? true);
-          if (!automount) {
-            (unmounted ??= []).push(saName);
-            continue;
-          }
-          // Its token is a secret it is handed (a projected volume): as easy to read as any other it is given,
-          // never harder than stealing it from the node (T1528), which would make routes detour through one.
-          out.edge('ASSUMES', id, sa, MOUNTED_TOKEN);
-          if (typeof spec.nodeName === 'string' && spec.nodeName) {
-            let tokens = tokensOnNode.get(spec.nodeName);
-            if (!tokens) tokensOnNode.set(spec.nodeName, (tokens = new Set()));
-            tokens.add(sa);
-          }
-        }
-        if (unmounted) out.stamp(id, { token_not_mounted: [...new Set(unmounted)] });
-
-        // Secrets it is given: names only, never values.
-        const secrets = secretsRead(w.specs);
-        if (secrets)
-          for (const [secret, via] of secrets) {
-            const secretId = out.node('Secret', q(`${w.namespace}/secret/${secret}`), {
-              cluster,
-              namespace: w.namespace,
-              k8s_kind: 'Secret',
-            });
-            if (!listedSecrets.get(w.namespace, secret)) mentioned.add(secretId);
-            out.edge('HAS_PERMISSION', id, secretId, {
-              exploit_probability: WORKLOAD_SECRET_PROBABILITY,
-              weight_basis: 'heuristic',
-              properties: { access: 'read', via: [...via].sort() },
-              handOver: true,
-            });
-          }
-
-        // Container escape to the node(s) its pods run on (asked first: most pods ask for nothing).
-        if (!w.specs.some(asksForHost)) continue;
-        const escapes =
-          w.specs.length === 1
-            ? podEscapes(w.specs[0])
-            : mergeEscapes(w.specs.map((spec) => podEscapes(spec)));
-        if (escapes.length) {
-          const hosts = w.nodes.length ? w.nodes : [UNSCHEDULED_NODE];
-          for (const host of hosts) {
-            const nodeId = out.node('VirtualMachine', q(`node/${host}`), {
-              cluster,
-              k8s_node: true,
-              crown_jewel: true,
-              crown_jewel_basis: 'k8s:node-root',
-              sensitive: true,
-              ...(host === UNSCHEDULED_NODE && { unscheduled: true }),
-            });
-            if (host === UNSCHEDULED_NODE) mentioned.add(nodeId);
-            out.edge('CAN_ESCALATE_TO', id, nodeId, {
-              exploit_probability: escapePrice(escapes.map((e) => e.rule)),
-              weight_basis: 'heuristic',
-              properties: {
-                attack: 'T1611',
-                technique: 'Escape to Host',
-                rules: escapes.map((e) => e.rule),
-                kubehound: escapes.map((e) => e.kubehound),
-                reasons: escapes.flatMap((e) => e.evidence.map((x) => `${e.rule}:${x}`)),
-              },
-              handOver: true,
-            });
-          }
-        }
-      }
-
-      // A known node holds the tokens of the pods scheduled on it (T1528).
-      for (const [host, tokens] of tokensOnNode) {
-        const nodeId = out.node('VirtualMachine', q(`node/${host}`), { cluster, k8s_node: true });
-        for (const sa of tokens) out.edge('ASSUMES', nodeId, sa, NODE_TOKEN_THEFT);
-      }
-
-      // Services select workloads (of their namespace); Ingresses route to services.
-      const byNamespace = new Map<string, Workload[]>();
-      for (const w of workloads) {
-        const list = byNamespace.get(w.namespace);
-        if (list) list.push(w);
-        else byNamespace.set(w.namespace, [w]);
-      }
-      const services = new ByNamespace<string>();
-      for (const o of sorted.services) {
-        const namespace = ns(o);
-        const serviceName = name(o);
-        const type = o.spec?.type ?? 'ClusterIP';
-        const internal = type === 'LoadBalancer' ? internalLoadBalancer(o.metadata?.annotations) : undefined;
-        const id = out.node('LoadBalancer', q(`${namespace}/service/${serviceName}`), {
-          cluster,
-          namespace,
-          k8s_kind: 'Service',
-          service_type: type,
-          internal_lb_annotation: internal,
-          ...((type === 'LoadBalancer' || type === 'NodePort') &&
-            !internal && {
-              internet_exposed: true,
-              exposure_basis: `service-type:${type}`,
-            }),
-        });
-        services.set(namespace, serviceName, id);
-        const selector = Object.entries((o.spec?.selector ?? {}) as Record<string, string>);
-        if (!selector.length) continue;
-        // Plain loops: this runs for every workload of the namespace, for every service in it.
-        for (const w of byNamespace.get(namespace) ?? []) {
-          if (selects(selector, w.labelSets)) out.edge('EXPOSES', id, w.id);
-        }
-      }
-      for (const o of sorted.ingresses) {
-        const namespace = ns(o);
-        const id = out.node('LoadBalancer', q(`${namespace}/ingress/${name(o)}`), {
-          cluster,
-          namespace,
-          k8s_kind: 'Ingress',
-          internet_exposed: true,
-          exposure_basis: 'ingress',
-        });
-        const backends = [
-          o.spec?.defaultBackend,
-          o.spec?.backend,
-          ...list(o.spec?.rules).flatMap((r: K8sObject) =>
-            list(r?.http?.paths).map((p: K8sObject) => p?.backend),
-          ),
-        ];
-        for (const backend of backends) {
-          const service = backend?.service?.name ?? backend?.serviceName;
-          if (typeof service !== 'string') continue;
-          let target = services.get(namespace, service);
-          if (!target) {
-            target = out.node('LoadBalancer', q(`${namespace}/service/${service}`), {
-              cluster,
-              namespace,
-              k8s_kind: 'Service',
-            });
-            mentioned.add(target);
-          }
-          // Reached through the ingress, not a second start (DECISIONS "One start per exposure").
-          out.stamp(target, { behind_ingress: true });
-          out.edge('ROUTES_TO', id, target);
-        }
-      }
-
-      // RBAC: roles, their escalation, and who is bound to them.
-      let admin: string | undefined;
-      const escalate = (
-        roleId: string,
-        rules: PolicyRule[] | undefined,
-        roleName: string,
-        scope?: string,
-      ) => {
-        const { primitives, named } = rbacEscalation(
-          rules,
-          roleName,
-          scope === undefined ? 'cluster' : 'namespace',
-        );
-        if (!primitives.length) return;
-        // Drawn once: later escalations would only merge the same properties into it again.
-        if (admin === undefined) {
-          admin = out.node('IAM_Role', q(CLUSTER_ADMIN), {
-            cluster,
-            synthetic: true,
-            crown_jewel: true,
-            crown_jewel_basis: 'synthetic:cluster-admin',
-          });
-          mentioned.add(admin);
-        }
-        // Bound in one namespace: resource-scoped, except kube-system, which holds the cluster's own powers.
-        const scoped = named || (scope !== undefined && scope !== 'kube-system');
-        out.edge('CAN_ESCALATE_TO', roleId, admin, {
-          resource_scoped: scoped,
-          properties: {
-            primitives,
-            scope: scope === undefined ? 'cluster' : 'namespace',
-            namespace: scope,
-            resource_names: named || undefined,
-          },
-          handOver: true,
-        });
-      };
-      const roleRules = new Map<string, { id: string; rules: PolicyRule[]; name: string }>();
-      for (const o of sorted.roles) {
-        const clusterWide = o.kind === 'ClusterRole';
-        const roleName = clusterWide ? `clusterrole/${name(o)}` : `${ns(o)}/role/${name(o)}`;
-        const rules: PolicyRule[] = Array.isArray(o.rules) ? o.rules : [];
-        const id = out.node('IAM_Role', q(roleName), {
-          cluster,
-          k8s_kind: o.kind,
-          ...(clusterWide ? {} : { namespace: ns(o) }),
-        });
-        roleRules.set(roleName, { id, rules, name: name(o) });
-        escalate(id, rules, name(o), clusterWide ? undefined : ns(o));
-      }
-      const boundGroups = new Map<string, string>();
-      for (const o of sorted.bindings) {
-        const toClusterRole = o.roleRef.kind === 'ClusterRole';
-        const refName = String(o.roleRef.name);
-        let role: string;
-        if (o.kind === 'RoleBinding' && toClusterRole) {
-          // A ClusterRole bound in one namespace grants its rules there only.
-          const bound = roleRules.get(`clusterrole/${refName}`);
-          role = out.node('IAM_Role', q(`${ns(o)}/clusterrole/${refName}`), {
-            cluster,
-            k8s_kind: 'ClusterRole',
-            namespace: ns(o),
-            bound_in_namespace: true,
-          });
-          escalate(role, bound?.rules, refName, ns(o));
-        } else {
-          const roleName = toClusterRole ? `clusterrole/${refName}` : `${ns(o)}/role/${refName}`;
-          const known = roleRules.get(roleName);
-          role = known?.id ?? out.node('IAM_Role', q(roleName), { cluster, k8s_kind: o.roleRef.kind });
-          if (!known) {
-            mentioned.add(role);
-            // A binding to a role the dump does not hold: judged by its name alone.
-            escalate(role, undefined, refName, toClusterRole ? undefined : ns(o));
-          }
-        }
-        const binding = { binding: `${o.kind}/${name(o)}` };
-        for (const subject of Array.isArray(o.subjects) ? o.subjects : []) {
-          if (typeof subject?.name !== 'string' || !subject.name) continue;
-          let who: string | undefined;
-          if (subject.kind === 'ServiceAccount')
-            who = account(String(subject.namespace ?? ns(o)), subject.name);
-          else if (subject.kind === 'User')
-            who = out.node('User', q(`user/${subject.name}`), { cluster, k8s_user: subject.name });
-          else if (subject.kind === 'Group') {
-            who = out.node('User', q(`group/${subject.name}`), { cluster, k8s_group: subject.name });
-            boundGroups.set(subject.name, who);
-          }
-          if (who) out.edge('ASSUMES', who, role, { properties: binding });
-        }
-      }
-      // Group subjects: every service account the dump holds is a member of the groups it belongs to;
-      // anyone who reaches the API server (every workload) is `system:unauthenticated` when it sends no token.
-      const member = (who: string, group: string) =>
-        out.edge('ASSUMES', who, group, {
-          exploit_probability: GROUP_MEMBERSHIP_PROBABILITY,
-          weight_basis: 'heuristic',
-          properties: { membership: true },
-          handOver: true,
-        });
-      for (const [groupName, group] of boundGroups) {
-        if (groupName === 'system:unauthenticated') {
-          for (const w of workloads) member(w.id, group);
-          continue;
-        }
-        const everyAccount = groupName === 'system:authenticated' || groupName === 'system:serviceaccounts';
-        // `system:serviceaccounts:<namespace>`: the accounts of that namespace.
-        const namespace = groupName.startsWith(SERVICEACCOUNTS_OF)
-          ? groupName.slice(SERVICEACCOUNTS_OF.length)
-          : undefined;
-        for (const sa of accountList) if (everyAccount || sa.namespace === namespace) member(sa.id, group);
-      }
-
-      // Nodes and secrets the dump lists on their own (a secret by name and type only).
-      for (const o of sorted.nodesAndSecrets) {
-        if (o.kind === 'Node') out.node('VirtualMachine', q(`node/${name(o)}`), { cluster, k8s_node: true });
-        else
-          out.node('Secret', q(`${ns(o)}/secret/${name(o)}`), {
-            cluster,
-            namespace: ns(o),
-            k8s_kind: 'Secret',
-            secret_type: typeof o.type === 'string' ? o.type : undefined,
-          });
-      }
-      const ignored = [...sorted.ignored];
-      const warnings = ignored.length ? [`k8s dump: kinds not used: ${ignored.sort().join(', ')}`] : [];
-      return { envelopes: [out.build()], warnings, mentioned: [...mentioned] };
+      return new DumpMapping(cluster, receivedAt).map(flatten(body));
     },
   };
+}
+
+const nsOf = (o: K8sObject) => String(o.metadata?.namespace ?? 'default');
+const nameOf = (o: K8sObject) => String(o.metadata?.name ?? '');
+
+/**
+ * One report's mapping, phase by phase, in the order its nodes and edges are drawn. A class, not closures
+ * made inside normalize() for each report: V8 compiles these methods one by one with stable call targets,
+ * where the one large function, its closures new on every report, deoptimized on "wrong call target" and
+ * was recompiled (0.3 to 1.5 s of compile thread on issue 14's dump, on a 2-core host).
+ */
+class DumpMapping {
+  private readonly out: EnvelopeBuilder;
+  private readonly mentioned = new Set<string>();
+  private readonly accountAutomount = new ByNamespace<boolean>();
+  private readonly accounts = new ByNamespace<string>();
+  /** Every account drawn, in the order drawn (group membership goes through them in that order). */
+  private readonly accountList: { id: string; namespace: string }[] = [];
+  private readonly listedSecrets = new ByNamespace<true>();
+  private readonly imageIds = new Map<string, string | undefined>();
+  private readonly tokensOnNode = new Map<string, Set<string>>();
+  private admin: string | undefined;
+
+  constructor(
+    private readonly cluster: string | undefined,
+    receivedAt: string,
+  ) {
+    this.out = new EnvelopeBuilder('k8s', 'asset', receivedAt);
+  }
+
+  map(objects: K8sObject[]): NormalizeOutput {
+    const sorted = sortObjects(objects);
+
+    // Service accounts first: whether they mount their token decides the workloads' ASSUMES.
+    for (const o of sorted.serviceAccounts) {
+      const namespace = nsOf(o);
+      const saName = nameOf(o);
+      this.account(namespace, saName);
+      if (typeof o.automountServiceAccountToken === 'boolean')
+        this.accountAutomount.set(namespace, saName, o.automountServiceAccountToken);
+    }
+    for (const o of sorted.nodesAndSecrets)
+      if (o.kind === 'Secret') this.listedSecrets.set(nsOf(o), nameOf(o), true);
+
+    // One workload per controller: pods and controllers fold into the top owner the dump names.
+    const workloads = collectWorkloads(sorted.podsAndControllers);
+    // A runtime name is an alias only when it is one workload's and no workload's own name: bare pods
+    // named like a Deployment's (`app-7d4b9c8f6d-abcde`, `app-7d4b9c8f6d-fghij`) would otherwise claim one.
+    const claims = new ByNamespace<number>();
+    for (const w of workloads) {
+      claims.set(w.namespace, w.name, 2);
+      w.runtimeNames = distinct(w.runtimeNames);
+      for (const n of w.runtimeNames) claims.set(w.namespace, n, (claims.get(w.namespace, n) ?? 0) + 1);
+    }
+    for (const w of workloads) this.workload(w, claims);
+
+    // A known node holds the tokens of the pods scheduled on it (T1528).
+    for (const [host, tokens] of this.tokensOnNode) {
+      const nodeId = this.out.node('VirtualMachine', this.q(`node/${host}`), {
+        cluster: this.cluster,
+        k8s_node: true,
+      });
+      for (const sa of tokens) this.out.edge('ASSUMES', nodeId, sa, NODE_TOKEN_THEFT);
+    }
+
+    // Services select workloads (of their namespace); Ingresses route to services.
+    const services = this.services(sorted.services, workloads);
+    this.ingresses(sorted.ingresses, services);
+
+    // RBAC: roles, their escalation, and who is bound to them.
+    const roleRules = new Map<string, { id: string; rules: PolicyRule[]; name: string }>();
+    for (const o of sorted.roles) this.role(o, roleRules);
+    const boundGroups = new Map<string, string>();
+    for (const o of sorted.bindings) this.binding(o, roleRules, boundGroups);
+    this.groups(boundGroups, workloads);
+
+    // Nodes and secrets the dump lists on their own (a secret by name and type only).
+    for (const o of sorted.nodesAndSecrets) {
+      if (o.kind === 'Node')
+        this.out.node('VirtualMachine', this.q(`node/${nameOf(o)}`), {
+          cluster: this.cluster,
+          k8s_node: true,
+        });
+      else
+        this.out.node('Secret', this.q(`${nsOf(o)}/secret/${nameOf(o)}`), {
+          cluster: this.cluster,
+          namespace: nsOf(o),
+          k8s_kind: 'Secret',
+          secret_type: typeof o.type === 'string' ? o.type : undefined,
+        });
+    }
+    const ignored = [...sorted.ignored];
+    const warnings = ignored.length ? [`k8s dump: kinds not used: ${ignored.sort().join(', ')}`] : [];
+    return { envelopes: [this.out.build()], warnings, mentioned: [...this.mentioned] };
+  }
+
+  /** A name within the cluster: `<cluster>/<name>` when the report names one. */
+  private q(name: string): string {
+    return this.cluster ? `${this.cluster}/${name}` : name;
+  }
+
+  private account(namespace: string, saName: string): string {
+    const known = this.accounts.get(namespace, saName);
+    if (known !== undefined) return known;
+    const id = this.out.node('ServiceAccount', this.q(`${namespace}/${saName}`), {
+      cluster: this.cluster,
+      namespace,
+    });
+    this.accounts.set(namespace, saName, id);
+    this.accountList.push({ id, namespace });
+    return id;
+  }
+
+  /** Image references, one node per reference as the dump writes it (and the digest a pod runs). */
+  private imageNode(raw: string, runningDigest: string | undefined): string | undefined {
+    const key = runningDigest ? `${raw}@@${runningDigest}` : raw;
+    if (this.imageIds.has(key)) return this.imageIds.get(key);
+    const ref = parseImageRef(raw);
+    let id: string | undefined;
+    if (ref) {
+      const digest = ref.digest ?? runningDigest;
+      id = this.out.node('Image', ref.canonical, {
+        image_ref: ref.raw,
+        registry: ref.registry,
+        digests: digest ? [digest] : undefined,
+        resolve_ref: digest && !ref.digest ? `${ref.raw}@${digest}` : ref.raw,
+      });
+    }
+    this.imageIds.set(key, id);
+    return id;
+  }
+
+  /** A workload, its images, service accounts, secrets and escapes. */
+  private workload(w: Workload, claims: ByNamespace<number>): void {
+    const { out, cluster } = this;
+    let images: ImageUse[] = NO_IMAGES;
+    for (const spec of w.specs) {
+      images = addImages(images, spec.initContainers, true);
+      images = addImages(images, spec.containers, false);
+      images = addImages(images, spec.ephemeralContainers, true);
+    }
+    // Built without undefined values (rather than a literal the builder copies without them): one
+    // object per workload instead of two.
+    const props: Record<string, unknown> = {};
+    if (cluster !== undefined) props.cluster = cluster;
+    props.namespace = w.namespace;
+    props.kind = lowerKind(w.kind);
+    if (images.length) props.image = images[0].raw;
+    if (images.length > 1) props.images = images.map((i) => i.raw);
+    if (w.nodes.length === 1) props.node_name = w.nodes[0];
+    else if (w.nodes.length > 1) props.node_names = [...w.nodes].sort();
+    if (w.pods) props.pods = w.pods;
+    // A Falco alert names a StatefulSet, DaemonSet or Job pod by the pod: it lands on this workload.
+    const aliases = aliasesOf(w, claims, cluster);
+    if (aliases) props.aliases = aliases;
+    const id = out.node('Service', this.q(`${w.namespace}/${w.name}`), props, true);
+    w.id = id;
+
+    // Workload runs image: a reference the writer joins to the scan (DECISIONS "Workload runs image").
+    for (const image of images) {
+      const imageId = this.imageNode(image.raw, w.digests && runningDigest(w.digests, image.containers));
+      if (imageId === undefined) continue;
+      out.edge('DEPENDS_ON', id, imageId, { properties: runsImage(image), handOver: true });
+    }
+
+    // Its service accounts, when their token is mounted.
+    let unmounted: string[] | undefined;
+    for (const spec of w.specs) {
+      const saName = String(spec.serviceAccountName ?? spec.serviceAccount ?? 'default');
+      const sa = this.account(w.namespace, saName);
+      const automount =
+        typeof spec.automountServiceAccountToken === 'boolean'
+          ? spec.automountServiceAccountToken
+          : (this.accountAutomount.get(w.namespace, saName) ?? true);
+      if (!automount) {
+        (unmounted ??= []).push(saName);
+        continue;
+      }
+      // Its token is a secret it is handed (a projected volume): as easy to read as any other it is given,
+      // never harder than stealing it from the node (T1528), which would make routes detour through one.
+      out.edge('ASSUMES', id, sa, MOUNTED_TOKEN);
+      if (typeof spec.nodeName === 'string' && spec.nodeName) {
+        let tokens = this.tokensOnNode.get(spec.nodeName);
+        if (!tokens) this.tokensOnNode.set(spec.nodeName, (tokens = new Set()));
+        tokens.add(sa);
+      }
+    }
+    if (unmounted) out.stamp(id, { token_not_mounted: [...new Set(unmounted)] });
+
+    // Secrets it is given: names only, never values.
+    const secrets = secretsRead(w.specs);
+    if (secrets)
+      for (const [secret, via] of secrets) {
+        const secretId = out.node('Secret', this.q(`${w.namespace}/secret/${secret}`), {
+          cluster,
+          namespace: w.namespace,
+          k8s_kind: 'Secret',
+        });
+        if (!this.listedSecrets.get(w.namespace, secret)) this.mentioned.add(secretId);
+        out.edge('HAS_PERMISSION', id, secretId, {
+          exploit_probability: WORKLOAD_SECRET_PROBABILITY,
+          weight_basis: 'heuristic',
+          properties: { access: 'read', via: [...via].sort() },
+          handOver: true,
+        });
+      }
+
+    // Container escape to the node(s) its pods run on (asked first: most pods ask for nothing).
+    if (!w.specs.some(asksForHost)) return;
+    const escapes =
+      w.specs.length === 1 ? podEscapes(w.specs[0]) : mergeEscapes(w.specs.map((spec) => podEscapes(spec)));
+    if (!escapes.length) return;
+    const hosts = w.nodes.length ? w.nodes : [UNSCHEDULED_NODE];
+    for (const host of hosts) {
+      const nodeId = out.node('VirtualMachine', this.q(`node/${host}`), {
+        cluster,
+        k8s_node: true,
+        crown_jewel: true,
+        crown_jewel_basis: 'k8s:node-root',
+        sensitive: true,
+        ...(host === UNSCHEDULED_NODE && { unscheduled: true }),
+      });
+      if (host === UNSCHEDULED_NODE) this.mentioned.add(nodeId);
+      out.edge('CAN_ESCALATE_TO', id, nodeId, {
+        exploit_probability: escapePrice(escapes.map((e) => e.rule)),
+        weight_basis: 'heuristic',
+        properties: {
+          attack: 'T1611',
+          technique: 'Escape to Host',
+          rules: escapes.map((e) => e.rule),
+          kubehound: escapes.map((e) => e.kubehound),
+          reasons: escapes.flatMap((e) => e.evidence.map((x) => `${e.rule}:${x}`)),
+        },
+        handOver: true,
+      });
+    }
+  }
+
+  /** Services, and the workloads of their namespace they select; returns their ids by namespace and name. */
+  private services(objects: K8sObject[], workloads: Workload[]): ByNamespace<string> {
+    const { out, cluster } = this;
+    const byNamespace = new Map<string, Workload[]>();
+    for (const w of workloads) {
+      const list = byNamespace.get(w.namespace);
+      if (list) list.push(w);
+      else byNamespace.set(w.namespace, [w]);
+    }
+    const services = new ByNamespace<string>();
+    for (const o of objects) {
+      const namespace = nsOf(o);
+      const serviceName = nameOf(o);
+      const type = o.spec?.type ?? 'ClusterIP';
+      const internal = type === 'LoadBalancer' ? internalLoadBalancer(o.metadata?.annotations) : undefined;
+      const id = out.node('LoadBalancer', this.q(`${namespace}/service/${serviceName}`), {
+        cluster,
+        namespace,
+        k8s_kind: 'Service',
+        service_type: type,
+        internal_lb_annotation: internal,
+        ...((type === 'LoadBalancer' || type === 'NodePort') &&
+          !internal && {
+            internet_exposed: true,
+            exposure_basis: `service-type:${type}`,
+          }),
+      });
+      services.set(namespace, serviceName, id);
+      const selector = Object.entries((o.spec?.selector ?? {}) as Record<string, string>);
+      if (!selector.length) continue;
+      // Plain loops: this runs for every workload of the namespace, for every service in it.
+      for (const w of byNamespace.get(namespace) ?? []) {
+        if (selects(selector, w.labelSets)) out.edge('EXPOSES', id, w.id);
+      }
+    }
+    return services;
+  }
+
+  private ingresses(objects: K8sObject[], services: ByNamespace<string>): void {
+    const { out, cluster } = this;
+    for (const o of objects) {
+      const namespace = nsOf(o);
+      const id = out.node('LoadBalancer', this.q(`${namespace}/ingress/${nameOf(o)}`), {
+        cluster,
+        namespace,
+        k8s_kind: 'Ingress',
+        internet_exposed: true,
+        exposure_basis: 'ingress',
+      });
+      const backends = [
+        o.spec?.defaultBackend,
+        o.spec?.backend,
+        ...list(o.spec?.rules).flatMap((r: K8sObject) =>
+          list(r?.http?.paths).map((p: K8sObject) => p?.backend),
+        ),
+      ];
+      for (const backend of backends) {
+        const service = backend?.service?.name ?? backend?.serviceName;
+        if (typeof service !== 'string') continue;
+        let target = services.get(namespace, service);
+        if (!target) {
+          target = out.node('LoadBalancer', this.q(`${namespace}/service/${service}`), {
+            cluster,
+            namespace,
+            k8s_kind: 'Service',
+          });
+          this.mentioned.add(target);
+        }
+        // Reached through the ingress, not a second start (DECISIONS "One start per exposure").
+        out.stamp(target, { behind_ingress: true });
+        out.edge('ROUTES_TO', id, target);
+      }
+    }
+  }
+
+  /** Whether a role's rules escalate (bound cluster-wide, or in `scope`'s namespace): CAN_ESCALATE_TO cluster-admin. */
+  private escalate(roleId: string, rules: PolicyRule[] | undefined, roleName: string, scope?: string): void {
+    const { primitives, named } = rbacEscalation(
+      rules,
+      roleName,
+      scope === undefined ? 'cluster' : 'namespace',
+    );
+    if (!primitives.length) return;
+    // Drawn once: later escalations would only merge the same properties into it again.
+    if (this.admin === undefined) {
+      this.admin = this.out.node('IAM_Role', this.q(CLUSTER_ADMIN), {
+        cluster: this.cluster,
+        synthetic: true,
+        crown_jewel: true,
+        crown_jewel_basis: 'synthetic:cluster-admin',
+      });
+      this.mentioned.add(this.admin);
+    }
+    // Bound in one namespace: resource-scoped, except kube-system, which holds the cluster's own powers.
+    const scoped = named || (scope !== undefined && scope !== 'kube-system');
+    this.out.edge('CAN_ESCALATE_TO', roleId, this.admin, {
+      resource_scoped: scoped,
+      properties: {
+        primitives,
+        scope: scope === undefined ? 'cluster' : 'namespace',
+        namespace: scope,
+        resource_names: named || undefined,
+      },
+      handOver: true,
+    });
+  }
+
+  private role(
+    o: K8sObject,
+    roleRules: Map<string, { id: string; rules: PolicyRule[]; name: string }>,
+  ): void {
+    const clusterWide = o.kind === 'ClusterRole';
+    const roleName = clusterWide ? `clusterrole/${nameOf(o)}` : `${nsOf(o)}/role/${nameOf(o)}`;
+    const rules: PolicyRule[] = Array.isArray(o.rules) ? o.rules : [];
+    const id = this.out.node('IAM_Role', this.q(roleName), {
+      cluster: this.cluster,
+      k8s_kind: o.kind,
+      ...(clusterWide ? {} : { namespace: nsOf(o) }),
+    });
+    roleRules.set(roleName, { id, rules, name: nameOf(o) });
+    this.escalate(id, rules, nameOf(o), clusterWide ? undefined : nsOf(o));
+  }
+
+  private binding(
+    o: K8sObject,
+    roleRules: Map<string, { id: string; rules: PolicyRule[]; name: string }>,
+    boundGroups: Map<string, string>,
+  ): void {
+    const { out, cluster } = this;
+    const toClusterRole = o.roleRef.kind === 'ClusterRole';
+    const refName = String(o.roleRef.name);
+    let role: string;
+    if (o.kind === 'RoleBinding' && toClusterRole) {
+      // A ClusterRole bound in one namespace grants its rules there only.
+      const bound = roleRules.get(`clusterrole/${refName}`);
+      role = out.node('IAM_Role', this.q(`${nsOf(o)}/clusterrole/${refName}`), {
+        cluster,
+        k8s_kind: 'ClusterRole',
+        namespace: nsOf(o),
+        bound_in_namespace: true,
+      });
+      this.escalate(role, bound?.rules, refName, nsOf(o));
+    } else {
+      const roleName = toClusterRole ? `clusterrole/${refName}` : `${nsOf(o)}/role/${refName}`;
+      const known = roleRules.get(roleName);
+      role = known?.id ?? out.node('IAM_Role', this.q(roleName), { cluster, k8s_kind: o.roleRef.kind });
+      if (!known) {
+        this.mentioned.add(role);
+        // A binding to a role the dump does not hold: judged by its name alone.
+        this.escalate(role, undefined, refName, toClusterRole ? undefined : nsOf(o));
+      }
+    }
+    const binding = { binding: `${o.kind}/${nameOf(o)}` };
+    for (const subject of Array.isArray(o.subjects) ? o.subjects : []) {
+      if (typeof subject?.name !== 'string' || !subject.name) continue;
+      let who: string | undefined;
+      if (subject.kind === 'ServiceAccount')
+        who = this.account(String(subject.namespace ?? nsOf(o)), subject.name);
+      else if (subject.kind === 'User')
+        who = out.node('User', this.q(`user/${subject.name}`), { cluster, k8s_user: subject.name });
+      else if (subject.kind === 'Group') {
+        who = out.node('User', this.q(`group/${subject.name}`), { cluster, k8s_group: subject.name });
+        boundGroups.set(subject.name, who);
+      }
+      if (who) out.edge('ASSUMES', who, role, { properties: binding });
+    }
+  }
+
+  /**
+   * Group subjects: every service account the dump holds is a member of the groups it belongs to; anyone
+   * who reaches the API server (every workload) is `system:unauthenticated` when it sends no token.
+   */
+  private groups(boundGroups: Map<string, string>, workloads: Workload[]): void {
+    for (const [groupName, group] of boundGroups) {
+      if (groupName === 'system:unauthenticated') {
+        for (const w of workloads) this.member(w.id, group);
+        continue;
+      }
+      const everyAccount = groupName === 'system:authenticated' || groupName === 'system:serviceaccounts';
+      // `system:serviceaccounts:<namespace>`: the accounts of that namespace.
+      const namespace = groupName.startsWith(SERVICEACCOUNTS_OF)
+        ? groupName.slice(SERVICEACCOUNTS_OF.length)
+        : undefined;
+      for (const sa of this.accountList)
+        if (everyAccount || sa.namespace === namespace) this.member(sa.id, group);
+    }
+  }
+
+  private member(who: string, group: string): void {
+    this.out.edge('ASSUMES', who, group, {
+      exploit_probability: GROUP_MEMBERSHIP_PROBABILITY,
+      weight_basis: 'heuristic',
+      properties: { membership: true },
+      handOver: true,
+    });
+  }
 }
 
 const SERVICEACCOUNTS_OF = 'system:serviceaccounts:';
@@ -695,13 +761,13 @@ export function workloadOf(pod: string): string {
 function aliasesOf(
   w: Workload,
   claims: ByNamespace<number>,
-  q: (name: string) => string,
+  cluster: string | undefined,
 ): string[] | undefined {
   if (!w.runtimeNames.length) return undefined;
   let own: string[] | undefined;
   for (const n of w.runtimeNames) if (claims.get(w.namespace, n) === 1) (own ??= []).push(n);
   // Sorted by name: the same order as the qualified `<namespace>/<name>`, which share their prefix.
-  return own?.sort().map((n) => q(`${w.namespace}/${n}`));
+  return own?.sort().map((n) => (cluster ? `${cluster}/${w.namespace}/${n}` : `${w.namespace}/${n}`));
 }
 
 /** The distinct values of a list, first seen first (the list itself when it has one). */
@@ -762,17 +828,13 @@ const RUNNING_DIGEST = /@(sha256:[a-f0-9]{64})$/;
 const NO_LABELS: Record<string, string> = Object.freeze({});
 
 /** Pods and controllers (named) folded into one workload per top controller, first seen first. */
-function collectWorkloads(
-  podsAndControllers: K8sObject[],
-  ns: (o: K8sObject) => string,
-  name: (o: K8sObject) => string,
-): Workload[] {
+function collectWorkloads(podsAndControllers: K8sObject[]): Workload[] {
   const byUid = new Map<string, K8sObject>();
   const byKey = new Map<string, K8sObject>();
   for (const o of podsAndControllers) {
     if (o.kind === 'Pod') continue;
     if (typeof o.metadata?.uid === 'string') byUid.set(o.metadata.uid, o);
-    byKey.set(`${ns(o)}/${o.kind}/${name(o)}`, o);
+    byKey.set(`${nsOf(o)}/${o.kind}/${nameOf(o)}`, o);
   }
   /**
    * The top controller of an object, as far as the dump (or a pod-template-hash) tells: an object of the
@@ -793,7 +855,7 @@ function collectWorkloads(
       if (!ref || typeof ref.name !== 'string') return current;
       const owner =
         (typeof ref.uid === 'string' ? byUid.get(ref.uid) : undefined) ??
-        byKey.get(`${ns(current)}/${ref.kind}/${ref.name}`);
+        byKey.get(`${nsOf(current)}/${ref.kind}/${ref.name}`);
       if (owner && !seen.has(owner)) {
         current = owner;
         continue;
@@ -813,8 +875,8 @@ function collectWorkloads(
     const spec = isPod ? o.spec : template?.spec;
     if (!spec || typeof spec !== 'object') continue;
     const top = topOwner(o);
-    const namespace = ns(o);
-    const topName = name(top);
+    const namespace = nsOf(o);
+    const topName = nameOf(top);
     let w = byName.get(namespace, topName);
     if (!w) {
       w = {
@@ -839,7 +901,7 @@ function collectWorkloads(
       w.nodes = append(w.nodes, spec.nodeName);
     if (isPod) {
       w.pods++;
-      const runtimeName = workloadOf(name(o));
+      const runtimeName = workloadOf(nameOf(o));
       if (runtimeName !== w.name) w.runtimeNames = append(w.runtimeNames, runtimeName);
       readDigests(w, o.status?.initContainerStatuses);
       readDigests(w, o.status?.containerStatuses);
