@@ -75,8 +75,9 @@ interface Workload {
   runtimeNames: string[];
 }
 
-/** No images yet: append() makes a new list for the first, so this one is never written. */
-const NO_IMAGES: ImageUse[] = [];
+/** An empty list to start from: append() makes a new list for the first value, so this one is never written. */
+const NONE = Object.freeze([]) as never[];
+const NO_IMAGES: ImageUse[] = NONE;
 
 /** An image a workload runs, with the containers that run it. */
 interface ImageUse {
@@ -884,11 +885,11 @@ function collectWorkloads(podsAndControllers: K8sObject[]): Workload[] {
         name: topName,
         kind: String(top.kind),
         namespace,
-        specs: [],
-        labelSets: [],
-        nodes: [],
+        specs: NONE,
+        labelSets: NONE,
+        nodes: NONE,
         pods: 0,
-        runtimeNames: [],
+        runtimeNames: NONE,
       };
       byName.set(namespace, topName, w);
       workloads.push(w);
