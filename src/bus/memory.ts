@@ -71,8 +71,8 @@ export async function createEmbeddedBus(options: {
   let closed = false;
 
   // Deliveries chain on promises, which never give the event loop a turn: a large batch's chunks would be
-  // applied back to back while the next report's bytes wait in the socket. A turn every few milliseconds
-  // lets the listener read (and an ingest worker prepare) the next report while this one is written.
+  // applied back to back while the next report's bytes, and every API call, wait. A turn every few
+  // milliseconds lets the listeners read and answer while a large report is written.
   let turnAt = performance.now();
   async function deliver(delivery: Delivery): Promise<void> {
     if (delivery.seq <= delivered) return;
