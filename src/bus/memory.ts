@@ -74,6 +74,8 @@ export async function createEmbeddedBus(options: {
   // applied back to back while the next report's bytes, and every API call, wait. A turn every few
   // milliseconds lets the listeners read and answer while a large report is written.
   let turnAt = performance.now();
+  /** Deliveries enqueued and not yet through. */
+  let queued = 0;
   async function deliver(delivery: Delivery): Promise<void> {
     if (delivery.seq <= delivered) return;
     if (performance.now() - turnAt > DELIVERY_SLICE_MS) {
@@ -98,7 +100,9 @@ export async function createEmbeddedBus(options: {
       early.push(delivery);
       return;
     }
-    chain = chain.then(() => deliver(delivery));
+    // A delivery after a pause starts a new slice: a small batch is applied at once, as before.
+    if (queued++ === 0) turnAt = performance.now();
+    chain = chain.then(() => deliver(delivery)).finally(() => queued--);
     chain.catch(ignore);
   }
 
