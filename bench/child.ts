@@ -1,7 +1,6 @@
 // The service the benchmarks measure, in a child process of its own (bench/serve.ts) with a fresh data
 // directory: its URLs and pid once it listens, and a stop that kills it and removes its data.
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -55,8 +54,22 @@ export async function startBenchService(
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
-    return { ...(JSON.parse(line) as { ingestUrl: string; apiUrl: string; pid: number }), stop };
+    // The first JSON line is the service's address; anything else the service prints on stdout (V8's
+    // --trace-gc through BENCH_NODE_ARGS) goes on to stderr.
+    const lines = createInterface({ input: child.stdout! });
+    const address = new Promise<{ ingestUrl: string; apiUrl: string; pid: number }>((resolve, reject) => {
+      let found = false;
+      lines.on('line', (line) => {
+        if (!found && line.startsWith('{"ingestUrl"')) {
+          found = true;
+          resolve(JSON.parse(line) as { ingestUrl: string; apiUrl: string; pid: number });
+        } else process.stderr.write(`${line}\n`);
+      });
+      lines.on('close', () => {
+        if (!found) reject(new Error('bench: the service exited before it listened'));
+      });
+    });
+    return { ...(await address), stop };
   } catch (error) {
     stop();
     throw error;

@@ -21,6 +21,9 @@ export function serializeRecord(record: BusRecord): string {
 
 const ignore = () => undefined;
 
+/** How long deliveries may run before the event loop gets a turn (see deliver). */
+const DELIVERY_SLICE_MS = 10;
+
 /** Says what opening the journal cut off or moved aside, and where the copy is. */
 export function logRecovery(log: BusLog | undefined, recovery: JournalRecovery): void {
   const details = {
@@ -67,8 +70,20 @@ export async function createEmbeddedBus(options: {
   const publishing = new Set<Promise<unknown>>();
   let closed = false;
 
+  // Deliveries chain on promises, which never give the event loop a turn: a large batch's chunks would be
+  // applied back to back while the next report's bytes, and every API call, wait. A turn every few
+  // milliseconds lets the listeners read and answer while a large report is written.
+  let turnAt = performance.now();
+  /** Deliveries enqueued and not yet through. */
+  let queued = 0;
   async function deliver(delivery: Delivery): Promise<void> {
     if (delivery.seq <= delivered) return;
+    if (performance.now() - turnAt > DELIVERY_SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      turnAt = performance.now();
+      // Replay and live delivery may both hold this record: the other may have delivered it meanwhile.
+      if (delivery.seq <= delivered) return;
+    }
     delivered = delivery.seq;
     try {
       await handler!(delivery);
@@ -85,7 +100,9 @@ export async function createEmbeddedBus(options: {
       early.push(delivery);
       return;
     }
-    chain = chain.then(() => deliver(delivery));
+    // A delivery after a pause starts a new slice: a small batch is applied at once, as before.
+    if (queued++ === 0) turnAt = performance.now();
+    chain = chain.then(() => deliver(delivery)).finally(() => queued--);
     chain.catch(ignore);
   }
 

@@ -2,7 +2,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import { EDGE_TYPES, EVENT_KINDS, NODE_LABELS, WEIGHT_BASES } from '../graph/vocabulary.js';
 import type { EdgeType, EventKind, NodeLabel, WeightBasis } from '../graph/vocabulary.js';
-import { idLabel, nodeId } from '../graph/ids.js';
+import { hasKnownLabel, idLabel, nodeId } from '../graph/ids.js';
 import { isNodeLabel } from '../graph/vocabulary.js';
 
 export interface EnvelopeNode {
@@ -141,14 +141,17 @@ export const SCORE_RANGES: Readonly<Record<string, { min: number; max: number; w
   epss: { min: 0, max: 1, what: 'an EPSS probability' },
 };
 
-function checkScores(properties: unknown, base: string, errors: FieldError[]): void {
+const SCORE_ENTRIES = Object.entries(SCORE_RANGES);
+
+/** Checks node `index`'s scores; called for every node, so the pointer is only built for an error. */
+function checkScores(properties: unknown, index: number, errors: FieldError[]): void {
   if (properties === null || typeof properties !== 'object') return;
-  for (const [key, range] of Object.entries(SCORE_RANGES)) {
+  for (const [key, range] of SCORE_ENTRIES) {
     if (!Object.hasOwn(properties, key)) continue;
     const value = (properties as Record<string, unknown>)[key];
     if (value === null || (typeof value === 'number' && value >= range.min && value <= range.max)) continue;
     errors.push({
-      pointer: `${base}/${key}`,
+      pointer: `/nodes/${index}/properties/${key}`,
       value,
       detail: `${key} must be ${range.what}, a number from ${range.min} to ${range.max}; got ${JSON.stringify(value)}`,
     });
@@ -177,7 +180,7 @@ export function createEnvelopeValidator(): (body: unknown) => EnvelopeCheck {
     const nodes = envelope.nodes;
     for (let i = 0; i < nodes.length && errors.length < MAX_REPORTED_ERRORS; i++) {
       const node = nodes[i];
-      checkScores(node.properties, `/nodes/${i}/properties`, errors);
+      checkScores(node.properties, i, errors);
       const derived = nodeId(node.label, node.name);
       if (node.id === undefined) node.id = derived;
       else if (node.id !== derived) {
@@ -190,6 +193,9 @@ export function createEnvelopeValidator(): (body: unknown) => EnvelopeCheck {
     }
     const edges = envelope.edges;
     for (let i = 0; i < edges.length && errors.length < MAX_REPORTED_ERRORS; i++) {
+      const edge = edges[i];
+      // The common case first, without cutting labels out of ids; the errors below say what is wrong.
+      if (hasKnownLabel(edge.from) && hasKnownLabel(edge.to) && edge.from !== edge.to) continue;
       for (const end of ['from', 'to'] as const) {
         const id = edges[i][end];
         const label = idLabel(id);

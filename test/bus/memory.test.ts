@@ -44,6 +44,29 @@ describe('embedded bus', () => {
     await bus.close();
   });
 
+  it('gives the event loop a turn while a long batch is applied, in order and once', async () => {
+    // A large report's chunks are applied back to back; without a turn, the next request's bytes (and every
+    // API call of the process) would wait for the whole batch.
+    const dir = await tempDir();
+    const bus = await createEmbeddedBus({ dir });
+    const seen: number[] = [];
+    let turnAfter = -1;
+    bus.consume((d) => {
+      // Asked for as the batch starts: without turns it would run only once the batch is through.
+      if (d.chunk === 0) setImmediate(() => (turnAfter = seen.length));
+      const until = performance.now() + 4;
+      while (performance.now() < until); // the apply of a chunk holding the thread
+      seen.push(d.chunk);
+    });
+    const chunks = 20;
+    await bus.publish(Array.from({ length: chunks }, (_, i) => record('big', i, chunks)));
+    await bus.drain();
+    expect(seen).toEqual(Array.from({ length: chunks }, (_, i) => i));
+    expect(turnAfter).toBeGreaterThan(0);
+    expect(turnAfter).toBeLessThan(chunks);
+    await bus.close();
+  });
+
   it('replays what was journaled before, after the snapshot point, then live records', async () => {
     const dir = await tempDir();
     const first = await createEmbeddedBus({ dir });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { idLabel, nodeId } from '../../src/graph/ids.js';
+import { hasKnownLabel, idLabel, nodeId } from '../../src/graph/ids.js';
+import { isNodeLabel, NODE_LABELS } from '../../src/graph/vocabulary.js';
 
 describe('node ids', () => {
   it('derives <Label>:<first 16 hex of SHA-1 of the lowercased name>', () => {
@@ -20,5 +21,37 @@ describe('node ids', () => {
     ['', undefined],
   ])('reads the label of %j as %j', (id, label) => {
     expect(idLabel(id)).toBe(label);
+  });
+
+  it.each([
+    ['Database:0123456789abcdef', true],
+    ['VirtualMachine:0123456789abcdef', true],
+    ['IAM_Role:0123456789abcdef', true],
+    ['Databaze:0123456789abcdef', false], // well formed, not in the vocabulary
+    ['database:0123456789abcdef', false], // labels are case-sensitive
+    ['Database:0123456789ABCDEF', false],
+    ['Database:0123456789abcde', false],
+    ['XDatabase:0123456789abcdef', false],
+    ['Database0123456789abcdef0', false],
+    [':0123456789abcdef', false],
+    ['', false],
+  ])('knows whether %j names a vocabulary label: %j', (id, known) => {
+    expect(hasKnownLabel(id)).toBe(known);
+  });
+
+  it('agrees with idLabel and the vocabulary on every label and near misses', () => {
+    const hex = '0123456789abcdef';
+    for (const label of NODE_LABELS) {
+      for (const id of [
+        `${label}:${hex}`,
+        `${label.slice(1)}:${hex}`,
+        `${label}s:${hex}`,
+        `${label.toUpperCase()}:${hex}`,
+        `${label}:${hex.slice(1)}g`,
+      ]) {
+        const read = idLabel(id);
+        expect(hasKnownLabel(id), id).toBe(read !== undefined && isNodeLabel(read));
+      }
+    }
   });
 });

@@ -45,7 +45,8 @@ describe('tenant graph', () => {
       // The record's id is the graph's own string, equal to the one asked for.
       expect(records!.get(from)!.key).toBe(from);
       expect(findEdgeFrom(records!.get(from)!, type, to)).toBe(existing);
-      if (existing === undefined) graph.addDirectedEdgeWithKey(String(key++), from, to, { type, lastSeen: step });
+      if (existing === undefined)
+        graph.addDirectedEdgeWithKey(String(key++), from, to, { type, lastSeen: step });
       else if (step % 3 === 0) graph.dropEdge(existing);
     }
     expect(graph.size).toBeGreaterThan(10);
