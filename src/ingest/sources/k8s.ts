@@ -216,14 +216,14 @@ class DumpMapping {
       if (o.kind === 'Secret') this.listedSecrets.set(nsOf(o), nameOf(o), true);
 
     // One workload per controller: pods and controllers fold into the top owner the dump names.
-    const workloads = collectWorkloads(sorted.podsAndControllers);
+    const { workloads, byName } = collectWorkloads(sorted.podsAndControllers);
     // A runtime name is an alias only when it is one workload's and no workload's own name: bare pods
     // named like a Deployment's (`app-7d4b9c8f6d-abcde`, `app-7d4b9c8f6d-fghij`) would otherwise claim one.
-    const claims = new ByNamespace<number>();
+    const claims: Claims = { byName, runtimeNames: new ByNamespace<number>() };
     for (const w of workloads) {
-      claims.set(w.namespace, w.name, 2);
       w.runtimeNames = distinct(w.runtimeNames);
-      for (const n of w.runtimeNames) claims.set(w.namespace, n, (claims.get(w.namespace, n) ?? 0) + 1);
+      for (const n of w.runtimeNames)
+        claims.runtimeNames.set(w.namespace, n, (claims.runtimeNames.get(w.namespace, n) ?? 0) + 1);
     }
     for (const w of workloads) this.workload(w, claims);
 
@@ -304,7 +304,7 @@ class DumpMapping {
   }
 
   /** A workload, its images, service accounts, secrets and escapes. */
-  private workload(w: Workload, claims: ByNamespace<number>): void {
+  private workload(w: Workload, claims: Claims): void {
     const { out, cluster } = this;
     let images: ImageUse[] = NO_IMAGES;
     for (const spec of w.specs) {
@@ -758,15 +758,19 @@ export function workloadOf(pod: string): string {
   return pod.replace(/-[a-z0-9]{8,10}-[a-z0-9]{5}$/, '');
 }
 
-/** The runtime names of a workload that are its alone, qualified. */
-function aliasesOf(
-  w: Workload,
-  claims: ByNamespace<number>,
-  cluster: string | undefined,
-): string[] | undefined {
+/** Who claims a name: the workloads by their own names, and how many workloads give each runtime name. */
+interface Claims {
+  byName: ByNamespace<Workload>;
+  runtimeNames: ByNamespace<number>;
+}
+
+/** The runtime names of a workload that are its alone (no other's, and no workload's own name), qualified. */
+function aliasesOf(w: Workload, claims: Claims, cluster: string | undefined): string[] | undefined {
   if (!w.runtimeNames.length) return undefined;
   let own: string[] | undefined;
-  for (const n of w.runtimeNames) if (claims.get(w.namespace, n) === 1) (own ??= []).push(n);
+  for (const n of w.runtimeNames)
+    if (claims.runtimeNames.get(w.namespace, n) === 1 && claims.byName.get(w.namespace, n) === undefined)
+      (own ??= []).push(n);
   // Sorted by name: the same order as the qualified `<namespace>/<name>`, which share their prefix.
   return own?.sort().map((n) => (cluster ? `${cluster}/${w.namespace}/${n}` : `${w.namespace}/${n}`));
 }
@@ -829,7 +833,10 @@ const RUNNING_DIGEST = /@(sha256:[a-f0-9]{64})$/;
 const NO_LABELS: Record<string, string> = Object.freeze({});
 
 /** Pods and controllers (named) folded into one workload per top controller, first seen first. */
-function collectWorkloads(podsAndControllers: K8sObject[]): Workload[] {
+function collectWorkloads(podsAndControllers: K8sObject[]): {
+  workloads: Workload[];
+  byName: ByNamespace<Workload>;
+} {
   const byUid = new Map<string, K8sObject>();
   const byKey = new Map<string, K8sObject>();
   for (const o of podsAndControllers) {
@@ -908,7 +915,7 @@ function collectWorkloads(podsAndControllers: K8sObject[]): Workload[] {
       readDigests(w, o.status?.containerStatuses);
     }
   }
-  return workloads;
+  return { workloads, byName };
 }
 
 /** Records the image digests a pod's container statuses report. */
