@@ -13,6 +13,7 @@ import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { edge, envelope, node } from '../helpers/envelope.js';
 import { gateEstate, KEV_CVE, LOW_CVE, trivyReport } from '../helpers/gate-estate.js';
+import { registerCommentRoutes } from '../helpers/github-standin.js';
 import { makeService, type TestService } from '../helpers/service.js';
 import { routeNodes } from '../../src/paths/path-store.js';
 
@@ -43,7 +44,12 @@ class StandIn {
   hold?: Promise<void>;
   /** milliseconds each comment listing takes (widens the read-then-write window) */
   listLatency = 0;
-  private nextId = 1000;
+  nextId = 1000;
+  /** a slow GitHub: listing comments waits for `hold` and `listLatency` */
+  beforeList = async () => {
+    if (this.hold) await this.hold;
+    if (this.listLatency) await new Promise((r) => setTimeout(r, this.listLatency));
+  };
 
   async start() {
     const record = (request: {
@@ -69,29 +75,7 @@ class StandIn {
       reply.code(201).send({ token: 'ghs_standin_installation_token', expires_at: '2099-01-01T00:00:00Z' }),
     );
     this.app.get('/repos/:owner/:repo/installation', async () => ({ id: 957387 }));
-    this.app.get<{ Params: { n: string } }>('/repos/:owner/:repo/issues/:n/comments', async (q) => {
-      if (this.hold) await this.hold;
-      if (this.listLatency) await new Promise((r) => setTimeout(r, this.listLatency));
-      return this.comments
-        .filter((c) => c.issue === Number(q.params.n))
-        .map(({ id, body }) => ({ id, body }));
-    });
-    this.app.post<{ Params: { n: string }; Body: { body: string } }>(
-      '/repos/:owner/:repo/issues/:n/comments',
-      async (q, reply) => {
-        const comment = { id: this.nextId++, body: q.body.body, issue: Number(q.params.n) };
-        this.comments.push(comment);
-        return reply.code(201).send(comment);
-      },
-    );
-    this.app.patch<{ Params: { id: string }; Body: { body: string } }>(
-      '/repos/:owner/:repo/issues/comments/:id',
-      async (q) => {
-        const comment = this.comments.find((c) => c.id === Number(q.params.id))!;
-        comment.body = q.body.body;
-        return comment;
-      },
-    );
+    registerCommentRoutes(this.app, this);
     this.app.delete<{ Params: { id: string } }>(
       '/repos/:owner/:repo/issues/comments/:id',
       async (q, reply) => {

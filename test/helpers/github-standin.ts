@@ -9,31 +9,13 @@ export class GithubStandIn {
   statuses: { sha: string; state: string }[] = [];
   app: FastifyInstance = Fastify();
   url = '';
-  private nextId = 1;
+  nextId = 1;
 
   async start(): Promise<void> {
     this.app.addHook('preHandler', async (request) => {
       if (request.method !== 'GET') this.writes.push({ method: request.method, url: request.url });
     });
-    this.app.get<{ Params: { n: string } }>('/repos/:owner/:repo/issues/:n/comments', async (q) =>
-      this.comments.filter((c) => c.issue === Number(q.params.n)).map(({ id, body }) => ({ id, body })),
-    );
-    this.app.post<{ Params: { n: string }; Body: { body: string } }>(
-      '/repos/:owner/:repo/issues/:n/comments',
-      async (q, reply) => {
-        const comment = { id: this.nextId++, body: q.body.body, issue: Number(q.params.n) };
-        this.comments.push(comment);
-        return reply.code(201).send(comment);
-      },
-    );
-    this.app.patch<{ Params: { id: string }; Body: { body: string } }>(
-      '/repos/:owner/:repo/issues/comments/:id',
-      async (q) => {
-        const comment = this.comments.find((c) => c.id === Number(q.params.id))!;
-        comment.body = q.body.body;
-        return comment;
-      },
-    );
+    registerCommentRoutes(this.app, this);
     this.app.post<{ Params: { sha: string }; Body: { state: string } }>(
       '/repos/:owner/:repo/statuses/:sha',
       async (q, reply) => {
@@ -43,4 +25,36 @@ export class GithubStandIn {
     );
     this.url = await this.app.listen({ host: '127.0.0.1', port: 0 });
   }
+}
+
+/** Where the comment routes keep a stand-in's pull-request comments. */
+export interface CommentStore {
+  comments: { id: number; body: string; issue: number }[];
+  nextId: number;
+  /** awaited before comments are listed (a slow GitHub) */
+  beforeList?: () => Promise<void>;
+}
+
+/** GitHub's list, create and edit routes for issue comments, as token mode and the App use them. */
+export function registerCommentRoutes(app: FastifyInstance, store: CommentStore): void {
+  app.get<{ Params: { n: string } }>('/repos/:owner/:repo/issues/:n/comments', async (q) => {
+    await store.beforeList?.();
+    return store.comments.filter((c) => c.issue === Number(q.params.n)).map(({ id, body }) => ({ id, body }));
+  });
+  app.post<{ Params: { n: string }; Body: { body: string } }>(
+    '/repos/:owner/:repo/issues/:n/comments',
+    async (q, reply) => {
+      const comment = { id: store.nextId++, body: q.body.body, issue: Number(q.params.n) };
+      store.comments.push(comment);
+      return reply.code(201).send(comment);
+    },
+  );
+  app.patch<{ Params: { id: string }; Body: { body: string } }>(
+    '/repos/:owner/:repo/issues/comments/:id',
+    async (q) => {
+      const comment = store.comments.find((c) => c.id === Number(q.params.id))!;
+      comment.body = q.body.body;
+      return comment;
+    },
+  );
 }
