@@ -14,11 +14,9 @@ import { remediationPlan } from '../../src/analysis/remediation-plan.js';
 import { simulateRisk, withNodeKeys } from '../../src/analysis/risk-simulation.js';
 import { resolveNode, resolveSelectors, whatIf, type EdgeSelector } from '../../src/analysis/what-if.js';
 import { runPass } from '../../src/engine/analyzer.js';
-import { TenantState } from '../../src/engine/tenant.js';
-import { silentLog } from '../../src/log/logger.js';
-import { createMetrics } from '../../src/metrics/metrics.js';
 import { envelope } from '../helpers/envelope.js';
 import { pick, prng, randomEdge, randomNode } from '../helpers/random-estate.js';
+import { passDeps, testTenant } from '../helpers/tenant.js';
 
 const finder = createPathFinder({ threads: 1 });
 afterAll(() => finder.close());
@@ -67,19 +65,10 @@ describe('the analyses on the live compiled graph', () => {
     for (let seed = 1; seed <= 6; seed++) {
       const random = prng(seed * 7919);
       const seedIamUsers = seed % 2 === 0;
-      const tenant = new TenantState('t', {
-        log: silentLog(),
-        parkedTtlMs: 1e12,
-        thresholds: { p1: 0.3, p2: 0.1 },
-      });
+      const tenant = testTenant({ thresholds: { p1: 0.3, p2: 0.1 } });
       const service = new AnalysisService({ seedIamUsers, workers: false });
       let clock = 1_000_000;
-      const deps = {
-        finder,
-        metrics: createMetrics(),
-        config: { seedIamUsers, graphTtlMs: null },
-        now: () => clock,
-      };
+      const deps = passDeps(finder, () => clock, { seedIamUsers });
       for (let step = 0; step < 16; step++) {
         clock += 1000;
         const nodes = Array.from({ length: 2 + Math.floor(random() * 8) }, () => randomNode(random));

@@ -9,9 +9,9 @@ import { TenantState } from '../../src/engine/tenant.js';
 import { evaluateGate, type GateDeps } from '../../src/gate/evaluate.js';
 import { createSources } from '../../src/ingest/sources/index.js';
 import { silentLog } from '../../src/log/logger.js';
-import { createMetrics } from '../../src/metrics/metrics.js';
 import { envelope, node } from '../helpers/envelope.js';
 import { gateEstate, KEV_CVE, LOW_CVE, trivyReport } from '../helpers/gate-estate.js';
+import { passDeps } from '../helpers/tenant.js';
 
 const finder = createPathFinder({ threads: 1 });
 afterAll(() => finder.close());
@@ -36,12 +36,10 @@ async function analysedEstate(): Promise<TenantState> {
   });
   for (const part of scan.envelopes) tenant.writer.apply(part, 1000);
   tenant.writer.apply(gateEstate(), 1000);
-  await runPass(tenant, {
-    finder,
-    metrics: createMetrics(),
-    config: { seedIamUsers: false, graphTtlMs: null },
-    now: () => 1_000_000,
-  });
+  await runPass(
+    tenant,
+    passDeps(finder, () => 1_000_000),
+  );
   return tenant;
 }
 

@@ -11,15 +11,15 @@ import { tenantSource } from '../../src/analysis/live-graph.js';
 import { searchPatched } from '../../src/analysis/patched-search.js';
 import { createPathFinder } from '../../src/analysis/path-finder.js';
 import { runPass } from '../../src/engine/analyzer.js';
-import { TenantState } from '../../src/engine/tenant.js';
+import type { TenantState } from '../../src/engine/tenant.js';
 import { createTenantGraph } from '../../src/graph/model.js';
 import { GraphWriter } from '../../src/graph/writer.js';
 import type { EnvelopeEdge, EnvelopeNode } from '../../src/ingest/envelope.js';
 import { silentLog } from '../../src/log/logger.js';
-import { createMetrics } from '../../src/metrics/metrics.js';
 import { PathStore, routeNodes, routeSteps } from '../../src/paths/path-store.js';
 import { envelope } from '../helpers/envelope.js';
 import { PS, pick, prng, randomEdge, randomNode, readable } from '../helpers/random-estate.js';
+import { passDeps, testTenant } from '../helpers/tenant.js';
 
 const finder = createPathFinder({ threads: 1 });
 afterAll(() => finder.close());
@@ -97,17 +97,8 @@ async function runSequence(seed: number, steps: number, tally: Tally, forks = fa
   const random = prng(seed);
   let clock = 1_000_000;
   const seedIamUsers = random() < 0.5;
-  const tenant = new TenantState('t', {
-    log: silentLog(),
-    parkedTtlMs: 1e12,
-    thresholds: { p1: 0.5, p2: 0.1 },
-  });
-  const deps = {
-    finder,
-    metrics: createMetrics(),
-    config: { seedIamUsers, graphTtlMs: null },
-    now: () => clock,
-  };
+  const tenant = testTenant();
+  const deps = passDeps(finder, () => clock, { seedIamUsers });
   /** Envelopes of the two snapshot scopes, so that a later snapshot can omit some of them. */
   const snapshots = new Map<string, { nodes: EnvelopeNode[]; edges: EnvelopeEdge[] }>();
   for (let step = 0; step < steps; step++) {

@@ -7,13 +7,12 @@ import { compileGraph, type CompiledGraph } from '../../src/analysis/compiled-gr
 import { LiveGraph, tenantSource } from '../../src/analysis/live-graph.js';
 import { createPathFinder } from '../../src/analysis/path-finder.js';
 import { runPass } from '../../src/engine/analyzer.js';
-import { TenantState } from '../../src/engine/tenant.js';
 import { GraphWriter } from '../../src/graph/writer.js';
 import { createTenantGraph } from '../../src/graph/model.js';
 import { silentLog } from '../../src/log/logger.js';
-import { createMetrics } from '../../src/metrics/metrics.js';
 import { routeSteps } from '../../src/paths/path-store.js';
 import { edge, envelope, node } from '../helpers/envelope.js';
+import { passDeps, testTenant } from '../helpers/tenant.js';
 
 const finder = createPathFinder({ threads: 1 });
 afterAll(() => finder.close());
@@ -142,17 +141,8 @@ describe('LiveGraph', () => {
 describe('pass scope (analyzer)', () => {
   it('re-searches only the targets a repriced hop can affect, and keeps old routes at their old price', async () => {
     let clock = 1_000_000;
-    const tenant = new TenantState('t', {
-      log: silentLog(),
-      parkedTtlMs: 1e12,
-      thresholds: { p1: 0.5, p2: 0.1 },
-    });
-    const deps = {
-      finder,
-      metrics: createMetrics(),
-      config: { seedIamUsers: false, graphTtlMs: null },
-      now: () => clock,
-    };
+    const tenant = testTenant();
+    const deps = passDeps(finder, () => clock);
     const lb2 = node('LoadBalancer', 'lb2', { internet_exposed: true });
     // Starts with no route: there are more starts than targets, so the searches go from the targets.
     const idle = [1, 2].map((i) => node('LoadBalancer', `idle${i}`, { internet_exposed: true }));
@@ -195,17 +185,8 @@ describe('pass scope (analyzer)', () => {
   });
 
   it('a fork reads the live arrays until it is copied: the pass waits for it, and the fork keeps its own writes', async () => {
-    const tenant = new TenantState('t', {
-      log: silentLog(),
-      parkedTtlMs: 1e12,
-      thresholds: { p1: 0.5, p2: 0.1 },
-    });
-    const deps = {
-      finder,
-      metrics: createMetrics(),
-      config: { seedIamUsers: false, graphTtlMs: null },
-      now: () => 1_000_000,
-    };
+    const tenant = testTenant();
+    const deps = passDeps(finder, () => 1_000_000);
     tenant.writer.apply(
       envelope([lb, b, db], [edge('ROUTES_TO', lb, b, 0.9), edge('CONNECTS_TO', b, db, 0.5)]),
       1,

@@ -8,13 +8,11 @@ import { compileGraph } from '../../src/analysis/compiled-graph.js';
 import { searchPatched } from '../../src/analysis/patched-search.js';
 import { createPathFinder, type PathFinder } from '../../src/analysis/path-finder.js';
 import { runPass } from '../../src/engine/analyzer.js';
-import { TenantState } from '../../src/engine/tenant.js';
 import { Overlay } from '../../src/gate/overlay.js';
 import type { EnvelopeEdge } from '../../src/ingest/envelope.js';
-import { silentLog } from '../../src/log/logger.js';
-import { createMetrics } from '../../src/metrics/metrics.js';
 import { envelope } from '../helpers/envelope.js';
 import { PS, pick, prng, randomEdge, randomNode, readable } from '../helpers/random-estate.js';
+import { passDeps, testTenant } from '../helpers/tenant.js';
 
 const inProcess = createPathFinder({ threads: 1 });
 // The same searches on worker threads: the fork's copy is made there from the live arrays and its writes.
@@ -37,17 +35,8 @@ async function check(finder: PathFinder, first: number, last: number): Promise<v
   for (let seed = first; seed <= last; seed++) {
     const random = prng(seed);
     const seedIamUsers = random() < 0.5;
-    const tenant = new TenantState('t', {
-      log: silentLog(),
-      parkedTtlMs: 1e12,
-      thresholds: { p1: 0.5, p2: 0.1 },
-    });
-    const deps = {
-      finder,
-      metrics: createMetrics(),
-      config: { seedIamUsers, graphTtlMs: null },
-      now: () => 1_000_000,
-    };
+    const tenant = testTenant();
+    const deps = passDeps(finder, () => 1_000_000, { seedIamUsers });
     for (let w = 0; w < 6; w++) {
       const nodes = Array.from({ length: 1 + Math.floor(random() * 4) }, () => randomNode(random));
       const edges = Array.from({ length: Math.floor(random() * 8) }, () => randomEdge(random));

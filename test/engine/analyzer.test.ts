@@ -2,32 +2,21 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createPathFinder } from '../../src/analysis/path-finder.js';
 import { runPass, type AnalyzerConfig } from '../../src/engine/analyzer.js';
 import { findEdge } from '../../src/graph/model.js';
-import { TenantState } from '../../src/engine/tenant.js';
-import { silentLog } from '../../src/log/logger.js';
-import { createMetrics } from '../../src/metrics/metrics.js';
+import type { TenantState } from '../../src/engine/tenant.js';
 import { routeNodes, routeSteps, priorityOf } from '../../src/paths/path-store.js';
 import { edge, envelope, node } from '../helpers/envelope.js';
+import { passDeps, testTenant } from '../helpers/tenant.js';
 
 const finder = createPathFinder({ threads: 1 });
 afterAll(() => finder.close());
 
 function setup(config: Partial<AnalyzerConfig> = {}) {
   let clock = 1_000_000;
-  const tenant = new TenantState('t', {
-    log: silentLog(),
-    parkedTtlMs: 1e9,
-    thresholds: { p1: 0.5, p2: 0.1 },
-  });
-  const metrics = createMetrics();
-  const deps = {
-    finder,
-    metrics,
-    config: { seedIamUsers: false, graphTtlMs: null, ...config },
-    now: () => clock,
-  };
+  const tenant = testTenant({ parkedTtlMs: 1e9 });
+  const deps = passDeps(finder, () => clock, config);
   return {
     tenant,
-    metrics,
+    metrics: deps.metrics,
     write: (env: ReturnType<typeof envelope>) => tenant.writer.apply(env, clock),
     pass: () => runPass(tenant, deps),
     advance: (ms: number) => (clock += ms),
@@ -173,11 +162,7 @@ describe('priorityOf', () => {
 describe('when a scheduled pass is due', () => {
   /** A tenant whose graph changed and that never had a pass. */
   function staleTenant(): TenantState {
-    const tenant = new TenantState('t', {
-      log: silentLog(),
-      parkedTtlMs: 1e9,
-      thresholds: { p1: 0.5, p2: 0.1 },
-    });
+    const tenant = testTenant({ parkedTtlMs: 1e9 });
     tenant.writer.apply(envelope([lb]), 0);
     return tenant;
   }
@@ -222,12 +207,10 @@ describe('when a scheduled pass is due', () => {
     // Never analysed: nothing to patch, so the quiet moment (or the maximum wait) decides.
     tenant.lastWriteAt = 10_000;
     expect(tenant.due(10_100, 1000, 300_000, { receiving: 1, lastAt: 10_050 }, patched)).toBe(false);
-    await runPass(tenant, {
-      finder: createPathFinder({ threads: 1 }),
-      metrics: createMetrics(),
-      config: { seedIamUsers: false, graphTtlMs: null },
-      now: () => 11_000,
-    });
+    await runPass(
+      tenant,
+      passDeps(finder, () => 11_000),
+    );
     // One more write while a report is still streaming in: a patch, so the interval decides.
     tenant.writer.apply(envelope([node('Service', 'b')]), 11_100);
     tenant.lastWriteAt = 11_100;
