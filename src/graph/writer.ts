@@ -72,12 +72,15 @@ export class GraphWriter {
   readonly scopes = new ScopeLedger();
   /** What changed since the analysis last looked: every write an analysis could see is noted here. */
   readonly changes = new GraphChanges();
+  /** graphology's node records (model.ts), read once: the map lives as long as the graph. */
+  private readonly records: ReadonlyMap<string, NodeRecord> | undefined;
 
   constructor(
     readonly graph: TenantGraph,
     private readonly options: GraphWriterOptions,
   ) {
     this.images = new ImageIdentity(graph);
+    this.records = nodeRecords(graph);
   }
 
   get version(): number {
@@ -328,7 +331,7 @@ export class GraphWriter {
       this.drop('malformed', { source, from: edge?.from, to: edge?.to }, result);
       return;
     }
-    const records = nodeRecords(this.graph);
+    const records = this.records;
     let fromMissing: boolean;
     let toMissing: boolean;
     let fromRecord: NodeRecord | undefined;
