@@ -3,7 +3,8 @@
 // concatenation: those are ArrayBuffers outside V8's heap, held while the body arrives (long enough to
 // be promoted), and V8 starts a full collection whenever such memory has grown by 64 MB since the last
 // one. A 1M-node estate sent in 30 MiB reports then paid one full collection per report, each marking
-// the whole graph (docs/perf.md, "External memory"). Socket chunks copied at once die young.
+// the whole graph (docs/perf.md, "Fifth session: external memory"). Socket chunks copied at once die
+// young.
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { errorCodes, type FastifyRequest } from 'fastify';
@@ -11,7 +12,7 @@ import { errorCodes, type FastifyRequest } from 'fastify';
 /** Bodies from this size on use the kept buffer (smaller ones cost nothing worth keeping). */
 const KEEP_FROM = 1024 * 1024;
 
-/** One reusable buffer per listener: the first large body arriving takes it; others at the same time get their own. */
+/** One reusable buffer per listener: the first large body to arrive takes it, others meanwhile their own. */
 export class BodyBuffer {
   private kept: Buffer | undefined;
   private busy = false;

@@ -844,7 +844,8 @@ export class Journal {
    * `text` as UTF-8 in the journal's commit buffer, after what this commit wrote there so far: one buffer
    * kept from commit to commit (commits never overlap), replaced by a larger one when a commit needs more.
    * Fresh buffers per commit are memory outside V8's heap that lives through the write and the sync: V8
-   * counts it, and started a full collection for every large report (docs/perf.md, "External memory").
+   * counts it, and started a full collection for every large report (docs/perf.md, "Fifth session:
+   * external memory").
    */
   private encode(text: string): Buffer {
     const at = this.commitUsed;
