@@ -28,6 +28,8 @@ const SEGMENT_NAME = /^(\d{12})\.log$/;
 const NEWLINE = Buffer.from('\n');
 /** Record text is encoded in pieces of about this many characters, far below V8's string limit. */
 const ENCODE_PIECE = 4 * 1024 * 1024;
+/** The commit buffer is kept for the next commit up to this size (encode). */
+const KEPT_COMMIT_BUFFER = 64 * 1024 * 1024;
 /**
  * The first line of every segment this build creates: a segment is never legitimately empty, so a 0-byte
  * one has lost its contents. Segments written by earlier builds have no header and are read as before.
@@ -794,6 +796,8 @@ export class Journal {
       let piece: string[] = [];
       let pieceChars = 0;
       this.commitUsed = 0;
+      // An unusually large group commit does not pin its buffer for the journal's life.
+      if (this.commitBuffer.length > KEPT_COMMIT_BUFFER) this.commitBuffer = Buffer.alloc(0);
       const cut = () => {
         const buffer = this.encode(piece.join(''));
         crc = crc32(buffer, crc);
