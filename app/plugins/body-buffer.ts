@@ -59,6 +59,7 @@ export function receiveBody(
     payload.removeListener('data', onData);
     payload.removeListener('end', onEnd);
     payload.removeListener('error', onEnd);
+    payload.removeListener('close', onClose);
     if (error && target) buffers.release(target);
     done(error, body);
   };
@@ -83,8 +84,15 @@ export function receiveBody(
     const bytes = target ? target.subarray(0, received) : Buffer.concat(chunks, received);
     finish(null, { bytes, release: () => target && buffers.release(target) });
   }
+  // A client gone before the end: the buffer is given back (no answer reaches it anyway).
+  function onClose() {
+    const error: Error & { statusCode?: number } = new Error('the request body ended before it was complete');
+    error.statusCode = 400;
+    finish(error);
+  }
   payload.on('data', onData);
   payload.on('end', onEnd);
   payload.on('error', onEnd);
+  payload.on('close', onClose);
   payload.resume();
 }

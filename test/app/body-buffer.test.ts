@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BodyBuffer } from '../../app/plugins/body-buffer.js';
+import { PassThrough } from 'node:stream';
+import { BodyBuffer, receiveBody, type ReceivedBody } from '../../app/plugins/body-buffer.js';
 import { BODY_LIMIT, createHttpApp } from '../../app/plugins/http-base.js';
 
 let app: FastifyInstance;
@@ -130,5 +131,23 @@ describe('BodyBuffer', () => {
     const grown = buffers.take(3_000_000);
     expect(grown).not.toBe(first);
     expect(grown.length).toBeGreaterThanOrEqual(3_000_000);
+  });
+
+  it('gets its buffer back from a body whose client went away before the end', async () => {
+    const buffers = new BodyBuffer();
+    const kept = buffers.take(3_000_000);
+    buffers.release(kept);
+    const payload = new PassThrough();
+    const request = { headers: { 'content-length': '3000000' } } as never;
+    const answer = new Promise<[Error | null, ReceivedBody | undefined]>((resolve) =>
+      receiveBody(request, payload, { limit: BODY_LIMIT, buffers }, (error, body) => resolve([error, body])),
+    );
+    payload.write(Buffer.alloc(2_000_000, 0x20));
+    await new Promise((resolve) => setImmediate(resolve));
+    payload.destroy();
+    const [error, body] = await answer;
+    expect(body).toBeUndefined();
+    expect(error).toMatchObject({ statusCode: 400 });
+    expect(buffers.take(3_000_000)).toBe(kept);
   });
 });
