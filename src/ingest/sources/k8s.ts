@@ -9,7 +9,8 @@
 //   is a start of its own. The workload ASSUMES its service account unless its token is not mounted.
 // - RBAC (src/rules/k8s/): roles granting an escalation primitive draw CAN_ESCALATE_TO the cluster's
 //   synthetic cluster-admin; bindings to service accounts, users and groups (system:serviceaccounts[:ns],
-//   system:authenticated, system:unauthenticated) draw ASSUMES.
+//   system:authenticated, system:unauthenticated) draw ASSUMES. An aggregated ClusterRole has the rules of
+//   the ClusterRoles its selectors match (aggregation.ts), as the controller manager fills them.
 // - Container escape (T1611, one rule file each) leads to the pod's node, a target; a known node holds
 //   the tokens of the service accounts of the pods scheduled on it (T1528).
 // - Secrets a workload is given (env, envFrom, secret volumes) are Secret nodes it can read: names only.
@@ -24,10 +25,12 @@ import {
   WORKLOAD_SECRET_PROBABILITY,
 } from '../../model/probability.js';
 import { ProblemError } from '../../http/problems.js';
+import { aggregateClusterRoles, type Aggregated } from '../../rules/k8s/aggregation.js';
 import { asksForHost, podEscapes, type Escape } from '../../rules/k8s/container-escape.js';
 import { rbacEscalation, type PolicyRule } from '../../rules/k8s/index.js';
 import { MAX_BODY_DEPTH } from '../body-guard.js';
 import { EnvelopeBuilder, type EdgeOptions } from './envelope-builder.js';
+import { admits, backendsOf, isGatewayApiObject, parentRefsOf } from './k8s-gateway-api.js';
 import { reportProblem } from './report-schema.js';
 import type { IngestSource, NormalizeOutput } from './source.js';
 
@@ -122,6 +125,9 @@ interface Sorted {
   bindings: K8sObject[];
   /** Nodes and secrets, named, as they interleave in the dump (their nodes are added in that order). */
   nodesAndSecrets: K8sObject[];
+  /** Gateway API objects (k8s-gateway-api.ts), named; Namespaces for their listeners' selectors. */
+  gatewayApi: K8sObject[];
+  namespaces: K8sObject[];
   /** The kinds the mapping does not use. */
   ignored: Set<string>;
 }
@@ -135,6 +141,8 @@ function sortObjects(objects: K8sObject[]): Sorted {
     roles: [],
     bindings: [],
     nodesAndSecrets: [],
+    gatewayApi: [],
+    namespaces: [],
     ignored: new Set(),
   };
   for (const o of objects) {
@@ -145,6 +153,12 @@ function sortObjects(objects: K8sObject[]): Sorted {
       continue;
     }
     if (!USED_KINDS.has(kind)) {
+      if (isGatewayApiObject(o)) {
+        if (nameOf(o)) sorted.gatewayApi.push(o);
+        continue;
+      }
+      // Namespaces are read only for a Gateway listener's selector: still reported as not used.
+      if (kind === 'Namespace') sorted.namespaces.push(o);
       sorted.ignored.add(kind);
       continue;
     }
@@ -239,10 +253,13 @@ class DumpMapping {
     // Services select workloads (of their namespace); Ingresses route to services.
     const services = this.services(sorted.services, workloads);
     this.ingresses(sorted.ingresses, services);
+    if (sorted.gatewayApi.length) this.gatewayApi(sorted.gatewayApi, sorted.namespaces, services);
 
     // RBAC: roles, their escalation, and who is bound to them.
     const roleRules = new Map<string, { id: string; rules: PolicyRule[]; name: string }>();
-    for (const o of sorted.roles) this.role(o, roleRules);
+    // An aggregated ClusterRole's rules are those of the roles it aggregates (a manifest writes none).
+    const aggregated = aggregateClusterRoles(sorted.roles);
+    for (const o of sorted.roles) this.role(o, roleRules, aggregated?.get(o));
     const boundGroups = new Map<string, string>();
     for (const o of sorted.bindings) this.binding(o, roleRules, boundGroups);
     this.groups(boundGroups, workloads);
@@ -484,6 +501,74 @@ class DumpMapping {
     }
   }
 
+  /**
+   * Gateway API front doors: a Gateway is exposed like an Ingress and ROUTES_TO the Services of the routes
+   * it admits (k8s-gateway-api.ts). A Gateway a route names that the dump does not hold is drawn without
+   * exposure, for its own dump to describe.
+   */
+  private gatewayApi(objects: K8sObject[], namespaces: K8sObject[], services: ByNamespace<string>): void {
+    const { out, cluster } = this;
+    const gateways = new ByNamespace<{ object: K8sObject; id: string }>();
+    const grants = new Map<string, K8sObject[]>();
+    for (const o of objects) {
+      const namespace = nsOf(o);
+      if (o.kind === 'ReferenceGrant') {
+        const list = grants.get(namespace);
+        if (list) list.push(o);
+        else grants.set(namespace, [o]);
+        continue;
+      }
+      if (o.kind !== 'Gateway') continue;
+      const internal = internalLoadBalancer(o.spec?.infrastructure?.annotations);
+      const id = out.node('LoadBalancer', this.q(`${namespace}/gateway/${nameOf(o)}`), {
+        cluster,
+        namespace,
+        k8s_kind: 'Gateway',
+        gateway_class: typeof o.spec?.gatewayClassName === 'string' ? o.spec.gatewayClassName : undefined,
+        internal_lb_annotation: internal,
+        ...(!internal && { internet_exposed: true, exposure_basis: 'gateway' }),
+      });
+      gateways.set(namespace, nameOf(o), { object: o, id });
+    }
+    const namespaceLabels = new Map<string, unknown>(
+      namespaces.map((n) => [nameOf(n), n.metadata?.labels ?? {}]),
+    );
+    for (const o of objects) {
+      if (o.kind === 'Gateway' || o.kind === 'ReferenceGrant') continue;
+      const namespace = nsOf(o);
+      const backends = backendsOf(o, namespace, grants);
+      if (!backends.length) continue;
+      for (const parent of parentRefsOf(o, namespace)) {
+        const gateway = gateways.get(parent.namespace, parent.name);
+        let gatewayId = gateway?.id;
+        if (gateway) {
+          const route = { kind: String(o.kind), namespace, sectionName: parent.sectionName };
+          if (!admits(gateway.object, parent.namespace, route, namespaceLabels)) continue;
+        } else {
+          gatewayId = out.node('LoadBalancer', this.q(`${parent.namespace}/gateway/${parent.name}`), {
+            cluster,
+            namespace: parent.namespace,
+            k8s_kind: 'Gateway',
+          });
+          this.mentioned.add(gatewayId);
+        }
+        for (const backend of backends) {
+          let target = services.get(backend.namespace, backend.name);
+          if (!target) {
+            target = out.node('LoadBalancer', this.q(`${backend.namespace}/service/${backend.name}`), {
+              cluster,
+              namespace: backend.namespace,
+              k8s_kind: 'Service',
+            });
+            this.mentioned.add(target);
+          }
+          out.stamp(target, { behind_ingress: true });
+          out.edge('ROUTES_TO', gatewayId!, target, { properties: { route: `${o.kind}/${nameOf(o)}` } });
+        }
+      }
+    }
+  }
+
   /** Whether a role's rules escalate (bound cluster-wide, or in `scope`'s namespace): CAN_ESCALATE_TO cluster-admin. */
   private escalate(roleId: string, rules: PolicyRule[] | undefined, roleName: string, scope?: string): void {
     const { primitives, named } = rbacEscalation(
@@ -519,14 +604,16 @@ class DumpMapping {
   private role(
     o: K8sObject,
     roleRules: Map<string, { id: string; rules: PolicyRule[]; name: string }>,
+    aggregated: Aggregated | undefined,
   ): void {
     const clusterWide = o.kind === 'ClusterRole';
     const roleName = clusterWide ? `clusterrole/${nameOf(o)}` : `${nsOf(o)}/role/${nameOf(o)}`;
-    const rules: PolicyRule[] = Array.isArray(o.rules) ? o.rules : [];
+    const rules: PolicyRule[] = aggregated?.rules ?? (Array.isArray(o.rules) ? o.rules : []);
     const id = this.out.node('IAM_Role', this.q(roleName), {
       cluster: this.cluster,
       k8s_kind: o.kind,
       ...(clusterWide ? {} : { namespace: nsOf(o) }),
+      ...(aggregated && { aggregated_from: aggregated.from }),
     });
     roleRules.set(roleName, { id, rules, name: nameOf(o) });
     this.escalate(id, rules, nameOf(o), clusterWide ? undefined : nsOf(o));
