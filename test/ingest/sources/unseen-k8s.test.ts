@@ -198,6 +198,26 @@ describe('BishopFox badPods', () => {
   });
 });
 
+describe('NeuVector on k3s', () => {
+  it("the controller and the enforcer reach the node through k3s's containerd socket too", () => {
+    const out = normalize(k8s, dump('neuvector'), { cluster: 'nv' });
+    for (const workload of ['neuvector-controller-pod', 'neuvector-enforcer-pod']) {
+      const escape = out.edgeProps('CAN_ESCALATE_TO', `nv/neuvector/${workload}`, 'nv/node/unscheduled');
+      expect(escape?.reasons, workload).toContain(
+        'runtime-socket:hostPath:/run/k3s/containerd/containerd.sock',
+      );
+    }
+    // The manager, scanner and updater ask for nothing of the host.
+    const escaping = out.edges
+      .filter((e) => e.startsWith('CAN_ESCALATE_TO nv/neuvector/'))
+      .map((e) => e.split(' ')[1]);
+    expect(escaping.sort()).toEqual([
+      'nv/neuvector/neuvector-controller-pod',
+      'nv/neuvector/neuvector-enforcer-pod',
+    ]);
+  });
+});
+
 describe('kube-prometheus', () => {
   const out = normalize(k8s, dump('kube-prometheus'), { cluster: 'mon' });
   const admin = 'mon/cluster-admin';
