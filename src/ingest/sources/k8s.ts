@@ -205,6 +205,8 @@ class DumpMapping {
   private readonly accountList: { id: string; namespace: string }[] = [];
   private readonly listedSecrets = new ByNamespace<true>();
   private readonly imageIds = new Map<string, string | undefined>();
+  /** Container images that are no image reference (`ko://...`, an unrendered `${IMAGE}`): said, not joined. */
+  private readonly unreadImages = new Set<string>();
   private readonly tokensOnNode = new Map<string, Set<string>>();
   private admin: string | undefined;
 
@@ -281,6 +283,14 @@ class DumpMapping {
     }
     const ignored = [...sorted.ignored];
     const warnings = ignored.length ? [`k8s dump: kinds not used: ${ignored.sort().join(', ')}`] : [];
+    if (this.unreadImages.size) {
+      const unread = [...this.unreadImages].sort();
+      const shown = unread.slice(0, 5).map((i) => JSON.stringify(i));
+      if (unread.length > 5) shown.push(`and ${unread.length - 5} more`);
+      warnings.push(
+        `k8s dump: container images that are not image references, not linked to any scan: ${shown.join(', ')}`,
+      );
+    }
     return { envelopes: [this.out.build()], warnings, mentioned: [...this.mentioned] };
   }
 
@@ -315,7 +325,7 @@ class DumpMapping {
         digests: digest ? [digest] : undefined,
         resolve_ref: digest && !ref.digest ? `${ref.raw}@${digest}` : ref.raw,
       });
-    }
+    } else if (this.unreadImages.size < 1000) this.unreadImages.add(raw);
     this.imageIds.set(key, id);
     return id;
   }

@@ -311,6 +311,13 @@ describe('Knative Serving core', () => {
     );
   });
 
+  it('says which images are ko:// build placeholders rather than references, and links them to nothing', () => {
+    expect(out.warnings).toContain(
+      'k8s dump: container images that are not image references, not linked to any scan: "ko://knative.dev/serving/cmd/controller"',
+    );
+    expect(out.edges.filter((e) => e.startsWith('DEPENDS_ON '))).toEqual([]);
+  });
+
   it('twin: the aggregated addressable resolver takes a read-only role and escalates to nothing', () => {
     expect(
       out.node('IAM_Role', 'kn/clusterrole/knative-serving-aggregated-addressable-resolver').properties
