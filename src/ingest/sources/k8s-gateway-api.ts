@@ -90,7 +90,10 @@ export function backendsOf(
     if (typeof ref?.name !== 'string' || !ref.name) continue;
     if (!['', 'core'].includes(ref.group ?? '') || (ref.kind ?? 'Service') !== 'Service') continue;
     const backendNamespace = typeof ref.namespace === 'string' && ref.namespace ? ref.namespace : namespace;
-    if (backendNamespace !== namespace && !granted(grants.get(backendNamespace), route.kind, namespace, ref.name))
+    if (
+      backendNamespace !== namespace &&
+      !granted(grants.get(backendNamespace), route.kind, namespace, ref.name)
+    )
       continue;
     const key = `${backendNamespace}/${ref.name}`;
     if (seen.has(key)) continue;
@@ -111,7 +114,12 @@ function onlyNameLabel(selector: K8sObject): boolean {
 }
 
 /** Whether a ReferenceGrant of the Service's namespace admits a route of that kind and namespace to it. */
-function granted(grants: K8sObject[] | undefined, routeKind: string, routeNamespace: string, service: string): boolean {
+function granted(
+  grants: K8sObject[] | undefined,
+  routeKind: string,
+  routeNamespace: string,
+  service: string,
+): boolean {
   for (const grant of grants ?? []) {
     const from = strings(grant.spec?.from).some(
       (f) => f?.group === GATEWAY_API_GROUP && f?.kind === routeKind && f?.namespace === routeNamespace,

@@ -20,7 +20,9 @@ export interface Aggregated {
  * The rules of each aggregated ClusterRole of a dump, or undefined when none aggregates (most dumps: the
  * roles are only scanned once for an `aggregationRule`).
  */
-export function aggregateClusterRoles(roles: readonly ClusterRole[]): Map<ClusterRole, Aggregated> | undefined {
+export function aggregateClusterRoles(
+  roles: readonly ClusterRole[],
+): Map<ClusterRole, Aggregated> | undefined {
   const aggregating = roles.filter(
     (r) => r.kind === 'ClusterRole' && Array.isArray(r.aggregationRule?.clusterRoleSelectors),
   );
@@ -37,7 +39,7 @@ export function aggregateClusterRoles(roles: readonly ClusterRole[]): Map<Cluste
           taken.add(other);
     sources.set(role, taken);
   }
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const [role, taken] of sources)
       for (const other of [...taken])
