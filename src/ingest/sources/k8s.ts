@@ -31,6 +31,7 @@ import { rbacEscalation, type PolicyRule } from '../../rules/k8s/index.js';
 import { MAX_BODY_DEPTH } from '../body-guard.js';
 import { EnvelopeBuilder, type EdgeOptions } from './envelope-builder.js';
 import { admits, backendsOf, isGatewayApiObject, parentRefsOf } from './k8s-gateway-api.js';
+import { destinationsOf, gatewaysOf, isIstioIngressObject } from './k8s-istio.js';
 import { reportProblem } from './report-schema.js';
 import type { IngestSource, NormalizeOutput } from './source.js';
 
@@ -127,6 +128,8 @@ interface Sorted {
   nodesAndSecrets: K8sObject[];
   /** Gateway API objects (k8s-gateway-api.ts), named; Namespaces for their listeners' selectors. */
   gatewayApi: K8sObject[];
+  /** Istio Gateways and VirtualServices (k8s-istio.ts), named. */
+  istio: K8sObject[];
   namespaces: K8sObject[];
   /** The kinds the mapping does not use. */
   ignored: Set<string>;
@@ -142,6 +145,7 @@ function sortObjects(objects: K8sObject[]): Sorted {
     bindings: [],
     nodesAndSecrets: [],
     gatewayApi: [],
+    istio: [],
     namespaces: [],
     ignored: new Set(),
   };
@@ -155,6 +159,10 @@ function sortObjects(objects: K8sObject[]): Sorted {
     if (!USED_KINDS.has(kind)) {
       if (isGatewayApiObject(o)) {
         if (nameOf(o)) sorted.gatewayApi.push(o);
+        continue;
+      }
+      if (isIstioIngressObject(o)) {
+        if (nameOf(o)) sorted.istio.push(o);
         continue;
       }
       // Namespaces are read only for a Gateway listener's selector: still reported as not used.
@@ -256,6 +264,7 @@ class DumpMapping {
     const services = this.services(sorted.services, workloads);
     this.ingresses(sorted.ingresses, services);
     if (sorted.gatewayApi.length) this.gatewayApi(sorted.gatewayApi, sorted.namespaces, services);
+    if (sorted.istio.length) this.istio(sorted.istio, services);
 
     // RBAC: roles, their escalation, and who is bound to them.
     const roleRules = new Map<string, { id: string; rules: PolicyRule[]; name: string }>();
@@ -574,6 +583,67 @@ class DumpMapping {
           }
           out.stamp(target, { behind_ingress: true });
           out.edge('ROUTES_TO', gatewayId!, target, { properties: { route: `${o.kind}/${nameOf(o)}` } });
+        }
+      }
+    }
+  }
+
+  /**
+   * Istio's ingress: a Gateway is exposed like an Ingress and ROUTES_TO the Services of the VirtualServices
+   * bound to it (k8s-istio.ts). A Gateway a VirtualService names that the dump does not hold is drawn
+   * without exposure, for its own dump to describe.
+   */
+  private istio(objects: K8sObject[], services: ByNamespace<string>): void {
+    const { out, cluster } = this;
+    const gateways = new ByNamespace<string>();
+    for (const o of objects) {
+      if (o.kind !== 'Gateway') continue;
+      const namespace = nsOf(o);
+      gateways.set(
+        namespace,
+        nameOf(o),
+        out.node('LoadBalancer', this.q(`${namespace}/istio-gateway/${nameOf(o)}`), {
+          cluster,
+          namespace,
+          k8s_kind: 'Gateway',
+          k8s_api: 'networking.istio.io',
+          internet_exposed: true,
+          exposure_basis: 'istio-gateway',
+        }),
+      );
+    }
+    for (const o of objects) {
+      if (o.kind !== 'VirtualService') continue;
+      const namespace = nsOf(o);
+      const destinations = destinationsOf(o, namespace);
+      if (!destinations.length) continue;
+      for (const gateway of gatewaysOf(o, namespace)) {
+        let gatewayId = gateways.get(gateway.namespace, gateway.name);
+        if (gatewayId === undefined) {
+          gatewayId = out.node('LoadBalancer', this.q(`${gateway.namespace}/istio-gateway/${gateway.name}`), {
+            cluster,
+            namespace: gateway.namespace,
+            k8s_kind: 'Gateway',
+            k8s_api: 'networking.istio.io',
+          });
+          this.mentioned.add(gatewayId);
+        }
+        for (const destination of destinations) {
+          let target = services.get(destination.namespace, destination.name);
+          if (!target) {
+            target = out.node(
+              'LoadBalancer',
+              this.q(`${destination.namespace}/service/${destination.name}`),
+              {
+                cluster,
+                namespace: destination.namespace,
+                k8s_kind: 'Service',
+              },
+            );
+            this.mentioned.add(target);
+          }
+          out.stamp(target, { behind_ingress: true });
+          out.edge('ROUTES_TO', gatewayId, target, { properties: { route: `VirtualService/${nameOf(o)}` } });
         }
       }
     }

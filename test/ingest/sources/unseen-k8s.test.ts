@@ -274,7 +274,7 @@ describe('Online Boutique (microservices-demo release manifests)', () => {
     expect(out.edges.filter((e) => e.startsWith('CAN_ESCALATE_TO'))).toEqual([]);
   });
 
-  it("with the Istio overlay, its Gateway API Gateway is a front door routing to frontend (Istio's own kinds unused)", () => {
+  it('with the Istio overlay, its Gateway API Gateway is a front door routing to frontend; its mesh VirtualService is none', () => {
     const out = normalize(k8s, dump('microservices-demo'), { cluster: 'ob' });
     expect(out.node('LoadBalancer', 'ob/default/gateway/istio-gateway').properties).toMatchObject({
       internet_exposed: true,
@@ -287,7 +287,45 @@ describe('Online Boutique (microservices-demo release manifests)', () => {
       route: 'HTTPRoute/frontend-route',
     });
     expect(out.edges).toContain('EXPOSES ob/default/service/frontend -> ob/default/frontend');
-    expect(out.warnings).toEqual(['k8s dump: kinds not used: ServiceEntry, VirtualService']);
+    // Its VirtualService names no gateway: mesh routing only, no front door.
+    expect(out.names('LoadBalancer').filter((n) => n.includes('/istio-gateway/'))).toEqual([]);
+    expect(out.warnings).toEqual(['k8s dump: kinds not used: ServiceEntry']);
+  });
+});
+
+describe('Istio Bookinfo', () => {
+  it("Istio's ingress Gateway is a front door; the VirtualService bound to it routes to productpage", () => {
+    const out = normalize(
+      k8s,
+      dump('istio-bookinfo', ['platform-kube-bookinfo.yaml', 'networking-bookinfo-gateway.yaml']),
+      { cluster: 'bi' },
+    );
+    expect(out.node('LoadBalancer', 'bi/default/istio-gateway/bookinfo-gateway').properties).toMatchObject({
+      internet_exposed: true,
+      exposure_basis: 'istio-gateway',
+    });
+    expect(out.edges.filter((e) => e.startsWith('ROUTES_TO '))).toEqual([
+      'ROUTES_TO bi/default/istio-gateway/bookinfo-gateway -> bi/default/service/productpage',
+    ]);
+    expect(out.edges).toContain('EXPOSES bi/default/service/productpage -> bi/default/productpage-v1');
+    // No other Service is a start: reviews, ratings and details are reached only inside the mesh.
+    expect(out.nodes.filter((n) => n.properties?.internet_exposed).map((n) => n.name)).toEqual([
+      'bi/default/istio-gateway/bookinfo-gateway',
+    ]);
+    expect(out.warnings).toEqual([]);
+  });
+
+  it('the Gateway API variant gives the same front door to productpage', () => {
+    const out = normalize(
+      k8s,
+      dump('istio-bookinfo', ['platform-kube-bookinfo.yaml', 'gateway-api-bookinfo-gateway.yaml']),
+      { cluster: 'bi' },
+    );
+    expect(
+      out.edgeProps('ROUTES_TO', 'bi/default/gateway/bookinfo-gateway', 'bi/default/service/productpage'),
+    ).toEqual({
+      route: 'HTTPRoute/bookinfo',
+    });
   });
 });
 
