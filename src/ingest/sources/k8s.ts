@@ -39,8 +39,11 @@ import type { IngestSource, NormalizeOutput } from './source.js';
 type K8sObject = Record<string, any>;
 
 const WORKLOAD_KINDS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob']);
-/** Controllers whose pods are theirs (ReplicationController included: it owns pods the same way). */
-const CONTROLLER_KINDS = new Set([...WORKLOAD_KINDS, 'ReplicationController']);
+/**
+ * Controllers whose pods are theirs (ReplicationController included: it owns pods the same way; so does an
+ * Argo Rollout, through its ReplicaSets, from its own pod template or the Deployment its workloadRef names).
+ */
+const CONTROLLER_KINDS = new Set([...WORKLOAD_KINDS, 'ReplicationController', 'Rollout']);
 export const CLUSTER_ADMIN = 'cluster-admin';
 export const UNSCHEDULED_NODE = 'unscheduled';
 const USED_KINDS = new Set<string>([
@@ -1035,10 +1038,19 @@ function collectWorkloads(podsAndControllers: K8sObject[]): {
         current = owner;
         continue;
       }
-      // A ReplicaSet the dump does not hold is named `<deployment>-<pod-template-hash>`.
-      const hash = current.metadata?.labels?.['pod-template-hash'];
+      // A ReplicaSet the dump does not hold is named `<deployment>-<pod-template-hash>` (an Argo Rollout's,
+      // `<rollout>-<rollouts-pod-template-hash>`).
+      const labels = current.metadata?.labels;
+      const hash = labels?.['pod-template-hash'];
       if (ref.kind === 'ReplicaSet' && typeof hash === 'string' && ref.name.endsWith(`-${hash}`))
         return { kind: 'Deployment', metadata: { name: ref.name.slice(0, -hash.length - 1) } };
+      const rolloutHash = labels?.['rollouts-pod-template-hash'];
+      if (
+        ref.kind === 'ReplicaSet' &&
+        typeof rolloutHash === 'string' &&
+        ref.name.endsWith(`-${rolloutHash}`)
+      )
+        return { kind: 'Rollout', metadata: { name: ref.name.slice(0, -rolloutHash.length - 1) } };
       return { kind: String(ref.kind), metadata: { name: ref.name } };
     }
   };
