@@ -63,11 +63,21 @@ export function recognizeReport(report: unknown): RecognizedSource | undefined {
   return undefined;
 }
 
-/** A Kubernetes object or list as the API writes it: `apiVersion` and `kind` (a `List` holds `items`). */
+/**
+ * A Kubernetes object or list as the API writes it: `apiVersion` and `kind` (a `List` holds `items`). The
+ * items of a typed list (`PodList`, as the API server and the kubelet return it) do not repeat their kind.
+ */
 function isKubernetesObject(value: unknown): boolean {
   if (!isObject(value) || typeof value.kind !== 'string' || typeof value.apiVersion !== 'string')
     return false;
-  if (Array.isArray(value.items)) return value.items.every(isKubernetesObject);
+  if (Array.isArray(value.items)) {
+    const typed = value.kind !== 'List' && value.kind.endsWith('List');
+    return value.items.every(
+      (item) =>
+        isKubernetesObject(item) ||
+        (typed && isObject(item) && item.kind === undefined && isObject(item.metadata)),
+    );
+  }
   return isObject(value.metadata) || value.kind.endsWith('List');
 }
 

@@ -1179,27 +1179,58 @@ function templateOf(o: K8sObject): K8sObject | undefined {
 
 /**
  * Every object of a List (nested Lists too), or the object itself. Bodies are guarded at MAX_BODY_DEPTH
- * when parsed; the bound here keeps the recursion safe for any other caller.
+ * when parsed; the bound here keeps the recursion safe for any other caller. A typed list as the API server
+ * or the kubelet returns it (`PodList`, `RoleBindingList`: `kubectl get --raw`, the kubelet's `/pods`) does
+ * not repeat the kind on its items: they are of the list's kind. `items: null` is an empty list.
  */
-function flatten(body: unknown, depth = 0, into: K8sObject[] = []): K8sObject[] {
+function flatten(
+  body: unknown,
+  depth = 0,
+  into: K8sObject[] = [],
+  parent = '',
+  index = -1,
+  listKind?: K8sObject,
+): K8sObject[] {
+  // Where this value is in the body, written only when it is refused (or holds a list).
+  const at = () => (index < 0 ? parent : `${parent}/${index}`);
   if (!body || typeof body !== 'object')
-    throw reportProblem('k8s', [{ pointer: '/', detail: 'expected a Kubernetes object or List' }]);
+    throw reportProblem('k8s', [
+      { pointer: at() || '/', value: body, detail: 'expected a Kubernetes object or List' },
+    ]);
   if (depth > MAX_BODY_DEPTH)
     throw reportProblem('k8s', [
-      { pointer: '/', detail: `Lists nested deeper than ${MAX_BODY_DEPTH} levels` },
+      { pointer: at() || '/', detail: `Lists nested deeper than ${MAX_BODY_DEPTH} levels` },
     ]);
-  const o = body as K8sObject;
+  let o = body as K8sObject;
   // One array filled in order, not one per object: a dump holds tens of thousands.
-  if (Array.isArray(o.items)) {
-    for (const item of o.items) flatten(item, depth + 1, into);
+  const items = o.items;
+  if (Array.isArray(items) || (items === null && typeof o.kind === 'string' && o.kind.endsWith('List'))) {
+    const typed = typedList(o);
+    const list: unknown[] = items ?? [];
+    const path = `${at()}/items`;
+    for (let i = 0; i < list.length; i++) flatten(list[i], depth + 1, into, path, i, typed);
     return into;
   }
   if (Array.isArray(body)) {
-    for (const item of body) flatten(item, depth + 1, into);
+    const path = at();
+    for (let i = 0; i < body.length; i++) flatten(body[i], depth + 1, into, path, i);
     return into;
   }
+  if (o.kind === undefined && listKind) o = { ...listKind, ...o };
   if (typeof o.kind !== 'string')
-    throw reportProblem('k8s', [{ pointer: '/kind', detail: 'a Kubernetes object names its kind' }]);
+    throw reportProblem('k8s', [
+      { pointer: `${at()}/kind`, value: o.kind ?? null, detail: 'a Kubernetes object names its kind' },
+    ]);
   into.push(o);
   return into;
+}
+
+/** The kind and apiVersion the items of a typed list have (`PodList` holds `Pod`s), else undefined. */
+function typedList(list: K8sObject): K8sObject | undefined {
+  const kind = list.kind;
+  if (typeof kind !== 'string' || kind === 'List' || !kind.endsWith('List') || kind.length <= 4)
+    return undefined;
+  return typeof list.apiVersion === 'string'
+    ? { kind: kind.slice(0, -4), apiVersion: list.apiVersion }
+    : { kind: kind.slice(0, -4) };
 }
