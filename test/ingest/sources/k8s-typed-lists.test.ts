@@ -32,6 +32,10 @@ describe('typed lists', () => {
       rules: ['module-load', 'privileged-mount'],
     });
     expect(out.edges).toContain('ASSUMES kl/node/my-node-name -> kl/default/default');
+    // The API server's static pod writes /etc/kubernetes/secrets: nothing the node runs, no escape.
+    expect(
+      out.edgeProps('CAN_ESCALATE_TO', 'kl/kube-system/kube-apiserver-my-node-name', 'kl/node/my-node-name'),
+    ).toBeUndefined();
     // The pod status's digest pins the image reference.
     expect(out.node('Image', 'nginx:latest').properties?.digests).toEqual([
       'sha256:285b49d42c703fdf257d1e2422765c4ba9d3e37768d6ea83d7fe2043dad6e63d',

@@ -83,6 +83,23 @@ describe('k8s escape rules: each fires on a minimal pod and not on its twin', ()
     expect(rules(hostMount('/var/run'))).toContain('runtime-socket');
   });
 
+  it('host-write: a writable /etc, or a part of it the node runs or trusts (cron, systemd, sshd, sudoers)', () => {
+    for (const path of [
+      '/etc',
+      '/etc/cron.d',
+      '/etc/systemd/system',
+      '/etc/ssh',
+      '/etc/sudoers.d',
+      '/etc/kubernetes/manifests',
+    ])
+      expect(rules(hostMount(path)), path).toContain('host-write');
+  });
+
+  it("twin: a writable part of /etc the node neither runs nor trusts is no host write (the API server's secrets)", () => {
+    for (const path of ['/etc/kubernetes/secrets', '/etc/ssl/certs', '/etc/cni/net.d', '/etc/systemd-data'])
+      expect(rules(hostMount(path)), path).not.toContain('host-write');
+  });
+
   it("reads the sockets of k3s and RKE2, MicroK8s, cri-dockerd and dockershim, and k3s's run directory", () => {
     for (const path of [
       '/run/k3s/containerd/containerd.sock',
