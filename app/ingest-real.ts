@@ -77,23 +77,39 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
       const warnings = Array.isArray(answer.warnings) ? `, ${answer.warnings.length} warning(s)` : '';
       return {
         ok: true,
+        status: response.status,
         line: `${source} -> 202, ${answer.nodes} nodes, ${answer.edges} edges (batch ${answer.batchId}${warnings})`,
       };
     }
     return {
       ok: false,
+      status: response.status,
       line: `${source} -> ${response.status} ${String(answer.detail ?? answer.title ?? '')}`,
     };
   };
   const postDump = async () => {
     const files = dump.take();
     if (!files.length) return;
-    const list = { apiVersion: 'v1', kind: 'List', items: files.map((f) => f.report) };
-    const { ok, line } = await post('k8s', list, JSON.stringify(list));
-    if (ok) summary.accepted += files.length;
-    else summary.rejected += files.length;
     const names = files.map((f) => f.shown);
-    options.out(`${files.length === 1 ? names[0] : `${files.length} files (${names.join(', ')})`}: ${line}`);
+    const list = { apiVersion: 'v1', kind: 'List', items: files.map((f) => f.report) };
+    const { ok, status, line } = await post('k8s', list, JSON.stringify(list));
+    if (ok || status !== 400 || files.length === 1) {
+      if (ok) summary.accepted += files.length;
+      else summary.rejected += files.length;
+      options.out(
+        `${files.length === 1 ? names[0] : `${files.length} files (${names.join(', ')})`}: ${line}`,
+      );
+      return;
+    }
+    // One malformed file must not cost the others: each is posted alone and answered for itself (the joins
+    // across files are lost for this run, and said so).
+    options.out(`${files.length} Kubernetes files refused as one dump (${line}); posting each alone`);
+    for (const file of files) {
+      const alone = await post('k8s', file.report, JSON.stringify(file.report));
+      if (alone.ok) summary.accepted++;
+      else summary.rejected++;
+      options.out(`${file.shown}: ${alone.line}`);
+    }
   };
   for await (const file of reportFiles(root)) {
     const shown = path.relative(root, file) || path.basename(file);

@@ -71,12 +71,10 @@ function isKubernetesObject(value: unknown): boolean {
   if (!isObject(value) || typeof value.kind !== 'string' || typeof value.apiVersion !== 'string')
     return false;
   if (Array.isArray(value.items)) {
-    const typed = value.kind !== 'List' && value.kind.endsWith('List');
-    return value.items.every(
-      (item) =>
-        isKubernetesObject(item) ||
-        (typed && isObject(item) && item.kind === undefined && isObject(item.metadata)),
-    );
+    // A typed list (`PodList`) is the API's own shape: its items are the k8s source's to judge (one it
+    // refuses is named by its pointer, rather than the whole file being skipped).
+    if (value.kind !== 'List' && value.kind.endsWith('List')) return true;
+    return value.items.every(isKubernetesObject);
   }
   return isObject(value.metadata) || value.kind.endsWith('List');
 }

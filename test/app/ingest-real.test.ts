@@ -66,7 +66,7 @@ describe('pathgate ingestreal', () => {
   });
 
   /** ingestreal on folders of unseen manifests (each folder one run), and the edges the graph then holds. */
-  const ingestFolders = async (folders: Record<string, [string, string][]>) => {
+  const ingestFolders = async (folders: Record<string, [string, string][]>, rejected = 0) => {
     const service = await makeService();
     const url = await service.ingestApp.listen({ host: '127.0.0.1', port: 0 });
     const lines: string[] = [];
@@ -81,7 +81,7 @@ describe('pathgate ingestreal', () => {
             path.join(dir, f),
           );
         const summary = await ingestReal({ dir, url, cluster: 'c', out: (l) => lines.push(l) });
-        expect(summary).toEqual({ accepted: files.length, rejected: 0, skipped: 0 });
+        expect(summary).toEqual({ accepted: files.length - rejected, rejected, skipped: 0 });
       }
       await service.settle();
       const graph = service.engine.tenant('default')!.graph;
@@ -114,6 +114,26 @@ describe('pathgate ingestreal', () => {
     );
     expect(edges).toContain('EXPOSES c/monitoring/service/grafana -> c/monitoring/grafana');
     expect(edges).toContain('CAN_ESCALATE_TO c/clusterrole/knative-serving-admin -> c/cluster-admin');
+  });
+
+  it('a malformed Kubernetes file does not cost the others: refused as one dump, each is posted alone', async () => {
+    const { lines, edges } = await ingestFolders(
+      {
+        kubelet: [
+          ['kubelet', 'podlist_1.8-2.json'],
+          ['kubelet', 'podlist_null_pod.json'],
+        ],
+      },
+      1,
+    );
+    expect(lines[0]).toMatch(
+      /^2 Kubernetes files refused as one dump \(k8s -> 400 .*\); posting each alone$/,
+    );
+    expect(lines).toContain(
+      'podlist_null_pod.json: k8s -> 400 k8s report: /items/0: expected a Kubernetes object or List',
+    );
+    expect(lines.some((l) => l.startsWith('podlist_1.8-2.json: k8s -> 202'))).toBe(true);
+    expect(edges).toContain('CAN_ESCALATE_TO c/kube-system/kube-proxy -> c/node/my-node-name');
   });
 
   it('twin: the same files posted one by one join nothing across them', async () => {
