@@ -14,6 +14,7 @@ import { problem, ProblemError, type Problem } from '../../src/http/problems.js'
 import { parseJsonBody } from '../../src/ingest/json-body.js';
 import { NDJSON_CONTENT_TYPES, ndjsonToArray, YAML_CONTENT_TYPES } from '../../src/ingest/yaml.js';
 import type { YamlPool } from '../../src/ingest/yaml-pool.js';
+import { BodyBuffer, receiveBody } from './body-buffer.js';
 
 /** Spec limit: request bodies up to 32 MiB are accepted on ingest (and later the gate). */
 export const BODY_LIMIT = 32 * 1024 * 1024;
@@ -103,16 +104,31 @@ export type KeepBody = (request: FastifyRequest, body: Buffer) => void;
 
 /** `application/json` through parseJsonBody: a syntax error names its line and column; the body is guarded. */
 function registerJsonBody(app: FastifyInstance, keep?: KeepBody): void {
+  const buffers = new BodyBuffer();
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    keep?.(request, body as Buffer);
-    // No body at all stays fastify's own error, which routes tell apart (the gate reads it as no report).
-    if ((body as Buffer).length === 0) return done(new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY(), undefined);
-    try {
-      done(null, parseJsonBody((body as Buffer).toString('utf8')));
-    } catch (error) {
-      done(error as Error, undefined);
-    }
+  app.addContentTypeParser('application/json', (request, payload, done) => {
+    receiveBody(request, payload, { limit: BODY_LIMIT, buffers }, (failed, received) => {
+      if (failed || !received) return done(failed, undefined);
+      const { bytes, release } = received;
+      // The signature is checked later: it gets bytes of its own, not the listener's reused buffer.
+      if (keep) keep(request, Buffer.from(bytes));
+      // No body at all stays fastify's own error, which routes tell apart (the gate reads it as no report).
+      if (bytes.length === 0) {
+        release();
+        return done(new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY(), undefined);
+      }
+      let text: string;
+      try {
+        text = bytes.toString('utf8');
+      } finally {
+        release();
+      }
+      try {
+        done(null, parseJsonBody(text));
+      } catch (error) {
+        done(error as Error, undefined);
+      }
+    });
   });
 }
 

@@ -570,6 +570,9 @@ export class Journal {
   private closed = false;
   /** Set when a failed write could not be undone: the file's tail is unknown, so nothing more is appended. */
   private failure: JournalError | null = null;
+  /** The commit buffer (encode) and how much of it the commit being built has used. */
+  private commitBuffer = Buffer.alloc(0);
+  private commitUsed = 0;
   private owner = false;
 
   private constructor(
@@ -790,8 +793,9 @@ export class Journal {
       let seq = this.nextSeq;
       let piece: string[] = [];
       let pieceChars = 0;
+      this.commitUsed = 0;
       const cut = () => {
-        const buffer = Buffer.from(piece.join(''), 'utf8');
+        const buffer = this.encode(piece.join(''));
         crc = crc32(buffer, crc);
         buffers.push(buffer);
         piece = [];
@@ -834,6 +838,30 @@ export class Journal {
       for (const pending of batch) pending.reject(failure);
       return false;
     }
+  }
+
+  /**
+   * `text` as UTF-8 in the journal's commit buffer, after what this commit wrote there so far: one buffer
+   * kept from commit to commit (commits never overlap), replaced by a larger one when a commit needs more.
+   * Fresh buffers per commit are memory outside V8's heap that lives through the write and the sync: V8
+   * counts it, and started a full collection for every large report (docs/perf.md, "Fifth session:
+   * external memory").
+   */
+  private encode(text: string): Buffer {
+    const at = this.commitUsed;
+    // UTF-8 takes at most three bytes per UTF-16 code unit; the exact length only when that bound is close.
+    if (this.commitBuffer.length - at < text.length * 3) {
+      const bytes = Buffer.byteLength(text, 'utf8');
+      if (this.commitBuffer.length - at < bytes) {
+        // Pieces already cut keep the old buffer alive until they are written.
+        this.commitBuffer = Buffer.allocUnsafeSlow(Math.max(bytes, this.commitBuffer.length * 2));
+        this.commitUsed = 0;
+        return this.encode(text);
+      }
+    }
+    const written = this.commitBuffer.write(text, at, 'utf8');
+    this.commitUsed = at + written;
+    return this.commitBuffer.subarray(at, at + written);
   }
 
   private get activeFile(): string {

@@ -24,6 +24,15 @@ const ignore = () => undefined;
 /** How long deliveries may run before the event loop gets a turn (see deliver). */
 const DELIVERY_SLICE_MS = 10;
 
+/**
+ * How far journaled reports may run ahead of the graph, in characters of their records' JSON: past it, a
+ * publish resolves (the report's 202) only once the consumer is back under it. The journal keeps every
+ * record either way; the bound is on what waits in memory, parsed, for the graph writer. Without it a client
+ * sending large reports back to back piled them up faster than they were applied (several hundred MiB more
+ * at the 1M-node estate, docs/perf.md "Fifth session: external memory").
+ */
+export const DEFAULT_BACKLOG_CHARS = 32 * 1024 * 1024;
+
 /** Says what opening the journal cut off or moved aside, and where the copy is. */
 export function logRecovery(log: BusLog | undefined, recovery: JournalRecovery): void {
   const details = {
@@ -54,7 +63,10 @@ export async function createEmbeddedBus(options: {
   rotateAt?: number;
   /** A journal already opened on `dir` (the store opens it to check it before the bus is built). */
   journal?: Journal;
+  /** DEFAULT_BACKLOG_CHARS unless set (tests set it small). */
+  backlogChars?: number;
 }): Promise<EmbeddedBus> {
+  const backlogLimit = options.backlogChars ?? DEFAULT_BACKLOG_CHARS;
   const journal =
     options.journal ??
     (await Journal.open(options.dir, { rotateAt: options.rotateAt, minSeq: options.afterSeq }));
@@ -74,8 +86,17 @@ export async function createEmbeddedBus(options: {
   // applied back to back while the next report's bytes, and every API call, wait. A turn every few
   // milliseconds lets the listeners read and answer while a large report is written.
   let turnAt = performance.now();
-  /** Deliveries enqueued and not yet through. */
+  /** Deliveries enqueued and not yet through, and the characters of their journal lines. */
   let queued = 0;
+  let queuedChars = 0;
+  /** Publishes waiting for the backlog to shrink under the bound (DEFAULT_BACKLOG_CHARS). */
+  let waiting: (() => void)[] = [];
+  function caughtUp(): void {
+    if (!waiting.length || queuedChars > backlogLimit) return;
+    const ready = waiting;
+    waiting = [];
+    for (const resolve of ready) resolve();
+  }
   async function deliver(delivery: Delivery): Promise<void> {
     if (delivery.seq <= delivered) return;
     if (performance.now() - turnAt > DELIVERY_SLICE_MS) {
@@ -95,14 +116,21 @@ export async function createEmbeddedBus(options: {
     }
   }
 
-  function enqueue(delivery: Delivery): void {
+  function enqueue(delivery: Delivery, chars = 0): void {
     if (!handler) {
       early.push(delivery);
       return;
     }
     // A delivery after a pause starts a new slice: a small batch is applied at once, as before.
     if (queued++ === 0) turnAt = performance.now();
-    chain = chain.then(() => deliver(delivery)).finally(() => queued--);
+    queuedChars += chars;
+    chain = chain
+      .then(() => deliver(delivery))
+      .finally(() => {
+        queued--;
+        queuedChars -= chars;
+        caughtUp();
+      });
     chain.catch(ignore);
   }
 
@@ -118,8 +146,12 @@ export async function createEmbeddedBus(options: {
         (seqs) => {
           // The same objects go on to the consumer, minus the JSON the journal needed.
           records.forEach(({ envelopeJson: _json, ...record }, i) =>
-            enqueue(Object.assign(record, { seq: seqs[i] })),
+            enqueue(Object.assign(record, { seq: seqs[i] }), lines[i].length),
           );
+          // Durable now; the answer waits while more than the bound is still to be applied (without a
+          // consumer nothing is being applied, and nothing is waited for).
+          if (!handler || queuedChars <= backlogLimit) return;
+          return new Promise<void>((resolve) => waiting.push(resolve));
         },
         (error: unknown) => {
           log?.error({ err: error, records: records.length }, 'bus: a batch could not be journaled');

@@ -260,4 +260,42 @@ describe('embedded bus', () => {
     expect(seen).toEqual(['a']);
     await reopened.close();
   });
+
+  it('answers a publish only once what is waiting for the consumer is back under the bound', async () => {
+    // A client sending large reports back to back would otherwise pile them up in memory faster than the
+    // graph takes them; they are durable either way.
+    const dir = await tempDir();
+    const bound = serializeRecord(record('a')).length * 2;
+    const bus = await createEmbeddedBus({ dir, backlogChars: bound });
+    const applied: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    bus.consume(async (d) => {
+      if (d.batchId === 'a') await held;
+      applied.push(d.batchId);
+    });
+    // Within the bound: answered at once although nothing is applied yet.
+    await bus.publish([record('a')]);
+    expect(applied).toEqual([]);
+    let answered = false;
+    const second = bus.publish([record('b'), record('c')]).then(() => (answered = true));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    // Three records wait (a is held): over the bound, so the second batch's answer waits, durable already.
+    expect(answered).toBe(false);
+    expect(bus.lastSeq()).toBe(3);
+    release();
+    await second;
+    expect(applied[0]).toBe('a');
+    await bus.drain();
+    expect(applied).toEqual(['a', 'b', 'c']);
+    await bus.close();
+  });
+
+  it('answers at once without a consumer: nothing applies yet, so nothing is waited for', async () => {
+    const dir = await tempDir();
+    const bus = await createEmbeddedBus({ dir, backlogChars: 1 });
+    await bus.publish([record('a'), record('b')]);
+    expect(bus.lastSeq()).toBe(2);
+    await bus.close();
+  });
 });

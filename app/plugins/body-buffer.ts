@@ -1,0 +1,90 @@
+// Receives a request body's bytes. A large body with a declared length goes into one buffer that the
+// listener keeps from request to request, instead of fastify's list of socket chunks and their
+// concatenation: those are ArrayBuffers outside V8's heap, held while the body arrives (long enough to
+// be promoted), and V8 starts a full collection whenever such memory has grown by 64 MB since the last
+// one. A 1M-node estate sent in 30 MiB reports then paid one full collection per report, each marking
+// the whole graph (docs/perf.md, "Fifth session: external memory"). Socket chunks copied at once die
+// young.
+import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
+import { errorCodes, type FastifyRequest } from 'fastify';
+
+/** Bodies from this size on use the kept buffer (smaller ones cost nothing worth keeping). */
+const KEEP_FROM = 1024 * 1024;
+
+/** One reusable buffer per listener: the first large body to arrive takes it, others meanwhile their own. */
+export class BodyBuffer {
+  private kept: Buffer | undefined;
+  private busy = false;
+
+  /** A buffer of at least `size` bytes for one body; give it back with `release` once it was decoded. */
+  take(size: number): Buffer {
+    if (size < KEEP_FROM || this.busy) return Buffer.allocUnsafe(size);
+    if (!this.kept || this.kept.length < size) this.kept = Buffer.allocUnsafeSlow(size);
+    this.busy = true;
+    return this.kept;
+  }
+
+  release(buffer: Buffer): void {
+    if (buffer === this.kept) this.busy = false;
+  }
+}
+
+/** What a body parser is handed: the bytes (valid until `release`), and how to give them back. */
+export interface ReceivedBody {
+  bytes: Buffer;
+  release(): void;
+}
+
+/**
+ * Reads `payload` whole, with fastify's own checks and errors: over `limit` bytes (declared or received)
+ * 413, a length other than the declared one 400, a stream error 400.
+ */
+export function receiveBody(
+  request: FastifyRequest,
+  payload: IncomingMessage | Readable,
+  options: { limit: number; buffers: BodyBuffer },
+  done: (error: Error | null, body?: ReceivedBody) => void,
+): void {
+  const { limit, buffers } = options;
+  const declared = Number(request.headers['content-length']);
+  if (declared > limit) return done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+  const target = Number.isSafeInteger(declared) && declared > 0 ? buffers.take(declared) : undefined;
+  const chunks: Buffer[] = [];
+  let received = 0;
+  let finished = false;
+  const finish = (error: Error | null, body?: ReceivedBody) => {
+    if (finished) return;
+    finished = true;
+    payload.removeListener('data', onData);
+    payload.removeListener('end', onEnd);
+    payload.removeListener('error', onEnd);
+    if (error && target) buffers.release(target);
+    done(error, body);
+  };
+  function onData(chunk: Buffer | string) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    const at = received;
+    received += bytes.length;
+    const encoded = (payload as { receivedEncodedLength?: number }).receivedEncodedLength ?? 0;
+    if (received > limit || encoded > limit) return finish(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+    if (!target) chunks.push(bytes);
+    // More than declared: the end reports the mismatch; nothing is written past the buffer meanwhile.
+    else if (received <= declared) bytes.copy(target, at);
+  }
+  function onEnd(error?: Error & { statusCode?: number }) {
+    if (error) {
+      if (!(typeof error.statusCode === 'number' && error.statusCode >= 400)) error.statusCode = 400;
+      return finish(error);
+    }
+    const encoded = (payload as { receivedEncodedLength?: number }).receivedEncodedLength;
+    if (!Number.isNaN(declared) && (encoded || received) !== declared)
+      return finish(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
+    const bytes = target ? target.subarray(0, received) : Buffer.concat(chunks, received);
+    finish(null, { bytes, release: () => target && buffers.release(target) });
+  }
+  payload.on('data', onData);
+  payload.on('end', onEnd);
+  payload.on('error', onEnd);
+  payload.resume();
+}

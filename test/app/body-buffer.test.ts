@@ -1,0 +1,134 @@
+// JSON bodies received into the listener's reused buffer (app/plugins/body-buffer.ts): every body reads as
+// sent, whatever came before it or arrives beside it, and fastify's own limits and errors hold.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BodyBuffer } from '../../app/plugins/body-buffer.js';
+import { BODY_LIMIT, createHttpApp } from '../../app/plugins/http-base.js';
+
+let app: FastifyInstance;
+let port: number;
+
+beforeAll(async () => {
+  app = createHttpApp({ logger: pino({ level: 'silent' }), name: 'test' });
+  // Answers what it parsed: the item count and a digest-like sum, so a stale or mixed byte shows.
+  app.post('/echo', async (request) => {
+    const body = request.body as { tag: string; items: string[] };
+    return { tag: body.tag, items: body.items.length, chars: body.items.reduce((n, s) => n + s.length, 0) };
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  port = (app.server.address() as AddressInfo).port;
+});
+
+afterAll(async () => {
+  await app.close();
+});
+
+/** A JSON body of about `bytes` bytes, with multi-byte characters. */
+function body(tag: string, bytes: number, fill = 'ü') {
+  const item = `${fill.repeat(500)}${tag}`;
+  const items = Array.from({ length: Math.ceil(bytes / (item.length * 2 + 3)) }, () => item);
+  return { text: JSON.stringify({ tag, items }), items: items.length, chars: items.length * item.length };
+}
+
+/** POSTs `text` over a real socket; `beforeEnd` runs after all but the last 1,000 bytes are written. */
+function post(
+  text: string,
+  options: { beforeEnd?: () => Promise<void>; length?: number } = {},
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const bytes = Buffer.from(text);
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/echo',
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': options.length ?? bytes.length },
+      },
+      (response) => {
+        let answer = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (answer += chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, json: JSON.parse(answer) }));
+      },
+    );
+    request.on('error', reject);
+    const split = Math.max(0, bytes.length - 1000);
+    request.write(bytes.subarray(0, split));
+    void (options.beforeEnd?.() ?? Promise.resolve()).then(() => request.end(bytes.subarray(split)));
+  });
+}
+
+describe('JSON bodies through the reused receive buffer', () => {
+  it('reads a large body, then a shorter one, then a larger one, each as sent', async () => {
+    for (const [tag, size, fill] of [
+      ['a', 3_000_000, 'ü'],
+      ['b', 1_200_000, 'x'],
+      ['c', 5_000_000, '€'],
+    ] as const) {
+      const sent = body(tag, size, fill);
+      const answer = await post(sent.text);
+      expect(answer).toEqual({ status: 200, json: { tag, items: sent.items, chars: sent.chars } });
+    }
+  });
+
+  it('gives a body arriving while another holds the buffer its own bytes', async () => {
+    const first = body('first', 2_000_000, 'ü');
+    const second = body('second', 3_000_000, '€');
+    let secondAnswer: Promise<{ status: number; json: Record<string, unknown> }> | undefined;
+    // The first body is all but finished when the second is sent whole; only then does the first end.
+    const firstAnswer = post(first.text, {
+      beforeEnd: async () => {
+        secondAnswer = post(second.text);
+        await secondAnswer;
+      },
+    });
+    expect(await firstAnswer).toEqual({
+      status: 200,
+      json: { tag: 'first', items: first.items, chars: first.chars },
+    });
+    expect(await secondAnswer).toEqual({
+      status: 200,
+      json: { tag: 'second', items: second.items, chars: second.chars },
+    });
+  });
+
+  it('refuses a declared length over the limit with 413 before reading it', async () => {
+    const answer = await post('{}', { length: BODY_LIMIT + 1 }).catch((error: Error) => error);
+    // The server answers and closes without reading the body; the answer is the 413.
+    if (answer instanceof Error) expect(answer.message).toMatch(/socket|ECONNRESET|EPIPE/);
+    else expect(answer).toMatchObject({ status: 413, json: { title: expect.any(String), status: 413 } });
+  });
+
+  it('refuses a small JSON syntax error in a large body with its position, and reads the next body whole', async () => {
+    const sent = body('z', 1_500_000);
+    const broken = `${sent.text.slice(0, -2)}x]}`;
+    const refused = await post(broken);
+    expect(refused.status).toBe(400);
+    expect(String(refused.json.detail)).toMatch(/line 1, column \d+/);
+    const next = body('after', 1_100_000);
+    expect((await post(next.text)).json).toEqual({ tag: 'after', items: next.items, chars: next.chars });
+  });
+});
+
+describe('BodyBuffer', () => {
+  it('hands its one buffer to one large body at a time, fresh ones to the rest', () => {
+    const buffers = new BodyBuffer();
+    const small = buffers.take(100);
+    const first = buffers.take(2_000_000);
+    const second = buffers.take(2_000_000);
+    expect(second).not.toBe(first);
+    expect(buffers.take(10)).not.toBe(small);
+    buffers.release(second);
+    buffers.release(first);
+    // Given back: the next large body reuses it, grown when it needs more.
+    expect(buffers.take(1_500_000)).toBe(first);
+    buffers.release(first);
+    const grown = buffers.take(3_000_000);
+    expect(grown).not.toBe(first);
+    expect(grown.length).toBeGreaterThanOrEqual(3_000_000);
+  });
+});
