@@ -1191,15 +1191,20 @@ function flatten(
   index = -1,
   listKind?: K8sObject,
 ): K8sObject[] {
-  // Where this value is in the body, written only when it is refused (or holds a list).
-  const at = () => (index < 0 ? parent : `${parent}/${index}`);
   if (!body || typeof body !== 'object')
     throw reportProblem('k8s', [
-      { pointer: at() || '/', value: body, detail: 'expected a Kubernetes object or List' },
+      {
+        pointer: pointerOf(parent, index) || '/',
+        value: body,
+        detail: 'expected a Kubernetes object or List',
+      },
     ]);
   if (depth > MAX_BODY_DEPTH)
     throw reportProblem('k8s', [
-      { pointer: at() || '/', detail: `Lists nested deeper than ${MAX_BODY_DEPTH} levels` },
+      {
+        pointer: pointerOf(parent, index) || '/',
+        detail: `Lists nested deeper than ${MAX_BODY_DEPTH} levels`,
+      },
     ]);
   let o = body as K8sObject;
   // One array filled in order, not one per object: a dump holds tens of thousands.
@@ -1207,22 +1212,31 @@ function flatten(
   if (Array.isArray(items) || (items === null && typeof o.kind === 'string' && o.kind.endsWith('List'))) {
     const typed = typedList(o);
     const list: unknown[] = items ?? [];
-    const path = `${at()}/items`;
+    const path = `${pointerOf(parent, index)}/items`;
     for (let i = 0; i < list.length; i++) flatten(list[i], depth + 1, into, path, i, typed);
     return into;
   }
   if (Array.isArray(body)) {
-    const path = at();
+    const path = pointerOf(parent, index);
     for (let i = 0; i < body.length; i++) flatten(body[i], depth + 1, into, path, i);
     return into;
   }
   if (o.kind === undefined && listKind) o = { ...listKind, ...o };
   if (typeof o.kind !== 'string')
     throw reportProblem('k8s', [
-      { pointer: `${at()}/kind`, value: o.kind ?? null, detail: 'a Kubernetes object names its kind' },
+      {
+        pointer: `${pointerOf(parent, index)}/kind`,
+        value: o.kind ?? null,
+        detail: 'a Kubernetes object names its kind',
+      },
     ]);
   into.push(o);
   return into;
+}
+
+/** Where a value is in the body (written only when it is refused, or holds a list: no string per object). */
+function pointerOf(parent: string, index: number): string {
+  return index < 0 ? parent : `${parent}/${index}`;
 }
 
 /** The kind and apiVersion the items of a typed list have (`PodList` holds `Pod`s), else undefined. */
