@@ -1,6 +1,9 @@
 // `pathgate ingestreal <dir>`: posts every recognised report under a folder to a running ingest listener
 // and prints what each produced. Every file is read by its content (JSON, NDJSON, YAML), whatever its
-// name. Exit 0 when every recognised report was accepted, 1 otherwise.
+// name. The Kubernetes files of the folder are one cluster's objects, as `kubectl apply -f <dir>` applies
+// them: they are posted as one dump, so that what one file says is read with what another holds (a
+// Service's selector and the Deployment in the next file, a binding and its aggregated role, a route and
+// its Gateway). Exit 0 when every recognised report was accepted, 1 otherwise.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { signedPostHeaders } from '../src/auth/ingest-signature.js';
@@ -9,6 +12,11 @@ import { repositoryFromUrl } from '../src/ingest/sources/trivy.js';
 
 /** Files larger than this are not reports the listener would take (its body limit is far lower). */
 const MAX_REPORT_BYTES = 256 * 1024 * 1024;
+/**
+ * How large one Kubernetes dump posted may grow, in bytes of JSON: below the listener's 32 MiB body limit.
+ * A folder holding more is posted as several dumps (the joins then hold within each).
+ */
+export const MAX_DUMP_BYTES = 24 * 1024 * 1024;
 
 export interface IngestRealOptions {
   dir: string;
@@ -53,6 +61,56 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
   const summary: IngestRealSummary = { accepted: 0, rejected: 0, skipped: 0 };
   const root = path.resolve(options.dir);
   const repo = options.repo ?? path.basename(root);
+  const dump = new ClusterDump();
+  const post = async (source: string, report: unknown, body: string) => {
+    const url = new URL(`/ingest/${source}`, options.url);
+    if (source === 'semgrep') url.searchParams.set('repo', repo);
+    if (source === 'trivy' && needsRepo(report)) url.searchParams.set('repo', repo);
+    if ((source === 'k8s' || source === 'falco') && options.cluster !== undefined)
+      url.searchParams.set('cluster', options.cluster);
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (options.tenant !== undefined) headers['x-tenant'] = options.tenant;
+    if (options.secret !== undefined) Object.assign(headers, signedPostHeaders(options.secret, url, body));
+    const response = await fetch(url, { method: 'POST', headers, body });
+    const answer = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+    if (response.status === 202) {
+      const warnings = Array.isArray(answer.warnings) ? `, ${answer.warnings.length} warning(s)` : '';
+      return {
+        ok: true,
+        status: response.status,
+        line: `${source} -> 202, ${answer.nodes} nodes, ${answer.edges} edges (batch ${answer.batchId}${warnings})`,
+      };
+    }
+    return {
+      ok: false,
+      status: response.status,
+      line: `${source} -> ${response.status} ${String(answer.detail ?? answer.title ?? '')}`,
+    };
+  };
+  const postDump = async () => {
+    const files = dump.take();
+    if (!files.length) return;
+    const names = files.map((f) => f.shown);
+    const list = { apiVersion: 'v1', kind: 'List', items: files.map((f) => f.report) };
+    const { ok, status, line } = await post('k8s', list, JSON.stringify(list));
+    if (ok || status !== 400 || files.length === 1) {
+      if (ok) summary.accepted += files.length;
+      else summary.rejected += files.length;
+      options.out(
+        `${files.length === 1 ? names[0] : `${files.length} files (${names.join(', ')})`}: ${line}`,
+      );
+      return;
+    }
+    // One malformed file must not cost the others: each is posted alone and answered for itself (the joins
+    // across files are lost for this run, and said so).
+    options.out(`${files.length} Kubernetes files refused as one dump (${line}); posting each alone`);
+    for (const file of files) {
+      const alone = await post('k8s', file.report, JSON.stringify(file.report));
+      if (alone.ok) summary.accepted++;
+      else summary.rejected++;
+      options.out(`${file.shown}: ${alone.line}`);
+    }
+  };
   for await (const file of reportFiles(root)) {
     const shown = path.relative(root, file) || path.basename(file);
     let report: unknown;
@@ -70,30 +128,43 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
       options.out(`${shown}: skipped, not a report any ingest source takes`);
       continue;
     }
-    const url = new URL(`/ingest/${source}`, options.url);
-    if (source === 'semgrep') url.searchParams.set('repo', repo);
-    if (source === 'trivy' && needsRepo(report)) url.searchParams.set('repo', repo);
-    if ((source === 'k8s' || source === 'falco') && options.cluster !== undefined)
-      url.searchParams.set('cluster', options.cluster);
     const body = JSON.stringify(report);
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (options.tenant !== undefined) headers['x-tenant'] = options.tenant;
-    if (options.secret !== undefined) Object.assign(headers, signedPostHeaders(options.secret, url, body));
-    const response = await fetch(url, { method: 'POST', headers, body });
-    const answer = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-    if (response.status === 202) {
-      summary.accepted++;
-      const warnings = Array.isArray(answer.warnings) ? `, ${answer.warnings.length} warning(s)` : '';
-      options.out(
-        `${shown}: ${source} -> 202, ${answer.nodes} nodes, ${answer.edges} edges (batch ${answer.batchId}${warnings})`,
-      );
-    } else {
-      summary.rejected++;
-      options.out(`${shown}: ${source} -> ${response.status} ${String(answer.detail ?? answer.title ?? '')}`);
+    if (source === 'k8s') {
+      if (!dump.fits(body)) await postDump();
+      dump.add(shown, report, body);
+      continue;
     }
+    const { ok, line } = await post(source, report, body);
+    if (ok) summary.accepted++;
+    else summary.rejected++;
+    options.out(`${shown}: ${line}`);
   }
+  await postDump();
   options.out(`${summary.accepted} accepted, ${summary.rejected} rejected, ${summary.skipped} skipped`);
   return summary;
+}
+
+/** The Kubernetes files read so far, to be posted as one dump. */
+class ClusterDump {
+  private files: { shown: string; report: unknown }[] = [];
+  private bytes = 0;
+
+  /** Whether a file of this JSON still fits in the dump (an empty dump takes any: the listener judges it). */
+  fits(body: string): boolean {
+    return !this.files.length || this.bytes + Buffer.byteLength(body) <= MAX_DUMP_BYTES;
+  }
+
+  add(shown: string, report: unknown, body: string): void {
+    this.files.push({ shown, report });
+    this.bytes += Buffer.byteLength(body);
+  }
+
+  take(): { shown: string; report: unknown }[] {
+    const files = this.files;
+    this.files = [];
+    this.bytes = 0;
+    return files;
+  }
 }
 
 /** A Trivy fs/repo scan of a local path names no repository: ingest needs ?repo= for it. */

@@ -63,11 +63,19 @@ export function recognizeReport(report: unknown): RecognizedSource | undefined {
   return undefined;
 }
 
-/** A Kubernetes object or list as the API writes it: `apiVersion` and `kind` (a `List` holds `items`). */
+/**
+ * A Kubernetes object or list as the API writes it: `apiVersion` and `kind` (a `List` holds `items`). The
+ * items of a typed list (`PodList`, as the API server and the kubelet return it) do not repeat their kind.
+ */
 function isKubernetesObject(value: unknown): boolean {
   if (!isObject(value) || typeof value.kind !== 'string' || typeof value.apiVersion !== 'string')
     return false;
-  if (Array.isArray(value.items)) return value.items.every(isKubernetesObject);
+  if (Array.isArray(value.items)) {
+    // A typed list (`PodList`) is the API's own shape: its items are the k8s source's to judge (one it
+    // refuses is named by its pointer, rather than the whole file being skipped).
+    if (value.kind !== 'List' && value.kind.endsWith('List')) return true;
+    return value.items.every(isKubernetesObject);
+  }
   return isObject(value.metadata) || value.kind.endsWith('List');
 }
 

@@ -41,8 +41,8 @@ describe('pathgate ingestreal', () => {
       });
       expect(lines).toEqual(
         expect.arrayContaining([
-          expect.stringMatching(/^k8s\/nsenter\.yaml: k8s -> 202/),
-          expect.stringMatching(/^k8s\/dump\.txt: k8s -> 202/),
+          // The folder's Kubernetes files are one cluster: posted as one dump.
+          expect.stringMatching(/^2 files \(k8s\/dump\.txt, k8s\/nsenter\.yaml\): k8s -> 202/),
           expect.stringMatching(/^alerts\.log: falco -> 202/),
           expect.stringMatching(/^npm-scan\.json: trivy -> 202/),
           expect.stringMatching(/^image\.json: trivy -> 202/),
@@ -63,5 +63,85 @@ describe('pathgate ingestreal', () => {
       await service.dispose();
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  /** ingestreal on folders of unseen manifests (each folder one run), and the edges the graph then holds. */
+  const ingestFolders = async (folders: Record<string, [string, string][]>, rejected = 0) => {
+    const service = await makeService();
+    const url = await service.ingestApp.listen({ host: '127.0.0.1', port: 0 });
+    const lines: string[] = [];
+    const dirs: string[] = [];
+    try {
+      for (const files of Object.values(folders)) {
+        const dir = await tempDir('pathgate-ingestreal-manifests-');
+        dirs.push(dir);
+        for (const [folder, f] of files)
+          await copyFile(
+            new URL(`../../fixtures/unseen/k8s/${folder}/${f}`, import.meta.url),
+            path.join(dir, f),
+          );
+        const summary = await ingestReal({ dir, url, cluster: 'c', out: (l) => lines.push(l) });
+        expect(summary).toEqual({ accepted: files.length - rejected, rejected, skipped: 0 });
+      }
+      await service.settle();
+      const graph = service.engine.tenant('default')!.graph;
+      const edges: string[] = [];
+      graph.forEachEdge((_e, a, source, target) =>
+        edges.push(
+          `${a.type} ${graph.getNodeAttribute(source, 'name')} -> ${graph.getNodeAttribute(target, 'name')}`,
+        ),
+      );
+      return { lines, edges };
+    } finally {
+      await service.dispose();
+      for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+    }
+  };
+  const GRAFANA: [string, string][] = [
+    ['kube-prometheus', 'grafana-deployment.yaml'],
+    ['kube-prometheus', 'grafana-service.yaml'],
+  ];
+  // Knative's controller: its account and aggregated role in one file, the rules aggregated in another.
+  const KNATIVE: [string, string][] = [
+    ['knative-serving', '200-serviceaccount.yaml'],
+    ['knative-serving', '200-roles-clusterrole.yaml'],
+  ];
+
+  it('reads a folder of manifests as `kubectl apply -f` does: what one file says joins what another holds', async () => {
+    const { lines, edges } = await ingestFolders({ all: [...GRAFANA, ...KNATIVE] });
+    expect(lines[0]).toMatch(
+      /^4 files \(200-roles-clusterrole\.yaml, 200-serviceaccount\.yaml, grafana-deployment\.yaml, grafana-service\.yaml\): k8s -> 202/,
+    );
+    expect(edges).toContain('EXPOSES c/monitoring/service/grafana -> c/monitoring/grafana');
+    expect(edges).toContain('CAN_ESCALATE_TO c/clusterrole/knative-serving-admin -> c/cluster-admin');
+  });
+
+  it('a malformed Kubernetes file does not cost the others: refused as one dump, each is posted alone', async () => {
+    const { lines, edges } = await ingestFolders(
+      {
+        kubelet: [
+          ['kubelet', 'podlist_1.8-2.json'],
+          ['kubelet', 'podlist_null_pod.json'],
+        ],
+      },
+      1,
+    );
+    expect(lines[0]).toMatch(
+      /^2 Kubernetes files refused as one dump \(k8s -> 400 .*\); posting each alone$/,
+    );
+    expect(lines).toContain(
+      'podlist_null_pod.json: k8s -> 400 k8s report: /items/0: expected a Kubernetes object or List',
+    );
+    expect(lines.some((l) => l.startsWith('podlist_1.8-2.json: k8s -> 202'))).toBe(true);
+    expect(edges).toContain('CAN_ESCALATE_TO c/kube-system/kube-proxy -> c/node/my-node-name');
+  });
+
+  it('twin: the same files posted one by one join nothing across them', async () => {
+    const alone = Object.fromEntries([...GRAFANA, ...KNATIVE].map((f) => [f[1], [f]]));
+    const { edges } = await ingestFolders(alone);
+    expect(edges.filter((e) => e.startsWith('EXPOSES '))).toEqual([]);
+    expect(edges.filter((e) => e.startsWith('CAN_ESCALATE_TO c/clusterrole/knative-serving-admin'))).toEqual(
+      [],
+    );
   });
 });

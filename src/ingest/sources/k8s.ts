@@ -1,20 +1,23 @@
 // Source `k8s`: a Kubernetes dump as `kubectl get ... -o json` writes it (a `List` of mixed kinds, or a
-// per-kind list) or multi-document YAML (parsed at the listener). Mapping and meaning: DECISIONS.md
+// per-kind list, its items of the list's kind when they do not say, as the API server and the kubelet write
+// them) or multi-document YAML (parsed at the listener). Mapping and meaning: DECISIONS.md
 // "Kubernetes mapping" and "Path truth across sources".
 // - One workload (`Service`) per controller: a Pod owned (ownerReferences) by a ReplicaSet owned by a
-//   Deployment is the Deployment's workload; so are StatefulSet, DaemonSet, Job and CronJob pods.
+//   Deployment is the Deployment's workload; so are StatefulSet, DaemonSet, Job, CronJob and Argo Rollout pods.
 // - Each container and init container draws `Service DEPENDS_ON Image`, a reference the graph writer joins
 //   to the scanned image (digest from the pod's status when it has one, else tag, else bare name).
 // - Ingress ROUTES_TO Service, Service EXPOSES workload (selector); only a LoadBalancer or NodePort Service
-//   is a start of its own. The workload ASSUMES its service account unless its token is not mounted.
+//   is a start of its own. Gateway API Gateways (k8s-gateway-api.ts) and Istio Gateways (k8s-istio.ts) are
+//   front doors like an Ingress, routing to the Services of the routes bound to them. The workload ASSUMES its service account unless its token is not mounted.
 // - RBAC (src/rules/k8s/): roles granting an escalation primitive draw CAN_ESCALATE_TO the cluster's
 //   synthetic cluster-admin; bindings to service accounts, users and groups (system:serviceaccounts[:ns],
-//   system:authenticated, system:unauthenticated) draw ASSUMES.
+//   system:authenticated, system:unauthenticated) draw ASSUMES. An aggregated ClusterRole has the rules of
+//   the ClusterRoles its selectors match (aggregation.ts), as the controller manager fills them.
 // - Container escape (T1611, one rule file each) leads to the pod's node, a target; a known node holds
 //   the tokens of the service accounts of the pods scheduled on it (T1528).
 // - Secrets a workload is given (env, envFrom, secret volumes) are Secret nodes it can read: names only.
 // Names: `<namespace>/<name>` for workloads and service accounts, `<namespace>/<kind>/<name>` for
-// ingresses, services, roles and secrets, `clusterrole/<name>`, `node/<name>`, `group/<name>`; with a
+// ingresses, services, roles and secrets (`gateway`, `istio-gateway` for gateways), `clusterrole/<name>`, `node/<name>`, `group/<name>`; with a
 // cluster (`?cluster=`, `snapshot=cluster:<name>`) every name is prefixed by `<cluster>/`.
 import { parseImageRef } from '../../identity/image-ref.js';
 import {
@@ -24,10 +27,13 @@ import {
   WORKLOAD_SECRET_PROBABILITY,
 } from '../../model/probability.js';
 import { ProblemError } from '../../http/problems.js';
+import { aggregateClusterRoles, type Aggregated } from '../../rules/k8s/aggregation.js';
 import { asksForHost, podEscapes, type Escape } from '../../rules/k8s/container-escape.js';
 import { rbacEscalation, type PolicyRule } from '../../rules/k8s/index.js';
 import { MAX_BODY_DEPTH } from '../body-guard.js';
 import { EnvelopeBuilder, type EdgeOptions } from './envelope-builder.js';
+import { admits, backendsOf, isGatewayApiObject, parentRefsOf } from './k8s-gateway-api.js';
+import { destinationsOf, gatewaysOf, isIstioIngressObject } from './k8s-istio.js';
 import { reportProblem } from './report-schema.js';
 import type { IngestSource, NormalizeOutput } from './source.js';
 
@@ -35,8 +41,11 @@ import type { IngestSource, NormalizeOutput } from './source.js';
 type K8sObject = Record<string, any>;
 
 const WORKLOAD_KINDS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob']);
-/** Controllers whose pods are theirs (ReplicationController included: it owns pods the same way). */
-const CONTROLLER_KINDS = new Set([...WORKLOAD_KINDS, 'ReplicationController']);
+/**
+ * Controllers whose pods are theirs (ReplicationController included: it owns pods the same way; so does an
+ * Argo Rollout, through its ReplicaSets, from its own pod template or the Deployment its workloadRef names).
+ */
+const CONTROLLER_KINDS = new Set([...WORKLOAD_KINDS, 'ReplicationController', 'Rollout']);
 export const CLUSTER_ADMIN = 'cluster-admin';
 export const UNSCHEDULED_NODE = 'unscheduled';
 const USED_KINDS = new Set<string>([
@@ -122,6 +131,11 @@ interface Sorted {
   bindings: K8sObject[];
   /** Nodes and secrets, named, as they interleave in the dump (their nodes are added in that order). */
   nodesAndSecrets: K8sObject[];
+  /** Gateway API objects (k8s-gateway-api.ts), named; Namespaces for their listeners' selectors. */
+  gatewayApi: K8sObject[];
+  /** Istio Gateways and VirtualServices (k8s-istio.ts), named. */
+  istio: K8sObject[];
+  namespaces: K8sObject[];
   /** The kinds the mapping does not use. */
   ignored: Set<string>;
 }
@@ -135,6 +149,9 @@ function sortObjects(objects: K8sObject[]): Sorted {
     roles: [],
     bindings: [],
     nodesAndSecrets: [],
+    gatewayApi: [],
+    istio: [],
+    namespaces: [],
     ignored: new Set(),
   };
   for (const o of objects) {
@@ -145,6 +162,16 @@ function sortObjects(objects: K8sObject[]): Sorted {
       continue;
     }
     if (!USED_KINDS.has(kind)) {
+      if (isGatewayApiObject(o)) {
+        if (nameOf(o)) sorted.gatewayApi.push(o);
+        continue;
+      }
+      if (isIstioIngressObject(o)) {
+        if (nameOf(o)) sorted.istio.push(o);
+        continue;
+      }
+      // Namespaces are read only for a Gateway listener's selector: still reported as not used.
+      if (kind === 'Namespace') sorted.namespaces.push(o);
       sorted.ignored.add(kind);
       continue;
     }
@@ -191,6 +218,8 @@ class DumpMapping {
   private readonly accountList: { id: string; namespace: string }[] = [];
   private readonly listedSecrets = new ByNamespace<true>();
   private readonly imageIds = new Map<string, string | undefined>();
+  /** Container images that are no image reference (`ko://...`, an unrendered `${IMAGE}`): said, not joined. */
+  private readonly unreadImages = new Set<string>();
   private readonly tokensOnNode = new Map<string, Set<string>>();
   private admin: string | undefined;
 
@@ -239,10 +268,14 @@ class DumpMapping {
     // Services select workloads (of their namespace); Ingresses route to services.
     const services = this.services(sorted.services, workloads);
     this.ingresses(sorted.ingresses, services);
+    if (sorted.gatewayApi.length) this.gatewayApi(sorted.gatewayApi, sorted.namespaces, services);
+    if (sorted.istio.length) this.istio(sorted.istio, services);
 
     // RBAC: roles, their escalation, and who is bound to them.
     const roleRules = new Map<string, { id: string; rules: PolicyRule[]; name: string }>();
-    for (const o of sorted.roles) this.role(o, roleRules);
+    // An aggregated ClusterRole's rules are those of the roles it aggregates (a manifest writes none).
+    const aggregated = aggregateClusterRoles(sorted.roles);
+    for (const o of sorted.roles) this.role(o, roleRules, aggregated?.get(o));
     const boundGroups = new Map<string, string>();
     for (const o of sorted.bindings) this.binding(o, roleRules, boundGroups);
     this.groups(boundGroups, workloads);
@@ -264,6 +297,14 @@ class DumpMapping {
     }
     const ignored = [...sorted.ignored];
     const warnings = ignored.length ? [`k8s dump: kinds not used: ${ignored.sort().join(', ')}`] : [];
+    if (this.unreadImages.size) {
+      const unread = [...this.unreadImages].sort();
+      const shown = unread.slice(0, 5).map((i) => JSON.stringify(i));
+      if (unread.length > 5) shown.push(`and ${unread.length - 5} more`);
+      warnings.push(
+        `k8s dump: container images that are not image references, not linked to any scan: ${shown.join(', ')}`,
+      );
+    }
     return { envelopes: [this.out.build()], warnings, mentioned: [...this.mentioned] };
   }
 
@@ -298,7 +339,7 @@ class DumpMapping {
         digests: digest ? [digest] : undefined,
         resolve_ref: digest && !ref.digest ? `${ref.raw}@${digest}` : ref.raw,
       });
-    }
+    } else if (this.unreadImages.size < 1000) this.unreadImages.add(raw);
     this.imageIds.set(key, id);
     return id;
   }
@@ -484,6 +525,135 @@ class DumpMapping {
     }
   }
 
+  /**
+   * Gateway API front doors: a Gateway is exposed like an Ingress and ROUTES_TO the Services of the routes
+   * it admits (k8s-gateway-api.ts). A Gateway a route names that the dump does not hold is drawn without
+   * exposure, for its own dump to describe.
+   */
+  private gatewayApi(objects: K8sObject[], namespaces: K8sObject[], services: ByNamespace<string>): void {
+    const { out, cluster } = this;
+    const gateways = new ByNamespace<{ object: K8sObject; id: string }>();
+    const grants = new Map<string, K8sObject[]>();
+    for (const o of objects) {
+      const namespace = nsOf(o);
+      if (o.kind === 'ReferenceGrant') {
+        const list = grants.get(namespace);
+        if (list) list.push(o);
+        else grants.set(namespace, [o]);
+        continue;
+      }
+      if (o.kind !== 'Gateway') continue;
+      const internal = internalLoadBalancer(o.spec?.infrastructure?.annotations);
+      const id = out.node('LoadBalancer', this.q(`${namespace}/gateway/${nameOf(o)}`), {
+        cluster,
+        namespace,
+        k8s_kind: 'Gateway',
+        gateway_class: typeof o.spec?.gatewayClassName === 'string' ? o.spec.gatewayClassName : undefined,
+        internal_lb_annotation: internal,
+        ...(!internal && { internet_exposed: true, exposure_basis: 'gateway' }),
+      });
+      gateways.set(namespace, nameOf(o), { object: o, id });
+    }
+    const namespaceLabels = new Map<string, unknown>(
+      namespaces.map((n) => [nameOf(n), n.metadata?.labels ?? {}]),
+    );
+    for (const o of objects) {
+      if (o.kind === 'Gateway' || o.kind === 'ReferenceGrant') continue;
+      const namespace = nsOf(o);
+      const backends = backendsOf(o, namespace, grants);
+      if (!backends.length) continue;
+      for (const parent of parentRefsOf(o, namespace)) {
+        const gateway = gateways.get(parent.namespace, parent.name);
+        let gatewayId = gateway?.id;
+        if (gateway) {
+          const route = { kind: String(o.kind), namespace, sectionName: parent.sectionName };
+          if (!admits(gateway.object, parent.namespace, route, namespaceLabels)) continue;
+        } else {
+          gatewayId = out.node('LoadBalancer', this.q(`${parent.namespace}/gateway/${parent.name}`), {
+            cluster,
+            namespace: parent.namespace,
+            k8s_kind: 'Gateway',
+          });
+          this.mentioned.add(gatewayId);
+        }
+        for (const backend of backends) {
+          let target = services.get(backend.namespace, backend.name);
+          if (!target) {
+            target = out.node('LoadBalancer', this.q(`${backend.namespace}/service/${backend.name}`), {
+              cluster,
+              namespace: backend.namespace,
+              k8s_kind: 'Service',
+            });
+            this.mentioned.add(target);
+          }
+          out.stamp(target, { behind_ingress: true });
+          out.edge('ROUTES_TO', gatewayId!, target, { properties: { route: `${o.kind}/${nameOf(o)}` } });
+        }
+      }
+    }
+  }
+
+  /**
+   * Istio's ingress: a Gateway is exposed like an Ingress and ROUTES_TO the Services of the VirtualServices
+   * bound to it (k8s-istio.ts). A Gateway a VirtualService names that the dump does not hold is drawn
+   * without exposure, for its own dump to describe.
+   */
+  private istio(objects: K8sObject[], services: ByNamespace<string>): void {
+    const { out, cluster } = this;
+    const gateways = new ByNamespace<string>();
+    for (const o of objects) {
+      if (o.kind !== 'Gateway') continue;
+      const namespace = nsOf(o);
+      gateways.set(
+        namespace,
+        nameOf(o),
+        out.node('LoadBalancer', this.q(`${namespace}/istio-gateway/${nameOf(o)}`), {
+          cluster,
+          namespace,
+          k8s_kind: 'Gateway',
+          k8s_api: 'networking.istio.io',
+          internet_exposed: true,
+          exposure_basis: 'istio-gateway',
+        }),
+      );
+    }
+    for (const o of objects) {
+      if (o.kind !== 'VirtualService') continue;
+      const namespace = nsOf(o);
+      const destinations = destinationsOf(o, namespace);
+      if (!destinations.length) continue;
+      for (const gateway of gatewaysOf(o, namespace)) {
+        let gatewayId = gateways.get(gateway.namespace, gateway.name);
+        if (gatewayId === undefined) {
+          gatewayId = out.node('LoadBalancer', this.q(`${gateway.namespace}/istio-gateway/${gateway.name}`), {
+            cluster,
+            namespace: gateway.namespace,
+            k8s_kind: 'Gateway',
+            k8s_api: 'networking.istio.io',
+          });
+          this.mentioned.add(gatewayId);
+        }
+        for (const destination of destinations) {
+          let target = services.get(destination.namespace, destination.name);
+          if (!target) {
+            target = out.node(
+              'LoadBalancer',
+              this.q(`${destination.namespace}/service/${destination.name}`),
+              {
+                cluster,
+                namespace: destination.namespace,
+                k8s_kind: 'Service',
+              },
+            );
+            this.mentioned.add(target);
+          }
+          out.stamp(target, { behind_ingress: true });
+          out.edge('ROUTES_TO', gatewayId, target, { properties: { route: `VirtualService/${nameOf(o)}` } });
+        }
+      }
+    }
+  }
+
   /** Whether a role's rules escalate (bound cluster-wide, or in `scope`'s namespace): CAN_ESCALATE_TO cluster-admin. */
   private escalate(roleId: string, rules: PolicyRule[] | undefined, roleName: string, scope?: string): void {
     const { primitives, named } = rbacEscalation(
@@ -519,14 +689,16 @@ class DumpMapping {
   private role(
     o: K8sObject,
     roleRules: Map<string, { id: string; rules: PolicyRule[]; name: string }>,
+    aggregated: Aggregated | undefined,
   ): void {
     const clusterWide = o.kind === 'ClusterRole';
     const roleName = clusterWide ? `clusterrole/${nameOf(o)}` : `${nsOf(o)}/role/${nameOf(o)}`;
-    const rules: PolicyRule[] = Array.isArray(o.rules) ? o.rules : [];
+    const rules: PolicyRule[] = aggregated?.rules ?? (Array.isArray(o.rules) ? o.rules : []);
     const id = this.out.node('IAM_Role', this.q(roleName), {
       cluster: this.cluster,
       k8s_kind: o.kind,
       ...(clusterWide ? {} : { namespace: nsOf(o) }),
+      ...(aggregated && { aggregated_from: aggregated.from }),
     });
     roleRules.set(roleName, { id, rules, name: nameOf(o) });
     this.escalate(id, rules, nameOf(o), clusterWide ? undefined : nsOf(o));
@@ -868,10 +1040,19 @@ function collectWorkloads(podsAndControllers: K8sObject[]): {
         current = owner;
         continue;
       }
-      // A ReplicaSet the dump does not hold is named `<deployment>-<pod-template-hash>`.
-      const hash = current.metadata?.labels?.['pod-template-hash'];
+      // A ReplicaSet the dump does not hold is named `<deployment>-<pod-template-hash>` (an Argo Rollout's,
+      // `<rollout>-<rollouts-pod-template-hash>`).
+      const labels = current.metadata?.labels;
+      const hash = labels?.['pod-template-hash'];
       if (ref.kind === 'ReplicaSet' && typeof hash === 'string' && ref.name.endsWith(`-${hash}`))
         return { kind: 'Deployment', metadata: { name: ref.name.slice(0, -hash.length - 1) } };
+      const rolloutHash = labels?.['rollouts-pod-template-hash'];
+      if (
+        ref.kind === 'ReplicaSet' &&
+        typeof rolloutHash === 'string' &&
+        ref.name.endsWith(`-${rolloutHash}`)
+      )
+        return { kind: 'Rollout', metadata: { name: ref.name.slice(0, -rolloutHash.length - 1) } };
       return { kind: String(ref.kind), metadata: { name: ref.name } };
     }
   };
@@ -1000,27 +1181,72 @@ function templateOf(o: K8sObject): K8sObject | undefined {
 
 /**
  * Every object of a List (nested Lists too), or the object itself. Bodies are guarded at MAX_BODY_DEPTH
- * when parsed; the bound here keeps the recursion safe for any other caller.
+ * when parsed; the bound here keeps the recursion safe for any other caller. A typed list as the API server
+ * or the kubelet returns it (`PodList`, `RoleBindingList`: `kubectl get --raw`, the kubelet's `/pods`) does
+ * not repeat the kind on its items: they are of the list's kind. `items: null` is an empty list.
  */
-function flatten(body: unknown, depth = 0, into: K8sObject[] = []): K8sObject[] {
+function flatten(
+  body: unknown,
+  depth = 0,
+  into: K8sObject[] = [],
+  parent = '',
+  index = -1,
+  listKind?: K8sObject,
+): K8sObject[] {
   if (!body || typeof body !== 'object')
-    throw reportProblem('k8s', [{ pointer: '/', detail: 'expected a Kubernetes object or List' }]);
+    throw reportProblem('k8s', [
+      {
+        pointer: pointerOf(parent, index) || '/',
+        value: body,
+        detail: 'expected a Kubernetes object or List',
+      },
+    ]);
   if (depth > MAX_BODY_DEPTH)
     throw reportProblem('k8s', [
-      { pointer: '/', detail: `Lists nested deeper than ${MAX_BODY_DEPTH} levels` },
+      {
+        pointer: pointerOf(parent, index) || '/',
+        detail: `Lists nested deeper than ${MAX_BODY_DEPTH} levels`,
+      },
     ]);
-  const o = body as K8sObject;
+  let o = body as K8sObject;
   // One array filled in order, not one per object: a dump holds tens of thousands.
-  if (Array.isArray(o.items)) {
-    for (const item of o.items) flatten(item, depth + 1, into);
+  const items = o.items;
+  if (Array.isArray(items) || (items === null && typeof o.kind === 'string' && o.kind.endsWith('List'))) {
+    const typed = typedList(o);
+    const list: unknown[] = items ?? [];
+    const path = `${pointerOf(parent, index)}/items`;
+    for (let i = 0; i < list.length; i++) flatten(list[i], depth + 1, into, path, i, typed);
     return into;
   }
   if (Array.isArray(body)) {
-    for (const item of body) flatten(item, depth + 1, into);
+    const path = pointerOf(parent, index);
+    for (let i = 0; i < body.length; i++) flatten(body[i], depth + 1, into, path, i);
     return into;
   }
+  if (o.kind === undefined && listKind) o = { ...listKind, ...o };
   if (typeof o.kind !== 'string')
-    throw reportProblem('k8s', [{ pointer: '/kind', detail: 'a Kubernetes object names its kind' }]);
+    throw reportProblem('k8s', [
+      {
+        pointer: `${pointerOf(parent, index)}/kind`,
+        value: o.kind ?? null,
+        detail: 'a Kubernetes object names its kind',
+      },
+    ]);
   into.push(o);
   return into;
+}
+
+/** Where a value is in the body (written only when it is refused, or holds a list: no string per object). */
+function pointerOf(parent: string, index: number): string {
+  return index < 0 ? parent : `${parent}/${index}`;
+}
+
+/** The kind and apiVersion the items of a typed list have (`PodList` holds `Pod`s), else undefined. */
+function typedList(list: K8sObject): K8sObject | undefined {
+  const kind = list.kind;
+  if (typeof kind !== 'string' || kind === 'List' || !kind.endsWith('List') || kind.length <= 4)
+    return undefined;
+  return typeof list.apiVersion === 'string'
+    ? { kind: kind.slice(0, -4), apiVersion: list.apiVersion }
+    : { kind: kind.slice(0, -4) };
 }

@@ -101,6 +101,8 @@ interface TrivyMisconfiguration {
 }
 
 const SEVERITY = { type: 'string' };
+/** The ArtifactType of a `trivy sbom` run, by the SBOM's format. */
+const SBOM_FORMATS = new Set(['cyclonedx', 'spdx']);
 const CVSS_SCORE = { type: 'number', minimum: 0, maximum: 10 };
 
 export function createTrivySource(): IngestSource {
@@ -181,7 +183,11 @@ export function createTrivySource(): IngestSource {
             pointer: '/ArtifactType',
             value: report.ArtifactType,
             detail:
-              'not a scan pathgate reads: `trivy image` (container_image), `trivy fs` (filesystem) or `trivy repo` (repository)',
+              'not a scan pathgate reads: `trivy image` (container_image), `trivy fs` (filesystem) or `trivy repo` (repository)' +
+              // A `trivy sbom` run describes what the SBOM describes: the SBOM itself is what to send.
+              (SBOM_FORMATS.has(report.ArtifactType)
+                ? '; a `trivy sbom` report: send the SBOM itself to /ingest/supplychain'
+                : ''),
           },
         ]);
       }

@@ -83,6 +83,41 @@ describe('k8s escape rules: each fires on a minimal pod and not on its twin', ()
     expect(rules(hostMount('/var/run'))).toContain('runtime-socket');
   });
 
+  it('host-write: a writable /etc, or a part of it the node runs or trusts (cron, systemd, sshd, sudoers)', () => {
+    for (const path of [
+      '/etc',
+      '/etc/cron.d',
+      '/etc/systemd/system',
+      '/etc/ssh',
+      '/etc/sudoers.d',
+      '/etc/kubernetes/manifests',
+    ])
+      expect(rules(hostMount(path)), path).toContain('host-write');
+  });
+
+  it("twin: a writable part of /etc the node neither runs nor trusts is no host write (the API server's secrets)", () => {
+    for (const path of ['/etc/kubernetes/secrets', '/etc/ssl/certs', '/etc/cni/net.d', '/etc/systemd-data'])
+      expect(rules(hostMount(path)), path).not.toContain('host-write');
+  });
+
+  it("reads the sockets of k3s and RKE2, MicroK8s, cri-dockerd and dockershim, and k3s's run directory", () => {
+    for (const path of [
+      '/run/k3s/containerd/containerd.sock',
+      '/var/run/k3s/containerd/containerd.sock',
+      '/run/k3s/containerd',
+      '/var/snap/microk8s/common/run/containerd.sock',
+      '/var/run/cri-dockerd.sock',
+      '/run/dockershim.sock',
+    ])
+      expect(rules(hostMount(path, true)), path).toContain('runtime-socket');
+  });
+
+  it("twin: k3s's socket for a container that cannot run as root, or a k3s directory beside it, is no escape", () => {
+    expect(rules(hostMount('/run/k3s/containerd/containerd.sock', true, { runAsUser: 1000 }))).toEqual([]);
+    expect(rules(hostMount('/var/lib/rancher/k3s/agent/images', true))).toEqual([]);
+    expect(rules(hostMount('/run/k3s/containerd-stats', true))).not.toContain('runtime-socket');
+  });
+
   it('does not count a host path volume that no container mounts', () => {
     expect(
       rules({ containers: [container()], volumes: [{ name: 'host', hostPath: { path: '/' } }] }),

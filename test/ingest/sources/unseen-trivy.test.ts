@@ -1,0 +1,129 @@
+// Trivy integration goldens the trivy source had not seen (fixtures/unseen/trivy, provenance in
+// fixtures/unseen/SOURCES.md), read as `pathgate ingestreal` reads them and mapped by the real normalizer.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { readReport, recognizeReport } from '../../../src/ingest/recognize.js';
+import { createTrivySource } from '../../../src/ingest/sources/trivy.js';
+import { normalize, rejection } from '../../helpers/normalize.js';
+
+const trivy = createTrivySource();
+const report = (name: string): unknown => {
+  const { body } = readReport(
+    readFileSync(new URL(`../../../fixtures/unseen/trivy/${name}.json`, import.meta.url), 'utf8'),
+  );
+  expect(recognizeReport(body)).toBe('trivy');
+  return body;
+};
+const REPO = 'github.com/acme/app';
+
+describe('trivy repo scans of local paths (pom, gomod, pip, gradle)', () => {
+  it('pom.xml: the repository depends on jackson-databind, whose two CVEs affect it', () => {
+    const out = normalize(trivy, report('pom'), { repo: REPO });
+    const library = 'pkg:maven/com.fasterxml.jackson.core/jackson-databind@2.9.1';
+    expect(out.names('Library')).toEqual([library]);
+    expect(out.edges).toEqual(
+      [
+        `DEPENDS_ON ${REPO} -> ${library}`,
+        `AFFECTS CVE-2020-9548 -> ${library}`,
+        `AFFECTS CVE-2020-9548 -> ${REPO}`,
+        `AFFECTS CVE-2021-20190 -> ${library}`,
+        `AFFECTS CVE-2021-20190 -> ${REPO}`,
+      ].sort(),
+    );
+    expect(out.node('CVE', 'CVE-2020-9548').properties).toMatchObject({ severity: 'CRITICAL' });
+    expect(out.scope).toBe(`repo:${REPO}`);
+  });
+
+  it('gomod: a CVE found in three go.mod files is one library, one CVE, one edge each', () => {
+    const out = normalize(trivy, report('gomod'), { repo: REPO });
+    expect(out.names('Library')).toEqual([
+      'pkg:golang/github.com/docker/distribution@v2.7.1%2Bincompatible',
+      'pkg:golang/github.com/open-policy-agent/opa@v0.35.0',
+      'pkg:golang/golang.org/x/text@v0.3.6',
+    ]);
+    expect(out.names('CVE')).toEqual(['CVE-2021-38561', 'CVE-2022-23628', 'GMS-2022-20']);
+    expect(out.edges.filter((e) => e.startsWith('AFFECTS GMS-2022-20'))).toHaveLength(2);
+  });
+
+  it('pip and gradle: every vulnerable package is a library its CVEs affect', () => {
+    for (const name of ['pip', 'gradle']) {
+      const body = report(name) as { Results: { Vulnerabilities?: { VulnerabilityID: string }[] }[] };
+      const out = normalize(trivy, body, { repo: REPO });
+      const cves = new Set(
+        body.Results.flatMap((r) => (r.Vulnerabilities ?? []).map((v) => v.VulnerabilityID)),
+      );
+      expect(out.names('CVE'), name).toEqual([...cves].sort());
+      for (const cve of cves)
+        expect(
+          out.edges.some((e) => e.startsWith(`AFFECTS ${cve} -> pkg:`)),
+          `${name} ${cve}`,
+        ).toBe(true);
+    }
+  });
+
+  it('without ?repo= a local path is a 400 naming /query/repo and the path', () => {
+    expect(rejection(trivy, report('pom'))).toEqual([
+      {
+        pointer: '/query/repo',
+        value: null,
+        detail: 'required: /ArtifactName "testdata/fixtures/repo/pom" is a path, not a repository URL',
+      },
+    ]);
+  });
+});
+
+describe('trivy config scans and a clean one', () => {
+  it('helm: each failed check of the chart is a misconfiguration of the repository (a check twice, once)', () => {
+    const out = normalize(trivy, report('helm'), { repo: REPO });
+    expect(out.names('Misconfiguration')).toHaveLength(17);
+    expect(out.edges).toContain(`AFFECTS ${REPO}:testchart.tar.gz:templates/pod.yaml:KSV-0001 -> ${REPO}`);
+  });
+
+  it('terraform-remote-module: the remote module findings, no library', () => {
+    const out = normalize(trivy, report('terraform-remote-module'), { repo: REPO });
+    expect(out.names('Misconfiguration')).toHaveLength(3);
+    expect(out.names('Library')).toEqual([]);
+  });
+
+  it('helm_badname: a scan with no Results is the repository alone, complete (its old findings retract)', () => {
+    const out = normalize(trivy, report('helm_badname'), { repo: REPO });
+    expect(out.nodes.map((n) => `${n.label} ${n.name}`)).toEqual([`Repository ${REPO}`]);
+    expect(out.node('Repository', REPO).properties).toMatchObject({ vulnerability_count: 0 });
+    expect(out.scope).toBe(`repo:${REPO}`);
+  });
+});
+
+describe('trivy image archives with language packages', () => {
+  it('busybox-with-lockfile: named by its reference, its Cargo.lock crate a library its CVEs affect', () => {
+    const out = normalize(trivy, report('busybox-with-lockfile'));
+    const image = 'aquasecurity/trivy-test-images:busybox-with-lockfile';
+    expect(out.scope).toBe(`image:${image}`);
+    expect(out.edges).toContain(`DEPENDS_ON ${image} -> pkg:cargo/ammonia@1.9.0`);
+    expect(out.edges).toContain('AFFECTS CVE-2019-15542 -> pkg:cargo/ammonia@1.9.0');
+  });
+
+  it('spring4shell-jre11: CVE-2022-22965 in spring-beans, affecting the image and the jar', () => {
+    const out = normalize(trivy, report('spring4shell-jre11'));
+    const image = 'aquasecurity/trivy-test-images:spring4shell-jre11';
+    expect(out.edges).toContain(`AFFECTS CVE-2022-22965 -> ${image}`);
+    expect(
+      out.edges.some((e) =>
+        /^AFFECTS CVE-2022-22965 -> pkg:maven\/org\.springframework\/spring-beans@/.test(e),
+      ),
+    ).toBe(true);
+  });
+});
+
+describe('scans the source does not read are refused by name', () => {
+  it('a VM image scan: 400 naming /ArtifactType vm', () => {
+    expect(rejection(trivy, report('amazonlinux2-gp2-x86-vm'))).toEqual([
+      expect.objectContaining({ pointer: '/ArtifactType', value: 'vm' }),
+    ]);
+  });
+
+  it('a `trivy sbom` run (cyclonedx): 400 naming the value, pointing at /ingest/supplychain', () => {
+    const [error] = rejection(trivy, report('fluentd-multiple-lockfiles'));
+    expect(error).toMatchObject({ pointer: '/ArtifactType', value: 'cyclonedx' });
+    expect(error.detail).toContain('/ingest/supplychain');
+  });
+});
