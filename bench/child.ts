@@ -26,7 +26,7 @@ export async function startBenchService(
       '--max-semi-space-size=64',
       // As `npm start` runs the service (docs/perf.md, "Settings that matter").
       '--initial-old-space-size=512',
-      '--heap-growing-percent=30',
+      '--heap-growing-percent=15',
       // BENCH_NODE_ARGS: more V8/Node flags for the service (experiments with heap settings).
       ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
       path.join(root, 'build', 'bench', 'serve.js'),
