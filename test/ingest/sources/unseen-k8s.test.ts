@@ -22,6 +22,18 @@ function dump(name: string, files?: string[]): unknown {
 }
 
 /** The escape rules of a workload's CAN_ESCALATE_TO edge to a node, sorted (undefined: no escape). */
+/** Every escape rule: what a privileged, hostPID pod with the host's root writable opens. */
+const EVERY_ESCAPE = [
+  'host-read',
+  'host-write',
+  'kubelet-dirs',
+  'module-load',
+  'nsenter',
+  'privileged-mount',
+  'runtime-socket',
+  'sys-ptrace',
+  'var-log-symlink',
+];
 const escapes = (out: Normalized, workload: string, node: string) =>
   (out.edgeProps('CAN_ESCALATE_TO', workload, node)?.rules as string[] | undefined)?.slice().sort();
 
@@ -58,19 +70,7 @@ describe('Kubernetes Goat, every plain manifest in one dump', () => {
   });
 
   it('system-monitor (privileged, hostPID, the host root writable) escapes by every route it opens', () => {
-    expect(escapes(out, 'goat/default/system-monitor-deployment', node)).toEqual(
-      [
-        'host-read',
-        'host-write',
-        'kubelet-dirs',
-        'module-load',
-        'nsenter',
-        'privileged-mount',
-        'runtime-socket',
-        'sys-ptrace',
-        'var-log-symlink',
-      ].sort(),
-    );
+    expect(escapes(out, 'goat/default/system-monitor-deployment', node)).toEqual(EVERY_ESCAPE);
     // It is handed the goatvault secret (by name, never its value), which the dump lists.
     expect(
       out.edgeProps(
@@ -157,19 +157,7 @@ describe('BishopFox badPods', () => {
   const node = 'bp/node/unscheduled';
 
   it('escapes exactly where the pod asks for the host, each controller one workload', () => {
-    expect(escapes(out, 'bp/default/everything-allowed-exec-pod', node)).toEqual(
-      [
-        'host-read',
-        'host-write',
-        'kubelet-dirs',
-        'module-load',
-        'nsenter',
-        'privileged-mount',
-        'runtime-socket',
-        'sys-ptrace',
-        'var-log-symlink',
-      ].sort(),
-    );
+    expect(escapes(out, 'bp/default/everything-allowed-exec-pod', node)).toEqual(EVERY_ESCAPE);
     expect(escapes(out, 'bp/default/priv-and-hostpid-exec-deployment', node)).toEqual([
       'module-load',
       'nsenter',
