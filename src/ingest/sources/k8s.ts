@@ -3,12 +3,14 @@
 // them) or multi-document YAML (parsed at the listener). Mapping and meaning: DECISIONS.md
 // "Kubernetes mapping" and "Path truth across sources".
 // - One workload (`Service`) per controller: a Pod owned (ownerReferences) by a ReplicaSet owned by a
-//   Deployment is the Deployment's workload; so are StatefulSet, DaemonSet, Job, CronJob and Argo Rollout pods.
+//   Deployment is the Deployment's workload; so are StatefulSet, DaemonSet, Job, CronJob and Argo Rollout
+//   pods.
 // - Each container and init container draws `Service DEPENDS_ON Image`, a reference the graph writer joins
 //   to the scanned image (digest from the pod's status when it has one, else tag, else bare name).
 // - Ingress ROUTES_TO Service, Service EXPOSES workload (selector); only a LoadBalancer or NodePort Service
 //   is a start of its own. Gateway API Gateways (k8s-gateway-api.ts) and Istio Gateways (k8s-istio.ts) are
-//   front doors like an Ingress, routing to the Services of the routes bound to them. The workload ASSUMES its service account unless its token is not mounted.
+//   front doors like an Ingress, routing to the Services of the routes bound to them. The workload ASSUMES
+//   its service account unless its token is not mounted.
 // - RBAC (src/rules/k8s/): roles granting an escalation primitive draw CAN_ESCALATE_TO the cluster's
 //   synthetic cluster-admin; bindings to service accounts, users and groups (system:serviceaccounts[:ns],
 //   system:authenticated, system:unauthenticated) draw ASSUMES. An aggregated ClusterRole has the rules of
@@ -17,8 +19,9 @@
 //   the tokens of the service accounts of the pods scheduled on it (T1528).
 // - Secrets a workload is given (env, envFrom, secret volumes) are Secret nodes it can read: names only.
 // Names: `<namespace>/<name>` for workloads and service accounts, `<namespace>/<kind>/<name>` for
-// ingresses, services, roles and secrets (`gateway`, `istio-gateway` for gateways), `clusterrole/<name>`, `node/<name>`, `group/<name>`; with a
-// cluster (`?cluster=`, `snapshot=cluster:<name>`) every name is prefixed by `<cluster>/`.
+// ingresses, services, roles and secrets (`gateway`, `istio-gateway` for gateways), `clusterrole/<name>`,
+// `node/<name>`, `group/<name>`; with a cluster (`?cluster=`, `snapshot=cluster:<name>`) every name is
+// prefixed by `<cluster>/`.
 import { parseImageRef } from '../../identity/image-ref.js';
 import {
   escapePrice,
