@@ -8,7 +8,7 @@
 // - a route's `backendRefs` (and `requestMirror` targets) are Services (kind `Service` in the core group
 //   by default), in the route's namespace unless a ReferenceGrant of the Service's namespace admits it.
 // Istio's own `Gateway` (networking.istio.io) is another kind of object and is not read here.
-import { selects } from '../../rules/k8s/aggregation.js';
+import { selects } from '../../rules/k8s/label-selector.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kubernetes objects as the API returns them
 type K8sObject = Record<string, any>;
@@ -48,12 +48,12 @@ export interface ParentRef {
   sectionName?: string;
 }
 
-const strings = (value: unknown): K8sObject[] => (Array.isArray(value) ? value : []);
+const list = (value: unknown): K8sObject[] => (Array.isArray(value) ? value : []);
 
 /** The Gateways a route names (other parent kinds, such as a mesh's Service, are not front doors). */
 export function parentRefsOf(route: K8sObject, namespace: string): ParentRef[] {
   const out: ParentRef[] = [];
-  for (const ref of strings(route.spec?.parentRefs)) {
+  for (const ref of list(route.spec?.parentRefs)) {
     if (typeof ref?.name !== 'string' || !ref.name) continue;
     if ((ref.group ?? GATEWAY_API_GROUP) !== GATEWAY_API_GROUP || (ref.kind ?? 'Gateway') !== 'Gateway')
       continue;
@@ -76,12 +76,12 @@ export function backendsOf(
   grants: ReadonlyMap<string, K8sObject[]>,
 ): Backend[] {
   const refs: K8sObject[] = [];
-  for (const rule of strings(route.spec?.rules)) {
-    refs.push(...strings(rule?.backendRefs));
-    for (const filter of strings(rule?.filters))
+  for (const rule of list(route.spec?.rules)) {
+    refs.push(...list(rule?.backendRefs));
+    for (const filter of list(rule?.filters))
       if (filter?.requestMirror?.backendRef) refs.push(filter.requestMirror.backendRef);
-    for (const backend of strings(rule?.backendRefs))
-      for (const filter of strings(backend?.filters))
+    for (const backend of list(rule?.backendRefs))
+      for (const filter of list(backend?.filters))
         if (filter?.requestMirror?.backendRef) refs.push(filter.requestMirror.backendRef);
   }
   const out: Backend[] = [];
@@ -108,7 +108,7 @@ const NAME_LABEL = 'kubernetes.io/metadata.name';
 function onlyNameLabel(selector: K8sObject): boolean {
   const keys = [
     ...Object.keys(selector?.matchLabels ?? {}),
-    ...strings(selector?.matchExpressions).map((e) => e?.key),
+    ...list(selector?.matchExpressions).map((e) => e?.key),
   ];
   return keys.length > 0 && keys.every((k) => k === NAME_LABEL);
 }
@@ -121,10 +121,10 @@ function granted(
   service: string,
 ): boolean {
   for (const grant of grants ?? []) {
-    const from = strings(grant.spec?.from).some(
+    const from = list(grant.spec?.from).some(
       (f) => f?.group === GATEWAY_API_GROUP && f?.kind === routeKind && f?.namespace === routeNamespace,
     );
-    const to = strings(grant.spec?.to).some(
+    const to = list(grant.spec?.to).some(
       (t) =>
         (t?.group ?? '') === '' && t?.kind === 'Service' && (t?.name === undefined || t?.name === service),
     );
@@ -144,7 +144,7 @@ export function admits(
   route: { kind: string; namespace: string; sectionName?: string },
   namespaceLabels: ReadonlyMap<string, unknown>,
 ): boolean {
-  const listeners = strings(gateway.spec?.listeners).filter(
+  const listeners = list(gateway.spec?.listeners).filter(
     (l) => route.sectionName === undefined || l?.name === route.sectionName,
   );
   for (const listener of listeners) {
@@ -159,7 +159,7 @@ export function admits(
       const labels = { ...(known as object), [NAME_LABEL]: route.namespace };
       if ((known !== undefined || onlyNameLabel(selector)) && !selects(selector, labels)) continue;
     } else if (from !== 'Same' && from !== 'All') continue;
-    const kinds = strings(allowed?.kinds);
+    const kinds = list(allowed?.kinds);
     if (kinds.length) {
       if (!kinds.some((k) => (k?.group ?? GATEWAY_API_GROUP) === GATEWAY_API_GROUP && k?.kind === route.kind))
         continue;

@@ -4,6 +4,7 @@
 // rules; a manifest holds none (`rules: []`, or no key: Knative's `knative-serving-admin`), so a binding to
 // it read alone would grant nothing. The rules are read here as the controller fills them, kept with the
 // role's own (a live dump's, possibly from ClusterRoles the dump does not hold).
+import { selects } from './label-selector.js';
 import type { PolicyRule } from './rbac-rule.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- ClusterRoles as the API returns them
@@ -62,41 +63,4 @@ const nameOf = (role: ClusterRole) => String(role.metadata?.name ?? '');
 
 function ownRules(role: ClusterRole): PolicyRule[] {
   return Array.isArray(role.rules) ? role.rules : [];
-}
-
-/**
- * Whether a label selector matches a set of labels, as Kubernetes matches one: every `matchLabels` pair,
- * every `matchExpressions` requirement (In, NotIn, Exists, DoesNotExist); an empty selector matches every
- * role. A selector the API server would refuse (an unknown operator, not an object) matches none.
- */
-export function selects(selector: unknown, labels: unknown): boolean {
-  if (!selector || typeof selector !== 'object') return false;
-  const given: Record<string, unknown> = labels && typeof labels === 'object' ? (labels as never) : {};
-  const { matchLabels, matchExpressions } = selector as { matchLabels?: unknown; matchExpressions?: unknown };
-  if (matchLabels && typeof matchLabels === 'object')
-    for (const [key, value] of Object.entries(matchLabels)) if (given[key] !== value) return false;
-  if (Array.isArray(matchExpressions))
-    for (const requirement of matchExpressions) {
-      const key = requirement?.key;
-      if (typeof key !== 'string') return false;
-      const present = typeof given[key] === 'string';
-      const values: unknown[] = Array.isArray(requirement.values) ? requirement.values : [];
-      switch (requirement.operator) {
-        case 'In':
-          if (!present || !values.includes(given[key])) return false;
-          break;
-        case 'NotIn':
-          if (present && values.includes(given[key])) return false;
-          break;
-        case 'Exists':
-          if (!present) return false;
-          break;
-        case 'DoesNotExist':
-          if (present) return false;
-          break;
-        default:
-          return false;
-      }
-    }
-  return true;
 }

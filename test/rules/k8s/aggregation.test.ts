@@ -3,7 +3,8 @@
 // not aggregate.
 import { describe, expect, it } from 'vitest';
 import { createK8sSource } from '../../../src/ingest/sources/k8s.js';
-import { aggregateClusterRoles, selects } from '../../../src/rules/k8s/aggregation.js';
+import { aggregateClusterRoles } from '../../../src/rules/k8s/aggregation.js';
+import { selects } from '../../../src/rules/k8s/label-selector.js';
 import { yamlToList } from '../../../src/ingest/yaml.js';
 import { normalize } from '../../helpers/normalize.js';
 
