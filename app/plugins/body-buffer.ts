@@ -28,11 +28,18 @@ export class BodyBuffer {
   release(buffer: Buffer): void {
     if (buffer === this.kept) this.busy = false;
   }
+
+  /** Whether `buffer` is the kept one (bytes in it are overwritten by a later body). */
+  isKept(buffer: Buffer): boolean {
+    return buffer === this.kept;
+  }
 }
 
-/** What a body parser is handed: the bytes (valid until `release`), and how to give them back. */
+/** What a body parser is handed: the bytes, and how to give them back. */
 export interface ReceivedBody {
   bytes: Buffer;
+  /** The bytes are in the listener's kept buffer: valid only until `release`. */
+  shared: boolean;
   release(): void;
 }
 
@@ -52,6 +59,7 @@ export function receiveBody(
   const target = Number.isSafeInteger(declared) && declared > 0 ? buffers.take(declared) : undefined;
   const chunks: Buffer[] = [];
   let received = 0;
+  const encoded = () => (payload as { receivedEncodedLength?: number }).receivedEncodedLength;
   let finished = false;
   const finish = (error: Error | null, body?: ReceivedBody) => {
     if (finished) return;
@@ -67,8 +75,8 @@ export function receiveBody(
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     const at = received;
     received += bytes.length;
-    const encoded = (payload as { receivedEncodedLength?: number }).receivedEncodedLength ?? 0;
-    if (received > limit || encoded > limit) return finish(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+    if (received > limit || (encoded() ?? 0) > limit)
+      return finish(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
     if (!target) chunks.push(bytes);
     // More than declared: the end reports the mismatch; nothing is written past the buffer meanwhile.
     else if (received <= declared) bytes.copy(target, at);
@@ -78,11 +86,11 @@ export function receiveBody(
       if (!(typeof error.statusCode === 'number' && error.statusCode >= 400)) error.statusCode = 400;
       return finish(error);
     }
-    const encoded = (payload as { receivedEncodedLength?: number }).receivedEncodedLength;
-    if (!Number.isNaN(declared) && (encoded || received) !== declared)
+    if (!Number.isNaN(declared) && (encoded() || received) !== declared)
       return finish(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
-    const bytes = target ? target.subarray(0, received) : Buffer.concat(chunks, received);
-    finish(null, { bytes, release: () => target && buffers.release(target) });
+    if (!target) return finish(null, { bytes: Buffer.concat(chunks, received), shared: false, release() {} });
+    const bytes = target.subarray(0, received);
+    finish(null, { bytes, shared: buffers.isKept(target), release: () => buffers.release(target) });
   }
   // A client gone before the end: the buffer is given back (no answer reaches it anyway).
   function onClose() {

@@ -109,9 +109,9 @@ function registerJsonBody(app: FastifyInstance, keep?: KeepBody): void {
   app.addContentTypeParser('application/json', (request, payload, done) => {
     receiveBody(request, payload, { limit: BODY_LIMIT, buffers }, (failed, received) => {
       if (failed || !received) return done(failed, undefined);
-      const { bytes, release } = received;
+      const { bytes, shared, release } = received;
       // The signature is checked later: it gets bytes of its own, not the listener's reused buffer.
-      if (keep) keep(request, Buffer.from(bytes));
+      if (keep) keep(request, shared ? Buffer.from(bytes) : bytes);
       // No body at all stays fastify's own error, which routes tell apart (the gate reads it as no report).
       if (bytes.length === 0) {
         release();
