@@ -62,6 +62,7 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
   const root = path.resolve(options.dir);
   const repo = options.repo ?? path.basename(root);
   const dump = new ClusterDump();
+  /** `report`: the parsed report, when the query depends on it (a Trivy scan's repository). */
   const post = async (source: string, report: unknown, body: string) => {
     const url = new URL(`/ingest/${source}`, options.url);
     if (source === 'semgrep') url.searchParams.set('repo', repo);
@@ -91,8 +92,9 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
     const files = dump.take();
     if (!files.length) return;
     const names = files.map((f) => f.shown);
-    const list = { apiVersion: 'v1', kind: 'List', items: files.map((f) => f.report) };
-    const { ok, status, line } = await post('k8s', list, JSON.stringify(list));
+    // The files' JSON as read, spliced into a List rather than serialized again.
+    const body = `{"apiVersion":"v1","kind":"List","items":[${files.map((f) => f.body).join(',')}]}`;
+    const { ok, status, line } = await post('k8s', undefined, body);
     if (ok || status !== 400 || files.length === 1) {
       if (ok) summary.accepted += files.length;
       else summary.rejected += files.length;
@@ -105,7 +107,7 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
     // across files are lost for this run, and said so).
     options.out(`${files.length} Kubernetes files refused as one dump (${line}); posting each alone`);
     for (const file of files) {
-      const alone = await post('k8s', file.report, JSON.stringify(file.report));
+      const alone = await post('k8s', undefined, file.body);
       if (alone.ok) summary.accepted++;
       else summary.rejected++;
       options.out(`${file.shown}: ${alone.line}`);
@@ -130,8 +132,9 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
     }
     const body = JSON.stringify(report);
     if (source === 'k8s') {
-      if (!dump.fits(body)) await postDump();
-      dump.add(shown, report, body);
+      const bytes = Buffer.byteLength(body);
+      if (!dump.fits(bytes)) await postDump();
+      dump.add({ shown, body }, bytes);
       continue;
     }
     const { ok, line } = await post(source, report, body);
@@ -145,21 +148,27 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
 }
 
 /** The Kubernetes files read so far, to be posted as one dump. */
+interface DumpFile {
+  shown: string;
+  /** The report as JSON */
+  body: string;
+}
+
 class ClusterDump {
-  private files: { shown: string; report: unknown }[] = [];
+  private files: DumpFile[] = [];
   private bytes = 0;
 
-  /** Whether a file of this JSON still fits in the dump (an empty dump takes any: the listener judges it). */
-  fits(body: string): boolean {
-    return !this.files.length || this.bytes + Buffer.byteLength(body) <= MAX_DUMP_BYTES;
+  /** Whether a file of this many bytes of JSON still fits (an empty dump takes any: the listener judges it). */
+  fits(bytes: number): boolean {
+    return !this.files.length || this.bytes + bytes <= MAX_DUMP_BYTES;
   }
 
-  add(shown: string, report: unknown, body: string): void {
-    this.files.push({ shown, report });
-    this.bytes += Buffer.byteLength(body);
+  add(file: DumpFile, bytes: number): void {
+    this.files.push(file);
+    this.bytes += bytes;
   }
 
-  take(): { shown: string; report: unknown }[] {
+  take(): DumpFile[] {
     const files = this.files;
     this.files = [];
     this.bytes = 0;
