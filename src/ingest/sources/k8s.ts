@@ -13,8 +13,10 @@
 //   its service account unless its token is not mounted.
 // - RBAC (src/rules/k8s/): roles granting an escalation primitive draw CAN_ESCALATE_TO the cluster's
 //   synthetic cluster-admin; bindings to service accounts, users and groups (system:serviceaccounts[:ns],
-//   system:authenticated, system:unauthenticated) draw ASSUMES. An aggregated ClusterRole has the rules of
-//   the ClusterRoles its selectors match (aggregation.ts), as the controller manager fills them.
+//   system:authenticated, system:unauthenticated) draw ASSUMES; a User named
+//   `system:serviceaccount:<ns>:<name>` is that service account (its token's username). An aggregated
+//   ClusterRole has the rules of the ClusterRoles its selectors match (aggregation.ts), as the controller
+//   manager fills them.
 // - Container escape (T1611, one rule file each) leads to the pod's node, a target; a known node holds
 //   the tokens of the service accounts of the pods scheduled on it (T1528).
 // - Secrets a workload is given (env, envFrom, secret volumes) are Secret nodes it can read: names only.
@@ -742,9 +744,13 @@ class DumpMapping {
       let who: string | undefined;
       if (subject.kind === 'ServiceAccount')
         who = this.account(String(subject.namespace ?? nsOf(o)), subject.name);
-      else if (subject.kind === 'User')
-        who = out.node('User', this.q(`user/${subject.name}`), { cluster, k8s_user: subject.name });
-      else if (subject.kind === 'Group') {
+      else if (subject.kind === 'User') {
+        // A service account's token authenticates as `system:serviceaccount:<ns>:<name>`: that User is the account.
+        const sa = serviceAccountOfUser(subject.name);
+        who = sa
+          ? this.account(sa.namespace, sa.name)
+          : out.node('User', this.q(`user/${subject.name}`), { cluster, k8s_user: subject.name });
+      } else if (subject.kind === 'Group') {
         who = out.node('User', this.q(`group/${subject.name}`), { cluster, k8s_group: subject.name });
         boundGroups.set(subject.name, who);
       }
@@ -923,6 +929,27 @@ export function clusterOf(query: Record<string, string | undefined>): string | u
     });
   }
   return given ?? fromSnapshot;
+}
+
+/** A namespace's name (a DNS-1123 label) and a service account's (a DNS-1123 subdomain), as the API validates them. */
+const NAMESPACE_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const SERVICE_ACCOUNT_USER = 'system:serviceaccount:';
+
+/**
+ * The service account a username is, when it is one: the API server authenticates an account's token as
+ * exactly `system:serviceaccount:<namespace>:<name>`, and splits such a name back only when it has those two
+ * parts, each a valid name (serviceaccount.SplitUsername). A binding's User subject of that name, or an audit
+ * event's user, is therefore that account; anything else (too few or too many parts, the plural group
+ * prefix `system:serviceaccounts`) is not. Shared by the sources that read usernames (k8s, falco).
+ */
+export function serviceAccountOfUser(username: string): { namespace: string; name: string } | undefined {
+  if (!username.startsWith(SERVICE_ACCOUNT_USER)) return undefined;
+  const parts = username.slice(SERVICE_ACCOUNT_USER.length).split(':');
+  if (parts.length !== 2) return undefined;
+  const [namespace, name] = parts;
+  if (!NAMESPACE_NAME.test(namespace) || name.length > 253 || !SUBDOMAIN.test(name)) return undefined;
+  return { namespace, name };
 }
 
 /**

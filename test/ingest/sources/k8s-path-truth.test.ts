@@ -341,6 +341,69 @@ describe('k8s: tokens, secrets and groups', () => {
     expect(accounts.edges).not.toContain('ASSUMES shop/web -> group/system:serviceaccounts:other');
   });
 
+  it("joins a User subject named system:serviceaccount:<ns>:<name> to that service account, cluster-qualified (its token's username)", () => {
+    const binding = (kind: string, name: string) => ({
+      kind: 'RoleBinding',
+      metadata: { name: `b-${kind}-${name}`, namespace: 'shop' },
+      roleRef: { kind: 'ClusterRole', name: 'edit' },
+      subjects: [{ kind, name, apiGroup: 'rbac.authorization.k8s.io' }],
+    });
+    const out = normalize(
+      k8s,
+      list(pod('web-7d9f8c-abcde', 'n1'), binding('User', 'system:serviceaccount:shop:web')),
+      { cluster: 'prod' },
+    );
+    expect(out.edges).toContain('ASSUMES prod/shop/web -> prod/shop/clusterrole/edit');
+    // The pod's account and the subject are one node: the workload reaches the role through its token.
+    expect(out.edges).toContain('ASSUMES prod/shop/web -> prod/shop/web');
+    expect(out.names('ServiceAccount')).toEqual(['prod/shop/web']);
+    expect(out.names('User')).toEqual([]);
+    // An account the dump does not otherwise hold is drawn as the account too, in its own namespace.
+    const other = normalize(k8s, list(binding('User', 'system:serviceaccount:ci:deployer')));
+    expect(other.edges.filter((e) => e.startsWith('ASSUMES '))).toEqual([
+      'ASSUMES ci/deployer -> shop/clusterrole/edit',
+    ]);
+  });
+
+  it('twins: a malformed service-account username, a plain user and a group so named stay what they are', () => {
+    const binding = (kind: string, name: string) => ({
+      kind: 'RoleBinding',
+      metadata: { name: `b-${kind}-${name}`, namespace: 'shop' },
+      roleRef: { kind: 'ClusterRole', name: 'edit' },
+      subjects: [{ kind, name }],
+    });
+    const out = normalize(
+      k8s,
+      list(
+        pod('web-7d9f8c-abcde', 'n1'),
+        binding('User', 'system:serviceaccount:shop'),
+        binding('User', 'system:serviceaccount:shop:web:extra'),
+        binding('User', 'system:serviceaccount:Shop:web'),
+        binding('User', 'alice'),
+        binding('Group', 'system:serviceaccount:shop:web'),
+      ),
+    );
+    expect(out.names('ServiceAccount')).toEqual(['shop/web']);
+    expect(out.names('User')).toEqual([
+      'group/system:serviceaccount:shop:web',
+      'user/alice',
+      'user/system:serviceaccount:Shop:web',
+      'user/system:serviceaccount:shop',
+      'user/system:serviceaccount:shop:web:extra',
+    ]);
+    expect(out.edges.filter((e) => e.endsWith('-> shop/clusterrole/edit'))).toEqual(
+      [
+        'group/system:serviceaccount:shop:web',
+        'user/alice',
+        'user/system:serviceaccount:Shop:web',
+        'user/system:serviceaccount:shop',
+        'user/system:serviceaccount:shop:web:extra',
+      ].map((who) => `ASSUMES ${who} -> shop/clusterrole/edit`),
+    );
+    // No service account is a member of a group named in the singular (`system:serviceaccounts` is the group).
+    expect(out.edges.filter((e) => e.startsWith('ASSUMES shop/web -> group/'))).toEqual([]);
+  });
+
   it('scopes a namespace-bound grant, except in kube-system', () => {
     const role = (namespace: string) => ({
       kind: 'Role',

@@ -395,3 +395,30 @@ describe('Gateway API examples', () => {
     expect(out.mentioned).toContain(out.node('LoadBalancer', 'gw/default/gateway/mirror-gateway').id);
   });
 });
+
+describe('Apache Pekko Management, the rolling-update integration test', () => {
+  const out = normalize(k8s, dump('pekko-management'), { cluster: 'pk' });
+  const account = 'pk/pekko-rolling-update-demo-ns/default';
+
+  it('its User subject system:serviceaccount:<ns>:default is that service account, which may patch pods', () => {
+    expect(out.edges).toContain(`ASSUMES ${account} -> pk/default/role/pod-annotator`);
+    expect(out.node('ServiceAccount', account).properties).toMatchObject({
+      cluster: 'pk',
+      namespace: 'pekko-rolling-update-demo-ns',
+    });
+    expect(out.names('User')).toEqual([]);
+    expect(
+      out.edgeProps('CAN_ESCALATE_TO', 'pk/default/role/pod-annotator', 'pk/cluster-admin'),
+    ).toMatchObject({
+      primitives: ['pod-patch'],
+      scope: 'namespace',
+    });
+  });
+
+  it('twin: its ServiceAccount subject binds the read-only pod-reader, which escalates to nothing', () => {
+    expect(out.edges).toContain('ASSUMES pk/default/default -> pk/default/role/pod-reader');
+    expect(
+      out.edgeProps('CAN_ESCALATE_TO', 'pk/default/role/pod-reader', 'pk/cluster-admin'),
+    ).toBeUndefined();
+  });
+});
