@@ -5,8 +5,10 @@
 // - One workload (`Service`) per controller: a Pod owned (ownerReferences) by a ReplicaSet owned by a
 //   Deployment is the Deployment's workload; so are StatefulSet, DaemonSet, Job, CronJob and Argo Rollout
 //   pods.
-// - Each container and init container draws `Service DEPENDS_ON Image`, a reference the graph writer joins
-//   to the scanned image (digest from the pod's status when it has one, else tag, else bare name).
+// - Each container, init container and ephemeral (`kubectl debug`) container draws `Service DEPENDS_ON
+//   Image`, a reference the graph writer joins to the scanned image (digest from the pod's status when it
+//   has one, else tag, else bare name); every kind is read (src/rules/k8s/pod-containers.ts), by the
+//   escape rules too.
 // - Ingress ROUTES_TO Service, Service EXPOSES workload (selector); only a LoadBalancer or NodePort Service
 //   is a start of its own. Gateway API Gateways (k8s-gateway-api.ts) and Istio Gateways (k8s-istio.ts) are
 //   front doors like an Ingress, routing to the Services of the routes bound to them. The workload ASSUMES
@@ -34,6 +36,7 @@ import {
 import { ProblemError } from '../../http/problems.js';
 import { aggregateClusterRoles, type Aggregated } from '../../rules/k8s/aggregation.js';
 import { asksForHost, podEscapes, type Escape } from '../../rules/k8s/container-escape.js';
+import { CONTAINER_FIELDS } from '../../rules/k8s/pod-containers.js';
 import { rbacEscalation, type PolicyRule } from '../../rules/k8s/index.js';
 import { MAX_BODY_DEPTH } from '../body-guard.js';
 import { EnvelopeBuilder, type EdgeOptions } from './envelope-builder.js';
@@ -353,11 +356,9 @@ class DumpMapping {
   private workload(w: Workload, claims: Claims): void {
     const { out, cluster } = this;
     let images: ImageUse[] = NO_IMAGES;
-    for (const spec of w.specs) {
-      images = addImages(images, spec.initContainers, true);
-      images = addImages(images, spec.containers, false);
-      images = addImages(images, spec.ephemeralContainers, true);
-    }
+    // Every kind of container; only app containers' images are the workload's own (`init_container` else).
+    for (const spec of w.specs)
+      for (const field of CONTAINER_FIELDS) images = addImages(images, spec[field], field !== 'containers');
     // Built without undefined values (rather than a literal the builder copies without them): one
     // object per workload instead of two.
     const props: Record<string, unknown> = {};
@@ -1124,6 +1125,7 @@ function collectWorkloads(podsAndControllers: K8sObject[]): {
       if (runtimeName !== w.name) w.runtimeNames = append(w.runtimeNames, runtimeName);
       readDigests(w, o.status?.initContainerStatuses);
       readDigests(w, o.status?.containerStatuses);
+      readDigests(w, o.status?.ephemeralContainerStatuses);
     }
   }
   return { workloads, byName };
@@ -1145,9 +1147,7 @@ function readDigests(w: Workload, statuses: unknown): void {
 function secretsRead(specs: K8sObject[]): Map<string, Set<string>> | undefined {
   let out: Map<string, Set<string>> | undefined;
   for (const spec of specs) {
-    out = containerSecrets(out, spec.initContainers);
-    out = containerSecrets(out, spec.containers);
-    out = containerSecrets(out, spec.ephemeralContainers);
+    for (const field of CONTAINER_FIELDS) out = containerSecrets(out, spec[field]);
     if (!Array.isArray(spec.volumes)) continue;
     for (const volume of spec.volumes) {
       out = addSecret(out, volume?.secret?.secretName, 'volume');

@@ -158,6 +158,33 @@ describe('k8s: workloads run their images', () => {
     });
   });
 
+  it("draws DEPENDS_ON for an ephemeral container's image, pinned by the digest its status reports", () => {
+    const spec = podSpec({ ephemeralContainers: [{ name: 'debugger', image: 'busybox:1.36' }] });
+    const running = pod('web-7d9f8c-abcde', 'n1', spec);
+    const debugged = {
+      ...running,
+      status: {
+        ...running.status,
+        ephemeralContainerStatuses: [
+          {
+            name: 'debugger',
+            image: 'busybox:1.36',
+            imageID: `docker.io/library/busybox@sha256:${'b'.repeat(64)}`,
+          },
+        ],
+      },
+    };
+    const out = normalize(k8s, list(deployment(), debugged));
+    expect(out.edges).toContain('DEPENDS_ON shop/web -> busybox:1.36');
+    expect(out.node('Image', 'busybox:1.36').properties).toMatchObject({
+      digests: [`sha256:${'b'.repeat(64)}`],
+    });
+    // Twin: without a status the reference stays unpinned.
+    expect(
+      normalize(k8s, list(deployment(), running)).node('Image', 'busybox:1.36').properties?.digests,
+    ).toBeUndefined();
+  });
+
   it('reads the digest the real ingress-nginx manifest pins', () => {
     const out = normalize(k8s, real('ingress-nginx/deploy-cloud.yaml'));
     expect(out.edges).toContain(
@@ -252,6 +279,30 @@ describe('k8s: escapes lead to the node', () => {
     expect(out.edges).toContain('CAN_ESCALATE_TO prod/shop/web -> prod/node/unscheduled');
     // Nothing is known to run on it: it holds no tokens.
     expect(out.edges.filter((e) => e.startsWith('ASSUMES prod/node/'))).toEqual([]);
+  });
+
+  it("a privileged ephemeral container (kubectl debug) escapes to the pod's node; a plain one does not", () => {
+    const debugged = (securityContext: Record<string, unknown>) =>
+      podSpec({
+        ephemeralContainers: [
+          { name: 'debugger', image: 'busybox:1.36', targetContainerName: 'web', securityContext },
+        ],
+      });
+    // The Deployment's template has no debug container (the API forbids one there): only the pod has it.
+    const out = normalize(
+      k8s,
+      list(deployment(), pod('web-7d9f8c-abcde', 'n1', debugged({ privileged: true }))),
+      { cluster: 'prod' },
+    );
+    const escape = out.edgeProps('CAN_ESCALATE_TO', 'prod/shop/web', 'prod/node/n1')!;
+    expect(escape.rules).toEqual(['module-load', 'privileged-mount']);
+    expect(escape.reasons).toContain('privileged-mount:container:debugger');
+    const twin = normalize(
+      k8s,
+      list(deployment(), pod('web-7d9f8c-abcde', 'n1', debugged({ privileged: false }))),
+      { cluster: 'prod' },
+    );
+    expect(twin.edges.filter((e) => e.startsWith('CAN_ESCALATE_TO'))).toEqual([]);
   });
 
   it('hostNetwork and hostIPC alone do not escape', () => {

@@ -422,3 +422,37 @@ describe('Apache Pekko Management, the rolling-update integration test', () => {
     ).toBeUndefined();
   });
 });
+
+describe("Kyverno policies' ephemeral-container test pods", () => {
+  const pod = (file: string) => normalize(k8s, dump('kyverno-policies', [file]), { cluster: 'ky' });
+  const node = 'ky/node/unscheduled';
+
+  it('a privileged ephemeral container escapes to the node; its unprivileged twin does not', () => {
+    const bad = pod('disallow-privileged-containers-bad-pod-ephemeral.yaml');
+    expect(escapes(bad, 'ky/default/bad-pod-ephemeral', node)).toEqual(['module-load', 'privileged-mount']);
+    expect(bad.edgeProps('CAN_ESCALATE_TO', 'ky/default/bad-pod-ephemeral', node)?.reasons).toContain(
+      'privileged-mount:container:ephemeral-container',
+    );
+    // The debug container's image is the workload's too.
+    expect(bad.edges).toContain('DEPENDS_ON ky/default/bad-pod-ephemeral -> busybox:latest');
+    const good = pod('disallow-privileged-containers-good-pod-ephemeral.yaml');
+    expect(good.edges.filter((e) => e.startsWith('CAN_ESCALATE_TO'))).toEqual([]);
+  });
+
+  it("the ephemeral container's writable /var/log plants the kubelet log symlink; read-only everywhere, nothing", () => {
+    // /etc is mounted read-only by an init and an app container (SSH keys and the kubelet's kubeconfig, as
+    // before); only the ephemeral container mounts /var/log writable.
+    const bad = pod('ensure-readonly-hostpath-bad-pods-all.yaml');
+    expect(escapes(bad, 'ky/default/bad-pods-all', node)).toEqual([
+      'host-read',
+      'kubelet-dirs',
+      'var-log-symlink',
+    ]);
+    expect(bad.edgeProps('CAN_ESCALATE_TO', 'ky/default/bad-pods-all', node)?.reasons).toContain(
+      'var-log-symlink:hostPath:/var/log',
+    );
+    // The twin (its pod is named bad-pods-all too) mounts /var/log read-only in every container.
+    const good = pod('ensure-readonly-hostpath-good-pods-all.yaml');
+    expect(good.edges.filter((e) => e.startsWith('CAN_ESCALATE_TO'))).toEqual([]);
+  });
+});
