@@ -11,8 +11,10 @@
 //   escape rules too.
 // - Ingress ROUTES_TO Service, Service EXPOSES workload (selector); only a LoadBalancer or NodePort Service
 //   is a start of its own. Gateway API Gateways (k8s-gateway-api.ts) and Istio Gateways (k8s-istio.ts) are
-//   front doors like an Ingress, routing to the Services of the routes bound to them. The workload ASSUMES
-//   its service account unless its token is not mounted.
+//   front doors like an Ingress, routing to the Services of the routes bound to them. A host port (a
+//   container port's `hostPort`, or any container port on the host's network) only marks its workload
+//   `host_port_exposed`: it is exposed as far as its node is, which the dump does not say. The workload
+//   ASSUMES its service account unless its token is not mounted.
 // - RBAC (src/rules/k8s/): roles granting an escalation primitive draw CAN_ESCALATE_TO the cluster's
 //   synthetic cluster-admin; bindings to service accounts, users and groups (system:serviceaccounts[:ns],
 //   system:authenticated, system:unauthenticated) draw ASSUMES; a User named
@@ -370,6 +372,12 @@ class DumpMapping {
     if (w.nodes.length === 1) props.node_name = w.nodes[0];
     else if (w.nodes.length > 1) props.node_names = [...w.nodes].sort();
     if (w.pods) props.pods = w.pods;
+    // Bound on its node's address: exposed as far as the node is, which a dump does not say (no start).
+    const hostPorts = hostPortsOf(w.specs);
+    if (hostPorts) {
+      props.host_port_exposed = true;
+      props.host_ports = hostPorts;
+    }
     // A Falco alert names a StatefulSet, DaemonSet or Job pod by the pod: it lands on this workload.
     const aliases = aliasesOf(w, claims, cluster);
     if (aliases) props.aliases = aliases;
@@ -1139,6 +1147,44 @@ function readDigests(w: Workload, statuses: unknown): void {
     if (digest && typeof status.name === 'string') (w.digests ??= new Map()).set(status.name, digest);
   }
 }
+
+/**
+ * The ports a workload's pods bind on their node's address, as `<port>/<protocol>` (by port), or undefined
+ * when none (most pods: nothing is allocated for them). A container port with a `hostPort` is one, unless
+ * its `hostIP` is a loopback address (reached from the node alone); in a pod on the host's network every
+ * container port is one (the API server sets its hostPort to its containerPort).
+ */
+function hostPortsOf(specs: K8sObject[]): string[] | undefined {
+  let out: Set<string> | undefined;
+  for (const spec of specs) {
+    const hostNetwork = spec.hostNetwork === true;
+    for (const field of CONTAINER_FIELDS) {
+      const containers = spec[field];
+      if (!Array.isArray(containers)) continue;
+      for (const c of containers) {
+        const ports = c?.ports;
+        if (!Array.isArray(ports)) continue;
+        for (const port of ports) {
+          const bound = isPort(port?.hostPort)
+            ? port.hostPort
+            : hostNetwork
+              ? port?.containerPort
+              : undefined;
+          if (!isPort(bound) || isLoopback(port.hostIP)) continue;
+          (out ??= new Set()).add(`${bound}/${typeof port.protocol === 'string' ? port.protocol : 'TCP'}`);
+        }
+      }
+    }
+  }
+  // By port number, then protocol.
+  return out && [...out].sort((a, b) => parseInt(a, 10) - parseInt(b, 10) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+const isPort = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value > 0 && value < 65536;
+
+const isLoopback = (ip: unknown): boolean =>
+  typeof ip === 'string' && (ip.startsWith('127.') || ip === '::1');
 
 /**
  * The secrets a workload's pod specs hand their containers, with how; undefined when none (most pods:

@@ -492,6 +492,37 @@ describe('k8s: one start per exposure', () => {
   });
 });
 
+describe('k8s: host ports', () => {
+  const ports = (...list: Record<string, unknown>[]) => ({ ports: list });
+
+  it('a hostPort binds the workload on its node: marked host_port_exposed, never an internet start', () => {
+    const spec = podSpec({}, ports({ containerPort: 8080, hostPort: 8080 }, { containerPort: 9090 }));
+    const out = normalize(k8s, list(deployment(spec), pod('web-7d9f8c-abcde', 'n1', spec)));
+    expect(out.node('Service', 'shop/web').properties).toMatchObject({
+      host_port_exposed: true,
+      host_ports: ['8080/TCP'],
+    });
+    expect(out.nodes.filter((n) => n.properties?.internet_exposed)).toEqual([]);
+    // Twin: the same pod without the hostPort binds nothing on its node, and draws the same edges.
+    const plain = podSpec({}, ports({ containerPort: 8080 }, { containerPort: 9090 }));
+    const twin = normalize(k8s, list(deployment(plain), pod('web-7d9f8c-abcde', 'n1', plain)));
+    expect(twin.node('Service', 'shop/web').properties).not.toHaveProperty('host_port_exposed');
+    expect(twin.node('Service', 'shop/web').properties).not.toHaveProperty('host_ports');
+    expect(twin.edges).toEqual(out.edges);
+  });
+
+  it('on the host network every container port is a host port (the API server sets it); not on loopback', () => {
+    const hostNet = podSpec({ hostNetwork: true }, ports({ containerPort: 9100, protocol: 'UDP' }));
+    expect(normalize(k8s, list(deployment(hostNet))).node('Service', 'shop/web').properties).toMatchObject({
+      host_ports: ['9100/UDP'],
+    });
+    const loopback = podSpec({}, ports({ containerPort: 8080, hostPort: 8080, hostIP: '127.0.0.1' }));
+    expect(
+      normalize(k8s, list(deployment(loopback))).node('Service', 'shop/web').properties,
+    ).not.toHaveProperty('host_port_exposed');
+  });
+});
+
 describe('k8s: malformed objects', () => {
   it('reads fields of the wrong shape as absent instead of failing', () => {
     const odd = list(

@@ -241,6 +241,18 @@ describe('kube-prometheus', () => {
     );
     expect(out.edges).toContain('DEPENDS_ON mon/monitoring/node-exporter -> brancz/kube-rbac-proxy:v0.22.1');
   });
+
+  it("node-exporter's hostPort 9100 binds it on every node's address: marked, not an internet start", () => {
+    expect(out.node('Service', 'mon/monitoring/node-exporter').properties).toMatchObject({
+      host_port_exposed: true,
+      host_ports: ['9100/TCP'],
+    });
+    expect(out.node('Service', 'mon/monitoring/node-exporter').properties?.internet_exposed).toBeUndefined();
+    // Twin: kube-state-metrics declares container ports, none on its node.
+    expect(out.node('Service', 'mon/monitoring/kube-state-metrics').properties).not.toHaveProperty(
+      'host_port_exposed',
+    );
+  });
 });
 
 describe('Online Boutique (microservices-demo release manifests)', () => {
@@ -454,5 +466,31 @@ describe("Kyverno policies' ephemeral-container test pods", () => {
     // The twin (its pod is named bad-pods-all too) mounts /var/log read-only in every container.
     const good = pod('ensure-readonly-hostpath-good-pods-all.yaml');
     expect(good.edges.filter((e) => e.startsWith('CAN_ESCALATE_TO'))).toEqual([]);
+  });
+});
+
+describe('ingress-nginx for kind (controller on hostPort 80 and 443)', () => {
+  const out = normalize(k8s, dump('ingress-nginx-kind'), { cluster: 'kind' });
+  const controller = 'kind/ingress-nginx/ingress-nginx-controller';
+
+  it('the controller binds 80 and 443 on its node; its webhook port 8443 stays in the pod', () => {
+    expect(out.node('Service', controller).properties).toMatchObject({
+      host_port_exposed: true,
+      host_ports: ['80/TCP', '443/TCP'],
+    });
+    // Exposure is its Service's to say, as before: the host ports add no start and no edge of their own.
+    expect(out.nodes.filter((n) => n.properties?.internet_exposed).map((n) => n.name)).toEqual([
+      'kind/ingress-nginx/service/ingress-nginx-controller',
+    ]);
+    expect(out.edges).toContain(
+      `EXPOSES kind/ingress-nginx/service/ingress-nginx-controller -> ${controller}`,
+    );
+  });
+
+  it('twin: the admission Jobs declare no port and bind nothing on their node', () => {
+    for (const job of ['ingress-nginx-admission-create', 'ingress-nginx-admission-patch'])
+      expect(out.node('Service', `kind/ingress-nginx/${job}`).properties, job).not.toHaveProperty(
+        'host_port_exposed',
+      );
   });
 });
