@@ -358,7 +358,7 @@ class DumpMapping {
   private workload(w: Workload, claims: Claims): void {
     const { out, cluster } = this;
     let images: ImageUse[] = NO_IMAGES;
-    // Every kind of container; only app containers' images are the workload's own (`init_container` else).
+    // Every kind of container; an init or ephemeral container's image is marked `init_container`, as before.
     for (const spec of w.specs)
       for (const field of CONTAINER_FIELDS) images = addImages(images, spec[field], field !== 'containers');
     // Built without undefined values (rather than a literal the builder copies without them): one
@@ -754,7 +754,7 @@ class DumpMapping {
       if (subject.kind === 'ServiceAccount')
         who = this.account(String(subject.namespace ?? nsOf(o)), subject.name);
       else if (subject.kind === 'User') {
-        // A service account's token authenticates as `system:serviceaccount:<ns>:<name>`: that User is the account.
+        // An account's token authenticates as `system:serviceaccount:<ns>:<name>`: that User is the account.
         const sa = serviceAccountOfUser(subject.name);
         who = sa
           ? this.account(sa.namespace, sa.name)
@@ -940,7 +940,7 @@ export function clusterOf(query: Record<string, string | undefined>): string | u
   return given ?? fromSnapshot;
 }
 
-/** A namespace's name (a DNS-1123 label) and a service account's (a DNS-1123 subdomain), as the API validates them. */
+/** A namespace's name (a DNS-1123 label) and an account's (a DNS-1123 subdomain), as the API checks them. */
 const NAMESPACE_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const SERVICE_ACCOUNT_USER = 'system:serviceaccount:';

@@ -48,8 +48,9 @@ export function podEscapes(spec: PodSpec): Escape[] {
 
 /**
  * Whether a pod spec holds anything an escape rule reads: hostPID, a hostPath volume, a security context
- * (of any container: init, app or ephemeral) that is privileged or adds capabilities. False means podEscapes finds nothing (the k8s normalizer asks
- * this first, so that the 30,000 plain pods of issue 14's dump allocate no empty list).
+ * (of any container: init, app or ephemeral) that is privileged or adds capabilities. False means
+ * podEscapes finds nothing (the k8s normalizer asks this first, so that the 30,000 plain pods of issue 14's
+ * dump allocate no empty list).
  */
 export function asksForHost(spec: PodSpec): boolean {
   if (spec.hostPID === true) return true;

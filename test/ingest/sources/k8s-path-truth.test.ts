@@ -451,7 +451,7 @@ describe('k8s: tokens, secrets and groups', () => {
         'user/system:serviceaccount:shop:web:extra',
       ].map((who) => `ASSUMES ${who} -> shop/clusterrole/edit`),
     );
-    // No service account is a member of a group named in the singular (`system:serviceaccounts` is the group).
+    // No account is a member of a group named in the singular (`system:serviceaccounts` is the group).
     expect(out.edges.filter((e) => e.startsWith('ASSUMES shop/web -> group/'))).toEqual([]);
   });
 
