@@ -12,7 +12,7 @@
 // joins the workload of its own cluster only.
 import { parseImageRef } from '../../identity/image-ref.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
-import { clusterOf, isClusterName, workloadOf } from './k8s.js';
+import { clusterOf, isClusterName, serviceAccountOfUser, workloadOf } from './k8s.js';
 import { reportProblem, reportSchema } from './report-schema.js';
 import type { IngestSource } from './source.js';
 
@@ -125,9 +125,12 @@ export function createFalcoSource(): IngestSource {
           });
         else if (container) id = out.node('Service', container, { container_id: str('container.id') });
         else if (auditUser) {
-          const sa = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(auditUser);
+          const sa = serviceAccountOfUser(auditUser);
           id = sa
-            ? out.node('ServiceAccount', q(`${sa[1]}/${sa[2]}`), { cluster, namespace: sa[1] })
+            ? out.node('ServiceAccount', q(`${sa.namespace}/${sa.name}`), {
+                cluster,
+                namespace: sa.namespace,
+              })
             : out.node('User', q(`user/${auditUser}`), { cluster, k8s_user: auditUser });
         }
         // A host in a known cluster is its node, as the k8s source names it.

@@ -5,16 +5,22 @@
 // - One workload (`Service`) per controller: a Pod owned (ownerReferences) by a ReplicaSet owned by a
 //   Deployment is the Deployment's workload; so are StatefulSet, DaemonSet, Job, CronJob and Argo Rollout
 //   pods.
-// - Each container and init container draws `Service DEPENDS_ON Image`, a reference the graph writer joins
-//   to the scanned image (digest from the pod's status when it has one, else tag, else bare name).
+// - Each container, init container and ephemeral (`kubectl debug`) container draws `Service DEPENDS_ON
+//   Image`, a reference the graph writer joins to the scanned image (digest from the pod's status when it
+//   has one, else tag, else bare name); every kind is read (src/rules/k8s/pod-containers.ts), by the
+//   escape rules too.
 // - Ingress ROUTES_TO Service, Service EXPOSES workload (selector); only a LoadBalancer or NodePort Service
 //   is a start of its own. Gateway API Gateways (k8s-gateway-api.ts) and Istio Gateways (k8s-istio.ts) are
-//   front doors like an Ingress, routing to the Services of the routes bound to them. The workload ASSUMES
-//   its service account unless its token is not mounted.
+//   front doors like an Ingress, routing to the Services of the routes bound to them. A host port (a
+//   container port's `hostPort`, or any container port on the host's network) only marks its workload
+//   `host_port_exposed`: it is exposed as far as its node is, which the dump does not say. The workload
+//   ASSUMES its service account unless its token is not mounted.
 // - RBAC (src/rules/k8s/): roles granting an escalation primitive draw CAN_ESCALATE_TO the cluster's
 //   synthetic cluster-admin; bindings to service accounts, users and groups (system:serviceaccounts[:ns],
-//   system:authenticated, system:unauthenticated) draw ASSUMES. An aggregated ClusterRole has the rules of
-//   the ClusterRoles its selectors match (aggregation.ts), as the controller manager fills them.
+//   system:authenticated, system:unauthenticated) draw ASSUMES; a User named
+//   `system:serviceaccount:<ns>:<name>` is that service account (its token's username). An aggregated
+//   ClusterRole has the rules of the ClusterRoles its selectors match (aggregation.ts), as the controller
+//   manager fills them.
 // - Container escape (T1611, one rule file each) leads to the pod's node, a target; a known node holds
 //   the tokens of the service accounts of the pods scheduled on it (T1528).
 // - Secrets a workload is given (env, envFrom, secret volumes) are Secret nodes it can read: names only.
@@ -32,6 +38,7 @@ import {
 import { ProblemError } from '../../http/problems.js';
 import { aggregateClusterRoles, type Aggregated } from '../../rules/k8s/aggregation.js';
 import { asksForHost, podEscapes, type Escape } from '../../rules/k8s/container-escape.js';
+import { CONTAINER_FIELDS } from '../../rules/k8s/pod-containers.js';
 import { rbacEscalation, type PolicyRule } from '../../rules/k8s/index.js';
 import { MAX_BODY_DEPTH } from '../body-guard.js';
 import { EnvelopeBuilder, type EdgeOptions } from './envelope-builder.js';
@@ -351,11 +358,9 @@ class DumpMapping {
   private workload(w: Workload, claims: Claims): void {
     const { out, cluster } = this;
     let images: ImageUse[] = NO_IMAGES;
-    for (const spec of w.specs) {
-      images = addImages(images, spec.initContainers, true);
-      images = addImages(images, spec.containers, false);
-      images = addImages(images, spec.ephemeralContainers, true);
-    }
+    // Every kind of container; an init or ephemeral container's image is marked `init_container`, as before.
+    for (const spec of w.specs)
+      for (const field of CONTAINER_FIELDS) images = addImages(images, spec[field], field !== 'containers');
     // Built without undefined values (rather than a literal the builder copies without them): one
     // object per workload instead of two.
     const props: Record<string, unknown> = {};
@@ -367,6 +372,12 @@ class DumpMapping {
     if (w.nodes.length === 1) props.node_name = w.nodes[0];
     else if (w.nodes.length > 1) props.node_names = [...w.nodes].sort();
     if (w.pods) props.pods = w.pods;
+    // Bound on its node's address: exposed as far as the node is, which a dump does not say (no start).
+    const hostPorts = hostPortsOf(w.specs);
+    if (hostPorts) {
+      props.host_port_exposed = true;
+      props.host_ports = hostPorts;
+    }
     // A Falco alert names a StatefulSet, DaemonSet or Job pod by the pod: it lands on this workload.
     const aliases = aliasesOf(w, claims, cluster);
     if (aliases) props.aliases = aliases;
@@ -742,9 +753,13 @@ class DumpMapping {
       let who: string | undefined;
       if (subject.kind === 'ServiceAccount')
         who = this.account(String(subject.namespace ?? nsOf(o)), subject.name);
-      else if (subject.kind === 'User')
-        who = out.node('User', this.q(`user/${subject.name}`), { cluster, k8s_user: subject.name });
-      else if (subject.kind === 'Group') {
+      else if (subject.kind === 'User') {
+        // An account's token authenticates as `system:serviceaccount:<ns>:<name>`: that User is the account.
+        const sa = serviceAccountOfUser(subject.name);
+        who = sa
+          ? this.account(sa.namespace, sa.name)
+          : out.node('User', this.q(`user/${subject.name}`), { cluster, k8s_user: subject.name });
+      } else if (subject.kind === 'Group') {
         who = out.node('User', this.q(`group/${subject.name}`), { cluster, k8s_group: subject.name });
         boundGroups.set(subject.name, who);
       }
@@ -925,6 +940,27 @@ export function clusterOf(query: Record<string, string | undefined>): string | u
   return given ?? fromSnapshot;
 }
 
+/** A namespace's name (a DNS-1123 label) and an account's (a DNS-1123 subdomain), as the API checks them. */
+const NAMESPACE_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const SERVICE_ACCOUNT_USER = 'system:serviceaccount:';
+
+/**
+ * The service account a username is, when it is one: the API server authenticates an account's token as
+ * exactly `system:serviceaccount:<namespace>:<name>`, and splits such a name back only when it has those two
+ * parts, each a valid name (serviceaccount.SplitUsername). A binding's User subject of that name, or an audit
+ * event's user, is therefore that account; anything else (too few or too many parts, the plural group
+ * prefix `system:serviceaccounts`) is not. Shared by the sources that read usernames (k8s, falco).
+ */
+export function serviceAccountOfUser(username: string): { namespace: string; name: string } | undefined {
+  if (!username.startsWith(SERVICE_ACCOUNT_USER)) return undefined;
+  const parts = username.slice(SERVICE_ACCOUNT_USER.length).split(':');
+  if (parts.length !== 2) return undefined;
+  const [namespace, name] = parts;
+  if (!NAMESPACE_NAME.test(namespace) || name.length > 253 || !SUBDOMAIN.test(name)) return undefined;
+  return { namespace, name };
+}
+
 /**
  * The workload Falco names for a pod, from its name alone: a Deployment's pod `checkout-7d4b9c8f6d-x2x9q`
  * is `checkout`; any other pod is itself.
@@ -1097,6 +1133,7 @@ function collectWorkloads(podsAndControllers: K8sObject[]): {
       if (runtimeName !== w.name) w.runtimeNames = append(w.runtimeNames, runtimeName);
       readDigests(w, o.status?.initContainerStatuses);
       readDigests(w, o.status?.containerStatuses);
+      readDigests(w, o.status?.ephemeralContainerStatuses);
     }
   }
   return { workloads, byName };
@@ -1112,15 +1149,51 @@ function readDigests(w: Workload, statuses: unknown): void {
 }
 
 /**
+ * The ports a workload's pods bind on their node's address, as `<port>/<protocol>` (by port), or undefined
+ * when none (most pods: nothing is allocated for them). A container port with a `hostPort` is one, unless
+ * its `hostIP` is a loopback address (reached from the node alone); in a pod on the host's network every
+ * container port is one (the API server sets its hostPort to its containerPort).
+ */
+function hostPortsOf(specs: K8sObject[]): string[] | undefined {
+  let out: Set<string> | undefined;
+  for (const spec of specs) {
+    const hostNetwork = spec.hostNetwork === true;
+    for (const field of CONTAINER_FIELDS) {
+      const containers = spec[field];
+      if (!Array.isArray(containers)) continue;
+      for (const c of containers) {
+        const ports = c?.ports;
+        if (!Array.isArray(ports)) continue;
+        for (const port of ports) {
+          const bound = isPort(port?.hostPort)
+            ? port.hostPort
+            : hostNetwork
+              ? port?.containerPort
+              : undefined;
+          if (!isPort(bound) || isLoopback(port.hostIP)) continue;
+          (out ??= new Set()).add(`${bound}/${typeof port.protocol === 'string' ? port.protocol : 'TCP'}`);
+        }
+      }
+    }
+  }
+  // By port number, then protocol.
+  return out && [...out].sort((a, b) => parseInt(a, 10) - parseInt(b, 10) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+const isPort = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value > 0 && value < 65536;
+
+const isLoopback = (ip: unknown): boolean =>
+  typeof ip === 'string' && (ip.startsWith('127.') || ip === '::1');
+
+/**
  * The secrets a workload's pod specs hand their containers, with how; undefined when none (most pods:
  * no Map, closure or list is made for them).
  */
 function secretsRead(specs: K8sObject[]): Map<string, Set<string>> | undefined {
   let out: Map<string, Set<string>> | undefined;
   for (const spec of specs) {
-    out = containerSecrets(out, spec.initContainers);
-    out = containerSecrets(out, spec.containers);
-    out = containerSecrets(out, spec.ephemeralContainers);
+    for (const field of CONTAINER_FIELDS) out = containerSecrets(out, spec[field]);
     if (!Array.isArray(spec.volumes)) continue;
     for (const volume of spec.volumes) {
       out = addSecret(out, volume?.secret?.secretName, 'volume');

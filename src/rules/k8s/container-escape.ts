@@ -7,6 +7,7 @@ import { privilegedMount } from './ce-priv-mount.js';
 import { sysPtrace } from './ce-sys-ptrace.js';
 import { varLogSymlink } from './ce-var-log-symlink.js';
 import { podView, type EscapeRule, type PodSpec } from './escape-rule.js';
+import { CONTAINER_FIELDS } from './pod-containers.js';
 import { hostRead } from './host-read.js';
 import { hostWrite } from './host-write.js';
 import { kubeletDirs } from './kubelet-dirs.js';
@@ -47,14 +48,16 @@ export function podEscapes(spec: PodSpec): Escape[] {
 
 /**
  * Whether a pod spec holds anything an escape rule reads: hostPID, a hostPath volume, a security context
- * that is privileged or adds capabilities. False means podEscapes finds nothing (the k8s normalizer asks
- * this first, so that the 30,000 plain pods of issue 14's dump allocate no empty list).
+ * (of any container: init, app or ephemeral) that is privileged or adds capabilities. False means
+ * podEscapes finds nothing (the k8s normalizer asks this first, so that the 30,000 plain pods of issue 14's
+ * dump allocate no empty list).
  */
 export function asksForHost(spec: PodSpec): boolean {
   if (spec.hostPID === true) return true;
   const volumes = spec.volumes;
   if (Array.isArray(volumes)) for (const v of volumes) if (v?.hostPath) return true;
-  return contextAsks(spec.initContainers) || contextAsks(spec.containers);
+  for (const field of CONTAINER_FIELDS) if (contextAsks(spec[field])) return true;
+  return false;
 }
 
 function contextAsks(containers: unknown): boolean {

@@ -1,6 +1,7 @@
 // What a container-escape rule reads: a pod spec (a Pod's, or a controller's pod template). Each rule is
 // one file in this folder, after one of KubeHound's container-escape and host-mount attacks, and is listed
 // in container-escape.ts; a pod that any rule fires for escapes to its node (ATT&CK T1611).
+import { podContainers } from './pod-containers.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a pod spec as the API returns it
 export type PodSpec = Record<string, any>;
@@ -43,9 +44,8 @@ export interface PodView {
 /** Reads the parts of a pod spec the escape rules look at. */
 export function podView(spec: PodSpec): PodView {
   const podContext = spec.securityContext ?? {};
-  const all: PodSpec[] = [...list(spec.initContainers), ...list(spec.containers)].filter(
-    (c) => c && typeof c === 'object',
-  );
+  // Init, app and ephemeral (`kubectl debug`) containers alike: each runs in the pod, on its node.
+  const all = podContainers(spec);
   const containers = all.map((c): ContainerView => {
     const context = c.securityContext ?? {};
     const runAsNonRoot = context.runAsNonRoot ?? podContext.runAsNonRoot;

@@ -73,6 +73,32 @@ describe('falco: clusters', () => {
     expect(plain.names('User')).toEqual(['user/jane']);
   });
 
+  it('an audit user is a service account only when its name is one the API server gives a token', () => {
+    const audit = (user: string) => ({
+      rule: 'K8s Secret Get',
+      priority: 'Warning',
+      output: 'secret read',
+      output_fields: { 'ka.user.name': user },
+    });
+    const out = normalize(
+      falco,
+      [
+        audit('system:serviceaccount:shop:reviews'),
+        audit('system:serviceaccount:shop'),
+        audit('system:serviceaccount:shop:reviews:x'),
+        // No namespace is named in upper case: no token authenticates as this.
+        audit('system:serviceaccount:Shop:reviews'),
+      ],
+      { cluster: 'prod' },
+    );
+    expect(out.names('ServiceAccount')).toEqual(['prod/shop/reviews']);
+    expect(out.names('User')).toEqual([
+      'prod/user/system:serviceaccount:Shop:reviews',
+      'prod/user/system:serviceaccount:shop',
+      'prod/user/system:serviceaccount:shop:reviews:x',
+    ]);
+  });
+
   it('reads the cluster an alert names in output_fields (k8s.cluster.name, or a Falcosidekick `cluster` field)', () => {
     expect(normalize(falco, shell({ 'k8s.cluster.name': 'eu-1' })).names('Service')).toEqual([
       'eu-1/shop/reviews',

@@ -158,6 +158,33 @@ describe('k8s: workloads run their images', () => {
     });
   });
 
+  it("draws DEPENDS_ON for an ephemeral container's image, pinned by the digest its status reports", () => {
+    const spec = podSpec({ ephemeralContainers: [{ name: 'debugger', image: 'busybox:1.36' }] });
+    const running = pod('web-7d9f8c-abcde', 'n1', spec);
+    const debugged = {
+      ...running,
+      status: {
+        ...running.status,
+        ephemeralContainerStatuses: [
+          {
+            name: 'debugger',
+            image: 'busybox:1.36',
+            imageID: `docker.io/library/busybox@sha256:${'b'.repeat(64)}`,
+          },
+        ],
+      },
+    };
+    const out = normalize(k8s, list(deployment(), debugged));
+    expect(out.edges).toContain('DEPENDS_ON shop/web -> busybox:1.36');
+    expect(out.node('Image', 'busybox:1.36').properties).toMatchObject({
+      digests: [`sha256:${'b'.repeat(64)}`],
+    });
+    // Twin: without a status the reference stays unpinned.
+    expect(
+      normalize(k8s, list(deployment(), running)).node('Image', 'busybox:1.36').properties?.digests,
+    ).toBeUndefined();
+  });
+
   it('reads the digest the real ingress-nginx manifest pins', () => {
     const out = normalize(k8s, real('ingress-nginx/deploy-cloud.yaml'));
     expect(out.edges).toContain(
@@ -254,6 +281,30 @@ describe('k8s: escapes lead to the node', () => {
     expect(out.edges.filter((e) => e.startsWith('ASSUMES prod/node/'))).toEqual([]);
   });
 
+  it("a privileged ephemeral container (kubectl debug) escapes to the pod's node; a plain one does not", () => {
+    const debugged = (securityContext: Record<string, unknown>) =>
+      podSpec({
+        ephemeralContainers: [
+          { name: 'debugger', image: 'busybox:1.36', targetContainerName: 'web', securityContext },
+        ],
+      });
+    // The Deployment's template has no debug container (the API forbids one there): only the pod has it.
+    const out = normalize(
+      k8s,
+      list(deployment(), pod('web-7d9f8c-abcde', 'n1', debugged({ privileged: true }))),
+      { cluster: 'prod' },
+    );
+    const escape = out.edgeProps('CAN_ESCALATE_TO', 'prod/shop/web', 'prod/node/n1')!;
+    expect(escape.rules).toEqual(['module-load', 'privileged-mount']);
+    expect(escape.reasons).toContain('privileged-mount:container:debugger');
+    const twin = normalize(
+      k8s,
+      list(deployment(), pod('web-7d9f8c-abcde', 'n1', debugged({ privileged: false }))),
+      { cluster: 'prod' },
+    );
+    expect(twin.edges.filter((e) => e.startsWith('CAN_ESCALATE_TO'))).toEqual([]);
+  });
+
   it('hostNetwork and hostIPC alone do not escape', () => {
     const out = normalize(
       k8s,
@@ -341,6 +392,69 @@ describe('k8s: tokens, secrets and groups', () => {
     expect(accounts.edges).not.toContain('ASSUMES shop/web -> group/system:serviceaccounts:other');
   });
 
+  it("joins a User subject named system:serviceaccount:<ns>:<name> to that service account, cluster-qualified (its token's username)", () => {
+    const binding = (kind: string, name: string) => ({
+      kind: 'RoleBinding',
+      metadata: { name: `b-${kind}-${name}`, namespace: 'shop' },
+      roleRef: { kind: 'ClusterRole', name: 'edit' },
+      subjects: [{ kind, name, apiGroup: 'rbac.authorization.k8s.io' }],
+    });
+    const out = normalize(
+      k8s,
+      list(pod('web-7d9f8c-abcde', 'n1'), binding('User', 'system:serviceaccount:shop:web')),
+      { cluster: 'prod' },
+    );
+    expect(out.edges).toContain('ASSUMES prod/shop/web -> prod/shop/clusterrole/edit');
+    // The pod's account and the subject are one node: the workload reaches the role through its token.
+    expect(out.edges).toContain('ASSUMES prod/shop/web -> prod/shop/web');
+    expect(out.names('ServiceAccount')).toEqual(['prod/shop/web']);
+    expect(out.names('User')).toEqual([]);
+    // An account the dump does not otherwise hold is drawn as the account too, in its own namespace.
+    const other = normalize(k8s, list(binding('User', 'system:serviceaccount:ci:deployer')));
+    expect(other.edges.filter((e) => e.startsWith('ASSUMES '))).toEqual([
+      'ASSUMES ci/deployer -> shop/clusterrole/edit',
+    ]);
+  });
+
+  it('twins: a malformed service-account username, a plain user and a group so named stay what they are', () => {
+    const binding = (kind: string, name: string) => ({
+      kind: 'RoleBinding',
+      metadata: { name: `b-${kind}-${name}`, namespace: 'shop' },
+      roleRef: { kind: 'ClusterRole', name: 'edit' },
+      subjects: [{ kind, name }],
+    });
+    const out = normalize(
+      k8s,
+      list(
+        pod('web-7d9f8c-abcde', 'n1'),
+        binding('User', 'system:serviceaccount:shop'),
+        binding('User', 'system:serviceaccount:shop:web:extra'),
+        binding('User', 'system:serviceaccount:Shop:web'),
+        binding('User', 'alice'),
+        binding('Group', 'system:serviceaccount:shop:web'),
+      ),
+    );
+    expect(out.names('ServiceAccount')).toEqual(['shop/web']);
+    expect(out.names('User')).toEqual([
+      'group/system:serviceaccount:shop:web',
+      'user/alice',
+      'user/system:serviceaccount:Shop:web',
+      'user/system:serviceaccount:shop',
+      'user/system:serviceaccount:shop:web:extra',
+    ]);
+    expect(out.edges.filter((e) => e.endsWith('-> shop/clusterrole/edit'))).toEqual(
+      [
+        'group/system:serviceaccount:shop:web',
+        'user/alice',
+        'user/system:serviceaccount:Shop:web',
+        'user/system:serviceaccount:shop',
+        'user/system:serviceaccount:shop:web:extra',
+      ].map((who) => `ASSUMES ${who} -> shop/clusterrole/edit`),
+    );
+    // No account is a member of a group named in the singular (`system:serviceaccounts` is the group).
+    expect(out.edges.filter((e) => e.startsWith('ASSUMES shop/web -> group/'))).toEqual([]);
+  });
+
   it('scopes a namespace-bound grant, except in kube-system', () => {
     const role = (namespace: string) => ({
       kind: 'Role',
@@ -375,6 +489,37 @@ describe('k8s: one start per exposure', () => {
         .map((n) => n.name)
         .sort(),
     ).toEqual(['shop/ingress/web', 'shop/service/web']);
+  });
+});
+
+describe('k8s: host ports', () => {
+  const ports = (...list: Record<string, unknown>[]) => ({ ports: list });
+
+  it('a hostPort binds the workload on its node: marked host_port_exposed, never an internet start', () => {
+    const spec = podSpec({}, ports({ containerPort: 8080, hostPort: 8080 }, { containerPort: 9090 }));
+    const out = normalize(k8s, list(deployment(spec), pod('web-7d9f8c-abcde', 'n1', spec)));
+    expect(out.node('Service', 'shop/web').properties).toMatchObject({
+      host_port_exposed: true,
+      host_ports: ['8080/TCP'],
+    });
+    expect(out.nodes.filter((n) => n.properties?.internet_exposed)).toEqual([]);
+    // Twin: the same pod without the hostPort binds nothing on its node, and draws the same edges.
+    const plain = podSpec({}, ports({ containerPort: 8080 }, { containerPort: 9090 }));
+    const twin = normalize(k8s, list(deployment(plain), pod('web-7d9f8c-abcde', 'n1', plain)));
+    expect(twin.node('Service', 'shop/web').properties).not.toHaveProperty('host_port_exposed');
+    expect(twin.node('Service', 'shop/web').properties).not.toHaveProperty('host_ports');
+    expect(twin.edges).toEqual(out.edges);
+  });
+
+  it('on the host network every container port is a host port (the API server sets it); not on loopback', () => {
+    const hostNet = podSpec({ hostNetwork: true }, ports({ containerPort: 9100, protocol: 'UDP' }));
+    expect(normalize(k8s, list(deployment(hostNet))).node('Service', 'shop/web').properties).toMatchObject({
+      host_ports: ['9100/UDP'],
+    });
+    const loopback = podSpec({}, ports({ containerPort: 8080, hostPort: 8080, hostIP: '127.0.0.1' }));
+    expect(
+      normalize(k8s, list(deployment(loopback))).node('Service', 'shop/web').properties,
+    ).not.toHaveProperty('host_port_exposed');
   });
 });
 

@@ -241,6 +241,18 @@ describe('kube-prometheus', () => {
     );
     expect(out.edges).toContain('DEPENDS_ON mon/monitoring/node-exporter -> brancz/kube-rbac-proxy:v0.22.1');
   });
+
+  it("node-exporter's hostPort 9100 binds it on every node's address: marked, not an internet start", () => {
+    expect(out.node('Service', 'mon/monitoring/node-exporter').properties).toMatchObject({
+      host_port_exposed: true,
+      host_ports: ['9100/TCP'],
+    });
+    expect(out.node('Service', 'mon/monitoring/node-exporter').properties?.internet_exposed).toBeUndefined();
+    // Twin: kube-state-metrics declares container ports, none on its node.
+    expect(out.node('Service', 'mon/monitoring/kube-state-metrics').properties).not.toHaveProperty(
+      'host_port_exposed',
+    );
+  });
 });
 
 describe('Online Boutique (microservices-demo release manifests)', () => {
@@ -393,5 +405,92 @@ describe('Gateway API examples', () => {
       out.node('LoadBalancer', 'gw/default/gateway/mirror-gateway').properties?.internet_exposed,
     ).toBeUndefined();
     expect(out.mentioned).toContain(out.node('LoadBalancer', 'gw/default/gateway/mirror-gateway').id);
+  });
+});
+
+describe('Apache Pekko Management, the rolling-update integration test', () => {
+  const out = normalize(k8s, dump('pekko-management'), { cluster: 'pk' });
+  const account = 'pk/pekko-rolling-update-demo-ns/default';
+
+  it('its User subject system:serviceaccount:<ns>:default is that service account, which may patch pods', () => {
+    expect(out.edges).toContain(`ASSUMES ${account} -> pk/default/role/pod-annotator`);
+    expect(out.node('ServiceAccount', account).properties).toMatchObject({
+      cluster: 'pk',
+      namespace: 'pekko-rolling-update-demo-ns',
+    });
+    expect(out.names('User')).toEqual([]);
+    expect(
+      out.edgeProps('CAN_ESCALATE_TO', 'pk/default/role/pod-annotator', 'pk/cluster-admin'),
+    ).toMatchObject({
+      primitives: ['pod-patch'],
+      scope: 'namespace',
+    });
+  });
+
+  it('twin: its ServiceAccount subject binds the read-only pod-reader, which escalates to nothing', () => {
+    expect(out.edges).toContain('ASSUMES pk/default/default -> pk/default/role/pod-reader');
+    expect(
+      out.edgeProps('CAN_ESCALATE_TO', 'pk/default/role/pod-reader', 'pk/cluster-admin'),
+    ).toBeUndefined();
+  });
+});
+
+describe("Kyverno policies' ephemeral-container test pods", () => {
+  const pod = (file: string) => normalize(k8s, dump('kyverno-policies', [file]), { cluster: 'ky' });
+  const node = 'ky/node/unscheduled';
+
+  it('a privileged ephemeral container escapes to the node; its unprivileged twin does not', () => {
+    const bad = pod('disallow-privileged-containers-bad-pod-ephemeral.yaml');
+    expect(escapes(bad, 'ky/default/bad-pod-ephemeral', node)).toEqual(['module-load', 'privileged-mount']);
+    expect(bad.edgeProps('CAN_ESCALATE_TO', 'ky/default/bad-pod-ephemeral', node)?.reasons).toContain(
+      'privileged-mount:container:ephemeral-container',
+    );
+    // The debug container's image is the workload's too.
+    expect(bad.edges).toContain('DEPENDS_ON ky/default/bad-pod-ephemeral -> busybox:latest');
+    const good = pod('disallow-privileged-containers-good-pod-ephemeral.yaml');
+    expect(good.edges.filter((e) => e.startsWith('CAN_ESCALATE_TO'))).toEqual([]);
+  });
+
+  it("the ephemeral container's writable /var/log plants the kubelet log symlink; read-only everywhere, nothing", () => {
+    // /etc is mounted read-only by an init and an app container (SSH keys and the kubelet's kubeconfig, as
+    // before); only the ephemeral container mounts /var/log writable.
+    const bad = pod('ensure-readonly-hostpath-bad-pods-all.yaml');
+    expect(escapes(bad, 'ky/default/bad-pods-all', node)).toEqual([
+      'host-read',
+      'kubelet-dirs',
+      'var-log-symlink',
+    ]);
+    expect(bad.edgeProps('CAN_ESCALATE_TO', 'ky/default/bad-pods-all', node)?.reasons).toContain(
+      'var-log-symlink:hostPath:/var/log',
+    );
+    // The twin (its pod is named bad-pods-all too) mounts /var/log read-only in every container.
+    const good = pod('ensure-readonly-hostpath-good-pods-all.yaml');
+    expect(good.edges.filter((e) => e.startsWith('CAN_ESCALATE_TO'))).toEqual([]);
+  });
+});
+
+describe('ingress-nginx for kind (controller on hostPort 80 and 443)', () => {
+  const out = normalize(k8s, dump('ingress-nginx-kind'), { cluster: 'kind' });
+  const controller = 'kind/ingress-nginx/ingress-nginx-controller';
+
+  it('the controller binds 80 and 443 on its node; its webhook port 8443 stays in the pod', () => {
+    expect(out.node('Service', controller).properties).toMatchObject({
+      host_port_exposed: true,
+      host_ports: ['80/TCP', '443/TCP'],
+    });
+    // Exposure is its Service's to say, as before: the host ports add no start and no edge of their own.
+    expect(out.nodes.filter((n) => n.properties?.internet_exposed).map((n) => n.name)).toEqual([
+      'kind/ingress-nginx/service/ingress-nginx-controller',
+    ]);
+    expect(out.edges).toContain(
+      `EXPOSES kind/ingress-nginx/service/ingress-nginx-controller -> ${controller}`,
+    );
+  });
+
+  it('twin: the admission Jobs declare no port and bind nothing on their node', () => {
+    for (const job of ['ingress-nginx-admission-create', 'ingress-nginx-admission-patch'])
+      expect(out.node('Service', `kind/ingress-nginx/${job}`).properties, job).not.toHaveProperty(
+        'host_port_exposed',
+      );
   });
 });

@@ -1,7 +1,8 @@
 // Every container-escape rule (src/rules/k8s/, after KubeHound's attacks) on a minimal pod spec, each with
-// a negative twin that must not fire; hostNetwork and hostIPC alone are not escapes.
+// a negative twin that must not fire, and again from an ephemeral container alone; hostNetwork and hostIPC
+// alone are not escapes.
 import { describe, expect, it } from 'vitest';
-import { ESCAPE_RULES, podEscapes } from '../../../src/rules/k8s/container-escape.js';
+import { asksForHost, ESCAPE_RULES, podEscapes } from '../../../src/rules/k8s/container-escape.js';
 import type { PodSpec } from '../../../src/rules/k8s/escape-rule.js';
 
 const container = (securityContext: Record<string, unknown> = {}, volumeMounts: unknown[] = []) => ({
@@ -127,6 +128,37 @@ describe('k8s escape rules: each fires on a minimal pod and not on its twin', ()
   it('reads init containers too', () => {
     expect(rules({ initContainers: [container({ privileged: true })], containers: [container()] })).toContain(
       'privileged-mount',
+    );
+  });
+
+  // An ephemeral container (`kubectl debug`) runs in the pod, on its node: each rule reads it as it reads the
+  // others. The same pod with the debug container asking for nothing is the twin.
+  const app = { name: 'app', image: 'alpine:3.19' };
+  const debugged = (spec: PodSpec): PodSpec => ({
+    ...spec,
+    containers: [app],
+    ephemeralContainers: (spec.containers as PodSpec[]).map((c) => ({ ...c, name: 'debugger' })),
+  });
+  const plainDebugger = (spec: PodSpec): PodSpec => ({
+    ...spec,
+    containers: [app],
+    ephemeralContainers: [{ name: 'debugger', image: 'busybox:1.36' }],
+  });
+
+  it.each(CASES)('%s fires on an ephemeral container alone, not on its plain twin', (rule, _k, positive) => {
+    const fired = podEscapes(debugged(positive)).find((e) => e.rule === rule);
+    expect(fired?.evidence.length).toBeGreaterThan(0);
+    // Evidence names the debug container or the host path it mounts.
+    expect(fired!.evidence.every((x) => x === 'container:debugger' || x.startsWith('hostPath:'))).toBe(true);
+    expect(podEscapes(plainDebugger(positive))).toEqual([]);
+  });
+
+  it('reads an ephemeral container when it alone asks for the host (asksForHost)', () => {
+    const privileged = debugged({ containers: [container({ privileged: true })] });
+    expect(asksForHost(privileged)).toBe(true);
+    expect(asksForHost(plainDebugger({ containers: [container({ privileged: true })] }))).toBe(false);
+    expect(asksForHost(debugged({ containers: [container({ capabilities: { add: ['SYS_ADMIN'] } })] }))).toBe(
+      true,
     );
   });
 
