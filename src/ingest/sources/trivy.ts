@@ -9,6 +9,7 @@
 // cloud"): named from its URL (`github.com/<owner>/<repo>`) or, for a local path, from `?repo=`; it
 // DEPENDS_ON its libraries, and its secrets and misconfigurations AFFECT it. Complete per repository.
 import { ProblemError } from '../../http/problems.js';
+import { canonicalCheckId } from '../../identity/check-id.js';
 import { isImageId, parseImageRef, type ImageRef } from '../../identity/image-ref.js';
 import { packageRef } from '../../identity/package-ref.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
@@ -169,7 +170,7 @@ export function createTrivySource(): IngestSource {
   });
   return {
     name: 'trivy',
-    version: '1',
+    version: '2',
     description:
       'Trivy JSON (SchemaVersion 2): image scans (Image, CVE AFFECTS Image, Image DEPENDS_ON Library; complete per image) and fs/repo scans (Repository DEPENDS_ON Library; complete per repository).',
     snapshots: 'self',
@@ -504,10 +505,13 @@ function addMisconfiguration(
   result: TrivyResult,
   m: TrivyMisconfiguration,
 ): boolean {
-  const check = m.AVDID ?? m.ID;
+  // One id per check whichever Trivy version wrote it (docs/model.md): a rescan names the same node.
+  const check = canonicalCheckId(m.ID, m.AVDID);
   if (!check) return false;
   const id = out.node('Misconfiguration', `${imageName}:${result.Target}:${check}`, {
     check_id: check,
+    reported_id: m.ID,
+    reported_avd_id: m.AVDID,
     title: m.Title,
     message: m.Message,
     resolution: m.Resolution,
