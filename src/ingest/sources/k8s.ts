@@ -22,6 +22,7 @@
 // ingresses, services, roles and secrets (`gateway`, `istio-gateway` for gateways), `clusterrole/<name>`,
 // `node/<name>`, `group/<name>`; with a cluster (`?cluster=`, `snapshot=cluster:<name>`) every name is
 // prefixed by `<cluster>/`.
+import type { NodeLabel } from '../../graph/vocabulary.js';
 import { parseImageRef } from '../../identity/image-ref.js';
 import {
   escapePrice,
@@ -947,6 +948,41 @@ const CONTROLLER_POD_SUFFIX = new RegExp(`-(?:${GENERATED}{5,10}|[0-9]{8,10})-${
  */
 export function workloadOf(pod: string): string {
   return pod.replace(CONTROLLER_POD_SUFFIX, '');
+}
+
+/** How the k8s source names the node of an object of each kind (before the cluster prefix), by label. */
+const OBJECT_NODES: Readonly<
+  Record<string, { label: NodeLabel; name: (namespace: string, name: string) => string }>
+> = {
+  ...Object.fromEntries(
+    ['Pod', ...CONTROLLER_KINDS].map((kind) => [
+      kind,
+      { label: 'Service', name: (namespace: string, name: string) => `${namespace}/${name}` },
+    ]),
+  ),
+  Service: { label: 'LoadBalancer', name: (namespace, name) => `${namespace}/service/${name}` },
+  Ingress: { label: 'LoadBalancer', name: (namespace, name) => `${namespace}/ingress/${name}` },
+  ServiceAccount: { label: 'ServiceAccount', name: (namespace, name) => `${namespace}/${name}` },
+  Role: { label: 'IAM_Role', name: (namespace, name) => `${namespace}/role/${name}` },
+  ClusterRole: { label: 'IAM_Role', name: (_namespace, name) => `clusterrole/${name}` },
+  Secret: { label: 'Secret', name: (namespace, name) => `${namespace}/secret/${name}` },
+  Node: { label: 'VirtualMachine', name: (_namespace, name) => `node/${name}` },
+};
+
+/**
+ * The node this source draws for an object of a dump, as it names it (before the cluster prefix), for the
+ * sources that name an object by its kind, namespace and name (a `trivy k8s` report): a workload for a Pod
+ * or a controller no other controller owns, a load balancer for a Service or an Ingress, a role, an account,
+ * a secret, a node. Undefined for the kinds it draws no node of their own for (ConfigMap, bindings,
+ * NetworkPolicy, ...). A namespaced object without a namespace is in `default`, as in a dump.
+ */
+export function objectNode(
+  kind: string,
+  namespace: string,
+  name: string,
+): { label: NodeLabel; name: string } | undefined {
+  const named = Object.hasOwn(OBJECT_NODES, kind) ? OBJECT_NODES[kind] : undefined;
+  return named && { label: named.label, name: named.name(namespace || 'default', name) };
 }
 
 /** Who claims a name: the workloads by their own names, and how many workloads give each runtime name. */
