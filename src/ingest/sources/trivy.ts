@@ -280,16 +280,7 @@ function mapImage(
       if (!packages) packagesOf.set(cve, (packages = new Set()));
       if (vulnerability.PkgName) packages.add(vulnerability.PkgName);
       const library = libraryFor(vulnerability, result, libraries);
-      if (library) {
-        const id = addLibrary(out, imageId, result, library);
-        out.edge('AFFECTS', cve, id, {
-          properties: {
-            installed_version: vulnerability.InstalledVersion,
-            fixed_version: vulnerability.FixedVersion || undefined,
-            status: vulnerability.Status,
-          },
-        });
-      }
+      if (library) addAffectedLibrary(out, imageId, result, library, cve, vulnerability);
     }
     for (const secret of result.Secrets ?? []) addSecret(out, imageId, image.name, result, secret);
     const pointer = pointers?.[index] ?? `/Results/${index}`;
@@ -421,6 +412,25 @@ function addLibrary(
   });
   out.edge('DEPENDS_ON', imageId, id, { properties: { target: result.Target, relationship } });
   return id;
+}
+
+/** The library a CVE was found in, which the image or repository depends on and the CVE AFFECTS. */
+function addAffectedLibrary(
+  out: EnvelopeBuilder,
+  holderId: string,
+  result: TrivyResult,
+  library: LibraryRef,
+  cve: string,
+  vulnerability: TrivyVulnerability,
+): void {
+  const id = addLibrary(out, holderId, result, library);
+  out.edge('AFFECTS', cve, id, {
+    properties: {
+      installed_version: vulnerability.InstalledVersion,
+      fixed_version: vulnerability.FixedVersion || undefined,
+      status: vulnerability.Status,
+    },
+  });
 }
 
 /** The library a language-package vulnerability is in: the reported package, or one built for it. */
@@ -677,15 +687,7 @@ function normalizeRepository(
       const cve = addVulnerability(out, repository, result, vulnerability);
       cves.add(cve);
       const library = libraryFor(vulnerability, result, libraries);
-      if (!library) continue;
-      const id = addLibrary(out, repository, result, library);
-      out.edge('AFFECTS', cve, id, {
-        properties: {
-          installed_version: vulnerability.InstalledVersion,
-          fixed_version: vulnerability.FixedVersion || undefined,
-          status: vulnerability.Status,
-        },
-      });
+      if (library) addAffectedLibrary(out, repository, result, library, cve, vulnerability);
     }
     for (const secret of result.Secrets ?? []) addSecret(out, repository, name, result, secret);
     addMisconfigurations(out, repository, name, result, `/Results/${index}`, warnings);
