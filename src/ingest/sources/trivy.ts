@@ -7,7 +7,10 @@
 // for its image: the next one retracts the CVEs and libraries it no longer lists. A `trivy fs` / `trivy repo`
 // report (ArtifactType `filesystem`, `repository`) describes a Repository instead (DECISIONS "Code to
 // cloud"): named from its URL (`github.com/<owner>/<repo>`) or, for a local path, from `?repo=`; it
-// DEPENDS_ON its libraries, and its secrets and misconfigurations AFFECT it. Complete per repository.
+// DEPENDS_ON its libraries, and its secrets and misconfigurations AFFECT it. Complete per repository. A
+// `trivy k8s` report (a `ClusterName`, trivy-k8s.ts) holds image scans, mapped as above, and each object's
+// manifest checks, which AFFECT the node the k8s source draws for the object (in `?cluster=`); partial.
+// A misconfiguration is named by its canonical check id, whichever Trivy version wrote it (check-id.ts).
 import { ProblemError } from '../../http/problems.js';
 import { canonicalCheckId } from '../../identity/check-id.js';
 import { isImageId, parseImageRef, type ImageRef } from '../../identity/image-ref.js';
