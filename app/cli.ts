@@ -24,8 +24,9 @@ Commands:
                         event envelopes) to a running ingest listener (default http://127.0.0.1:8081)
                         and print what each produced; -repo names the repository of code-scanner reports
                         and of Trivy scans of a local path (default: the folder's name), -cluster the
-                        cluster of Kubernetes dumps (the folder's Kubernetes files are posted as one
-                        dump, as "kubectl apply -f <dir>" applies them); signs each request (v2) with
+                        cluster of Kubernetes dumps, Falco alerts and trivy k8s reports (the folder's
+                        Kubernetes files are posted as one dump, as "kubectl apply -f <dir>" applies
+                        them); signs each request (v2) with
                         $INGEST_HMAC_SECRET when set; exit 0 when every recognised report was accepted
 ${GATE_USAGE}
 ${INTEL_USAGE}

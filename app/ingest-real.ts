@@ -8,6 +8,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { signedPostHeaders } from '../src/auth/ingest-signature.js';
 import { readReport, recognizeReport } from '../src/ingest/recognize.js';
+import { isTrivyClusterReport } from '../src/ingest/sources/trivy-k8s.js';
 import { repositoryFromUrl } from '../src/ingest/sources/trivy.js';
 
 /** Files larger than this are not reports the listener would take (its body limit is far lower). */
@@ -23,7 +24,7 @@ export interface IngestRealOptions {
   url: string;
   /** `repo` for code-scanner reports (and Trivy scans of a local path); default: the folder's name. */
   repo?: string;
-  /** `cluster` for Kubernetes dumps and Falco alerts: their names are qualified by it. */
+  /** `cluster` for Kubernetes dumps, Falco alerts and `trivy k8s` reports: their names are qualified by it. */
   cluster?: string;
   tenant?: string;
   /** When set, each request is signed (v2) with it, as a listener with INGEST_HMAC_SECRET(S) requires. */
@@ -67,8 +68,10 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
     const url = new URL(`/ingest/${source}`, options.url);
     if (source === 'semgrep') url.searchParams.set('repo', repo);
     if (source === 'trivy' && needsRepo(report)) url.searchParams.set('repo', repo);
-    if ((source === 'k8s' || source === 'falco') && options.cluster !== undefined)
-      url.searchParams.set('cluster', options.cluster);
+    // A `trivy k8s` report names the cluster's objects: qualified by the cluster as its dump is.
+    const names =
+      source === 'k8s' || source === 'falco' || (source === 'trivy' && isTrivyClusterReport(report));
+    if (names && options.cluster !== undefined) url.searchParams.set('cluster', options.cluster);
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (options.tenant !== undefined) headers['x-tenant'] = options.tenant;
     if (options.secret !== undefined) Object.assign(headers, signedPostHeaders(options.secret, url, body));

@@ -1,6 +1,7 @@
 // Which ingest source a report on disk belongs to, judged by its content (file names are not trusted).
 // Used by `pathgate ingestreal`, `pathgate gate -local` and the gate when no `source` is named. `readReport`
 // reads a file's text as JSON, NDJSON (Falco's alert log) or multi-document YAML (kubectl), in that order.
+import { isTrivyClusterReport } from './sources/trivy-k8s.js';
 import { yamlToList } from './yaml.js';
 
 export type RecognizedSource =
@@ -28,6 +29,7 @@ export function recognizeReport(report: unknown): RecognizedSource | undefined {
   if (isKubernetesObject(report)) return 'k8s';
   if (isFalcoAlert(report)) return 'falco';
   if (report.SchemaVersion !== undefined && 'ArtifactName' in report) return 'trivy';
+  if (isTrivyClusterReport(report)) return 'trivy';
   if (Array.isArray(report.results) && report.results.every((r) => isObject(r) && 'check_id' in r))
     return 'semgrep';
   if (report.bomFormat === 'CycloneDX') return 'supplychain';

@@ -65,6 +65,38 @@ describe('pathgate ingestreal', () => {
     }
   });
 
+  it('posts a trivy k8s report to the trivy route, its objects named in -cluster like the dump', async () => {
+    const dir = await tempDir('pathgate-ingestreal-trivy-k8s-');
+    await copyFile(
+      new URL('../../fixtures/unseen/trivy/defectdojo-kubernetes.json', import.meta.url),
+      path.join(dir, 'cluster-scan.json'),
+    );
+    await writeFile(path.join(dir, 'empty-scan.json'), '{\n  "ClusterName": "docker-desktop"\n}\n');
+    const service = await makeService();
+    const url = await service.ingestApp.listen({ host: '127.0.0.1', port: 0 });
+    const lines: string[] = [];
+    try {
+      const summary = await ingestReal({ dir, url, cluster: 'lab', out: (l) => lines.push(l) });
+      expect(lines).toEqual([
+        expect.stringMatching(/^cluster-scan\.json: trivy -> 202, \d+ nodes/),
+        expect.stringMatching(
+          /^empty-scan\.json: trivy -> 202, 0 nodes, 0 edges \(batch .*, 2 warning\(s\)\)$/,
+        ),
+        '2 accepted, 0 rejected, 0 skipped',
+      ]);
+      expect(summary).toEqual({ accepted: 2, rejected: 0, skipped: 0 });
+      await service.settle();
+      const names: string[] = [];
+      service.engine.tenant('default')!.graph.forEachNode((_id, a) => names.push(`${a.label} ${a.name}`));
+      expect(names).toContain('Service lab/default/redis-leader');
+      expect(names).not.toContain('Service default/redis-leader');
+      expect(names).toContain('Image redis:6.0.5');
+    } finally {
+      await service.dispose();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   /** ingestreal on folders of unseen manifests (each folder one run), and the edges the graph then holds. */
   const ingestFolders = async (folders: Record<string, [string, string][]>, rejected = 0) => {
     const service = await makeService();

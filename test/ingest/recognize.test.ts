@@ -7,6 +7,12 @@ import { readReal, REAL } from '../helpers/normalize.js';
 
 it('recognises every kind of report by its shape', () => {
   expect(recognizeReport(readReal('trivy/alpine-310-registry.json'))).toBe('trivy');
+  // `trivy k8s --format json`, each shape Trivy has written; a clean scan is `ClusterName` alone.
+  expect(recognizeReport({ ClusterName: 'kind-kind', Resources: [] })).toBe('trivy');
+  expect(recognizeReport({ ClusterName: 'kind-kind', Findings: null })).toBe('trivy');
+  expect(recognizeReport({ ClusterName: 'eks', Vulnerabilities: [], Misconfigurations: [] })).toBe('trivy');
+  expect(recognizeReport({ ClusterName: 'docker-desktop' })).toBe('trivy');
+  expect(recognizeReport({ ClusterName: 'eks', clusters: [] })).toBeUndefined();
   expect(recognizeReport(readReal('semgrep/defectdojo-issue_8435.json'))).toBe('semgrep');
   expect(recognizeReport(readReal('sbom/trivy-centos-7.cdx.json'))).toBe('supplychain');
   expect(

@@ -1,7 +1,8 @@
 // Source `falco`: Falco JSON alerts (one alert, an array, or NDJSON at the listener), each `{rule,
 // priority, output, output_fields, time?, source?}`. An alert is observed evidence: the workload it fired
-// in (`k8s.ns.name` + `k8s.pod.name`, joined to the k8s dump's workload by stripping the ReplicaSet hash, or
-// by the pod names the dump aliases on its StatefulSet, DaemonSet and Job workloads; else `container.name`)
+// in (`k8s.ns.name` + `k8s.pod.name`, joined to the k8s dump's workload by stripping the suffix a Deployment
+// or CronJob generates, or by the pod names the dump aliases on its StatefulSet, DaemonSet and Job workloads;
+// else `container.name`)
 // is marked `runtime_observed`, so hops into it are priced with basis `runtime` (docs/model.md). `container.image.repository` links the workload to its image (joined to the scan).
 // A Kubernetes audit alert marks the acting service account or user; a host alert its host. An alert
 // naming none of these is refused, naming the field.
@@ -74,7 +75,7 @@ export function createFalcoSource(): IngestSource {
   });
   return {
     name: 'falco',
-    version: '1',
+    version: '2',
     description:
       'Falco JSON alerts (one, an array, or NDJSON): runtime evidence on the workloads they fired in.',
     snapshots: 'query',

@@ -46,7 +46,8 @@ export function createSources(options: SourceOptions = {}): ReadonlyMap<string, 
 export const EXPECTS: Readonly<Record<string, string>> = {
   events:
     'an event envelope {source, kind, observed_at?, nodes: [{id, label, name, properties}], edges: [{type, from, to, exploit_probability}]} with at least one node or edge',
-  trivy: 'a Trivy JSON report (SchemaVersion 2) of a container image: ArtifactName, Metadata, Results',
+  trivy:
+    'a Trivy JSON report: an image, fs or repo scan (SchemaVersion 2: ArtifactName, Metadata, Results), or a trivy k8s report listing objects (ClusterName, Resources)',
   semgrep: 'semgrep --json output: results[] (with ?repo= naming the repository)',
   build: 'CI build provenance {image, repository, slug?, sha?}',
   supplychain:

@@ -28,6 +28,7 @@
 // ingresses, services, roles and secrets (`gateway`, `istio-gateway` for gateways), `clusterrole/<name>`,
 // `node/<name>`, `group/<name>`; with a cluster (`?cluster=`, `snapshot=cluster:<name>`) every name is
 // prefixed by `<cluster>/`.
+import type { NodeLabel } from '../../graph/vocabulary.js';
 import { parseImageRef } from '../../identity/image-ref.js';
 import {
   escapePrice,
@@ -199,7 +200,7 @@ function sortObjects(objects: K8sObject[]): Sorted {
 export function createK8sSource(): IngestSource {
   return {
     name: 'k8s',
-    version: '2',
+    version: '3',
     description:
       'Kubernetes dumps (JSON List or YAML): one workload per controller, its images, ingress exposure, RBAC escalation, container escape to the node.',
     snapshots: 'query',
@@ -962,11 +963,62 @@ export function serviceAccountOfUser(username: string): { namespace: string; nam
 }
 
 /**
+ * The alphabet of the names Kubernetes generates (k8s.io/apimachinery/pkg/util/rand: no vowels, no `0`, `1`,
+ * `3`, so that no word and no look-alike is ever spelt): a pod's random suffix (`generateName`, 5 of them) and
+ * a Deployment's pod-template-hash (a 32-bit hash written in decimal, each digit mapped into it: 10 at most,
+ * 5 or more in all but a handful of the hashes a Deployment can have).
+ */
+const GENERATED = '[bcdfghjklmnpqrstvwxz2456789]';
+/**
+ * What a controller appends to the pods it names, its own name before it: a Deployment's ReplicaSet and pod
+ * (`<deployment>-<pod-template-hash>-<5>`), or a CronJob's Job and pod (`<cronjob>-<minutes since 1970>-<5>`).
+ * Nothing else is stripped: a DaemonSet's or a Job's `-<5>` is a static pod's `-<node>` too
+ * (`kube-apiserver-node1`), and a StatefulSet's `-<ordinal>` a name's own number; the k8s source aliases
+ * those pods on their workloads by their whole names.
+ */
+const CONTROLLER_POD_SUFFIX = new RegExp(`-(?:${GENERATED}{5,10}|[0-9]{8,10})-${GENERATED}{5}$`);
+
+/**
  * The workload Falco names for a pod, from its name alone: a Deployment's pod `checkout-7d4b9c8f6d-x2x9q`
- * is `checkout`; any other pod is itself.
+ * is `checkout`; any other pod (`kube-scheduler-bpnn6`, `web-0`, `reviews-v1-abcde`) is itself.
  */
 export function workloadOf(pod: string): string {
-  return pod.replace(/-[a-z0-9]{8,10}-[a-z0-9]{5}$/, '');
+  return pod.replace(CONTROLLER_POD_SUFFIX, '');
+}
+
+/** How the k8s source names the node of an object of each kind (before the cluster prefix), by label. */
+const OBJECT_NODES: Readonly<
+  Record<string, { label: NodeLabel; name: (namespace: string, name: string) => string }>
+> = {
+  ...Object.fromEntries(
+    ['Pod', ...CONTROLLER_KINDS].map((kind) => [
+      kind,
+      { label: 'Service', name: (namespace: string, name: string) => `${namespace}/${name}` },
+    ]),
+  ),
+  Service: { label: 'LoadBalancer', name: (namespace, name) => `${namespace}/service/${name}` },
+  Ingress: { label: 'LoadBalancer', name: (namespace, name) => `${namespace}/ingress/${name}` },
+  ServiceAccount: { label: 'ServiceAccount', name: (namespace, name) => `${namespace}/${name}` },
+  Role: { label: 'IAM_Role', name: (namespace, name) => `${namespace}/role/${name}` },
+  ClusterRole: { label: 'IAM_Role', name: (_namespace, name) => `clusterrole/${name}` },
+  Secret: { label: 'Secret', name: (namespace, name) => `${namespace}/secret/${name}` },
+  Node: { label: 'VirtualMachine', name: (_namespace, name) => `node/${name}` },
+};
+
+/**
+ * The node this source draws for an object of a dump, as it names it (before the cluster prefix), for the
+ * sources that name an object by its kind, namespace and name (a `trivy k8s` report): a workload for a Pod
+ * or a controller no other controller owns, a load balancer for a Service or an Ingress, a role, an account,
+ * a secret, a node. Undefined for the kinds it draws no node of their own for (ConfigMap, bindings,
+ * NetworkPolicy, ...). A namespaced object without a namespace is in `default`, as in a dump.
+ */
+export function objectNode(
+  kind: string,
+  namespace: string,
+  name: string,
+): { label: NodeLabel; name: string } | undefined {
+  const named = Object.hasOwn(OBJECT_NODES, kind) ? OBJECT_NODES[kind] : undefined;
+  return named && { label: named.label, name: named.name(namespace || 'default', name) };
 }
 
 /** Who claims a name: the workloads by their own names, and how many workloads give each runtime name. */

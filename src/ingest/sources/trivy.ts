@@ -7,13 +7,24 @@
 // for its image: the next one retracts the CVEs and libraries it no longer lists. A `trivy fs` / `trivy repo`
 // report (ArtifactType `filesystem`, `repository`) describes a Repository instead (DECISIONS "Code to
 // cloud"): named from its URL (`github.com/<owner>/<repo>`) or, for a local path, from `?repo=`; it
-// DEPENDS_ON its libraries, and its secrets and misconfigurations AFFECT it. Complete per repository.
+// DEPENDS_ON its libraries, and its secrets and misconfigurations AFFECT it. Complete per repository. A
+// `trivy k8s` report (a `ClusterName`, trivy-k8s.ts) holds image scans, mapped as above, and each object's
+// manifest checks, which AFFECT the node the k8s source draws for the object (in `?cluster=`); partial.
+// A misconfiguration is named by its canonical check id, whichever Trivy version wrote it (check-id.ts).
 import { ProblemError } from '../../http/problems.js';
+import { canonicalCheckId } from '../../identity/check-id.js';
 import { isImageId, parseImageRef, type ImageRef } from '../../identity/image-ref.js';
 import { packageRef } from '../../identity/package-ref.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
+import { clusterOf, objectNode } from './k8s.js';
 import { reportProblem, reportSchema } from './report-schema.js';
 import type { IngestSource } from './source.js';
+import {
+  CLUSTER_LISTS,
+  looksLikeClusterReport,
+  readClusterReport,
+  type TrivyClusterReport,
+} from './trivy-k8s.js';
 
 interface TrivyReport {
   SchemaVersion: number;
@@ -21,20 +32,22 @@ interface TrivyReport {
   ArtifactName: string;
   ArtifactType?: string;
   Trivy?: { Version?: string };
-  Metadata?: {
-    OS?: { Family?: string; Name?: string; EOSL?: boolean };
-    ImageID?: string;
-    RepoTags?: string[];
-    RepoDigests?: string[];
-    Reference?: string;
-    RepoURL?: string;
-    Branch?: string;
-    Commit?: string;
-  };
+  Metadata?: TrivyMetadata;
   Results?: TrivyResult[];
 }
 
-interface TrivyResult {
+export interface TrivyMetadata {
+  OS?: { Family?: string; Name?: string; EOSL?: boolean };
+  ImageID?: string;
+  RepoTags?: string[] | null;
+  RepoDigests?: string[] | null;
+  Reference?: string;
+  RepoURL?: string;
+  Branch?: string;
+  Commit?: string;
+}
+
+export interface TrivyResult {
   Target: string;
   Class?: string;
   Type?: string;
@@ -105,6 +118,74 @@ const SEVERITY = { type: 'string' };
 const SBOM_FORMATS = new Set(['cyclonedx', 'spdx']);
 const CVSS_SCORE = { type: 'number', minimum: 0, maximum: 10 };
 
+const METADATA_PROPERTIES = {
+  ImageID: { type: 'string' },
+  RepoTags: { type: ['array', 'null'], items: { type: 'string' } },
+  RepoDigests: { type: ['array', 'null'], items: { type: 'string' } },
+  Reference: { type: 'string' },
+};
+const METADATA = { type: 'object', properties: METADATA_PROPERTIES };
+
+const RESULTS = {
+  type: ['array', 'null'],
+  items: {
+    type: 'object',
+    required: ['Target'],
+    properties: {
+      Target: { type: 'string' },
+      Class: { type: 'string' },
+      Type: { type: 'string' },
+      Packages: {
+        type: ['array', 'null'],
+        items: { type: 'object', required: ['Name'], properties: { Name: { type: 'string' } } },
+      },
+      Vulnerabilities: {
+        type: ['array', 'null'],
+        items: {
+          type: 'object',
+          required: ['VulnerabilityID'],
+          properties: {
+            VulnerabilityID: { type: 'string', minLength: 1 },
+            PkgName: { type: 'string' },
+            Severity: SEVERITY,
+            CweIDs: { type: ['array', 'null'], items: { type: 'string' } },
+            CVSS: {
+              type: 'object',
+              additionalProperties: {
+                type: 'object',
+                // A score outside CVSS's range is refused (docs/errors.md), not used to price a hop.
+                properties: { V2Score: CVSS_SCORE, V3Score: CVSS_SCORE, V40Score: CVSS_SCORE },
+              },
+            },
+          },
+        },
+      },
+      Secrets: {
+        type: ['array', 'null'],
+        items: { type: 'object', required: ['RuleID'], properties: { RuleID: { type: 'string' } } },
+      },
+      Misconfigurations: { type: ['array', 'null'], items: { type: 'object' } },
+    },
+  },
+};
+
+/** One object's entry of a `trivy k8s` report (trivy-k8s.ts): its image's metadata, one or a list of them. */
+const CLUSTER_RESOURCES = {
+  type: ['array', 'null'],
+  items: {
+    type: 'object',
+    required: ['Kind', 'Name'],
+    properties: {
+      Namespace: { type: 'string' },
+      Kind: { type: 'string', minLength: 1 },
+      Name: { type: 'string', minLength: 1 },
+      Metadata: { type: ['object', 'array', 'null'], properties: METADATA_PROPERTIES, items: METADATA },
+      Results: RESULTS,
+      Error: { type: 'string' },
+    },
+  },
+};
+
 export function createTrivySource(): IngestSource {
   const check = reportSchema<TrivyReport>('trivy', {
     type: 'object',
@@ -114,66 +195,27 @@ export function createTrivySource(): IngestSource {
       ArtifactName: { type: 'string' },
       ArtifactType: { type: 'string' },
       CreatedAt: { type: 'string' },
-      Metadata: {
-        type: 'object',
-        properties: {
-          ImageID: { type: 'string' },
-          RepoTags: { type: ['array', 'null'], items: { type: 'string' } },
-          RepoDigests: { type: ['array', 'null'], items: { type: 'string' } },
-          Reference: { type: 'string' },
-        },
-      },
-      Results: {
-        type: ['array', 'null'],
-        items: {
-          type: 'object',
-          required: ['Target'],
-          properties: {
-            Target: { type: 'string' },
-            Class: { type: 'string' },
-            Type: { type: 'string' },
-            Packages: {
-              type: ['array', 'null'],
-              items: { type: 'object', required: ['Name'], properties: { Name: { type: 'string' } } },
-            },
-            Vulnerabilities: {
-              type: ['array', 'null'],
-              items: {
-                type: 'object',
-                required: ['VulnerabilityID'],
-                properties: {
-                  VulnerabilityID: { type: 'string', minLength: 1 },
-                  PkgName: { type: 'string' },
-                  Severity: SEVERITY,
-                  CweIDs: { type: ['array', 'null'], items: { type: 'string' } },
-                  CVSS: {
-                    type: 'object',
-                    additionalProperties: {
-                      type: 'object',
-                      // A score outside CVSS's range is refused (docs/errors.md), not used to price a hop.
-                      properties: { V2Score: CVSS_SCORE, V3Score: CVSS_SCORE, V40Score: CVSS_SCORE },
-                    },
-                  },
-                },
-              },
-            },
-            Secrets: {
-              type: ['array', 'null'],
-              items: { type: 'object', required: ['RuleID'], properties: { RuleID: { type: 'string' } } },
-            },
-            Misconfigurations: { type: ['array', 'null'], items: { type: 'object' } },
-          },
-        },
-      },
+      Metadata: METADATA,
+      Results: RESULTS,
+    },
+  });
+  const checkCluster = reportSchema<TrivyClusterReport>('trivy', {
+    type: 'object',
+    required: ['ClusterName'],
+    properties: {
+      ClusterName: { type: 'string' },
+      SchemaVersion: { type: 'number' },
+      ...Object.fromEntries(CLUSTER_LISTS.map((list) => [list, CLUSTER_RESOURCES])),
     },
   });
   return {
     name: 'trivy',
-    version: '1',
+    version: '2',
     description:
-      'Trivy JSON (SchemaVersion 2): image scans (Image, CVE AFFECTS Image, Image DEPENDS_ON Library; complete per image) and fs/repo scans (Repository DEPENDS_ON Library; complete per repository).',
+      "Trivy JSON (SchemaVersion 2): image scans (Image, CVE AFFECTS Image, Image DEPENDS_ON Library; complete per image), fs/repo scans (Repository DEPENDS_ON Library; complete per repository) and `trivy k8s` reports (the images of a cluster's workloads, their manifests' misconfigurations; partial).",
     snapshots: 'self',
     normalize({ body, query, receivedAt }) {
+      if (looksLikeClusterReport(body)) return normalizeCluster(checkCluster(body), query, receivedAt);
       const report = check(body);
       if (report.ArtifactType === 'filesystem' || report.ArtifactType === 'repository')
         return normalizeRepository(report, query, receivedAt);
@@ -191,66 +233,66 @@ export function createTrivySource(): IngestSource {
           },
         ]);
       }
-      const image = nameImage(report);
-      const warnings: string[] = [];
-      const metadata = report.Metadata ?? {};
-      const results = report.Results ?? [];
       const out = new EnvelopeBuilder('trivy', 'finding', receivedAt);
-      const vulnerabilities = results.reduce((n, r) => n + (r.Vulnerabilities?.length ?? 0), 0);
-      const os = metadata.OS?.Family ? `${metadata.OS.Family} ${metadata.OS.Name ?? ''}`.trim() : undefined;
-      const imageId = out.node('Image', image.name, {
-        image_ref: image.ref?.raw ?? report.ArtifactName,
-        registry: image.ref?.registry,
-        repo_tags: nonEmpty(metadata.RepoTags),
-        digests: image.digests.length ? image.digests : undefined,
-        image_id: metadata.ImageID,
-        name_note: image.note,
-        os,
-        os_eosl: metadata.OS?.EOSL,
-        scanner: 'trivy',
-        scanner_version: report.Trivy?.Version,
-        scanned_at: report.CreatedAt,
-        vulnerability_count: vulnerabilities,
-      });
-      // The packages each CVE was found in: one image, one CVE, possibly several packages.
-      const packagesOf = new Map<string, Set<string>>();
-      for (const [index, result] of results.entries()) {
-        const libraries = result.Class === 'lang-pkgs' ? addLibraries(out, imageId, result) : new Map();
-        for (const vulnerability of result.Vulnerabilities ?? []) {
-          const cve = addVulnerability(out, imageId, result, vulnerability);
-          let packages = packagesOf.get(cve);
-          if (!packages) packagesOf.set(cve, (packages = new Set()));
-          if (vulnerability.PkgName) packages.add(vulnerability.PkgName);
-          const library = libraryFor(vulnerability, result, libraries);
-          if (library) {
-            const id = addLibrary(out, imageId, result, library);
-            out.edge('AFFECTS', cve, id, {
-              properties: {
-                installed_version: vulnerability.InstalledVersion,
-                fixed_version: vulnerability.FixedVersion || undefined,
-                status: vulnerability.Status,
-              },
-            });
-          }
-        }
-        for (const secret of result.Secrets ?? []) addSecret(out, imageId, image.name, result, secret);
-        for (const misconfiguration of result.Misconfigurations ?? []) {
-          if (misconfiguration.Status !== undefined && misconfiguration.Status !== 'FAIL') continue;
-          if (!addMisconfiguration(out, imageId, image.name, result, misconfiguration))
-            warnings.push(
-              `trivy report: /Results/${index}/Misconfigurations: a check without ID was skipped`,
-            );
-        }
-      }
-      for (const [cve, packages] of packagesOf) {
-        if (packages.size > 1) out.edge('AFFECTS', cve, imageId, { properties: { packages: [...packages] } });
-      }
-      const mentioned = [...packagesOf.keys()];
+      const warnings: string[] = [];
+      const { image, cves } = mapImage(out, report, warnings);
       if (image.note) warnings.push(`trivy report: ${image.note}`);
       // CVE nodes are shared by every image they affect: a pull-request stamp belongs on the image only.
-      return { envelopes: [out.build()], warnings, scope: image.scope, mentioned };
+      return { envelopes: [out.build()], warnings, scope: image.scope, mentioned: cves };
     },
   };
+}
+
+/**
+ * A container image scan into `out`: the image, named as the spec says, its libraries, the CVEs affecting
+ * them, its secrets and failed checks. `pointers`: each result's JSON pointer (a cluster report's differ).
+ * Returns the image's name and the CVEs it mentions.
+ */
+function mapImage(
+  out: EnvelopeBuilder,
+  report: TrivyReport,
+  warnings: string[],
+  pointers?: string[],
+): { image: ImageName; cves: string[] } {
+  const image = nameImage(report);
+  const metadata = report.Metadata ?? {};
+  const results = report.Results ?? [];
+  const vulnerabilities = results.reduce((n, r) => n + (r.Vulnerabilities?.length ?? 0), 0);
+  const os = metadata.OS?.Family ? `${metadata.OS.Family} ${metadata.OS.Name ?? ''}`.trim() : undefined;
+  const imageId = out.node('Image', image.name, {
+    image_ref: image.ref?.raw ?? report.ArtifactName,
+    registry: image.ref?.registry,
+    repo_tags: nonEmpty(metadata.RepoTags),
+    digests: image.digests.length ? image.digests : undefined,
+    image_id: metadata.ImageID,
+    name_note: image.note,
+    os,
+    os_eosl: metadata.OS?.EOSL,
+    scanner: 'trivy',
+    scanner_version: report.Trivy?.Version,
+    scanned_at: report.CreatedAt,
+    vulnerability_count: vulnerabilities,
+  });
+  // The packages each CVE was found in: one image, one CVE, possibly several packages.
+  const packagesOf = new Map<string, Set<string>>();
+  for (const [index, result] of results.entries()) {
+    const libraries = result.Class === 'lang-pkgs' ? addLibraries(out, imageId, result) : new Map();
+    for (const vulnerability of result.Vulnerabilities ?? []) {
+      const cve = addVulnerability(out, imageId, result, vulnerability);
+      let packages = packagesOf.get(cve);
+      if (!packages) packagesOf.set(cve, (packages = new Set()));
+      if (vulnerability.PkgName) packages.add(vulnerability.PkgName);
+      const library = libraryFor(vulnerability, result, libraries);
+      if (library) addAffectedLibrary(out, imageId, result, library, cve, vulnerability);
+    }
+    for (const secret of result.Secrets ?? []) addSecret(out, imageId, image.name, result, secret);
+    const pointer = pointers?.[index] ?? `/Results/${index}`;
+    addMisconfigurations(out, imageId, image.name, result, pointer, warnings);
+  }
+  for (const [cve, packages] of packagesOf) {
+    if (packages.size > 1) out.edge('AFFECTS', cve, imageId, { properties: { packages: [...packages] } });
+  }
+  return { image, cves: [...packagesOf.keys()] };
 }
 
 interface ImageName {
@@ -375,6 +417,25 @@ function addLibrary(
   return id;
 }
 
+/** The library a CVE was found in, which the image or repository depends on and the CVE AFFECTS. */
+function addAffectedLibrary(
+  out: EnvelopeBuilder,
+  holderId: string,
+  result: TrivyResult,
+  library: LibraryRef,
+  cve: string,
+  vulnerability: TrivyVulnerability,
+): void {
+  const id = addLibrary(out, holderId, result, library);
+  out.edge('AFFECTS', cve, id, {
+    properties: {
+      installed_version: vulnerability.InstalledVersion,
+      fixed_version: vulnerability.FixedVersion || undefined,
+      status: vulnerability.Status,
+    },
+  });
+}
+
 /** The library a language-package vulnerability is in: the reported package, or one built for it. */
 function libraryFor(
   vulnerability: TrivyVulnerability,
@@ -497,6 +558,22 @@ function addSecret(
   out.edge('AFFECTS', id, imageId);
 }
 
+/** The failed checks of one result, each a Misconfiguration that AFFECTS `targetId`. */
+function addMisconfigurations(
+  out: EnvelopeBuilder,
+  targetId: string,
+  targetName: string,
+  result: TrivyResult,
+  pointer: string,
+  warnings: string[],
+): void {
+  for (const misconfiguration of result.Misconfigurations ?? []) {
+    if (!failed(misconfiguration)) continue;
+    if (!addMisconfiguration(out, targetId, targetName, result, misconfiguration))
+      warnings.push(`trivy report: ${pointer}/Misconfigurations: a check without ID was skipped`);
+  }
+}
+
 function addMisconfiguration(
   out: EnvelopeBuilder,
   imageId: string,
@@ -504,10 +581,13 @@ function addMisconfiguration(
   result: TrivyResult,
   m: TrivyMisconfiguration,
 ): boolean {
-  const check = m.AVDID ?? m.ID;
+  // One id per check whichever Trivy version wrote it (docs/model.md): a rescan names the same node.
+  const check = canonicalCheckId(m.ID, m.AVDID);
   if (!check) return false;
   const id = out.node('Misconfiguration', `${imageName}:${result.Target}:${check}`, {
     check_id: check,
+    reported_id: m.ID,
+    reported_avd_id: m.AVDID,
     title: m.Title,
     message: m.Message,
     resolution: m.Resolution,
@@ -517,6 +597,68 @@ function addMisconfiguration(
   });
   out.edge('AFFECTS', id, imageId);
   return true;
+}
+
+/**
+ * A `trivy k8s` report (trivy-k8s.ts): each image an object runs is mapped as an image scan of that image,
+ * named by the same rules (so the k8s dump's workloads join it); each failed check of an object's manifest
+ * is a Misconfiguration that AFFECTS the node the k8s source draws for that object, in the cluster
+ * `?cluster=` names (as for the dump: the report's own ClusterName is a kubeconfig's, often an ARN). Not
+ * complete for any scope: the report does not say which namespaces it covers.
+ */
+function normalizeCluster(
+  report: TrivyClusterReport,
+  query: Record<string, string | undefined>,
+  receivedAt: string,
+): ReturnType<IngestSource['normalize']> {
+  const cluster = clusterOf(query);
+  const { images, objects, warnings } = readClusterReport(report);
+  const out = new EnvelopeBuilder('trivy', 'finding', receivedAt);
+  const mentioned = new Set<string>();
+  for (const scan of images) {
+    const scanned: TrivyReport = {
+      SchemaVersion: 2,
+      ArtifactName: scan.ref,
+      ArtifactType: 'container_image',
+      Metadata: scan.metadata,
+      Results: scan.results,
+    };
+    for (const cve of mapImage(out, scanned, warnings, scan.pointers).cves) mentioned.add(cve);
+  }
+  const notDrawn = new Map<string, number>();
+  for (const o of objects) {
+    if (!o.results.some((r) => r.Misconfigurations?.some(failed))) continue;
+    const node = objectNode(o.kind, o.namespace, o.name);
+    if (!node) {
+      notDrawn.set(o.kind, (notDrawn.get(o.kind) ?? 0) + 1);
+      continue;
+    }
+    const name = cluster ? `${cluster}/${node.name}` : node.name;
+    // Named, not described: the dump describes the object (a workload's kind, images, pods).
+    const id = out.node(node.label, name, { cluster, namespace: o.namespace || undefined });
+    mentioned.add(id);
+    for (const [i, result] of o.results.entries())
+      addMisconfigurations(out, id, name, result, o.pointers[i], warnings);
+  }
+  if (notDrawn.size)
+    warnings.push(
+      `trivy k8s report: misconfigurations of kinds the k8s source draws no node for, not mapped: ${[
+        ...notDrawn,
+      ]
+        .map(([kind, n]) => `${kind} (${n})`)
+        .join(', ')}`,
+    );
+  if (!CLUSTER_LISTS.some((list) => report[list]?.length))
+    warnings.push(
+      `trivy k8s report of cluster ${JSON.stringify(report.ClusterName)} lists no object (no Resources, ` +
+        'Findings, Vulnerabilities or Misconfigurations): nothing to map',
+    );
+  return { envelopes: [out.build()], warnings, mentioned: [...mentioned] };
+}
+
+/** A check that failed: Trivy writes PASS and EXCEPTION too, and older versions no status at all. */
+function failed(m: TrivyMisconfiguration): boolean {
+  return m.Status === undefined || m.Status === 'FAIL';
 }
 
 /** A `trivy fs` / `trivy repo` report: the Repository, its libraries and their CVEs, secrets, misconfigurations. */
@@ -548,22 +690,10 @@ function normalizeRepository(
       const cve = addVulnerability(out, repository, result, vulnerability);
       cves.add(cve);
       const library = libraryFor(vulnerability, result, libraries);
-      if (!library) continue;
-      const id = addLibrary(out, repository, result, library);
-      out.edge('AFFECTS', cve, id, {
-        properties: {
-          installed_version: vulnerability.InstalledVersion,
-          fixed_version: vulnerability.FixedVersion || undefined,
-          status: vulnerability.Status,
-        },
-      });
+      if (library) addAffectedLibrary(out, repository, result, library, cve, vulnerability);
     }
     for (const secret of result.Secrets ?? []) addSecret(out, repository, name, result, secret);
-    for (const misconfiguration of result.Misconfigurations ?? []) {
-      if (misconfiguration.Status !== undefined && misconfiguration.Status !== 'FAIL') continue;
-      if (!addMisconfiguration(out, repository, name, result, misconfiguration))
-        warnings.push(`trivy report: /Results/${index}/Misconfigurations: a check without ID was skipped`);
-    }
+    addMisconfigurations(out, repository, name, result, `/Results/${index}`, warnings);
   }
   return { envelopes: [out.build()], warnings, scope: `repo:${name}`, mentioned: [...cves] };
 }

@@ -1,5 +1,6 @@
 // Falco alerts in a cluster-qualified estate: `?cluster=` (validated as the k8s source validates it) or a
 // cluster named in output_fields qualifies the names, so an alert marks the workload of its own cluster only.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createFalcoSource } from '../../../src/ingest/sources/falco.js';
 import { createK8sSource } from '../../../src/ingest/sources/k8s.js';
@@ -13,7 +14,7 @@ const shell = (fields: Record<string, unknown> = {}) => ({
   rule: 'Terminal shell in container',
   priority: 'Notice',
   output: 'A shell was spawned in a container with an attached terminal',
-  output_fields: { 'k8s.ns.name': 'shop', 'k8s.pod.name': 'reviews-5f7c9d8b6c-abcde', ...fields },
+  output_fields: { 'k8s.ns.name': 'shop', 'k8s.pod.name': 'reviews-5f7c9d8b6c-x8k2p', ...fields },
 });
 
 /** The same Deployment in any cluster: only the cluster tells them apart. */
@@ -250,11 +251,32 @@ describe('k8s: runtime aliases are never shared', () => {
       .map((n) => [n.name, n.properties?.aliases]);
 
   it("one bare pod named like a Deployment's is the workload Falco names; two such pods claim nothing", () => {
-    expect(aliases(['app-7d4b9c8f6d-abcde'])).toEqual([['shop/app-7d4b9c8f6d-abcde', ['shop/app']]]);
-    expect(aliases(['app-7d4b9c8f6d-abcde', 'app-7d4b9c8f6d-fghij'])).toEqual([
-      ['shop/app-7d4b9c8f6d-abcde', undefined],
-      ['shop/app-7d4b9c8f6d-fghij', undefined],
+    expect(aliases(['app-7d4b9c8f6d-wz4bn'])).toEqual([['shop/app-7d4b9c8f6d-wz4bn', ['shop/app']]]);
+    expect(aliases(['app-7d4b9c8f6d-wz4bn', 'app-7d4b9c8f6d-q7mvt'])).toEqual([
+      ['shop/app-7d4b9c8f6d-wz4bn', undefined],
+      ['shop/app-7d4b9c8f6d-q7mvt', undefined],
     ]);
+  });
+
+  it('a real DaemonSet pod is aliased by its whole name, which a Falco alert on it names (kubelet pod list)', () => {
+    const podList = JSON.parse(
+      readFileSync(
+        new URL('../../../fixtures/unseen/k8s/kubelet/podlist_1.8-2.json', import.meta.url),
+        'utf8',
+      ),
+    );
+    const out = normalize(createK8sSource(), podList);
+    // `kube-scheduler-bpnn6` is its DaemonSet's pod; a name cut at its first word (`kube`) joins nothing.
+    expect(out.node('Service', 'kube-system/kube-scheduler').properties?.aliases).toEqual([
+      'kube-system/kube-scheduler-bpnn6',
+    ]);
+    const alerted = normalize(falco, {
+      ...shell(),
+      output_fields: { 'k8s.ns.name': 'kube-system', 'k8s.pod.name': 'kube-scheduler-bpnn6' },
+    });
+    expect(alerted.names('Service')).toEqual(['kube-system/kube-scheduler-bpnn6']);
+    // Twin: the Deployment pods of the same list are named by their Deployment, as before.
+    expect(out.node('Service', 'default/redis-75586d7d7c').properties?.aliases).toEqual(['default/redis']);
   });
 });
 

@@ -53,6 +53,45 @@ describe('falco: the real alerts', () => {
     expect(workloadOf('checkout-7d4b9c8f6d-x2x9q')).toBe('checkout');
     expect(workloadOf('alpine')).toBe('alpine');
   });
+
+  it('strips only the suffixes Deployments and CronJobs generate (pod names of the real fixtures)', () => {
+    const stripped: [string, string][] = [
+      // The Falco website's alerts, and the kubelet pod lists the Datadog agent's tests keep.
+      ['alpine-deployment-77789455d6-m7flp', 'alpine-deployment'],
+      ['falco-pod-delete-7dc9f5fbb8-gbfk7', 'falco-pod-delete'],
+      ['poolmgr-go-default-516098-5bdbf8c8f5-g8gvc', 'poolmgr-go-default-516098'],
+      ['nginx-99d8b564-4r4vq', 'nginx'],
+      ['redis-75586d7d7c-jrm7j', 'redis'],
+      // A CronJob's Job is `<cronjob>-<minutes since 1970>`, its pod that and `-<5>`.
+      ['nightly-29403180-x7k2p', 'nightly'],
+    ];
+    for (const [pod, workload] of stripped) expect(workloadOf(pod), pod).toBe(workload);
+    // Twins, kept whole: static pods (`<name>-<node>`), a DaemonSet's and a StatefulSet's pods (aliased by
+    // the k8s dump), and suffixes Kubernetes never generates (vowels, `0`, `1`, `3`; a 4-character hash).
+    const whole = [
+      'kube-scheduler-bpnn6',
+      'kube-apiserver-node1',
+      'kube-apiserver-my-node-name',
+      'kube-proxy-gke-haissam-default-pool-be5066f1-wnvn',
+      'kube-proxy-rnd5q',
+      'web-0',
+      'reviews-5f7c9d8b6c-abcde',
+      'reviews-5f7c9d8b6c-x8k2',
+      'reviews-7d4b-x8k2p',
+      'etcd-kind-control-plane',
+    ];
+    for (const pod of whole) expect(workloadOf(pod), pod).toBe(pod);
+  });
+
+  it('an alert on a static pod marks that pod, not a workload named after its first word', () => {
+    const out = normalize(falco, {
+      rule: 'Terminal shell in container',
+      priority: 'Notice',
+      output: 'shell',
+      output_fields: { 'k8s.ns.name': 'kube-system', 'k8s.pod.name': 'kube-scheduler-bpnn6' },
+    });
+    expect(out.names('Service')).toEqual(['kube-system/kube-scheduler-bpnn6']);
+  });
 });
 
 describe('falco through the listener', () => {
@@ -121,7 +160,7 @@ describe('falco through the listener', () => {
       rule: 'Terminal shell in container',
       priority: 'Notice',
       output: 'shell',
-      output_fields: { 'k8s.ns.name': 'shop', 'k8s.pod.name': 'reviews-5f7c9d8b6c-abcde' },
+      output_fields: { 'k8s.ns.name': 'shop', 'k8s.pod.name': 'reviews-5f7c9d8b6c-x8k2p' },
     };
     expect((await service.ingest(alert, { source: 'falco' })).status).toBe(202);
     expect((await service.ingest(alert, { source: 'falco' })).status).toBe(202);

@@ -205,7 +205,11 @@ describe('trivy: findings', () => {
     });
     const out = normalize(trivy, report);
     expect(out.names('Secret')).toEqual(['alpine:3.10:/app/.env:3:aws-access-key-id']);
-    expect(out.names('Misconfiguration')).toEqual(['alpine:3.10:Dockerfile:AVD-DS-0002']);
+    expect(out.names('Misconfiguration')).toEqual(['alpine:3.10:Dockerfile:DS-0002']);
+    expect(out.node('Misconfiguration', 'alpine:3.10:Dockerfile:DS-0002').properties).toMatchObject({
+      check_id: 'DS-0002',
+      reported_avd_id: 'AVD-DS-0002',
+    });
     expect(JSON.stringify(out.envelopes)).not.toContain('AKIAIOSFODNN7EXAMPLE');
     expect(out.edges).toContain('AFFECTS alpine:3.10:/app/.env:3:aws-access-key-id -> alpine:3.10');
   });

@@ -79,6 +79,27 @@ describe('trivy config scans and a clean one', () => {
     expect(out.edges).toContain(`AFFECTS ${REPO}:testchart.tar.gz:templates/pod.yaml:KSV-0001 -> ${REPO}`);
   });
 
+  it('helm scanned before and after trivy-checks v2 (KSV001 + AVD-KSV-0001, then KSV-0001): the same nodes', () => {
+    const before = normalize(trivy, report('helm-fe7d20a31c'), { repo: REPO });
+    const after = normalize(trivy, report('helm'), { repo: REPO });
+    const ids = (out: typeof before) =>
+      out.nodes.filter((n) => n.label === 'Misconfiguration').map((n) => n.id);
+    expect(ids(before)).toHaveLength(17);
+    expect(ids(before)).toEqual(ids(after));
+    const name = `${REPO}:testchart.tar.gz:templates/pod.yaml:KSV-0001`;
+    expect(before.node('Misconfiguration', name).properties).toMatchObject({
+      check_id: 'KSV-0001',
+      reported_id: 'KSV001',
+      reported_avd_id: 'AVD-KSV-0001',
+    });
+    expect(after.node('Misconfiguration', name).properties).toMatchObject({
+      check_id: 'KSV-0001',
+      reported_id: 'KSV-0001',
+    });
+    // Twin: the chart's different checks stay different nodes (17 checks failed, KSV-0118 twice: one node).
+    expect(new Set(ids(after)).size).toBe(17);
+  });
+
   it('terraform-remote-module: the remote module findings, no library', () => {
     const out = normalize(trivy, report('terraform-remote-module'), { repo: REPO });
     expect(out.names('Misconfiguration')).toHaveLength(3);
