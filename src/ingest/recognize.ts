@@ -1,6 +1,7 @@
 // Which ingest source a report on disk belongs to, judged by its content (file names are not trusted).
 // Used by `pathgate ingestreal`, `pathgate gate -local` and the gate when no `source` is named. `readReport`
 // reads a file's text as JSON, NDJSON (Falco's alert log) or multi-document YAML (kubectl), in that order.
+import { isGcbProvenance } from './sources/provenance.js';
 import { yamlToList } from './yaml.js';
 
 export type RecognizedSource =
@@ -31,6 +32,8 @@ export function recognizeReport(report: unknown): RecognizedSource | undefined {
   if (Array.isArray(report.results) && report.results.every((r) => isObject(r) && 'check_id' in r))
     return 'semgrep';
   if (report.bomFormat === 'CycloneDX') return 'supplychain';
+  // An SPDX SBOM: the supply-chain source refuses it by name (it reads CycloneDX), which says more than a skip.
+  if (typeof report.spdxVersion === 'string') return 'supplychain';
   if (typeof report._type === 'string' && report._type.startsWith('https://in-toto.io/Statement/'))
     return 'supplychain';
   if (typeof report.payloadType === 'string' && typeof report.payload === 'string') return 'supplychain';
@@ -40,6 +43,7 @@ export function recognizeReport(report: unknown): RecognizedSource | undefined {
   )
     return 'supplychain';
   if (Array.isArray(report.attestations)) return 'supplychain';
+  if (isGcbProvenance(report)) return 'supplychain';
   if (typeof report.account_id === 'string' && Array.isArray(report.policies)) return 'custodian';
   // `terraform show -json <planfile>`
   if (
@@ -50,9 +54,16 @@ export function recognizeReport(report: unknown): RecognizedSource | undefined {
   if (Array.isArray(report.UserDetailList) || Array.isArray(report.RoleDetailList)) return 'iam';
   if (typeof report.provider === 'string' && Array.isArray(report.users)) return 'sso';
   if (
-    ['security_groups', 'vpc_peerings', 'route_tables', 'SecurityGroups', 'VpcPeeringConnections'].some(
-      (k) => k in report,
-    )
+    [
+      'security_groups',
+      'vpc_peerings',
+      'route_tables',
+      'SecurityGroups',
+      'VpcPeeringConnections',
+      // `aws ec2 describe-instances` and `describe-network-interfaces` as printed: the instances cloudnet reads
+      'Reservations',
+      'NetworkInterfaces',
+    ].some((k) => k in report)
   )
     return 'cloudnet';
   if (typeof report.source === 'string' && Array.isArray(report.records)) return 'dataclass';

@@ -32,6 +32,8 @@ interface CdxVulnerability {
   published?: string;
   advisories?: { url?: string }[];
   affects?: { ref?: string }[];
+  /** VEX: what the producer concluded (`not_affected`, `exploitable`, `in_triage`, ...) */
+  analysis?: { state?: string; justification?: string };
 }
 
 export interface CdxDocument {
@@ -59,7 +61,20 @@ export interface SbomVulnerability {
   publishedAt?: string;
   /** bom-refs of the components it affects */
   affects: string[];
+  /** the VEX analysis state, when the document gives one */
+  state?: string;
 }
+
+/**
+ * VEX analysis states that say the components are not affected (CycloneDX 1.4+ `analysis.state`): a
+ * vulnerability so marked is no flaw of theirs, and draws no AFFECTS. `exploitable` and `in_triage` still do.
+ */
+export const NOT_AFFECTED_STATES: ReadonlySet<string> = new Set([
+  'not_affected',
+  'false_positive',
+  'resolved',
+  'resolved_with_pedigree',
+]);
 
 /** Component types that are packages; applications, containers, the OS and files are not. */
 const PACKAGE_TYPES = new Set(['library', 'framework']);
@@ -185,6 +200,7 @@ export function sbomVulnerabilities(doc: CdxDocument): SbomVulnerability[] {
         url: v.advisories?.find((a) => a.url)?.url,
         publishedAt: v.published,
         affects: (v.affects ?? []).map((a) => a.ref).filter((r): r is string => typeof r === 'string'),
+        state: typeof v.analysis?.state === 'string' ? v.analysis.state : undefined,
       },
     ];
   });

@@ -5,11 +5,13 @@
 // (`?image=` names the image when the document does not). Stamps `signed`, `slsaLevel`, `sbomComponents`
 // and `provenance_builder` on the subject; each component is a Library/Package the subject DEPENDS_ON; the
 // source repository is drawn as BUILT_FROM.
+import { ProblemError } from '../../http/problems.js';
 import { parseImageRef, type ImageRef } from '../../identity/image-ref.js';
 import { packageRef } from '../../identity/package-ref.js';
 import type { FieldError } from '../envelope.js';
 import {
   CYCLONEDX_SCHEMA,
+  NOT_AFFECTED_STATES,
   ociPurlImage,
   sbomImage,
   sbomPackages,
@@ -83,6 +85,14 @@ export function createSupplyChainSource(): IngestSource {
       const report = readReport(body, query.image, checkReport, checkSbom);
       const warnings: string[] = [];
       const provenance = report.provenance === undefined ? undefined : provenanceOf(report);
+      // An SBOM attestation carries the SBOM about its subjects: read as a posted one would be.
+      if (report.sbom === undefined && provenance?.sbom)
+        report.sbom = attestedSbom(provenance.sbom.document, provenance.sbom.pointer, checkSbom);
+      if (provenance?.unreadSbom)
+        warnings.push(
+          `supplychain report: the attested SBOM (${provenance.unreadSbom}) is not read: pathgate reads CycloneDX ` +
+            "(syft convert -o cyclonedx-json, or the tool's CycloneDX output); only the subject is stamped",
+        );
       const out = new EnvelopeBuilder('supplychain', 'asset', receivedAt);
       const cdx = report.sbom !== undefined && !Array.isArray(report.sbom) ? report.sbom : undefined;
 
@@ -140,7 +150,12 @@ export function createSupplyChainSource(): IngestSource {
       }
       const mentioned: string[] = [];
       if (cdx) {
+        const dismissed: string[] = [];
         for (const v of sbomVulnerabilities(cdx)) {
+          if (v.state !== undefined && NOT_AFFECTED_STATES.has(v.state)) {
+            dismissed.push(`${v.id} (${v.state})`);
+            continue;
+          }
           const cve = out.node('CVE', v.id, {
             severity: v.severity,
             cvss_score: v.cvssScore,
@@ -157,6 +172,11 @@ export function createSupplyChainSource(): IngestSource {
           for (const id of affected) out.edge('AFFECTS', cve, id);
           for (const subject of subjects) out.edge('AFFECTS', cve, subject);
         }
+        if (dismissed.length)
+          warnings.push(
+            `supplychain report: ${dismissed.length} vulnerability(ies) the SBOM's VEX analysis marks not affecting ` +
+              `its components skipped: ${dismissed.join(', ')}`,
+          );
       }
       return { envelopes: [out.build()], warnings, mentioned };
     },
@@ -174,6 +194,18 @@ function readReport(
 ): Read {
   const image = queryImage?.trim() || undefined;
   if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+    if ('spdxVersion' in body) {
+      // An SPDX SBOM is what many tools write by default; refused by name, not as a report missing `image`.
+      throw reportProblem('supplychain', [
+        {
+          pointer: '/spdxVersion',
+          value: typeof body.spdxVersion === 'string' ? body.spdxVersion : undefined,
+          detail:
+            'an SPDX SBOM: pathgate reads CycloneDX SBOMs (`syft -o cyclonedx-json`, `trivy --format cyclonedx`, ' +
+            'or `syft convert <spdx.json> -o cyclonedx-json`)',
+        },
+      ]);
+    }
     if ('bomFormat' in body) {
       const sbom = checkSbom(body);
       const described = image ?? sbomImage(sbom)?.raw;
@@ -201,6 +233,24 @@ function provenanceOf(report: Read): Provenance {
   }
 }
 
+/** An attested CycloneDX document, checked as a posted one is; its errors point into the attestation. */
+function attestedSbom(
+  document: unknown,
+  pointer: string,
+  checkSbom: (body: unknown) => CdxDocument,
+): CdxDocument {
+  try {
+    return checkSbom(document);
+  } catch (error) {
+    if (!(error instanceof ProblemError)) throw error;
+    const errors = ((error.problem.errors as FieldError[] | undefined) ?? []).map((e) => ({
+      ...e,
+      pointer: `${pointer}${e.pointer === '/' ? '' : e.pointer}`,
+    }));
+    throw reportProblem('supplychain', errors);
+  }
+}
+
 function imageRef(image: string, pointer: string): ImageRef {
   const ref = parseImageRef(image);
   if (ref) return ref;
@@ -225,7 +275,10 @@ function addImage(out: EnvelopeBuilder, ref: ImageRef): string {
 /** A provenance subject: an image (docker/oci purl, or a registry reference), a package purl, or a file. */
 function addSubject(out: EnvelopeBuilder, subject: { name: string; digest?: string }, p: Provenance): string {
   const purlImage = ociPurlImage(subject.name);
-  const plain = subject.name.startsWith('pkg:') ? undefined : parseImageRef(subject.name);
+  // Google Cloud Build names its image subjects as URLs (`https://<region>-docker.pkg.dev/<path>:<tag>`).
+  const plain = subject.name.startsWith('pkg:')
+    ? undefined
+    : parseImageRef(subject.name.replace(/^https?:\/\//, ''));
   const container = /container|docker|buildkit|oci/i.test(`${p.buildType ?? ''} ${p.builder ?? ''}`);
   const image = purlImage ?? (plain && (plain.registry !== undefined || container) ? plain : undefined);
   if (image) {
@@ -266,7 +319,8 @@ export function slsaLevel(
   provenance: Provenance | undefined,
 ): { level: number; basis: string } | undefined {
   if (declared !== undefined) return { level: declared, basis: 'declared' };
-  if (!provenance) return undefined;
+  // Only build provenance says how an artifact was built: a signed SBOM or scan attestation is no level.
+  if (!provenance?.slsa) return undefined;
   if (signed && builder && SLSA3_BUILDER.test(builder)) return { level: 3, basis: 'slsa3-builder' };
   if (signed) return { level: 2, basis: 'signed-provenance' };
   return { level: 1, basis: 'provenance' };

@@ -1,4 +1,4 @@
-// Source `terraform`: a plan as `terraform show -json <planfile>` prints it (format_version 1.x), read as
+// Source `terraform`: a plan as `terraform show -json <planfile>` prints it (format_version 0.1 to 1.x), read as
 // the estate it will leave: `planned_values` (every resource the configuration manages, after the change,
 // modules included) and `resource_changes` (what it deletes). Infrastructure as code is gated before it
 // is applied: the resources are laid onto the SAME nodes the cloud sources name, by handing them to those
@@ -210,12 +210,14 @@ function readPlan(body: unknown): Values {
     throw reportProblem('terraform', [
       { pointer: '/', detail: 'expected a Terraform plan (terraform show -json)' },
     ]);
-  if (typeof plan.format_version !== 'string' || !/^1\./.test(plan.format_version))
+  // Terraform 0.12 to 1.0 print format 0.1 / 0.2 (1.0.x still prints 0.2); 1.1 and later 1.x. The fields
+  // read here are the same in all of them.
+  if (typeof plan.format_version !== 'string' || !/^(?:0\.[12]|1)\./.test(plan.format_version))
     throw reportProblem('terraform', [
       {
         pointer: '/format_version',
         value: plan.format_version,
-        detail: 'a plan in the JSON format 1.x (terraform show -json <planfile>)',
+        detail: 'a plan in the JSON format 0.1, 0.2 or 1.x (terraform show -json <planfile>)',
       },
     ]);
   if (!plan.planned_values?.root_module && !Array.isArray(plan.resource_changes))
