@@ -18,6 +18,15 @@ it('recognises every kind of report by its shape', () => {
   expect(recognizeReport({ source: 'macie', records: [] })).toBe('dataclass');
   expect(recognizeReport({ security_groups: [], instances: [] })).toBe('cloudnet');
   expect(recognizeReport({ SecurityGroups: [] })).toBe('cloudnet');
+  // `aws ec2 describe-instances` / `describe-network-interfaces` as printed: instances cloudnet reads.
+  expect(recognizeReport({ Reservations: [] })).toBe('cloudnet');
+  expect(recognizeReport({ NetworkInterfaces: [] })).toBe('cloudnet');
+  // An SPDX SBOM goes to the supply-chain source, which refuses it by name; Cloud Build provenance is read.
+  expect(recognizeReport({ spdxVersion: 'SPDX-2.3', packages: [] })).toBe('supplychain');
+  expect(recognizeReport({ image_summary: {}, provenance_summary: { provenance: [] } })).toBe('supplychain');
+  // Twins: subnets alone are no instance; a provenance summary without its list is nothing.
+  expect(recognizeReport({ Subnets: [] })).toBeUndefined();
+  expect(recognizeReport({ provenance_summary: {} })).toBeUndefined();
   expect(recognizeReport({ source: 's', kind: 'asset', observed_at: 'x', nodes: [], edges: [] })).toBe(
     'events',
   );

@@ -212,7 +212,7 @@ function readPlan(body: unknown): Values {
     ]);
   // Terraform 0.12 to 1.0 print format 0.1 / 0.2 (1.0.x still prints 0.2); 1.1 and later 1.x. The fields
   // read here are the same in all of them.
-  if (typeof plan.format_version !== 'string' || !/^(?:0\.[12]|1)\./.test(plan.format_version))
+  if (typeof plan.format_version !== 'string' || !/^(?:0\.[12]$|1\.)/.test(plan.format_version))
     throw reportProblem('terraform', [
       {
         pointer: '/format_version',

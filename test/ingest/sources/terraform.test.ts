@@ -168,6 +168,17 @@ describe('terraform source', () => {
     );
   });
 
+  it('reads the plans Terraform 0.12 to 1.0 print (format 0.1, 0.2) as it reads 1.x', () => {
+    const bucket = res('aws_s3_bucket.logs', 'aws_s3_bucket', { bucket: 'logs', acl: 'public-read' });
+    for (const version of ['0.1', '0.2', '1.0', '1.2']) {
+      const out = normalize(plan([bucket], { format_version: version }));
+      expect(props(out, 'logs'), version).toMatchObject({ public_access: true });
+    }
+    // Twins: formats Terraform never printed are refused.
+    for (const version of ['0.3', '2.0', '1'])
+      expect(() => normalize(plan([bucket], { format_version: version })), version).toThrow(/format_version/);
+  });
+
   it('refuses what is not a plan, naming the pointer', () => {
     expect(() => normalize({ format_version: '2.0', planned_values: {} })).toThrow(/format_version/);
     expect(() => normalize({ format_version: '1.2' })).toThrow(/planned_values/);
