@@ -76,7 +76,7 @@ export function createSupplyChainSource(): IngestSource {
   const checkSbom = reportSchema<CdxDocument>('supplychain', CYCLONEDX_SCHEMA);
   return {
     name: 'supplychain',
-    version: '1',
+    version: '2',
     description:
       'Supply chain: {image, signed?, slsa_level?, provenance_builder?, source_repo?, sbom?}, a CycloneDX SBOM, ' +
       'or provenance (in-toto statement, DSSE envelope, Sigstore bundle, npm attestations).',
@@ -157,6 +157,7 @@ export function createSupplyChainSource(): IngestSource {
             continue;
           }
           const cve = out.node('CVE', v.id, {
+            advisory_id: v.advisoryId,
             severity: v.severity,
             cvss_score: v.cvssScore,
             cvss_vector: v.cvssVector,

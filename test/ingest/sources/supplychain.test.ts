@@ -428,3 +428,45 @@ describe('supplychain: Google Cloud Build provenance', () => {
     });
   });
 });
+
+describe('supplychain: vulnerability and image names as other tools write them', () => {
+  const django = { type: 'library', name: 'Django', purl: 'pkg:pypi/django@2.0', 'bom-ref': 'd' };
+  const bom = (vulnerability: Record<string, unknown>) => ({
+    bomFormat: 'CycloneDX',
+    components: [django],
+    vulnerabilities: [{ affects: [{ ref: 'd' }], ...vulnerability }],
+  });
+
+  it('a vulnerability named by its own id (OSS Index) but referring to one CVE is that CVE', () => {
+    const out = normalize(
+      supplychain,
+      bom({ id: 'c7129ff8-08bc', references: [{ id: 'CVE-2021-33203', source: { name: 'OSS Index' } }] }),
+      { image: 'acme/shop:1' },
+    );
+    expect(out.names('CVE')).toEqual(['CVE-2021-33203']);
+    expect(out.node('CVE', 'CVE-2021-33203').properties).toMatchObject({ advisory_id: 'c7129ff8-08bc' });
+    // Twins: several CVEs keep the tool's id (which one is it?); a CVE id is its own name.
+    const two = bom({ id: 'SNYK-1', references: [{ id: 'CVE-2021-1' }, { id: 'CVE-2021-2' }] });
+    expect(normalize(supplychain, two, { image: 'acme/shop:1' }).names('CVE')).toEqual(['SNYK-1']);
+    const own = bom({ id: 'CVE-2021-44228', references: [{ id: 'GHSA-jfh8-c2jp-5v3q' }] });
+    const read = normalize(supplychain, own, { image: 'acme/shop:1' });
+    expect(read.names('CVE')).toEqual(['CVE-2021-44228']);
+    expect(read.node('CVE', 'CVE-2021-44228').properties).not.toHaveProperty('advisory_id');
+  });
+
+  it("an image component's digest version (Syft `sha256:`, Xray `sha256__`) pins the image, not a tag", () => {
+    const hex = 'a'.repeat(64);
+    const image = (name: string, version: string) =>
+      normalize(supplychain, {
+        bomFormat: 'CycloneDX',
+        metadata: { component: { type: 'container', name, version } },
+        components: [],
+      }).nodes.find((n) => n.label === 'Image')!;
+    const syft = image('docker.io/library/alpine:latest', `sha256:${hex}`);
+    expect(syft.name).toBe('alpine:latest');
+    expect(syft.properties).toMatchObject({ digests: [`sha256:${hex}`] });
+    expect(image('library/maven', `sha256__${hex}`).name).toBe(`maven@sha256:${hex}`);
+    // Twin: a plain version is the tag.
+    expect(image('acme/shop', '1.4').name).toBe('acme/shop:1.4');
+  });
+});
