@@ -8,6 +8,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { signedPostHeaders } from '../src/auth/ingest-signature.js';
 import { readReport, recognizeReport } from '../src/ingest/recognize.js';
+import { sbomImage, type CdxDocument } from '../src/ingest/sources/cyclonedx.js';
 import { repositoryFromUrl } from '../src/ingest/sources/trivy.js';
 
 /** Files larger than this are not reports the listener would take (its body limit is far lower). */
@@ -21,7 +22,10 @@ export const MAX_DUMP_BYTES = 24 * 1024 * 1024;
 export interface IngestRealOptions {
   dir: string;
   url: string;
-  /** `repo` for code-scanner reports (and Trivy scans of a local path); default: the folder's name. */
+  /**
+   * `repo` for code-scanner reports (and Trivy scans of a local path, and SBOMs of no image); default: the
+   * folder's name.
+   */
   repo?: string;
   /** `cluster` for Kubernetes dumps and Falco alerts: their names are qualified by it. */
   cluster?: string;
@@ -67,6 +71,7 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
     const url = new URL(`/ingest/${source}`, options.url);
     if (source === 'semgrep') url.searchParams.set('repo', repo);
     if (source === 'trivy' && needsRepo(report)) url.searchParams.set('repo', repo);
+    if (source === 'supplychain' && sbomNeedsRepo(report)) url.searchParams.set('repo', repo);
     if ((source === 'k8s' || source === 'falco') && options.cluster !== undefined)
       url.searchParams.set('cluster', options.cluster);
     const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -174,6 +179,16 @@ class ClusterDump {
     this.bytes = 0;
     return files;
   }
+}
+
+/** A CycloneDX SBOM of no image (an application's, a `trivy fs` one) is the repository's: ?repo= names it. */
+function sbomNeedsRepo(report: unknown): boolean {
+  const doc = report as CdxDocument;
+  return (
+    doc.bomFormat === 'CycloneDX' &&
+    sbomImage(doc) === undefined &&
+    repositoryFromUrl(doc.metadata?.component?.name) === undefined
+  );
 }
 
 /** A Trivy fs/repo scan of a local path names no repository: ingest needs ?repo= for it. */

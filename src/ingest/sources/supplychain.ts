@@ -23,6 +23,7 @@ import { EnvelopeBuilder } from './envelope-builder.js';
 import { isProvenanceDocument, ProvenanceError, readProvenance, type Provenance } from './provenance.js';
 import { reportProblem, reportSchema } from './report-schema.js';
 import type { IngestSource } from './source.js';
+import { repositoryFromUrl } from './trivy.js';
 
 interface ComponentEntry {
   name: string;
@@ -82,7 +83,7 @@ export function createSupplyChainSource(): IngestSource {
       'or provenance (in-toto statement, DSSE envelope, Sigstore bundle, npm attestations).',
     snapshots: 'query',
     normalize({ body, query, receivedAt }) {
-      const report = readReport(body, query.image, checkReport, checkSbom);
+      const report = readReport(body, query, checkReport, checkSbom);
       const warnings: string[] = [];
       const provenance = report.provenance === undefined ? undefined : provenanceOf(report);
       // An SBOM attestation carries the SBOM about its subjects: read as a posted one would be.
@@ -106,6 +107,10 @@ export function createSupplyChainSource(): IngestSource {
             `supplychain report: the provenance's subjects do not include ${ref.digest}, the image's digest`,
           );
         }
+      } else if (report.repository !== undefined) {
+        // An SBOM of a repository (`trivy fs`, cdxgen, a build plugin): its packages are the repository's, as a
+        // `trivy fs` scan of it draws them (DECISIONS "Code to cloud").
+        subjects.push(out.node('Repository', report.repository, {}));
       } else if (provenance) {
         for (const subject of provenance.subjects) subjects.push(addSubject(out, subject, provenance));
       }
@@ -184,16 +189,17 @@ export function createSupplyChainSource(): IngestSource {
   };
 }
 
-type Read = SupplyChainReport & { image?: string; pointer: string };
+/** The report as read: the spec's fields, and what the document is about (an image, or a repository). */
+type Read = Omit<SupplyChainReport, 'image'> & { image?: string; repository?: string; pointer: string };
 
 /** The report in the spec's shape, whichever shape was posted. */
 function readReport(
   body: unknown,
-  queryImage: string | undefined,
+  query: Record<string, string | undefined>,
   checkReport: (body: unknown) => SupplyChainReport,
   checkSbom: (body: unknown) => CdxDocument,
 ): Read {
-  const image = queryImage?.trim() || undefined;
+  const image = query.image?.trim() || undefined;
   if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
     if ('spdxVersion' in body) {
       // An SPDX SBOM is what many tools write by default; refused by name, not as a report missing `image`.
@@ -210,17 +216,21 @@ function readReport(
     if ('bomFormat' in body) {
       const sbom = checkSbom(body);
       const described = image ?? sbomImage(sbom)?.raw;
-      if (!described) {
-        throw reportProblem('supplychain', [
-          {
-            pointer: '/metadata/component',
-            detail: 'the SBOM names no container image; say which with ?image=<reference>',
-          },
-        ]);
-      }
-      return { image: described, sbom, pointer: image ? '/query/image' : '/metadata/component' };
+      if (described)
+        return { image: described, sbom, pointer: image ? '/query/image' : '/metadata/component' };
+      // Not an image's: the repository's named by ?repo=, or by the URL a `trivy repo` scan names it with.
+      const repository = query.repo?.trim() || repositoryFromUrl(sbom.metadata?.component?.name);
+      if (repository) return { sbom, repository, pointer: '/query/repo' };
+      throw reportProblem('supplychain', [
+        {
+          pointer: '/metadata/component',
+          detail:
+            'the SBOM names no container image; say which with ?image=<reference>, or the repository it ' +
+            'describes with ?repo=<repository>',
+        },
+      ]);
     }
-    if (isProvenanceDocument(body)) return { image, provenance: body, pointer: '/query/image' } as Read;
+    if (isProvenanceDocument(body)) return { image, provenance: body, pointer: '/query/image' };
   }
   return { ...checkReport(body), pointer: '/image' };
 }

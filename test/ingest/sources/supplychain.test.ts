@@ -470,3 +470,48 @@ describe('supplychain: vulnerability and image names as other tools write them',
     expect(image('acme/shop', '1.4').name).toBe('acme/shop:1.4');
   });
 });
+
+describe('supplychain: SBOMs of a repository', () => {
+  const bom = (component: Record<string, unknown>) => ({
+    bomFormat: 'CycloneDX',
+    specVersion: '1.5',
+    metadata: { component },
+    components: [
+      {
+        type: 'library',
+        name: 'jackson-databind',
+        purl: 'pkg:maven/c.f/jackson-databind@2.9.1',
+        'bom-ref': 'j',
+      },
+    ],
+    vulnerabilities: [{ id: 'CVE-2020-9548', affects: [{ ref: 'j' }] }],
+  });
+  const app = bom({ type: 'application', name: 'testdata/fixtures/repo/pom' });
+
+  it("an SBOM of no image is the repository's named by ?repo=, as a `trivy fs` scan draws it", () => {
+    const out = normalize(supplychain, app, { repo: 'github.com/acme/shop' });
+    expect(out.edges).toEqual([
+      'AFFECTS CVE-2020-9548 -> github.com/acme/shop',
+      'AFFECTS CVE-2020-9548 -> pkg:maven/c.f/jackson-databind@2.9.1',
+      'DEPENDS_ON github.com/acme/shop -> pkg:maven/c.f/jackson-databind@2.9.1',
+    ]);
+    expect(out.node('Repository', 'github.com/acme/shop').properties).toMatchObject({ sbomComponents: 1 });
+    // Twins: a container SBOM stays the image's whatever ?repo= says; without ?repo= the 400 says both ways.
+    const container = bom({ type: 'container', name: 'ghcr.io/acme/shop:1.4' });
+    expect(normalize(supplychain, container, { repo: 'github.com/acme/shop' }).names('Repository')).toEqual(
+      [],
+    );
+    expect(rejection(supplychain, app)[0]).toMatchObject({
+      pointer: '/metadata/component',
+      detail: expect.stringMatching(/\?image=.*\?repo=/),
+    });
+  });
+
+  it('a `trivy repo` SBOM names its repository by the URL it scanned', () => {
+    const out = normalize(
+      supplychain,
+      bom({ type: 'application', name: 'https://github.com/knqyf263/trivy-ci-test' }),
+    );
+    expect(out.names('Repository')).toEqual(['github.com/knqyf263/trivy-ci-test']);
+  });
+});
