@@ -55,12 +55,13 @@ describe('CloudMapper demo: aws iam get-account-authorization-details', () => {
 
 describe('CloudMapper demo: aws ec2 describe-* outputs', () => {
   const cloudnet = createCloudnetSource();
-  const instances = file('awsnet/cloudmapper-demo-ec2-describe-instances.json', 'cloudnet');
-  const groups = file('awsnet/cloudmapper-demo-ec2-describe-security-groups.json', 'cloudnet');
-  const interfaces = file('awsnet/cloudmapper-demo-ec2-describe-network-interfaces.json', 'cloudnet');
+  // Read in each test, so that a file no longer recognised fails the tests that read it.
+  const instances = () => file('awsnet/cloudmapper-demo-ec2-describe-instances.json', 'cloudnet');
+  const groups = () => file('awsnet/cloudmapper-demo-ec2-describe-security-groups.json', 'cloudnet');
+  const interfaces = () => file('awsnet/cloudmapper-demo-ec2-describe-network-interfaces.json', 'cloudnet');
 
   it('describe-instances alone: three instances named by their Name tags in one VPC', () => {
-    const out = normalize(cloudnet, instances);
+    const out = normalize(cloudnet, instances());
     expect(out.names('VirtualMachine')).toEqual(['Bastion', 'Web1', 'Web2'].map((n) => `${ACCOUNT}/${n}`));
     expect(out.node('VirtualMachine', `${ACCOUNT}/Bastion`).properties).toMatchObject({
       instance_id: 'i-00000000000000000',
@@ -72,7 +73,7 @@ describe('CloudMapper demo: aws ec2 describe-* outputs', () => {
   });
 
   it('with the groups: the bastion reaches both web servers on 8000; none is open to the internet', () => {
-    const out = normalize(cloudnet, { ...instances, ...groups });
+    const out = normalize(cloudnet, { ...instances(), ...groups() });
     expect(out.edges.filter((e) => e.startsWith('CONNECTS_TO'))).toEqual([
       `CONNECTS_TO ${ACCOUNT}/Bastion -> ${ACCOUNT}/Web1`,
       `CONNECTS_TO ${ACCOUNT}/Bastion -> ${ACCOUNT}/Web2`,
@@ -82,7 +83,7 @@ describe('CloudMapper demo: aws ec2 describe-* outputs', () => {
   });
 
   it("describe-network-interfaces: the ECS task's public interface is said not read, not dropped", () => {
-    const out = normalize(cloudnet, { ...groups, ...interfaces });
+    const out = normalize(cloudnet, { ...groups(), ...interfaces() });
     expect(out.names('VirtualMachine')).toEqual([]);
     expect(out.warnings).toEqual([
       'cloudnet report: 1 network interface(s) attached to no instance not read (eni-00000001 interface public)',
