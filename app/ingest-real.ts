@@ -7,7 +7,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { signedPostHeaders } from '../src/auth/ingest-signature.js';
-import { readReport, recognizeReport } from '../src/ingest/recognize.js';
+import { decodeReportFile, readReport, recognizeReport } from '../src/ingest/recognize.js';
 import { sbomImage, type CdxDocument } from '../src/ingest/sources/cyclonedx.js';
 import { repositoryFromUrl } from '../src/ingest/sources/trivy.js';
 
@@ -123,7 +123,7 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
     let report: unknown;
     try {
       if ((await stat(file)).size > MAX_REPORT_BYTES) throw new Error('larger than any report');
-      report = readReport(await readFile(file, 'utf8')).body;
+      report = readReport(decodeReportFile(await readFile(file))).body;
     } catch (error) {
       summary.skipped++;
       options.out(`${shown}: skipped, ${(error as Error).message}`);

@@ -98,6 +98,20 @@ function isFalcoAlert(value: unknown): boolean {
 export type ReportFormat = 'json' | 'ndjson' | 'yaml';
 
 /**
+ * A report file's bytes as text: UTF-8, or UTF-16 when a byte-order mark says so (Windows PowerShell's `>`
+ * writes `terraform show -json` and `aws ... --output json` as UTF-16LE); a UTF-8 byte-order mark dropped.
+ */
+export function decodeReportFile(bytes: Buffer): string {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return bytes.subarray(2).toString('utf16le');
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) {
+    const swapped = Buffer.from(bytes.subarray(2, 2 + ((bytes.length - 2) & ~1)));
+    return swapped.swap16().toString('utf16le');
+  }
+  const text = bytes.toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/**
  * A report file's content as a body the ingest sources take: one JSON document; else one JSON value per
  * line (NDJSON) as an array; else multi-document YAML as a Kubernetes `List` (one document on its own when
  * it is not a Kubernetes object). Throws with the reason when it is none of them.

@@ -17,6 +17,7 @@ const FILES = [
   'awsnet/cloudmapper-demo-ec2-describe-instances.json',
   'iam/cloudmapper-demo-iam-get-account-authorization-details.json',
   'terraform/trivy-tfjson-plan.json',
+  'terraform/checkov-plan_with_utf_16_encoding-tfplan.json',
 ];
 
 it('posts the unseen reports by content: each to its source, the SPDX SBOM refused by name', async () => {
@@ -48,6 +49,8 @@ it('posts the unseen reports by content: each to its source, the SPDX SBOM refus
         ),
         expect.stringMatching(/^cloudmapper-demo-iam-get-account-authorization-details\.json: iam -> 202/),
         expect.stringMatching(/^trivy-tfjson-plan\.json: terraform -> 202/),
+        // Written as UTF-16 by Windows PowerShell: read all the same.
+        expect.stringMatching(/^checkov-plan_with_utf_16_encoding-tfplan\.json: terraform -> 202, 1 nodes/),
       ]),
     );
     expect(summary).toEqual({ accepted: FILES.length - 1, rejected: 1, skipped: 0 });

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { readReport, recognizeReport } from '../../src/ingest/recognize.js';
+import { decodeReportFile, readReport, recognizeReport } from '../../src/ingest/recognize.js';
 import { readReal, REAL } from '../helpers/normalize.js';
 
 it('recognises every kind of report by its shape', () => {
@@ -50,4 +50,18 @@ it('recognises Kubernetes dumps and Falco alerts, and reads YAML and NDJSON by c
   expect(recognizeReport([{ rule: 'x' }])).toBeUndefined();
   expect(recognizeReport({ kind: 'Pod', metadata: {} })).toBeUndefined();
   expect(() => readReport('{ nope')).toThrow(/not JSON, NDJSON or YAML/);
+});
+
+it('reads a report file written as UTF-16 (Windows PowerShell `>`) or with a UTF-8 byte-order mark', () => {
+  const plan = '{"format_version":"0.2","planned_values":{"root_module":{}},"resource_changes":[]}';
+  const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(plan, 'utf16le')]);
+  const be = Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(plan, 'utf16le').swap16()]);
+  const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(plan)]);
+  for (const bytes of [le, be, bom]) {
+    expect(decodeReportFile(bytes)).toBe(plan);
+    expect(recognizeReport(readReport(decodeReportFile(bytes)).body)).toBe('terraform');
+  }
+  // Twin: plain UTF-8 is read as it is; UTF-16 read as UTF-8 is no report any source takes.
+  expect(decodeReportFile(Buffer.from(plan))).toBe(plan);
+  expect(recognizeReport(readReport(le.toString('utf8')).body)).toBeUndefined();
 });

@@ -1,9 +1,10 @@
 // Cloud reports the iam, cloudnet and terraform sources had not seen (fixtures/unseen/iam, awsnet and
 // terraform; provenance in fixtures/unseen/SOURCES.md): CloudMapper's demo account as the AWS CLI prints
-// it, and Terraform plans from Terraform 1.0 (format 0.2) and 1.14 (format 1.2).
+// it, and Terraform plans from Terraform 0.12 (TerraGoat, format 0.1) to 1.14 (format 1.2), one written
+// as UTF-16 by Windows PowerShell.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { readReport, recognizeReport } from '../../../src/ingest/recognize.js';
+import { decodeReportFile, readReport, recognizeReport } from '../../../src/ingest/recognize.js';
 import { createCloudnetSource } from '../../../src/ingest/sources/cloudnet.js';
 import { createIamSource } from '../../../src/ingest/sources/iam.js';
 import { createTerraformSource } from '../../../src/ingest/sources/terraform.js';
@@ -11,7 +12,7 @@ import { normalize } from '../../helpers/normalize.js';
 
 const file = (path: string, source: string): Record<string, unknown> => {
   const { body } = readReport(
-    readFileSync(new URL(`../../../fixtures/unseen/${path}`, import.meta.url), 'utf8'),
+    decodeReportFile(readFileSync(new URL(`../../../fixtures/unseen/${path}`, import.meta.url))),
   );
   expect(recognizeReport(body), path).toBe(source);
   return body as Record<string, unknown>;
@@ -91,8 +92,54 @@ describe('CloudMapper demo: aws ec2 describe-* outputs', () => {
   });
 });
 
-describe('Terraform plans (trivy testdata)', () => {
+describe('Terraform plans (trivy and checkov testdata)', () => {
   const terraform = createTerraformSource();
+
+  it('TerraGoat (Terraform 0.12, format 0.1): both boxes take a public address from their subnet, SSH open', () => {
+    const out = normalize(terraform, file('terraform/checkov-terragoat-tfplan.json', 'terraform'));
+    for (const box of ['123456789123-acme-corp-dbapp', '123456789123-acme-corp-ec2'])
+      expect(out.node('VirtualMachine', box).properties, box).toMatchObject({
+        internet_exposed: true,
+        exposure_basis: 'sg-open:tcp/22,tcp/80',
+        public_ip: 'assigned-at-launch',
+        region: 'us-west-2',
+      });
+    // The database box takes on its profile's role: no account is known, so no name is qualified.
+    expect(out.edges).toContain('ASSUMES 123456789123-acme-corp-dbapp -> 123456789123-acme-corp-role');
+    expect(out.nodes.filter((n) => n.name.includes('000000000000'))).toEqual([]);
+    expect(out.names('Bucket')).toHaveLength(6);
+    expect(out.node('Bucket', '123456789123-acme-corp-data').properties).toMatchObject({
+      public_access: true,
+      exposure_basis: 'acl:AllUsers:READ',
+    });
+    expect(out.warnings.join()).toMatch(/resource types not read: aws_db_instance, /);
+  });
+
+  it("checkov's IAM plan: a role named only at apply is read, its inline `iam:*` an escalation", () => {
+    const out = normalize(
+      terraform,
+      file('terraform/checkov-plan_with_iam_policies-tfplan.json', 'terraform'),
+    );
+    expect(out.edges).toEqual(['CAN_ESCALATE_TO aws_iam_role.example -> account-admin']);
+    expect(out.node('IAM_Role', 'aws_iam_role.example').properties).toMatchObject({
+      trusted_services: ['lambda.amazonaws.com'],
+    });
+    expect(out.warnings).toEqual([
+      'terraform plan: resource types not read: aws_iam_group, aws_iam_group_policy, aws_iam_user, aws_iam_user_policy',
+    ]);
+  });
+
+  it('a plan Windows PowerShell wrote as UTF-16 (Terraform 1.0.5): read like any other', () => {
+    const out = normalize(
+      terraform,
+      file('terraform/checkov-plan_with_utf_16_encoding-tfplan.json', 'terraform'),
+    );
+    expect(out.names('Bucket')).toEqual(['test']);
+    expect(out.node('Bucket', 'test').properties).toMatchObject({
+      region: 'us-east-1',
+      public_access: false,
+    });
+  });
 
   it('Terraform 1.0.3, format 0.2: its bucket read, private; what it does not read named', () => {
     const out = normalize(terraform, file('terraform/trivy-tfjson-plan.json', 'terraform'));
