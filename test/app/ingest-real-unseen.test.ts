@@ -5,6 +5,7 @@ import { copyFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { ingestReal } from '../../app/ingest-real.js';
+import { edgeLines } from '../helpers/graph-lines.js';
 import { makeService, tempDir } from '../helpers/service.js';
 
 const FILES = [
@@ -55,13 +56,7 @@ it('posts the unseen reports by content: each to its source, the SPDX SBOM refus
     );
     expect(summary).toEqual({ accepted: FILES.length - 1, rejected: 1, skipped: 0 });
     await service.settle();
-    const graph = service.engine.tenant('default')!.graph;
-    const edges: string[] = [];
-    graph.forEachEdge((_e, a, source, target) =>
-      edges.push(
-        `${a.type} ${graph.getNodeAttribute(source, 'name')} -> ${graph.getNodeAttribute(target, 'name')}`,
-      ),
-    );
+    const edges = edgeLines(service.engine.tenant('default')!.graph);
     // The code scan's findings and the SBOM's library land on the one repository -repo names.
     expect(edges).toContain(
       'AFFECTS github.com/acme/web:sample/function.go:37:go.lang.security.audit.database.string-formatted-query.string-formatted-query -> github.com/acme/web',
