@@ -1,10 +1,12 @@
 // Source `supplychain`: what is known about how an image (or package) was built and what it contains.
 // Accepts the spec's report `{image, signed?, slsa_level?, provenance_builder?, source_repo?, sbom?}` (sbom a
 // CycloneDX document or a component array; `provenance` any shape below), and the real documents on their
-// own: a CycloneDX SBOM, an in-toto statement, a DSSE envelope, a Sigstore bundle or npm attestations
-// (`?image=` names the image when the document does not). Stamps `signed`, `slsaLevel`, `sbomComponents`
-// and `provenance_builder` on the subject; each component is a Library/Package the subject DEPENDS_ON; the
-// source repository is drawn as BUILT_FROM.
+// own: a CycloneDX SBOM, an in-toto statement, a DSSE envelope, a Sigstore bundle, npm attestations or
+// Cloud Build provenance (`?image=` names the image when the document does not; an SBOM of no image is the
+// repository's `?repo=` names). Attestations are read by predicate: SLSA provenance gives the level, an SBOM
+// attestation its packages. Stamps `signed`, `slsaLevel`, `sbomComponents` and `provenance_builder` on the
+// subject; each component is a Library/Package the subject DEPENDS_ON; the source repository is drawn as
+// BUILT_FROM. SPDX is refused by name.
 import { ProblemError } from '../../http/problems.js';
 import { parseImageRef, type ImageRef } from '../../identity/image-ref.js';
 import { packageRef } from '../../identity/package-ref.js';
