@@ -10,7 +10,7 @@ import { loadSettings } from '../src/config/settings.js';
 import { DEFAULT_TENANT } from '../src/engine/tenant.js';
 import { UnreadableReport } from '../src/gate/evaluate.js';
 import { ProblemError } from '../src/http/problems.js';
-import { readReport, recognizeReport } from '../src/ingest/recognize.js';
+import { decodeReportFile, readReport, recognizeReport } from '../src/ingest/recognize.js';
 import { normalizeFlags } from './cli-flags.js';
 import {
   exitCodeFor,
@@ -73,7 +73,7 @@ export async function gateCommand(
   let report = '';
   if (values.report) {
     try {
-      report = await readFile(values.report, 'utf8');
+      report = decodeReportFile(await readFile(values.report));
       // Kubernetes manifests (multi-document YAML) and NDJSON alerts are sent as the JSON the sources take;
       // what none of these reads is sent as it is, and the gate answers it `unknown`.
       try {
@@ -152,7 +152,7 @@ async function gateLocally(
     for await (const file of jsonFiles(root)) {
       let body: unknown;
       try {
-        body = JSON.parse(await readFile(file, 'utf8'));
+        body = JSON.parse(decodeReportFile(await readFile(file)));
       } catch {
         continue;
       }

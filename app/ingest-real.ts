@@ -7,7 +7,8 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { signedPostHeaders } from '../src/auth/ingest-signature.js';
-import { readReport, recognizeReport } from '../src/ingest/recognize.js';
+import { decodeReportFile, readReport, recognizeReport } from '../src/ingest/recognize.js';
+import { sbomImage, type CdxDocument } from '../src/ingest/sources/cyclonedx.js';
 import { isTrivyClusterReport } from '../src/ingest/sources/trivy-k8s.js';
 import { repositoryFromUrl } from '../src/ingest/sources/trivy.js';
 
@@ -22,7 +23,10 @@ export const MAX_DUMP_BYTES = 24 * 1024 * 1024;
 export interface IngestRealOptions {
   dir: string;
   url: string;
-  /** `repo` for code-scanner reports (and Trivy scans of a local path); default: the folder's name. */
+  /**
+   * `repo` for code-scanner reports (and Trivy scans of a local path, and SBOMs of no image); default: the
+   * folder's name.
+   */
   repo?: string;
   /** `cluster` for Kubernetes dumps, Falco alerts and `trivy k8s` reports: their names are qualified by it. */
   cluster?: string;
@@ -68,6 +72,7 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
     const url = new URL(`/ingest/${source}`, options.url);
     if (source === 'semgrep') url.searchParams.set('repo', repo);
     if (source === 'trivy' && needsRepo(report)) url.searchParams.set('repo', repo);
+    if (source === 'supplychain' && sbomNeedsRepo(report)) url.searchParams.set('repo', repo);
     // A `trivy k8s` report names the cluster's objects: qualified by the cluster as its dump is.
     const names =
       source === 'k8s' || source === 'falco' || (source === 'trivy' && isTrivyClusterReport(report));
@@ -121,7 +126,7 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
     let report: unknown;
     try {
       if ((await stat(file)).size > MAX_REPORT_BYTES) throw new Error('larger than any report');
-      report = readReport(await readFile(file, 'utf8')).body;
+      report = readReport(decodeReportFile(await readFile(file))).body;
     } catch (error) {
       summary.skipped++;
       options.out(`${shown}: skipped, ${(error as Error).message}`);
@@ -177,6 +182,16 @@ class ClusterDump {
     this.bytes = 0;
     return files;
   }
+}
+
+/** A CycloneDX SBOM of no image (an application's, a `trivy fs` one) is the repository's: ?repo= names it. */
+function sbomNeedsRepo(report: unknown): boolean {
+  const doc = report as CdxDocument;
+  return (
+    doc.bomFormat === 'CycloneDX' &&
+    sbomImage(doc) === undefined &&
+    repositoryFromUrl(doc.metadata?.component?.name) === undefined
+  );
 }
 
 /** A Trivy fs/repo scan of a local path names no repository: ingest needs ?repo= for it. */

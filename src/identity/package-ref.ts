@@ -1,6 +1,7 @@
 // How a software package is named in the graph, whichever tool reported it: by its purl without
-// qualifiers or subpath (`pkg:maven/org.springframework/spring-beans@5.3.15`), so that an image scan and an
-// SBOM of the same image meet on one node. Language packages are `Library` nodes; distribution packages
+// qualifiers or subpath (`pkg:maven/org.springframework/spring-beans@5.3.15`), percent-escapes decoded
+// (Trivy writes `11.1%2Bdeb11u5` where Syft writes `11.1+deb11u5`), so that an image scan and an SBOM of
+// the same image meet on one node. Language packages are `Library` nodes; distribution packages
 // (deb, rpm, apk, ...) are `Package` nodes. A package reported without a purl gets one built from its type.
 
 export interface PackageRef {
@@ -84,8 +85,17 @@ export function packageRef(facts: PackageFacts): PackageRef | undefined {
   const purl = facts.purl?.trim();
   const matched = purl ? PURL.exec(purl) : null;
   if (purl && matched) {
+    const legacy = LEGACY_TYPES[matched[1].toLowerCase()];
+    const name = decode(stripQualifiers(purl));
+    if (legacy)
+      return {
+        label: labelFor(legacy.type),
+        name: `pkg:${legacy.type}/${legacy.namespace}/${name.slice(name.indexOf('/') + 1)}`,
+        purl,
+        ecosystem: legacy.type,
+      };
     const ecosystem = matched[1].toLowerCase();
-    return { label: labelFor(ecosystem), name: stripQualifiers(purl), purl, ecosystem };
+    return { label: labelFor(ecosystem), name, purl, ecosystem };
   }
   const name = facts.name.trim();
   if (!name) return undefined;
@@ -104,7 +114,24 @@ function labelFor(ecosystem: string): 'Library' | 'Package' {
   return DISTRIBUTION_TYPES.has(ecosystem) ? 'Package' : 'Library';
 }
 
-/** `pkg:npm/a@1?x=y#sub` -> `pkg:npm/a@1`; percent-encoding is left as the tool wrote it. */
+/**
+ * purl types tools once wrote for what is now spelled otherwise: Syft before 0.60 named Alpine's packages
+ * `pkg:alpine/<name>@<version>`, which the purl spec (and Trivy, and Syft since) write `pkg:apk/alpine/...`.
+ */
+const LEGACY_TYPES: Readonly<Record<string, { type: string; namespace: string }>> = {
+  alpine: { type: 'apk', namespace: 'alpine' },
+};
+
+/** `pkg:npm/a@1?x=y#sub` -> `pkg:npm/a@1` */
 function stripQualifiers(purl: string): string {
   return purl.replace(/[?#].*$/, '');
+}
+
+/** Percent-escapes decoded, so that tools that escape `+`, `@` or `:` and tools that do not name alike. */
+function decode(purl: string): string {
+  try {
+    return decodeURIComponent(purl);
+  } catch {
+    return purl; // a stray `%`: kept as written
+  }
 }

@@ -2,6 +2,7 @@
 // Used by `pathgate ingestreal`, `pathgate gate -local` and the gate when no `source` is named. `readReport`
 // reads a file's text as JSON, NDJSON (Falco's alert log) or multi-document YAML (kubectl), in that order.
 import { isTrivyClusterReport } from './sources/trivy-k8s.js';
+import { isGcbProvenance } from './sources/provenance.js';
 import { yamlToList } from './yaml.js';
 
 export type RecognizedSource =
@@ -33,6 +34,8 @@ export function recognizeReport(report: unknown): RecognizedSource | undefined {
   if (Array.isArray(report.results) && report.results.every((r) => isObject(r) && 'check_id' in r))
     return 'semgrep';
   if (report.bomFormat === 'CycloneDX') return 'supplychain';
+  // An SPDX SBOM: the supply-chain source refuses it by name (it reads CycloneDX), which says more than a skip.
+  if (typeof report.spdxVersion === 'string') return 'supplychain';
   if (typeof report._type === 'string' && report._type.startsWith('https://in-toto.io/Statement/'))
     return 'supplychain';
   if (typeof report.payloadType === 'string' && typeof report.payload === 'string') return 'supplychain';
@@ -42,6 +45,7 @@ export function recognizeReport(report: unknown): RecognizedSource | undefined {
   )
     return 'supplychain';
   if (Array.isArray(report.attestations)) return 'supplychain';
+  if (isGcbProvenance(report)) return 'supplychain';
   if (typeof report.account_id === 'string' && Array.isArray(report.policies)) return 'custodian';
   // `terraform show -json <planfile>`
   if (
@@ -52,9 +56,16 @@ export function recognizeReport(report: unknown): RecognizedSource | undefined {
   if (Array.isArray(report.UserDetailList) || Array.isArray(report.RoleDetailList)) return 'iam';
   if (typeof report.provider === 'string' && Array.isArray(report.users)) return 'sso';
   if (
-    ['security_groups', 'vpc_peerings', 'route_tables', 'SecurityGroups', 'VpcPeeringConnections'].some(
-      (k) => k in report,
-    )
+    [
+      'security_groups',
+      'vpc_peerings',
+      'route_tables',
+      'SecurityGroups',
+      'VpcPeeringConnections',
+      // `aws ec2 describe-instances` and `describe-network-interfaces` as printed: the instances cloudnet reads
+      'Reservations',
+      'NetworkInterfaces',
+    ].some((k) => k in report)
   )
     return 'cloudnet';
   if (typeof report.source === 'string' && Array.isArray(report.records)) return 'dataclass';
@@ -87,6 +98,20 @@ function isFalcoAlert(value: unknown): boolean {
 }
 
 export type ReportFormat = 'json' | 'ndjson' | 'yaml';
+
+/**
+ * A report file's bytes as text: UTF-8, or UTF-16 when a byte-order mark says so (Windows PowerShell's `>`
+ * writes `terraform show -json` and `aws ... --output json` as UTF-16LE); a UTF-8 byte-order mark dropped.
+ */
+export function decodeReportFile(bytes: Buffer): string {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return bytes.subarray(2).toString('utf16le');
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) {
+    const swapped = Buffer.from(bytes.subarray(2, 2 + ((bytes.length - 2) & ~1)));
+    return swapped.swap16().toString('utf16le');
+  }
+  const text = bytes.toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
 
 /**
  * A report file's content as a body the ingest sources take: one JSON document; else one JSON value per

@@ -145,7 +145,8 @@ describe('Terraform plans at the gate', () => {
   });
 
   it('answers unknown, naming the field, for a document that is not a plan', async () => {
-    const answer = await ask(JSON.stringify({ format_version: '0.1', planned_values: {} }), {
+    // Format 0.1 is Terraform 0.12's and read; 2.0 is none Terraform printed.
+    const answer = await ask(JSON.stringify({ format_version: '2.0', planned_values: {} }), {
       source: 'terraform',
     });
     expect(answer).toMatchObject({

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ingestReal } from '../../app/ingest-real.js';
 import { REAL } from '../helpers/normalize.js';
+import { edgeLines } from '../helpers/graph-lines.js';
 import { makeService, tempDir } from '../helpers/service.js';
 
 describe('pathgate ingestreal', () => {
@@ -116,13 +117,7 @@ describe('pathgate ingestreal', () => {
         expect(summary).toEqual({ accepted: files.length - rejected, rejected, skipped: 0 });
       }
       await service.settle();
-      const graph = service.engine.tenant('default')!.graph;
-      const edges: string[] = [];
-      graph.forEachEdge((_e, a, source, target) =>
-        edges.push(
-          `${a.type} ${graph.getNodeAttribute(source, 'name')} -> ${graph.getNodeAttribute(target, 'name')}`,
-        ),
-      );
+      const edges = edgeLines(service.engine.tenant('default')!.graph);
       return { lines, edges };
     } finally {
       await service.dispose();

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { readReport, recognizeReport } from '../../src/ingest/recognize.js';
+import { decodeReportFile, readReport, recognizeReport } from '../../src/ingest/recognize.js';
 import { readReal, REAL } from '../helpers/normalize.js';
 
 it('recognises every kind of report by its shape', () => {
@@ -24,6 +24,15 @@ it('recognises every kind of report by its shape', () => {
   expect(recognizeReport({ source: 'macie', records: [] })).toBe('dataclass');
   expect(recognizeReport({ security_groups: [], instances: [] })).toBe('cloudnet');
   expect(recognizeReport({ SecurityGroups: [] })).toBe('cloudnet');
+  // `aws ec2 describe-instances` / `describe-network-interfaces` as printed: instances cloudnet reads.
+  expect(recognizeReport({ Reservations: [] })).toBe('cloudnet');
+  expect(recognizeReport({ NetworkInterfaces: [] })).toBe('cloudnet');
+  // An SPDX SBOM goes to the supply-chain source, which refuses it by name; Cloud Build provenance is read.
+  expect(recognizeReport({ spdxVersion: 'SPDX-2.3', packages: [] })).toBe('supplychain');
+  expect(recognizeReport({ image_summary: {}, provenance_summary: { provenance: [] } })).toBe('supplychain');
+  // Twins: subnets alone are no instance; a provenance summary without its list is nothing.
+  expect(recognizeReport({ Subnets: [] })).toBeUndefined();
+  expect(recognizeReport({ provenance_summary: {} })).toBeUndefined();
   expect(recognizeReport({ source: 's', kind: 'asset', observed_at: 'x', nodes: [], edges: [] })).toBe(
     'events',
   );
@@ -47,4 +56,18 @@ it('recognises Kubernetes dumps and Falco alerts, and reads YAML and NDJSON by c
   expect(recognizeReport([{ rule: 'x' }])).toBeUndefined();
   expect(recognizeReport({ kind: 'Pod', metadata: {} })).toBeUndefined();
   expect(() => readReport('{ nope')).toThrow(/not JSON, NDJSON or YAML/);
+});
+
+it('reads a report file written as UTF-16 (Windows PowerShell `>`) or with a UTF-8 byte-order mark', () => {
+  const plan = '{"format_version":"0.2","planned_values":{"root_module":{}},"resource_changes":[]}';
+  const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(plan, 'utf16le')]);
+  const be = Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(plan, 'utf16le').swap16()]);
+  const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(plan)]);
+  for (const bytes of [le, be, bom]) {
+    expect(decodeReportFile(bytes)).toBe(plan);
+    expect(recognizeReport(readReport(decodeReportFile(bytes)).body)).toBe('terraform');
+  }
+  // Twin: plain UTF-8 is read as it is; UTF-16 read as UTF-8 is no report any source takes.
+  expect(decodeReportFile(Buffer.from(plan))).toBe(plan);
+  expect(recognizeReport(readReport(le.toString('utf8')).body)).toBeUndefined();
 });

@@ -206,7 +206,23 @@ export function createCloudnetSource(): IngestSource {
           properties: { via: 'instance-profile', imds_tokens: tokens, instance_profile: profileName },
         });
       }
-      return { envelopes: [out.build()], warnings: [] };
+      // An interface attached to no instance (a Fargate task's, a load balancer's, a Lambda's) is no VM: said,
+      // not dropped in silence, since a public one is a way in pathgate does not draw.
+      const unread = (lists.network_interfaces ?? []).filter(
+        (n) => typeof n.Attachment?.InstanceId !== 'string' && typeof n.NetworkInterfaceId === 'string',
+      );
+      const warnings = unread.length
+        ? [
+            `cloudnet report: ${unread.length} network interface(s) attached to no instance not read ` +
+              `(${unread
+                .slice(0, 5)
+                .map((n) =>
+                  `${n.NetworkInterfaceId} ${n.InterfaceType ?? ''}${n.Association?.PublicIp ? ' public' : ''}`.trim(),
+                )
+                .join(', ')}${unread.length > 5 ? ', ...' : ''})`,
+          ]
+        : [];
+      return { envelopes: [out.build()], warnings };
     },
   };
 }

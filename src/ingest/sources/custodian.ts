@@ -78,6 +78,18 @@ export function createCustodianSource(): IngestSource {
       'Cloud Custodian resources {provider, account_id, policies[]}: LBs, VMs, IAM roles, buckets, databases.',
     snapshots: 'query',
     normalize({ body, query, receivedAt }) {
+      // `custodian run` writes each policy's resources.json as a bare list: say how to send it, rather than
+      // that a list is not an object.
+      if (Array.isArray(body))
+        throw reportProblem('custodian', [
+          {
+            pointer: '/',
+            detail:
+              'a list of resources, as `custodian run` writes resources.json: send it as {provider: "aws", ' +
+              'account_id, policies: [{policy, resource, resources: <the list>}]} (the policy, its resource type ' +
+              'and the account are in the metadata.json beside it)',
+          },
+        ]);
       const report = check(body);
       const asked = accountParameter(query);
       if (asked && asked !== report.account_id) {

@@ -32,6 +32,10 @@ interface CdxVulnerability {
   published?: string;
   advisories?: { url?: string }[];
   affects?: { ref?: string }[];
+  /** the same vulnerability under other ids (OSS Index names its own ids and refers to the CVE here) */
+  references?: { id?: string }[];
+  /** VEX: what the producer concluded (`not_affected`, `exploitable`, `in_triage`, ...) */
+  analysis?: { state?: string; justification?: string };
 }
 
 export interface CdxDocument {
@@ -49,7 +53,10 @@ export interface SbomPackage extends PackageRef {
 }
 
 export interface SbomVulnerability {
+  /** the CVE id when the vulnerability has one (its own id, or the one CVE its references name), else its id */
   id: string;
+  /** the tool's own id when the vulnerability is named by the CVE it refers to */
+  advisoryId?: string;
   severity?: string;
   cvssScore?: number;
   cvssVector?: string;
@@ -59,7 +66,20 @@ export interface SbomVulnerability {
   publishedAt?: string;
   /** bom-refs of the components it affects */
   affects: string[];
+  /** the VEX analysis state, when the document gives one */
+  state?: string;
 }
+
+/**
+ * VEX analysis states that say the components are not affected (CycloneDX 1.4+ `analysis.state`): a
+ * vulnerability so marked is no flaw of theirs, and draws no AFFECTS. `exploitable` and `in_triage` still do.
+ */
+export const NOT_AFFECTED_STATES: ReadonlySet<string> = new Set([
+  'not_affected',
+  'false_positive',
+  'resolved',
+  'resolved_with_pedigree',
+]);
 
 /** Component types that are packages; applications, containers, the OS and files are not. */
 const PACKAGE_TYPES = new Set(['library', 'framework']);
@@ -99,15 +119,21 @@ export function sbomImage(doc: CdxDocument): ImageRef | undefined {
   if (!component || (component.type !== undefined && component.type !== 'container')) return undefined;
   const property = (name: string) =>
     component.properties?.filter((p) => p.name === name && p.value).map((p) => p.value!) ?? [];
+  // Syft writes the image's digest as the version (`sha256:<hex>`), JFrog Xray as `sha256__<hex>`: a digest,
+  // not a tag.
+  const versionDigest = /^sha256(?::|__)([0-9a-f]{64})$/i.exec(component.version ?? '')?.[1];
   const candidates = [
     ...property('aquasecurity:trivy:Reference'),
     ...property('aquasecurity:trivy:RepoTag'),
-    component.version && component.name ? `${component.name}:${component.version}` : undefined,
+    component.version && component.name && !versionDigest
+      ? `${component.name}:${component.version}`
+      : undefined,
     component.name,
   ];
-  const digest = property('aquasecurity:trivy:RepoDigest')
-    .map((d) => parseImageRef(d)?.digest)
-    .find(Boolean);
+  const digest =
+    property('aquasecurity:trivy:RepoDigest')
+      .map((d) => parseImageRef(d)?.digest)
+      .find(Boolean) ?? (versionDigest ? `sha256:${versionDigest.toLowerCase()}` : undefined);
   for (const candidate of candidates) {
     if (!candidate || isImageId(candidate) || /\.(?:tar|tar\.gz|tgz)$/i.test(candidate)) continue;
     const ref = parseImageRef(candidate);
@@ -174,9 +200,11 @@ export function sbomVulnerabilities(doc: CdxDocument): SbomVulnerability[] {
       ...scored.filter((r) => methods.test(r.method ?? '')),
     ];
     const cvss = [...byMethod(/^CVSSv4/i), ...byMethod(/^CVSSv3/i), ...byMethod(/^CVSSv2/i)][0];
+    const id = cveOf(v);
     return [
       {
-        id: v.id,
+        id,
+        advisoryId: id !== v.id ? v.id : undefined,
         severity: severity && severity !== 'unknown' ? normalizeSeverity(severity) : undefined,
         cvssScore: cvss?.score,
         cvssVector: cvss?.vector,
@@ -185,9 +213,29 @@ export function sbomVulnerabilities(doc: CdxDocument): SbomVulnerability[] {
         url: v.advisories?.find((a) => a.url)?.url,
         publishedAt: v.published,
         affects: (v.affects ?? []).map((a) => a.ref).filter((r): r is string => typeof r === 'string'),
+        state: typeof v.analysis?.state === 'string' ? v.analysis.state : undefined,
       },
     ];
   });
+}
+
+const CVE_ID = /^CVE-\d{4}-\d{4,}$/i;
+
+/**
+ * The CVE a vulnerability is: its own id when that is one, else the single CVE its `references` name (OSS
+ * Index writes its own UUIDs as ids and the CVE as a reference), so that it meets the CVE node another
+ * scanner and the threat intel name. Several CVEs, or none, keep the vulnerability's own id.
+ */
+function cveOf(v: CdxVulnerability): string {
+  const own = v.id!;
+  if (CVE_ID.test(own)) return own.toUpperCase();
+  const cves = new Set(
+    (v.references ?? [])
+      .map((r) => r.id)
+      .filter((r): r is string => typeof r === 'string' && CVE_ID.test(r))
+      .map((r) => r.toUpperCase()),
+  );
+  return cves.size === 1 ? [...cves][0] : own;
 }
 
 /** CycloneDX severities are lower-case and include `info` and `none`. */

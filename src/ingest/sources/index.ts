@@ -51,7 +51,7 @@ export const EXPECTS: Readonly<Record<string, string>> = {
   semgrep: 'semgrep --json output: results[] (with ?repo= naming the repository)',
   build: 'CI build provenance {image, repository, slug?, sha?}',
   supplychain:
-    '{image, signed?, slsa_level?, provenance_builder?, source_repo?, sbom?}, or a CycloneDX SBOM, an in-toto statement, a DSSE envelope, a Sigstore bundle or npm attestations',
+    '{image, signed?, slsa_level?, provenance_builder?, source_repo?, sbom?}, or a CycloneDX SBOM (of an image, or of the repository ?repo= names), an in-toto statement, a DSSE envelope, a Sigstore bundle, npm attestations or Cloud Build provenance',
   custodian:
     'Cloud Custodian resources {provider, account_id, policies: [{policy, resource, resources: [...]}]} with at least one resource',
   cloudnet:
@@ -63,5 +63,5 @@ export const EXPECTS: Readonly<Record<string, string>> = {
   dataclass:
     'data-classification findings {source, records: [{asset, label, kind, account?, region?}]} with at least one record',
   terraform:
-    'a Terraform plan as `terraform show -json <planfile>` prints it (format_version 1.x, planned_values.root_module, resource_changes) holding at least one AWS resource pathgate reads (security groups and rules, instances, instance profiles, IAM roles and policies, buckets, load balancers)',
+    'a Terraform plan as `terraform show -json <planfile>` prints it (format_version 0.1 to 1.x, planned_values.root_module, resource_changes) holding at least one AWS resource pathgate reads (security groups and rules, instances, instance profiles, IAM roles and policies, buckets, load balancers)',
 };

@@ -12,7 +12,7 @@ export interface Subject {
 }
 
 export interface Provenance {
-  format: 'in-toto-statement' | 'dsse-envelope' | 'sigstore-bundle' | 'npm-attestations';
+  format: 'in-toto-statement' | 'dsse-envelope' | 'sigstore-bundle' | 'npm-attestations' | 'gcb-provenance';
   predicateTypes: string[];
   subjects: Subject[];
   builder?: string;
@@ -23,6 +23,16 @@ export interface Provenance {
   commit?: string;
   /** the document carries at least one signature */
   signed: boolean;
+  /**
+   * Whether a statement carries SLSA build provenance: an attestation of another kind (an SBOM, a
+   * vulnerability scan, cosign's generic predicate) names a subject and may be signed, but says nothing
+   * about how it was built, so no SLSA level is derived from it.
+   */
+  slsa: boolean;
+  /** A CycloneDX SBOM attested about the subjects (`cosign attest --type cyclonedx`), with its pointer. */
+  sbom?: { document: unknown; pointer: string };
+  /** The predicate type of an SBOM attestation pathgate does not read (SPDX). */
+  unreadSbom?: string;
 }
 
 export class ProvenanceError extends Error {
@@ -33,6 +43,10 @@ export class ProvenanceError extends Error {
 
 const IN_TOTO_PAYLOAD = 'application/vnd.in-toto+json';
 
+/** CycloneDX and SPDX predicate types, as the in-toto attestation framework and cosign write them. */
+const CYCLONEDX_PREDICATE = /^https:\/\/cyclonedx\.org\/(?:bom|schema)/;
+const SPDX_PREDICATE = /^https:\/\/spdx\.dev\/Document/;
+
 type Json = Record<string, unknown>;
 
 /** True when `value` looks like one of the provenance shapes (so a caller can tell it from an SBOM). */
@@ -42,14 +56,25 @@ export function isProvenanceDocument(value: unknown): boolean {
     typeof value._type === 'string' ||
     typeof value.payloadType === 'string' ||
     isObject(value.dsseEnvelope) ||
-    Array.isArray(value.attestations)
+    Array.isArray(value.attestations) ||
+    isGcbProvenance(value)
   );
+}
+
+/**
+ * Google Cloud Build's provenance as gcloud prints it (`gcloud artifacts docker images describe
+ * --show-provenance --format json`): `image_summary` and `provenance_summary.provenance[].envelope`.
+ */
+export function isGcbProvenance(value: unknown): boolean {
+  return isObject(value) && Array.isArray(object(value.provenance_summary).provenance);
 }
 
 /** Reads any provenance shape; throws ProvenanceError naming the offending pointer (under `at`). */
 export function readProvenance(value: unknown, at = ''): Provenance {
   if (!isObject(value)) throw fail(at || '/', value, 'not a provenance document');
   if (Array.isArray(value.attestations)) return readNpmAttestations(value.attestations, `${at}/attestations`);
+  if (isGcbProvenance(value))
+    return readGcbProvenance(object(value.provenance_summary), `${at}/provenance_summary`);
   if (isObject(value.dsseEnvelope)) {
     const inner = readDsse(value.dsseEnvelope, `${at}/dsseEnvelope`);
     return { ...inner, format: 'sigstore-bundle' };
@@ -72,17 +97,35 @@ function readNpmAttestations(list: unknown[], at: string): Provenance {
     return readProvenance(entry.bundle, `${pointer}/bundle`);
   });
   if (!read.length) throw fail(at, list, 'no attestations');
+  return combine(read, 'npm-attestations');
+}
+
+/** Several statements about the same artifacts, read as one. */
+function combine(read: Provenance[], format: Provenance['format']): Provenance {
   // The SLSA provenance attestation names the builder and source; the publish attestation only the package.
   const provenance = read.find((p) => p.builder !== undefined || p.sourceRepo !== undefined) ?? read[0];
   const subjects = new Map<string, Subject>();
   for (const p of read) for (const s of p.subjects) subjects.set(`${s.name}|${s.digest ?? ''}`, s);
   return {
     ...provenance,
-    format: 'npm-attestations',
+    format,
     predicateTypes: [...new Set(read.flatMap((p) => p.predicateTypes))],
     subjects: [...subjects.values()],
     signed: read.some((p) => p.signed),
+    slsa: read.some((p) => p.slsa),
   };
+}
+
+function readGcbProvenance(summary: Json, at: string): Provenance {
+  const list = summary.provenance as unknown[];
+  const read = list.map((entry, index) => {
+    const pointer = `${at}/provenance/${index}`;
+    if (!isObject(entry) || !isObject(entry.envelope))
+      throw fail(pointer, entry, 'a provenance entry needs its DSSE envelope');
+    return readDsse(entry.envelope, `${pointer}/envelope`);
+  });
+  if (!read.length) throw fail(`${at}/provenance`, list, 'no provenance');
+  return combine(read, 'gcb-provenance');
 }
 
 function readDsse(envelope: Json, at: string): Provenance {
@@ -123,7 +166,34 @@ function readStatement(
   const predicate = isObject(statement.predicate) ? statement.predicate : {};
   const slsa = predicateType?.startsWith('https://slsa.dev/provenance/') ?? false;
   const facts = slsa ? readSlsa(predicate) : {};
-  return { format, predicateTypes: predicateType ? [predicateType] : [], subjects, signed, ...facts };
+  return {
+    format,
+    predicateTypes: predicateType ? [predicateType] : [],
+    subjects,
+    signed,
+    slsa,
+    ...facts,
+    ...(predicateType && CYCLONEDX_PREDICATE.test(predicateType) && { sbom: attestedBom(predicate, at) }),
+    ...(predicateType && SPDX_PREDICATE.test(predicateType) && { unreadSbom: predicateType }),
+  };
+}
+
+/**
+ * The CycloneDX document of an SBOM attestation: the predicate itself, or cosign's older wrapper
+ * `{Data: <the document, or it as a JSON string>, Timestamp}`.
+ */
+function attestedBom(predicate: Json, at: string): { document: unknown; pointer: string } {
+  if (!('Data' in predicate) || 'bomFormat' in predicate)
+    return { document: predicate, pointer: `${at}/predicate` };
+  let data = predicate.Data;
+  if (typeof data === 'string') {
+    try {
+      data = JSON.parse(data);
+    } catch {
+      throw fail(`${at}/predicate/Data`, undefined, 'the attested SBOM is not JSON');
+    }
+  }
+  return { document: data, pointer: `${at}/predicate/Data` };
 }
 
 /** SLSA provenance v0.1/v0.2 (`builder`, `invocation`, `materials`) and v1 (`buildDefinition`, `runDetails`). */
@@ -150,7 +220,7 @@ function readSlsa(predicate: Json): Partial<Provenance> {
     commitOf(configSource.digest) ??
     commitOf(matching?.digest) ??
     commitOf(gitMaterial?.digest) ??
-    (sourceUri ? /#([0-9a-f]{40})$/i.exec(sourceUri)?.[1] : undefined);
+    (sourceUri ? /(?:#|\/commit\/)([0-9a-f]{40})$/i.exec(sourceUri)?.[1] : undefined);
   return { builder, buildType, sourceRepo, sourceUri, commit: commit?.toLowerCase() };
 }
 
@@ -170,6 +240,8 @@ export function repositoryOf(uri: string): string | undefined {
     .replace(/^[^@/]+@/, '')
     .replace(/^([^/:]+):(?!\d)/, '$1/')
     .replace(/[#?].*$/, '')
+    // a forge's page of one commit or ref (`github.com/o/r/commit/<sha>`, GitLab's `/-/tree/<ref>`)
+    .replace(/\/(?:-\/)?(?:commit|tree)\/[^/]+$/, '')
     .replace(/@refs\/.*$/, '')
     .replace(/@[^/]*$/, '')
     .replace(/\.git$/, '')

@@ -1,15 +1,19 @@
 // Source `supplychain`: what is known about how an image (or package) was built and what it contains.
 // Accepts the spec's report `{image, signed?, slsa_level?, provenance_builder?, source_repo?, sbom?}` (sbom a
 // CycloneDX document or a component array; `provenance` any shape below), and the real documents on their
-// own: a CycloneDX SBOM, an in-toto statement, a DSSE envelope, a Sigstore bundle or npm attestations
-// (`?image=` names the image when the document does not). Stamps `signed`, `slsaLevel`, `sbomComponents`
-// and `provenance_builder` on the subject; each component is a Library/Package the subject DEPENDS_ON; the
-// source repository is drawn as BUILT_FROM.
+// own: a CycloneDX SBOM, an in-toto statement, a DSSE envelope, a Sigstore bundle, npm attestations or
+// Cloud Build provenance (`?image=` names the image when the document does not; an SBOM of no image is the
+// repository's `?repo=` names). Attestations are read by predicate: SLSA provenance gives the level, an SBOM
+// attestation its packages. Stamps `signed`, `slsaLevel`, `sbomComponents` and `provenance_builder` on the
+// subject; each component is a Library/Package the subject DEPENDS_ON; the source repository is drawn as
+// BUILT_FROM. SPDX is refused by name.
+import { ProblemError } from '../../http/problems.js';
 import { parseImageRef, type ImageRef } from '../../identity/image-ref.js';
 import { packageRef } from '../../identity/package-ref.js';
 import type { FieldError } from '../envelope.js';
 import {
   CYCLONEDX_SCHEMA,
+  NOT_AFFECTED_STATES,
   ociPurlImage,
   sbomImage,
   sbomPackages,
@@ -21,6 +25,7 @@ import { EnvelopeBuilder } from './envelope-builder.js';
 import { isProvenanceDocument, ProvenanceError, readProvenance, type Provenance } from './provenance.js';
 import { reportProblem, reportSchema } from './report-schema.js';
 import type { IngestSource } from './source.js';
+import { repositoryFromUrl } from './trivy.js';
 
 interface ComponentEntry {
   name: string;
@@ -74,15 +79,23 @@ export function createSupplyChainSource(): IngestSource {
   const checkSbom = reportSchema<CdxDocument>('supplychain', CYCLONEDX_SCHEMA);
   return {
     name: 'supplychain',
-    version: '1',
+    version: '2',
     description:
       'Supply chain: {image, signed?, slsa_level?, provenance_builder?, source_repo?, sbom?}, a CycloneDX SBOM, ' +
       'or provenance (in-toto statement, DSSE envelope, Sigstore bundle, npm attestations).',
     snapshots: 'query',
     normalize({ body, query, receivedAt }) {
-      const report = readReport(body, query.image, checkReport, checkSbom);
+      const report = readReport(body, query, checkReport, checkSbom);
       const warnings: string[] = [];
       const provenance = report.provenance === undefined ? undefined : provenanceOf(report);
+      // An SBOM attestation carries the SBOM about its subjects: read as a posted one would be.
+      if (report.sbom === undefined && provenance?.sbom)
+        report.sbom = attestedSbom(provenance.sbom.document, provenance.sbom.pointer, checkSbom);
+      if (provenance?.unreadSbom)
+        warnings.push(
+          `supplychain report: the attested SBOM (${provenance.unreadSbom}) is not read: pathgate reads CycloneDX ` +
+            "(syft convert -o cyclonedx-json, or the tool's CycloneDX output); only the subject is stamped",
+        );
       const out = new EnvelopeBuilder('supplychain', 'asset', receivedAt);
       const cdx = report.sbom !== undefined && !Array.isArray(report.sbom) ? report.sbom : undefined;
 
@@ -96,6 +109,10 @@ export function createSupplyChainSource(): IngestSource {
             `supplychain report: the provenance's subjects do not include ${ref.digest}, the image's digest`,
           );
         }
+      } else if (report.repository !== undefined) {
+        // An SBOM of a repository (`trivy fs`, cdxgen, a build plugin): its packages are the repository's, as a
+        // `trivy fs` scan of it draws them (DECISIONS "Code to cloud").
+        subjects.push(out.node('Repository', report.repository, {}));
       } else if (provenance) {
         for (const subject of provenance.subjects) subjects.push(addSubject(out, subject, provenance));
       }
@@ -140,8 +157,14 @@ export function createSupplyChainSource(): IngestSource {
       }
       const mentioned: string[] = [];
       if (cdx) {
+        const dismissed: string[] = [];
         for (const v of sbomVulnerabilities(cdx)) {
+          if (v.state !== undefined && NOT_AFFECTED_STATES.has(v.state)) {
+            dismissed.push(`${v.id} (${v.state})`);
+            continue;
+          }
           const cve = out.node('CVE', v.id, {
+            advisory_id: v.advisoryId,
             severity: v.severity,
             cvss_score: v.cvssScore,
             cvss_vector: v.cvssVector,
@@ -157,37 +180,59 @@ export function createSupplyChainSource(): IngestSource {
           for (const id of affected) out.edge('AFFECTS', cve, id);
           for (const subject of subjects) out.edge('AFFECTS', cve, subject);
         }
+        if (dismissed.length)
+          warnings.push(
+            `supplychain report: ${dismissed.length} vulnerability(ies) the SBOM's VEX analysis marks not affecting ` +
+              `its components skipped: ${dismissed.join(', ')}`,
+          );
       }
       return { envelopes: [out.build()], warnings, mentioned };
     },
   };
 }
 
-type Read = SupplyChainReport & { image?: string; pointer: string };
+/** The report as read: the spec's fields, and what the document is about (an image, or a repository). */
+type Read = Omit<SupplyChainReport, 'image'> & { image?: string; repository?: string; pointer: string };
 
 /** The report in the spec's shape, whichever shape was posted. */
 function readReport(
   body: unknown,
-  queryImage: string | undefined,
+  query: Record<string, string | undefined>,
   checkReport: (body: unknown) => SupplyChainReport,
   checkSbom: (body: unknown) => CdxDocument,
 ): Read {
-  const image = queryImage?.trim() || undefined;
+  const image = query.image?.trim() || undefined;
   if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+    if ('spdxVersion' in body) {
+      // An SPDX SBOM is what many tools write by default; refused by name, not as a report missing `image`.
+      throw reportProblem('supplychain', [
+        {
+          pointer: '/spdxVersion',
+          value: typeof body.spdxVersion === 'string' ? body.spdxVersion : undefined,
+          detail:
+            'an SPDX SBOM: pathgate reads CycloneDX SBOMs (`syft -o cyclonedx-json`, `trivy --format cyclonedx`, ' +
+            'or `syft convert <spdx.json> -o cyclonedx-json`)',
+        },
+      ]);
+    }
     if ('bomFormat' in body) {
       const sbom = checkSbom(body);
       const described = image ?? sbomImage(sbom)?.raw;
-      if (!described) {
-        throw reportProblem('supplychain', [
-          {
-            pointer: '/metadata/component',
-            detail: 'the SBOM names no container image; say which with ?image=<reference>',
-          },
-        ]);
-      }
-      return { image: described, sbom, pointer: image ? '/query/image' : '/metadata/component' };
+      if (described)
+        return { image: described, sbom, pointer: image ? '/query/image' : '/metadata/component' };
+      // Not an image's: the repository's named by ?repo=, or by the URL a `trivy repo` scan names it with.
+      const repository = query.repo?.trim() || repositoryFromUrl(sbom.metadata?.component?.name);
+      if (repository) return { sbom, repository, pointer: '/query/repo' };
+      throw reportProblem('supplychain', [
+        {
+          pointer: '/metadata/component',
+          detail:
+            'the SBOM names no container image; say which with ?image=<reference>, or the repository it ' +
+            'describes with ?repo=<repository>',
+        },
+      ]);
     }
-    if (isProvenanceDocument(body)) return { image, provenance: body, pointer: '/query/image' } as Read;
+    if (isProvenanceDocument(body)) return { image, provenance: body, pointer: '/query/image' };
   }
   return { ...checkReport(body), pointer: '/image' };
 }
@@ -198,6 +243,24 @@ function provenanceOf(report: Read): Provenance {
   } catch (error) {
     if (error instanceof ProvenanceError) throw reportProblem('supplychain', error.errors);
     throw error;
+  }
+}
+
+/** An attested CycloneDX document, checked as a posted one is; its errors point into the attestation. */
+function attestedSbom(
+  document: unknown,
+  pointer: string,
+  checkSbom: (body: unknown) => CdxDocument,
+): CdxDocument {
+  try {
+    return checkSbom(document);
+  } catch (error) {
+    if (!(error instanceof ProblemError)) throw error;
+    const errors = ((error.problem.errors as FieldError[] | undefined) ?? []).map((e) => ({
+      ...e,
+      pointer: `${pointer}${e.pointer === '/' ? '' : e.pointer}`,
+    }));
+    throw reportProblem('supplychain', errors);
   }
 }
 
@@ -225,7 +288,10 @@ function addImage(out: EnvelopeBuilder, ref: ImageRef): string {
 /** A provenance subject: an image (docker/oci purl, or a registry reference), a package purl, or a file. */
 function addSubject(out: EnvelopeBuilder, subject: { name: string; digest?: string }, p: Provenance): string {
   const purlImage = ociPurlImage(subject.name);
-  const plain = subject.name.startsWith('pkg:') ? undefined : parseImageRef(subject.name);
+  // Google Cloud Build names its image subjects as URLs (`https://<region>-docker.pkg.dev/<path>:<tag>`).
+  const plain = subject.name.startsWith('pkg:')
+    ? undefined
+    : parseImageRef(subject.name.replace(/^https?:\/\//, ''));
   const container = /container|docker|buildkit|oci/i.test(`${p.buildType ?? ''} ${p.builder ?? ''}`);
   const image = purlImage ?? (plain && (plain.registry !== undefined || container) ? plain : undefined);
   if (image) {
@@ -266,7 +332,8 @@ export function slsaLevel(
   provenance: Provenance | undefined,
 ): { level: number; basis: string } | undefined {
   if (declared !== undefined) return { level: declared, basis: 'declared' };
-  if (!provenance) return undefined;
+  // Only build provenance says how an artifact was built: a signed SBOM or scan attestation is no level.
+  if (!provenance?.slsa) return undefined;
   if (signed && builder && SLSA3_BUILDER.test(builder)) return { level: 3, basis: 'slsa3-builder' };
   if (signed) return { level: 2, basis: 'signed-provenance' };
   return { level: 1, basis: 'provenance' };

@@ -1,4 +1,4 @@
-// Source `terraform`: a plan as `terraform show -json <planfile>` prints it (format_version 1.x), read as
+// Source `terraform`: a plan as `terraform show -json <planfile>` prints it (format_version 0.1 to 1.x), read as
 // the estate it will leave: `planned_values` (every resource the configuration manages, after the change,
 // modules included) and `resource_changes` (what it deletes). Infrastructure as code is gated before it
 // is applied: the resources are laid onto the SAME nodes the cloud sources name, by handing them to those
@@ -10,7 +10,8 @@
 //   (`aws_iam_role_policy`, `aws_iam_role_policy_attachment`) to `iam` (trust, escalation primitives);
 // - buckets (`aws_s3_bucket`, its `aws_s3_bucket_acl` and `aws_s3_bucket_public_access_block`) and load
 //   balancers (`aws_lb`) as `custodian` names them.
-// Names are qualified by the account (`?account=`, else the account in the plan's ARNs). A plan states
+// Names are qualified by the account (`?account=`, else the account in the plan's ARNs; without either,
+// no name is, the plan's roles included: ARNs built here leave the account empty). A plan states
 // each resource it manages completely, so an instance whose groups the plan holds and none opens, or that
 // has no public address, is stated not exposed (`internet_exposed: false`): a plan that closes a route
 // is seen closing it. `?region=` (pathgate gate -region) is the region of resources the plan does not
@@ -58,7 +59,7 @@ export function createTerraformSource(): IngestSource {
   const iam = createIamSource();
   return {
     name: 'terraform',
-    version: '1',
+    version: '2',
     description:
       'A Terraform plan (terraform show -json): security groups, instances and profiles, IAM roles and policies, buckets and load balancers, on the cloud sources’ nodes.',
     snapshots: 'query',
@@ -210,12 +211,14 @@ function readPlan(body: unknown): Values {
     throw reportProblem('terraform', [
       { pointer: '/', detail: 'expected a Terraform plan (terraform show -json)' },
     ]);
-  if (typeof plan.format_version !== 'string' || !/^1\./.test(plan.format_version))
+  // Terraform 0.12 to 1.0 print format 0.1 / 0.2 (1.0.x still prints 0.2); 1.1 and later 1.x. The fields
+  // read here are the same in all of them.
+  if (typeof plan.format_version !== 'string' || !/^(?:0\.[12]$|1\.)/.test(plan.format_version))
     throw reportProblem('terraform', [
       {
         pointer: '/format_version',
         value: plan.format_version,
-        detail: 'a plan in the JSON format 1.x (terraform show -json <planfile>)',
+        detail: 'a plan in the JSON format 0.1, 0.2 or 1.x (terraform show -json <planfile>)',
       },
     ]);
   if (!plan.planned_values?.root_module && !Array.isArray(plan.resource_changes))
@@ -396,10 +399,13 @@ function instanceRecord(r: PlanResource, plan: Values, account: string | undefin
     ...pointedAll(plan, r, 'vpc_security_group_ids'),
     ...[v.security_groups ?? []].flat().filter((g: unknown) => typeof g === 'string' && g.startsWith('sg-')),
   ];
+  // A public address is given at launch when asked for, or, unless refused, by a subnet the plan creates
+  // with `map_public_ip_on_launch` (the plan knows neither address until apply).
   const publicAddress =
     typeof v.public_ip === 'string' && v.public_ip
       ? v.public_ip
-      : v.associate_public_ip_address === true
+      : v.associate_public_ip_address === true ||
+          (v.associate_public_ip_address !== false && mapsPublicIp(plan, r))
         ? 'assigned-at-launch'
         : undefined;
   const profile = typeof v.iam_instance_profile === 'string' ? v.iam_instance_profile : undefined;
@@ -414,7 +420,7 @@ function instanceRecord(r: PlanResource, plan: Values, account: string | undefin
     SecurityGroups: [...new Set(groups)].map((GroupId) => ({ GroupId })),
     ...(profileName && {
       IamInstanceProfile: {
-        Arn: `arn:aws:iam::${account ?? '000000000000'}:instance-profile/${profileName}`,
+        Arn: `arn:aws:iam::${account ?? ''}:instance-profile/${profileName}`,
       },
     }),
     MetadataOptions: { HttpTokens: v.metadata_options?.[0]?.http_tokens },
@@ -426,6 +432,19 @@ function instanceRecord(r: PlanResource, plan: Values, account: string | undefin
     const resources = planResources(p);
     return pointed(p, resources, res, attribute);
   }
+}
+
+/** The instance's subnet is one the plan manages and it maps a public address to what launches in it. */
+function mapsPublicIp(plan: Values, r: PlanResource): boolean {
+  const resources = planResources(plan);
+  const [subnet] = pointed(plan, resources, r, 'subnet_id');
+  return resources.some(
+    (x) =>
+      x.type === 'aws_subnet' &&
+      !x.deleted &&
+      (x.address === subnet || idOf(x) === subnet) &&
+      x.values.map_public_ip_on_launch === true,
+  );
 }
 
 /** A new profile the instance refers to by expression: its name. */
@@ -443,25 +462,33 @@ function roleOfProfile(p: PlanResource, plan: Values, account: string | undefine
   const role = typeof p.values.role === 'string' ? p.values.role : undefined;
   const name =
     role ??
-    resources.find((x) => x.type === 'aws_iam_role' && pointed(plan, resources, p, 'role').includes(idOf(x)))
-      ?.values.name;
+    resources
+      .filter((x) => x.type === 'aws_iam_role' && pointed(plan, resources, p, 'role').includes(idOf(x)))
+      .map(roleNameOf)[0];
   if (typeof name !== 'string') return undefined;
-  return { RoleName: name, Arn: `arn:aws:iam::${account ?? '000000000000'}:role/${name}` };
+  return { RoleName: name, Arn: `arn:aws:iam::${account ?? ''}:role/${name}` };
+}
+
+/**
+ * A role's name: as configured, else (Terraform names it at apply, `terraform-<timestamp>`) its address, as
+ * an instance whose id is known only after apply is named, so that its policies and escalations are read.
+ */
+function roleNameOf(role: PlanResource): string {
+  return typeof role.values.name === 'string' && role.values.name ? role.values.name : role.address;
 }
 
 /** The plan's IAM as `aws iam get-account-authorization-details` prints it. */
 function authorizationDetails(resources: PlanResource[], plan: Values, account: string | undefined): Values {
   const live = resources.filter((r) => !r.deleted);
   const policyArn = (p: PlanResource) =>
-    typeof p.values.arn === 'string'
-      ? p.values.arn
-      : `arn:aws:iam::${account ?? '000000000000'}:policy/${p.values.name}`;
+    typeof p.values.arn === 'string' ? p.values.arn : `arn:aws:iam::${account ?? ''}:policy/${p.values.name}`;
   const policies = live.filter((r) => r.type === 'aws_iam_policy');
   const roleName = (r: PlanResource) => {
     const value = r.values.role;
     if (typeof value === 'string') return value;
     const [ref] = pointed(plan, resources, r, 'role');
-    return live.find((x) => x.type === 'aws_iam_role' && (x.address === ref || idOf(x) === ref))?.values.name;
+    const role = live.find((x) => x.type === 'aws_iam_role' && (x.address === ref || idOf(x) === ref));
+    return role ? roleNameOf(role) : undefined;
   };
   const attachedArn = (r: PlanResource) => {
     if (typeof r.values.policy_arn === 'string') return r.values.policy_arn;
@@ -475,7 +502,7 @@ function authorizationDetails(resources: PlanResource[], plan: Values, account: 
     RoleDetailList: live
       .filter((r) => r.type === 'aws_iam_role')
       .map((role) => {
-        const name = role.values.name;
+        const name = roleNameOf(role);
         const inline = [
           ...((role.values.inline_policy ?? []) as Values[]).filter((p) => p.policy),
           ...live
@@ -494,7 +521,7 @@ function authorizationDetails(resources: PlanResource[], plan: Values, account: 
           Arn:
             typeof role.values.arn === 'string'
               ? role.values.arn
-              : `arn:aws:iam::${account ?? '000000000000'}:role/${name}`,
+              : `arn:aws:iam::${account ?? ''}:role/${name}`,
           AssumeRolePolicyDocument: role.values.assume_role_policy,
           RolePolicyList: inline.map((p) => ({ PolicyName: p.name, PolicyDocument: p.policy })),
           AttachedManagedPolicies: [...new Set(attached)].map((PolicyArn) => ({

@@ -206,6 +206,25 @@ describe('cloudnet: peerings and roles', () => {
       'internet_exposed',
     );
   });
+
+  it('says which network interfaces attached to no instance it did not read', () => {
+    const fargate = {
+      NetworkInterfaceId: 'eni-1',
+      InterfaceType: 'interface',
+      Association: { PublicIp: '3.80.3.41' },
+      Groups: [{ GroupId: openSsh.GroupId }],
+    };
+    const out = normalize(cloudnet, { security_groups: [openSsh], network_interfaces: [fargate] });
+    expect(out.names('VirtualMachine')).toEqual([]);
+    expect(out.warnings).toEqual([
+      'cloudnet report: 1 network interface(s) attached to no instance not read (eni-1 interface public)',
+    ]);
+    // Twin: an interface attached to an instance is read as it, and warns of nothing.
+    const attached = { ...fargate, Attachment: { InstanceId: 'i-1' }, OwnerId: ACCOUNT };
+    const read = normalize(cloudnet, { security_groups: [openSsh], network_interfaces: [attached] });
+    expect(read.names('VirtualMachine')).toEqual([`${ACCOUNT}/i-1`]);
+    expect(read.warnings).toEqual([]);
+  });
 });
 
 describe('cloudnet: path truth (issue 15)', () => {

@@ -300,6 +300,21 @@ describe('custodian: bad input', () => {
       pointer: '/query/account',
     });
   });
+
+  it("`custodian run`'s resources.json as it is: a 400 saying how to wrap it, not that a list is no object", () => {
+    const resources = JSON.parse(
+      readFileSync(path.join(REAL, 'custodian/resources.ec2-running-instances.json'), 'utf8'),
+    );
+    expect(rejection(custodian, resources)).toEqual([
+      {
+        pointer: '/',
+        detail: expect.stringMatching(/resources\.json: send it as \{provider: "aws", account_id, policies/),
+      },
+    ]);
+    // Twin: the same list wrapped is read.
+    const wrapped = normalize(custodian, custodianBody(ACCOUNT, [{ resource: 'aws.ec2', resources }]));
+    expect(wrapped.names('VirtualMachine')).toHaveLength(resources.length);
+  });
 });
 
 describe('custodian: instance roles the report does not hold (issue 15)', () => {

@@ -255,3 +255,263 @@ describe('supplychain: real provenance on its own', () => {
     expect(out.node('Image', 'slsa-framework/example-package:v1').properties).toMatchObject({ slsaLevel: 3 });
   });
 });
+
+describe('supplychain: attestations read by their predicate', () => {
+  const SUBJECT = { name: 'ghcr.io/acme/shop', digest: { sha256: 'c'.repeat(64) } };
+  const IMAGE = `acme/shop@sha256:${'c'.repeat(64)}`;
+  const BOM = {
+    bomFormat: 'CycloneDX',
+    specVersion: '1.5',
+    components: [{ type: 'library', name: 'express', version: '4.18.2', purl: 'pkg:npm/express@4.18.2' }],
+  };
+  /** A signed DSSE envelope around an in-toto statement of this predicate. */
+  const envelope = (predicateType: string, predicate: unknown) => ({
+    payloadType: 'application/vnd.in-toto+json',
+    payload: Buffer.from(
+      JSON.stringify({
+        _type: 'https://in-toto.io/Statement/v0.1',
+        predicateType,
+        subject: [SUBJECT],
+        predicate,
+      }),
+    ).toString('base64'),
+    signatures: [{ keyid: '', sig: 'MEUCIQ' }],
+  });
+
+  it('a signed attestation that is not build provenance stamps signed, but no SLSA level', () => {
+    const out = normalize(
+      supplychain,
+      envelope('cosign.sigstore.dev/attestation/v1', { Data: 'foo\n', Timestamp: '2022-08-03T13:08:27Z' }),
+    );
+    const props = out.node('Image', IMAGE).properties;
+    expect(props).toMatchObject({
+      signed: true,
+      provenance_predicate: ['cosign.sigstore.dev/attestation/v1'],
+    });
+    expect(props).not.toHaveProperty('slsaLevel');
+    // Twin: the same envelope carrying SLSA provenance is signed provenance, level 2.
+    const slsa = normalize(
+      supplychain,
+      envelope('https://slsa.dev/provenance/v0.2', { builder: { id: 'b' } }),
+    );
+    expect(slsa.node('Image', IMAGE).properties).toMatchObject({ slsaLevel: 2 });
+  });
+
+  it("a CycloneDX attestation's components are the subject's, as the predicate or in cosign's Data wrapper", () => {
+    for (const predicate of [BOM, { Data: BOM, Timestamp: 't' }, { Data: JSON.stringify(BOM) }]) {
+      const out = normalize(supplychain, envelope('https://cyclonedx.org/bom', predicate));
+      expect(out.edges).toEqual([`DEPENDS_ON ${IMAGE} -> pkg:npm/express@4.18.2`]);
+      expect(out.node('Image', IMAGE).properties).toMatchObject({
+        sbomComponents: 1,
+        sbom_format: 'cyclonedx 1.5',
+      });
+      expect(out.node('Image', IMAGE).properties).not.toHaveProperty('slsaLevel');
+    }
+    // Twin: a provenance predicate that happens to hold components is not read as an SBOM.
+    const provenance = normalize(supplychain, envelope('https://slsa.dev/provenance/v0.2', BOM));
+    expect(provenance.names('Library')).toEqual([]);
+  });
+
+  it('an attested SBOM that is not CycloneDX is refused by the pointer inside the attestation', () => {
+    expect(
+      rejection(supplychain, envelope('https://cyclonedx.org/bom', { bomFormat: 'SPDX' }))[0],
+    ).toMatchObject({ pointer: '/payload/predicate/bomFormat' });
+    expect(rejection(supplychain, envelope('https://cyclonedx.org/bom', { Data: '{nope' }))[0]).toMatchObject(
+      {
+        pointer: '/payload/predicate/Data',
+      },
+    );
+  });
+
+  it('an SPDX attestation stamps its subject and says its SBOM was not read', () => {
+    const out = normalize(supplychain, envelope('https://spdx.dev/Document', { spdxVersion: 'SPDX-2.3' }));
+    expect(out.names('Image')).toEqual([IMAGE]);
+    expect(out.warnings.join()).toMatch(/attested SBOM \(https:\/\/spdx\.dev\/Document\) is not read/);
+    // Twin: a CycloneDX attestation warns of nothing.
+    expect(normalize(supplychain, envelope('https://cyclonedx.org/bom', BOM)).warnings).toEqual([]);
+  });
+});
+
+describe('supplychain: SBOM documents the source does not read, and VEX', () => {
+  it('an SPDX document is refused by name at /spdxVersion, not as a report missing its image', () => {
+    expect(
+      rejection(supplychain, { spdxVersion: 'SPDX-2.3', SPDXID: 'SPDXRef-DOCUMENT', packages: [] }),
+    ).toEqual([
+      expect.objectContaining({
+        pointer: '/spdxVersion',
+        value: 'SPDX-2.3',
+        detail: expect.stringMatching(/CycloneDX/),
+      }),
+    ]);
+    // Twin: a CycloneDX document with ?image= is read.
+    expect(
+      normalize(supplychain, { bomFormat: 'CycloneDX', components: [] }, { image: 'acme/shop:1' }).names(
+        'Image',
+      ),
+    ).toEqual(['acme/shop:1']);
+  });
+
+  it('a vulnerability the VEX analysis marks not affecting draws no AFFECTS; exploitable and in triage do', () => {
+    const bom = (state: string) => ({
+      bomFormat: 'CycloneDX',
+      specVersion: '1.4',
+      components: [
+        { type: 'library', name: 'log4j-core', purl: 'pkg:maven/o/log4j-core@2.13.2', 'bom-ref': 'l' },
+      ],
+      vulnerabilities: [{ id: 'CVE-2021-44228', analysis: { state }, affects: [{ ref: 'l' }] }],
+    });
+    for (const state of ['not_affected', 'false_positive', 'resolved', 'resolved_with_pedigree']) {
+      const out = normalize(supplychain, bom(state), { image: 'acme/shop:1' });
+      expect(out.names('CVE'), state).toEqual([]);
+      expect(out.warnings.join(), state).toMatch(new RegExp(`CVE-2021-44228 \\(${state}\\)`));
+    }
+    for (const state of ['exploitable', 'in_triage']) {
+      const out = normalize(supplychain, bom(state), { image: 'acme/shop:1' });
+      expect(out.edges, state).toContain('AFFECTS CVE-2021-44228 -> pkg:maven/o/log4j-core@2.13.2');
+      expect(out.warnings, state).toEqual([]);
+    }
+  });
+});
+
+describe('supplychain: Google Cloud Build provenance', () => {
+  const statement = {
+    _type: 'https://in-toto.io/Statement/v0.1',
+    predicateType: 'https://slsa.dev/provenance/v0.1',
+    subject: [{ name: 'https://europe-docker.pkg.dev/p/r/app:v1', digest: { sha256: 'd'.repeat(64) } }],
+    predicate: {
+      builder: { id: 'https://cloudbuild.googleapis.com/GoogleHostedWorker@v0.2' },
+      materials: [{ uri: `https://github.com/acme/app/commit/${'e'.repeat(40)}` }],
+    },
+  };
+  const gcloud = (payload: unknown) => ({
+    image_summary: { digest: `sha256:${'d'.repeat(64)}` },
+    provenance_summary: {
+      provenance: [
+        {
+          envelope: {
+            payloadType: 'application/vnd.in-toto+json',
+            payload: Buffer.from(JSON.stringify(payload)).toString('base64'),
+            signatures: [{ keyid: 'k', sig: 'MEUC' }],
+          },
+        },
+      ],
+    },
+  });
+
+  it('names the image its URL subject names, the repository and commit of its commit page', () => {
+    const out = normalize(supplychain, gcloud(statement));
+    const image = 'p/r/app:v1';
+    expect(out.names('Image')).toEqual([image]);
+    expect(out.node('Image', image).properties).toMatchObject({
+      registry: 'europe-docker.pkg.dev',
+      digests: [`sha256:${'d'.repeat(64)}`],
+      provenance_format: 'gcb-provenance',
+      slsaLevel: 2,
+    });
+    expect(out.edges).toEqual([`BUILT_FROM ${image} -> github.com/acme/app`]);
+    expect(out.edgeProps('BUILT_FROM', image, 'github.com/acme/app')).toMatchObject({
+      commit_sha: 'e'.repeat(40),
+    });
+    // Twin: a repository whose own name is `commit` keeps it.
+    const named = {
+      ...statement,
+      predicate: { ...statement.predicate, materials: [{ uri: 'git+https://github.com/acme/commit' }] },
+    };
+    expect(normalize(supplychain, gcloud(named)).names('Repository')).toEqual(['github.com/acme/commit']);
+  });
+
+  it('an entry without its envelope is refused by its pointer', () => {
+    expect(
+      rejection(supplychain, { provenance_summary: { provenance: [{ kind: 'BUILD' }] } })[0],
+    ).toMatchObject({
+      pointer: '/provenance_summary/provenance/0',
+    });
+  });
+});
+
+describe('supplychain: vulnerability and image names as other tools write them', () => {
+  const django = { type: 'library', name: 'Django', purl: 'pkg:pypi/django@2.0', 'bom-ref': 'd' };
+  const bom = (vulnerability: Record<string, unknown>) => ({
+    bomFormat: 'CycloneDX',
+    components: [django],
+    vulnerabilities: [{ affects: [{ ref: 'd' }], ...vulnerability }],
+  });
+
+  it('a vulnerability named by its own id (OSS Index) but referring to one CVE is that CVE', () => {
+    const out = normalize(
+      supplychain,
+      bom({ id: 'c7129ff8-08bc', references: [{ id: 'CVE-2021-33203', source: { name: 'OSS Index' } }] }),
+      { image: 'acme/shop:1' },
+    );
+    expect(out.names('CVE')).toEqual(['CVE-2021-33203']);
+    expect(out.node('CVE', 'CVE-2021-33203').properties).toMatchObject({ advisory_id: 'c7129ff8-08bc' });
+    // Twins: several CVEs keep the tool's id (which one is it?); a CVE id is its own name.
+    const two = bom({ id: 'SNYK-1', references: [{ id: 'CVE-2021-1' }, { id: 'CVE-2021-2' }] });
+    expect(normalize(supplychain, two, { image: 'acme/shop:1' }).names('CVE')).toEqual(['SNYK-1']);
+    const own = bom({ id: 'CVE-2021-44228', references: [{ id: 'GHSA-jfh8-c2jp-5v3q' }] });
+    const read = normalize(supplychain, own, { image: 'acme/shop:1' });
+    expect(read.names('CVE')).toEqual(['CVE-2021-44228']);
+    expect(read.node('CVE', 'CVE-2021-44228').properties).not.toHaveProperty('advisory_id');
+  });
+
+  it("an image component's digest version (Syft `sha256:`, Xray `sha256__`) pins the image, not a tag", () => {
+    const hex = 'a'.repeat(64);
+    const image = (name: string, version: string) =>
+      normalize(supplychain, {
+        bomFormat: 'CycloneDX',
+        metadata: { component: { type: 'container', name, version } },
+        components: [],
+      }).nodes.find((n) => n.label === 'Image')!;
+    const syft = image('docker.io/library/alpine:latest', `sha256:${hex}`);
+    expect(syft.name).toBe('alpine:latest');
+    expect(syft.properties).toMatchObject({ digests: [`sha256:${hex}`] });
+    expect(image('library/maven', `sha256__${hex}`).name).toBe(`maven@sha256:${hex}`);
+    // Twin: a plain version is the tag.
+    expect(image('acme/shop', '1.4').name).toBe('acme/shop:1.4');
+  });
+});
+
+describe('supplychain: SBOMs of a repository', () => {
+  const bom = (component: Record<string, unknown>) => ({
+    bomFormat: 'CycloneDX',
+    specVersion: '1.5',
+    metadata: { component },
+    components: [
+      {
+        type: 'library',
+        name: 'jackson-databind',
+        purl: 'pkg:maven/c.f/jackson-databind@2.9.1',
+        'bom-ref': 'j',
+      },
+    ],
+    vulnerabilities: [{ id: 'CVE-2020-9548', affects: [{ ref: 'j' }] }],
+  });
+  const app = bom({ type: 'application', name: 'testdata/fixtures/repo/pom' });
+
+  it("an SBOM of no image is the repository's named by ?repo=, as a `trivy fs` scan draws it", () => {
+    const out = normalize(supplychain, app, { repo: 'github.com/acme/shop' });
+    expect(out.edges).toEqual([
+      'AFFECTS CVE-2020-9548 -> github.com/acme/shop',
+      'AFFECTS CVE-2020-9548 -> pkg:maven/c.f/jackson-databind@2.9.1',
+      'DEPENDS_ON github.com/acme/shop -> pkg:maven/c.f/jackson-databind@2.9.1',
+    ]);
+    expect(out.node('Repository', 'github.com/acme/shop').properties).toMatchObject({ sbomComponents: 1 });
+    // Twins: a container SBOM stays the image's whatever ?repo= says; without ?repo= the 400 says both ways.
+    const container = bom({ type: 'container', name: 'ghcr.io/acme/shop:1.4' });
+    expect(normalize(supplychain, container, { repo: 'github.com/acme/shop' }).names('Repository')).toEqual(
+      [],
+    );
+    expect(rejection(supplychain, app)[0]).toMatchObject({
+      pointer: '/metadata/component',
+      detail: expect.stringMatching(/\?image=.*\?repo=/),
+    });
+  });
+
+  it('a `trivy repo` SBOM names its repository by the URL it scanned', () => {
+    const out = normalize(
+      supplychain,
+      bom({ type: 'application', name: 'https://github.com/knqyf263/trivy-ci-test' }),
+    );
+    expect(out.names('Repository')).toEqual(['github.com/knqyf263/trivy-ci-test']);
+  });
+});

@@ -168,6 +168,125 @@ describe('terraform source', () => {
     );
   });
 
+  it('an instance launched into a public-mapping subnet of the plan gets an address: its open group exposes it', () => {
+    const group = res('aws_security_group.web', 'aws_security_group', {
+      name: 'web',
+      ingress: [{ protocol: 'tcp', from_port: 22, to_port: 22, cidr_blocks: ['0.0.0.0/0'] }],
+    });
+    const subnet = (mapped: boolean) =>
+      res('aws_subnet.public', 'aws_subnet', { map_public_ip_on_launch: mapped });
+    const box = (values: Record<string, unknown> = {}) =>
+      res('aws_instance.box', 'aws_instance', { tags: { Name: 'box' }, ...values });
+    // Both known only after apply: the configuration's references say which subnet and group.
+    const configuration = {
+      root_module: {
+        resources: [
+          {
+            address: 'aws_instance.box',
+            expressions: {
+              subnet_id: { references: ['aws_subnet.public.id', 'aws_subnet.public'] },
+              vpc_security_group_ids: { references: ['aws_security_group.web.id', 'aws_security_group.web'] },
+            },
+          },
+        ],
+      },
+    };
+    const open = normalize(plan([group, subnet(true), box()], { configuration }));
+    expect(props(open, 'box')).toMatchObject({ internet_exposed: true, public_ip: 'assigned-at-launch' });
+    // Twins: an instance refusing a public address, and a subnet that maps none, are stated closed.
+    for (const closed of [
+      plan([group, subnet(true), box({ associate_public_ip_address: false })], { configuration }),
+      plan([group, subnet(false), box()], { configuration }),
+    ])
+      expect(props(normalize(closed), 'box')).toMatchObject({
+        internet_exposed: false,
+        exposure_basis: 'terraform:no-public-address',
+      });
+  });
+
+  it('a role Terraform names at apply is named by its address; only the policies pointing at it are its', () => {
+    const trust = JSON.stringify({
+      Statement: [
+        { Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' },
+      ],
+    });
+    const admin = JSON.stringify({ Statement: [{ Effect: 'Allow', Action: 'iam:*', Resource: '*' }] });
+    const resources = [
+      res('aws_iam_role.example', 'aws_iam_role', { assume_role_policy: trust }),
+      res('aws_iam_role.other', 'aws_iam_role', { assume_role_policy: trust }),
+      res('aws_iam_role_policy.fail', 'aws_iam_role_policy', { name: 'example', policy: admin }),
+    ];
+    const configuration = {
+      root_module: {
+        resources: [
+          {
+            address: 'aws_iam_role_policy.fail',
+            expressions: { role: { references: ['aws_iam_role.example'] } },
+          },
+        ],
+      },
+    };
+    const out = normalize(plan(resources, { configuration }));
+    const edges = out.envelopes.flatMap((e) => e.edges);
+    const name = (id: string) => nodes(out).find((n) => n.id === id)?.name;
+    expect(
+      edges.filter((e) => e.type === 'CAN_ESCALATE_TO').map((e) => `${name(e.from)} -> ${name(e.to)}`),
+    ).toEqual(['aws_iam_role.example -> account-admin']);
+    // Twin: the other unnamed role holds no policy (it was given every policy whose role went unresolved).
+    expect(nodes(out).map((n) => n.name)).toContain('aws_iam_role.other');
+  });
+
+  it('with no account known, no name is qualified: not by a made-up account in the ARNs it builds', () => {
+    const role = res('aws_iam_role.app', 'aws_iam_role', {
+      name: 'app',
+      assume_role_policy: JSON.stringify({
+        Statement: [
+          { Effect: 'Allow', Principal: { Service: 'ec2.amazonaws.com' }, Action: 'sts:AssumeRole' },
+        ],
+      }),
+    });
+    const profile = res('aws_iam_instance_profile.app', 'aws_iam_instance_profile', {
+      name: 'app',
+      role: 'app',
+    });
+    const box = res('aws_instance.box', 'aws_instance', {
+      iam_instance_profile: 'app',
+      tags: { Name: 'box' },
+    });
+    const out = normalize(plan([role, profile, box]));
+    const names = nodes(out).map((n) => n.name);
+    expect(names).toEqual(expect.arrayContaining(['box', 'app']));
+    expect(names.filter((n) => n.includes('000000000000'))).toEqual([]);
+    // The instance's role (named by cloudnet) and the plan's role (named by iam) are the one node `app`.
+    expect(
+      nodes(out)
+        .filter((n) => n.name === 'app')
+        .map((n) => n.properties),
+    ).toContainEqual(expect.objectContaining({ instance_profiles: ['app'] }));
+    expect(out.envelopes.flatMap((e) => e.edges).filter((e) => e.type === 'ASSUMES')).toEqual([
+      expect.objectContaining({ from: nodes(out).find((n) => n.name === 'box')!.id }),
+    ]);
+    expect(out.envelopes.flatMap((e) => e.edges).find((e) => e.type === 'ASSUMES')!.to).toBe(
+      nodes(out).find((n) => n.name === 'app' && n.label === 'IAM_Role')!.id,
+    );
+    // Twin: with ?account= every name is that account's.
+    const qualified = normalize(plan([role, profile, box]), { account: ACCOUNT });
+    expect(nodes(qualified).map((n) => n.name)).toEqual(
+      expect.arrayContaining([`${ACCOUNT}/box`, `${ACCOUNT}/app`]),
+    );
+  });
+
+  it('reads the plans Terraform 0.12 to 1.0 print (format 0.1, 0.2) as it reads 1.x', () => {
+    const bucket = res('aws_s3_bucket.logs', 'aws_s3_bucket', { bucket: 'logs', acl: 'public-read' });
+    for (const version of ['0.1', '0.2', '1.0', '1.2']) {
+      const out = normalize(plan([bucket], { format_version: version }));
+      expect(props(out, 'logs'), version).toMatchObject({ public_access: true });
+    }
+    // Twins: formats Terraform never printed are refused.
+    for (const version of ['0.3', '2.0', '1'])
+      expect(() => normalize(plan([bucket], { format_version: version })), version).toThrow(/format_version/);
+  });
+
   it('refuses what is not a plan, naming the pointer', () => {
     expect(() => normalize({ format_version: '2.0', planned_values: {} })).toThrow(/format_version/);
     expect(() => normalize({ format_version: '1.2' })).toThrow(/planned_values/);

@@ -37,7 +37,8 @@ describe('trivy repo scans of local paths (pom, gomod, pip, gradle)', () => {
   it('gomod: a CVE found in three go.mod files is one library, one CVE, one edge each', () => {
     const out = normalize(trivy, report('gomod'), { repo: REPO });
     expect(out.names('Library')).toEqual([
-      'pkg:golang/github.com/docker/distribution@v2.7.1%2Bincompatible',
+      // Trivy writes `%2Bincompatible`; named with the escape decoded, as Go and Syft write it.
+      'pkg:golang/github.com/docker/distribution@v2.7.1+incompatible',
       'pkg:golang/github.com/open-policy-agent/opa@v0.35.0',
       'pkg:golang/golang.org/x/text@v0.3.6',
     ]);

@@ -1,0 +1,77 @@
+// `pathgate ingestreal` on a folder of the unseen non-Kubernetes reports (fixtures/unseen, SOURCES.md):
+// every file recognised by its content and posted to the running ingest listener, an SPDX SBOM refused by
+// name, and what the others say reaching the graph under the names the other sources use.
+import { copyFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { expect, it } from 'vitest';
+import { ingestReal } from '../../app/ingest-real.js';
+import { edgeLines } from '../helpers/graph-lines.js';
+import { makeService, tempDir } from '../helpers/service.js';
+
+const FILES = [
+  'semgrep/defectdojo-fingerprint_test.json',
+  'sbom/trivy-pom-cyclonedx.json',
+  'sbom/guac-syft-alpine-cyclonedx.json',
+  'sbom/trivy-conda-spdx.json',
+  'provenance/trivy-centos-7-cyclonedx.intoto.jsonl',
+  'provenance/slsa-verifier-gcb-v0.2-gcloud-container-github.json',
+  'awsnet/cloudmapper-demo-ec2-describe-instances.json',
+  'iam/cloudmapper-demo-iam-get-account-authorization-details.json',
+  'terraform/trivy-tfjson-plan.json',
+  'terraform/checkov-plan_with_utf_16_encoding-tfplan.json',
+];
+
+it('posts the unseen reports by content: each to its source, the SPDX SBOM refused by name', async () => {
+  const dir = await tempDir('pathgate-ingestreal-unseen-');
+  for (const f of FILES)
+    await copyFile(new URL(`../../fixtures/unseen/${f}`, import.meta.url), path.join(dir, path.basename(f)));
+  const service = await makeService();
+  const url = await service.ingestApp.listen({ host: '127.0.0.1', port: 0 });
+  const lines: string[] = [];
+  try {
+    const summary = await ingestReal({ dir, url, repo: 'github.com/acme/web', out: (l) => lines.push(l) });
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^defectdojo-fingerprint_test\.json: semgrep -> 202, 3 nodes, 2 edges/),
+        // A repository's SBOM: named by -repo, as the code scan is.
+        expect.stringMatching(/^trivy-pom-cyclonedx\.json: supplychain -> 202/),
+        expect.stringMatching(/^guac-syft-alpine-cyclonedx\.json: supplychain -> 202, 15 nodes, 14 edges/),
+        expect.stringMatching(
+          /^trivy-conda-spdx\.json: supplychain -> 400 supplychain report: \/spdxVersion: an SPDX SBOM/,
+        ),
+        expect.stringMatching(
+          /^trivy-centos-7-cyclonedx\.intoto\.jsonl: supplychain -> 202, 3 nodes, 2 edges/,
+        ),
+        expect.stringMatching(
+          /^slsa-verifier-gcb-v0\.2-gcloud-container-github\.json: supplychain -> 202, 2 nodes, 1 edges/,
+        ),
+        expect.stringMatching(
+          /^cloudmapper-demo-ec2-describe-instances\.json: cloudnet -> 202, 4 nodes, 3 edges/,
+        ),
+        expect.stringMatching(/^cloudmapper-demo-iam-get-account-authorization-details\.json: iam -> 202/),
+        expect.stringMatching(/^trivy-tfjson-plan\.json: terraform -> 202/),
+        // Written as UTF-16 by Windows PowerShell: read all the same.
+        expect.stringMatching(/^checkov-plan_with_utf_16_encoding-tfplan\.json: terraform -> 202, 1 nodes/),
+      ]),
+    );
+    expect(summary).toEqual({ accepted: FILES.length - 1, rejected: 1, skipped: 0 });
+    await service.settle();
+    const edges = edgeLines(service.engine.tenant('default')!.graph);
+    // The code scan's findings and the SBOM's library land on the one repository -repo names.
+    expect(edges).toContain(
+      'AFFECTS github.com/acme/web:sample/function.go:37:go.lang.security.audit.database.string-formatted-query.string-formatted-query -> github.com/acme/web',
+    );
+    expect(edges).toContain(
+      'DEPENDS_ON github.com/acme/web -> pkg:maven/com.fasterxml.jackson.core/jackson-databind@2.9.1',
+    );
+    expect(edges).toContain('DEPENDS_ON alpine:latest -> pkg:apk/alpine/musl@1.2.3-r0');
+    expect(edges).toContain(
+      'BUILT_FROM gosst-scare-sandbox/quickstart-docker-repo/quickstart-image:v14 -> github.com/laurentsimon/gcb-tests',
+    );
+    expect(edges).toContain('CAN_ESCALATE_TO 123456789012/bad_role -> 123456789012/account-admin');
+    expect(edges).toContain('HOSTS 123456789012/vpc-12345678 -> 123456789012/Bastion');
+  } finally {
+    await service.dispose();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

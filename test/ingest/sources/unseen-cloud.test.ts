@@ -1,0 +1,165 @@
+// Cloud reports the iam, cloudnet and terraform sources had not seen (fixtures/unseen/iam, awsnet and
+// terraform; provenance in fixtures/unseen/SOURCES.md): CloudMapper's demo account as the AWS CLI prints
+// it, and Terraform plans from Terraform 0.12 (TerraGoat, format 0.1) to 1.14 (format 1.2), one written
+// as UTF-16 by Windows PowerShell.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { decodeReportFile, readReport, recognizeReport } from '../../../src/ingest/recognize.js';
+import { createCloudnetSource } from '../../../src/ingest/sources/cloudnet.js';
+import { createIamSource } from '../../../src/ingest/sources/iam.js';
+import { createTerraformSource } from '../../../src/ingest/sources/terraform.js';
+import { normalize } from '../../helpers/normalize.js';
+
+const file = (path: string, source: string): Record<string, unknown> => {
+  const { body } = readReport(
+    decodeReportFile(readFileSync(new URL(`../../../fixtures/unseen/${path}`, import.meta.url))),
+  );
+  expect(recognizeReport(body), path).toBe(source);
+  return body as Record<string, unknown>;
+};
+const ACCOUNT = '123456789012';
+
+describe('CloudMapper demo: aws iam get-account-authorization-details', () => {
+  const out = normalize(
+    createIamSource(),
+    file('iam/cloudmapper-demo-iam-get-account-authorization-details.json', 'iam'),
+  );
+
+  it('every user and role, each in the account its ARN names', () => {
+    // The demo's users carry the sanitised ARN `arn:aws:iam::aws:user/...`: their account is what it says.
+    expect(out.names('User')).toEqual(['aws/USER', 'aws/USER_WITH_BAD_INLINE_POLICY']);
+    expect(out.names('IAM_Role')).toEqual(
+      ['account-admin', 'bad_role', 'exfiller', 'level1', 'level3'].map((r) => `${ACCOUNT}/${r}`),
+    );
+    expect(out.node('User', 'aws/USER').properties).toMatchObject({
+      groups: ['GROUP_WITH_BAD_INLINE_POLICY'],
+    });
+    expect(out.node('IAM_Role', `${ACCOUNT}/level1`).properties).toMatchObject({
+      trusted_services: ['lambda.amazonaws.com'],
+    });
+  });
+
+  it('bad_role: anyone may assume it (trust `AWS: *`), and its inline policy is `*` on `*`', () => {
+    expect(out.node('IAM_Role', `${ACCOUNT}/bad_role`).properties).toMatchObject({
+      internet_exposed: true,
+      public_access: true,
+      exposure_basis: 'trust:*',
+    });
+    expect(out.edges).toEqual([`CAN_ESCALATE_TO ${ACCOUNT}/bad_role -> ${ACCOUNT}/account-admin`]);
+    expect(out.edgeProps('CAN_ESCALATE_TO', `${ACCOUNT}/bad_role`, `${ACCOUNT}/account-admin`)).toMatchObject(
+      {
+        primitives: ['full-admin'],
+      },
+    );
+  });
+});
+
+describe('CloudMapper demo: aws ec2 describe-* outputs', () => {
+  const cloudnet = createCloudnetSource();
+  // Read in each test, so that a file no longer recognised fails the tests that read it.
+  const instances = () => file('awsnet/cloudmapper-demo-ec2-describe-instances.json', 'cloudnet');
+  const groups = () => file('awsnet/cloudmapper-demo-ec2-describe-security-groups.json', 'cloudnet');
+  const interfaces = () => file('awsnet/cloudmapper-demo-ec2-describe-network-interfaces.json', 'cloudnet');
+
+  it('describe-instances alone: three instances named by their Name tags in one VPC', () => {
+    const out = normalize(cloudnet, instances());
+    expect(out.names('VirtualMachine')).toEqual(['Bastion', 'Web1', 'Web2'].map((n) => `${ACCOUNT}/${n}`));
+    expect(out.node('VirtualMachine', `${ACCOUNT}/Bastion`).properties).toMatchObject({
+      instance_id: 'i-00000000000000000',
+      public_ip: '1.2.3.4',
+    });
+    expect(out.node('VirtualMachine', `${ACCOUNT}/Web1`).properties).toMatchObject({
+      imds_tokens: 'optional',
+    });
+  });
+
+  it('with the groups: the bastion reaches both web servers on 8000; none is open to the internet', () => {
+    const out = normalize(cloudnet, { ...instances(), ...groups() });
+    expect(out.edges.filter((e) => e.startsWith('CONNECTS_TO'))).toEqual([
+      `CONNECTS_TO ${ACCOUNT}/Bastion -> ${ACCOUNT}/Web1`,
+      `CONNECTS_TO ${ACCOUNT}/Bastion -> ${ACCOUNT}/Web2`,
+    ]);
+    // The bastion's SSH is open to two office ranges, not 0.0.0.0/0: a public address is not exposure.
+    expect(out.nodes.filter((n) => n.properties?.internet_exposed)).toEqual([]);
+  });
+
+  it("describe-network-interfaces: the ECS task's public interface is said not read, not dropped", () => {
+    const out = normalize(cloudnet, { ...groups(), ...interfaces() });
+    expect(out.names('VirtualMachine')).toEqual([]);
+    expect(out.warnings).toEqual([
+      'cloudnet report: 1 network interface(s) attached to no instance not read (eni-00000001 interface public)',
+    ]);
+  });
+});
+
+describe('Terraform plans (trivy and checkov testdata)', () => {
+  const terraform = createTerraformSource();
+
+  it('TerraGoat (Terraform 0.12, format 0.1): both boxes take a public address from their subnet, SSH open', () => {
+    const out = normalize(terraform, file('terraform/checkov-terragoat-tfplan.json', 'terraform'));
+    for (const box of ['123456789123-acme-corp-dbapp', '123456789123-acme-corp-ec2'])
+      expect(out.node('VirtualMachine', box).properties, box).toMatchObject({
+        internet_exposed: true,
+        exposure_basis: 'sg-open:tcp/22,tcp/80',
+        public_ip: 'assigned-at-launch',
+        region: 'us-west-2',
+      });
+    // The database box takes on its profile's role: no account is known, so no name is qualified.
+    expect(out.edges).toContain('ASSUMES 123456789123-acme-corp-dbapp -> 123456789123-acme-corp-role');
+    expect(out.nodes.filter((n) => n.name.includes('000000000000'))).toEqual([]);
+    expect(out.names('Bucket')).toHaveLength(6);
+    expect(out.node('Bucket', '123456789123-acme-corp-data').properties).toMatchObject({
+      public_access: true,
+      exposure_basis: 'acl:AllUsers:READ',
+    });
+    expect(out.warnings.join()).toMatch(/resource types not read: aws_db_instance, /);
+  });
+
+  it("checkov's IAM plan: a role named only at apply is read, its inline `iam:*` an escalation", () => {
+    const out = normalize(
+      terraform,
+      file('terraform/checkov-plan_with_iam_policies-tfplan.json', 'terraform'),
+    );
+    expect(out.edges).toEqual(['CAN_ESCALATE_TO aws_iam_role.example -> account-admin']);
+    expect(out.node('IAM_Role', 'aws_iam_role.example').properties).toMatchObject({
+      trusted_services: ['lambda.amazonaws.com'],
+    });
+    expect(out.warnings).toEqual([
+      'terraform plan: resource types not read: aws_iam_group, aws_iam_group_policy, aws_iam_user, aws_iam_user_policy',
+    ]);
+  });
+
+  it('a plan Windows PowerShell wrote as UTF-16 (Terraform 1.0.5): read like any other', () => {
+    const out = normalize(
+      terraform,
+      file('terraform/checkov-plan_with_utf_16_encoding-tfplan.json', 'terraform'),
+    );
+    expect(out.names('Bucket')).toEqual(['test']);
+    expect(out.node('Bucket', 'test').properties).toMatchObject({
+      region: 'us-east-1',
+      public_access: false,
+    });
+  });
+
+  it('Terraform 1.0.3, format 0.2: its bucket read, private; what it does not read named', () => {
+    const out = normalize(terraform, file('terraform/trivy-tfjson-plan.json', 'terraform'));
+    expect(out.names('Bucket')).toEqual(['tfsec-plan-testing']);
+    expect(out.node('Bucket', 'tfsec-plan-testing').properties).toMatchObject({
+      internet_exposed: false,
+      public_access: false,
+      terraform_address: 'aws_s3_bucket.planbucket',
+    });
+    expect(out.warnings).toEqual([
+      'terraform plan: resource types not read: aws_s3_bucket_server_side_encryption_configuration',
+    ]);
+  });
+
+  it("Terraform 1.14, format 1.2: a module's bucket, in the provider's region", () => {
+    const out = normalize(terraform, file('terraform/trivy-tfjson-module_call.json', 'terraform'));
+    expect(out.names('Bucket')).toEqual(['test']);
+    expect(out.node('Bucket', 'test').properties).toMatchObject({
+      region: 'eu-west-1',
+      terraform_address: 'module.s3_bucket.aws_s3_bucket.main',
+    });
+  });
+});
