@@ -20,8 +20,8 @@
 // deployed, through the same mapping, so that a state and a plan of the same module name the same nodes. It
 // differs from a plan in what it lacks and what it knows: no `resource_changes` (nothing is deleted), no
 // `configuration` (resources point at each other only by their values: ids, names, ARNs, all known in a
-// state), a public address that is known (`public_ip`, empty when there is none), and the region is the one
-// its ARNs name.
+// state), a public address that is known (`public_ip`, empty when there is none), a bucket's ACL as S3
+// holds it (`grant`), and the region is the one its ARNs name.
 import { bucketExposure } from '../../markers/exposure.js';
 import { crownJewel, readTags } from '../../markers/crown-jewel.js';
 import { accountParameter, parseIamArn, qualify } from './account.js';
@@ -156,7 +156,10 @@ export function createTerraformSource(): IngestSource {
         const block = resources.find(
           (r) => r.type === 'aws_s3_bucket_public_access_block' && sameBucket(r, bucket, plan) && !r.deleted,
         );
-        const grants = aclGrants(bucket.values.acl, acl?.deleted ? undefined : acl?.values);
+        const grants = [
+          ...aclGrants(bucket.values.acl, acl?.deleted ? undefined : acl?.values),
+          ...(isState(plan) ? heldGrants(bucket.values.grant) : []),
+        ];
         const exposure = bucketExposure(
           grants.map((g) => ({ Grantee: { URI: g.URI }, Permission: g.Permission })),
         );
@@ -637,6 +640,20 @@ function aclGrants(cannedOnBucket: unknown, acl: Values | undefined): { URI: str
       for (const grantee of (grant.grantee ?? []) as Values[])
         if (typeof grantee.uri === 'string') grants.push({ URI: grantee.uri, Permission: grant.permission });
   return grants;
+}
+
+/**
+ * The grants a state holds on the bucket itself (`grant`, which the provider reads back from S3 whatever set
+ * them: the bucket's `acl`, an `aws_s3_bucket_acl`, or the console). Read in a state only: a plan carries the
+ * bucket's grants as they were before the change, which an `aws_s3_bucket_acl` of the plan may replace.
+ */
+function heldGrants(grants: unknown): { URI: string; Permission: string }[] {
+  const out: { URI: string; Permission: string }[] = [];
+  for (const grant of (Array.isArray(grants) ? grants : []) as Values[])
+    if (typeof grant?.uri === 'string' && grant.uri)
+      for (const Permission of (Array.isArray(grant.permissions) ? grant.permissions : []) as string[])
+        out.push({ URI: grant.uri, Permission });
+  return out;
 }
 
 function tagList(tags: unknown): { Key: string; Value: string }[] {

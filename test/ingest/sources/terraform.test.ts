@@ -432,6 +432,31 @@ describe('terraform source', () => {
       });
     });
 
+    it('reads the grants a state holds on a bucket, whatever set them', () => {
+      const bucket = (grant: unknown[]) =>
+        res('aws_s3_bucket.exports', 'aws_s3_bucket', { bucket: 'acme-exports', acl: null, grant });
+      const owner = { id: 'a1bd360e', type: 'CanonicalUser', uri: '', permissions: ['FULL_CONTROL'] };
+      const allUsers = {
+        id: '',
+        type: 'Group',
+        uri: 'http://acs.amazonaws.com/groups/global/AllUsers',
+        permissions: ['READ'],
+      };
+      expect(props(normalize(state([bucket([owner, allUsers])])), 'acme-exports')).toMatchObject({
+        internet_exposed: true,
+        public_access: true,
+        exposure_basis: 'acl:AllUsers:READ',
+      });
+      // Twins: the owner's grant alone is private; a plan's grants (those before its change) are not read.
+      expect(props(normalize(state([bucket([owner])])), 'acme-exports')).toMatchObject({
+        internet_exposed: false,
+        exposure_basis: 'terraform:no-public-acl',
+      });
+      expect(props(normalize(plan([bucket([owner, allUsers])])), 'acme-exports')).toMatchObject({
+        internet_exposed: false,
+      });
+    });
+
     it('places its resources in the region their ARNs name (a state holds no provider configuration)', () => {
       const lb = res('aws_lb.web', 'aws_lb', {
         name: 'web',
