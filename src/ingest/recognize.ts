@@ -47,10 +47,12 @@ export function recognizeReport(report: unknown): RecognizedSource | undefined {
   if (Array.isArray(report.attestations)) return 'supplychain';
   if (isGcbProvenance(report)) return 'supplychain';
   if (typeof report.account_id === 'string' && Array.isArray(report.policies)) return 'custodian';
-  // `terraform show -json <planfile>`
+  // `terraform show -json <planfile>`, and `terraform show -json` of a state (`values.root_module`)
   if (
     typeof report.format_version === 'string' &&
-    ('planned_values' in report || 'resource_changes' in report)
+    ('planned_values' in report ||
+      'resource_changes' in report ||
+      (isObject(report.values) && 'root_module' in report.values))
   )
     return 'terraform';
   if (Array.isArray(report.UserDetailList) || Array.isArray(report.RoleDetailList)) return 'iam';

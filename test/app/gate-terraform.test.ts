@@ -3,7 +3,9 @@
 // any role on the internet is blocked before it merges, naming the route to the account's administrator; a
 // plan that narrows the jump hosts' SSH closes that route (clean, improved); the plan's nodes are the
 // cloud sources' nodes (no second VM, role or group). Negative twins: a plan that changes nothing that
-// matters is clean; a plan of another account names nothing the estate holds.
+// matters is clean; a plan of another account names nothing the estate holds. A state (`terraform show
+// -json` of no plan) of the same resources names the same nodes; a malformed one is refused at ingest,
+// storing nothing.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -153,5 +155,64 @@ describe('Terraform plans at the gate', () => {
       verdict: 'unknown',
       errors: [expect.objectContaining({ pointer: '/format_version' })],
     });
+  });
+});
+
+describe('Terraform states', () => {
+  /**
+   * The plan's resources as `terraform show -json` prints the state they leave (`values`, no plan fields),
+   * with what apply makes known: the new instance's id and public address, the new rule's id.
+   */
+  const asState = (body: any) => {
+    const root = structuredClone(body.planned_values.root_module);
+    for (const r of root.resources) {
+      if (r.type === 'aws_instance') Object.assign(r.values, { id: 'i-0f00d', public_ip: '198.51.100.20' });
+      r.values.id ??= `${r.type}-${r.name}`;
+    }
+    return {
+      format_version: '1.0',
+      terraform_version: body.terraform_version,
+      values: { root_module: root },
+    };
+  };
+  const ids = (body: unknown, query: Record<string, string> = {}) =>
+    createSources()
+      .get('terraform')!
+      .normalize({ body, query, receivedAt: '2026-11-20T09:14:03Z' })
+      .envelopes.flatMap((e) => e.nodes.map((n) => `${n.id} ${n.name} ${n.properties?.internet_exposed}`))
+      .sort();
+
+  it('a state of the plan’s resources names the same nodes, and the gate reads it the same', async () => {
+    const body = JSON.parse(await plan('open-batch-worker-ssh.plan.json'));
+    const state = asState(body);
+    expect(recognizeReport(state)).toBe('terraform');
+    expect(ids(state)).toEqual(ids(body));
+    expect(ids(state)).toContainEqual(expect.stringMatching(/ 111122223333\/batch-worker-1 true$/));
+    const before = liveState();
+    const answer = await ask(JSON.stringify(state));
+    expect(answer).toMatchObject({ verdict: 'blocked', source: 'terraform' });
+    expect(liveState()).toBe(before);
+    // Twin: the state of another account names none of the plan's nodes.
+    const other = ids(state, { account: '999988887777' });
+    expect(other.filter((n) => ids(body).includes(n))).toEqual([]);
+  });
+
+  it('refuses a malformed state with a problem naming the pointer, and stores nothing', async () => {
+    const before = liveState();
+    const bad = { format_version: '1.0', values: { root_module: { resources: [{ address: 'x' }] } } };
+    const answer = await service.ingest(bad, { source: 'terraform', query: 'account=111122223333' });
+    expect(answer.status).toBe(400);
+    expect(answer.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(answer.json).toMatchObject({
+      status: 400,
+      errors: [expect.objectContaining({ pointer: '/values/root_module/resources/0' })],
+    });
+    expect(answer.json.detail).toContain('/values/root_module/resources/0');
+    await service.settle();
+    expect(liveState()).toBe(before);
+    // Twin: the same state, well formed, is taken.
+    const good = asState(JSON.parse(await plan('close-jump-ssh.plan.json')));
+    const taken = await service.ingest(good, { source: 'terraform', query: 'slug=acme/infra&pr=32' });
+    expect(taken.status).toBe(202);
   });
 });

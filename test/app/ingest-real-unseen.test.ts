@@ -19,6 +19,7 @@ const FILES = [
   'iam/cloudmapper-demo-iam-get-account-authorization-details.json',
   'terraform/trivy-tfjson-plan.json',
   'terraform/checkov-plan_with_utf_16_encoding-tfplan.json',
+  'terraform/infracost-terraform_v0.14_state.json',
 ];
 
 it('posts the unseen reports by content: each to its source, the SPDX SBOM refused by name', async () => {
@@ -52,6 +53,8 @@ it('posts the unseen reports by content: each to its source, the SPDX SBOM refus
         expect.stringMatching(/^trivy-tfjson-plan\.json: terraform -> 202/),
         // Written as UTF-16 by Windows PowerShell: read all the same.
         expect.stringMatching(/^checkov-plan_with_utf_16_encoding-tfplan\.json: terraform -> 202, 1 nodes/),
+        // A state (terraform show -json of no plan): what is deployed, five instances and a role.
+        expect.stringMatching(/^infracost-terraform_v0\.14_state\.json: terraform -> 202, 6 nodes/),
       ]),
     );
     expect(summary).toEqual({ accepted: FILES.length - 1, rejected: 1, skipped: 0 });

@@ -71,3 +71,17 @@ it('reads a report file written as UTF-16 (Windows PowerShell `>`) or with a UTF
   expect(decodeReportFile(Buffer.from(plan))).toBe(plan);
   expect(recognizeReport(readReport(le.toString('utf8')).body)).toBeUndefined();
 });
+
+it('recognises a Terraform state (terraform show -json of no plan) as it does a plan', () => {
+  expect(recognizeReport({ format_version: '1.0', values: { root_module: { resources: [] } } })).toBe(
+    'terraform',
+  );
+  expect(recognizeReport({ format_version: '0.1', values: { outputs: {}, root_module: {} } })).toBe(
+    'terraform',
+  );
+  // Twins: a document with `values` but no module, or no format_version, is none (a Helm values file, a
+  // raw .tfstate of `terraform state pull`, which has `resources` and no `values`).
+  expect(recognizeReport({ format_version: '1.0', values: { replicaCount: 2 } })).toBeUndefined();
+  expect(recognizeReport({ values: { root_module: {} } })).toBeUndefined();
+  expect(recognizeReport({ version: 4, terraform_version: '1.3.9', resources: [] })).toBeUndefined();
+});

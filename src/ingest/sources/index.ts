@@ -63,5 +63,5 @@ export const EXPECTS: Readonly<Record<string, string>> = {
   dataclass:
     'data-classification findings {source, records: [{asset, label, kind, account?, region?}]} with at least one record',
   terraform:
-    'a Terraform plan as `terraform show -json <planfile>` prints it (format_version 0.1 to 1.x, planned_values.root_module, resource_changes) holding at least one AWS resource pathgate reads (security groups and rules, instances, instance profiles, IAM roles and policies, buckets, load balancers)',
+    "a Terraform plan or state as `terraform show -json [<planfile>]` prints it (format_version 0.1 to 1.x; a plan's planned_values.root_module and resource_changes, a state's values.root_module) holding at least one AWS resource pathgate reads (security groups and rules, instances, instance profiles, IAM roles and policies, buckets, load balancers)",
 };

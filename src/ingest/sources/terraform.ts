@@ -16,6 +16,12 @@
 // has no public address, is stated not exposed (`internet_exposed: false`): a plan that closes a route
 // is seen closing it. `?region=` (pathgate gate -region) is the region of resources the plan does not
 // place.
+// A state as `terraform show -json` prints it (`values.root_module`, no `planned_values`) is read as what is
+// deployed, through the same mapping, so that a state and a plan of the same module name the same nodes. It
+// differs from a plan in what it lacks and what it knows: no `resource_changes` (nothing is deleted), no
+// `configuration` (resources point at each other only by their values: ids, names, ARNs, all known in a
+// state), a public address that is known (`public_ip`, empty when there is none), a bucket's ACL as S3
+// holds it (`grant`), and the region is the one its ARNs name.
 import { bucketExposure } from '../../markers/exposure.js';
 import { crownJewel, readTags } from '../../markers/crown-jewel.js';
 import { accountParameter, parseIamArn, qualify } from './account.js';
@@ -38,7 +44,15 @@ interface PlanResource {
 }
 
 interface PlanModule {
-  resources?: { address: string; mode?: string; type: string; name: string; values?: Values }[];
+  address?: string;
+  resources?: {
+    address: string;
+    mode?: string;
+    type: string;
+    name: string;
+    index?: string | number;
+    values?: Values;
+  }[];
   child_modules?: PlanModule[];
 }
 
@@ -67,7 +81,8 @@ export function createTerraformSource(): IngestSource {
       const plan = readPlan(body);
       const resources = planResources(plan);
       const account = accountParameter(query) ?? accountOf(resources);
-      const region = regionOf(plan) ?? query.region ?? undefined;
+      const region =
+        regionOf(plan) ?? (isState(plan) ? arnRegionOf(resources) : undefined) ?? query.region ?? undefined;
       const byType = (type: string) => resources.filter((r) => r.type === type);
       const warnings: string[] = [];
       const envelopes = [];
@@ -141,7 +156,10 @@ export function createTerraformSource(): IngestSource {
         const block = resources.find(
           (r) => r.type === 'aws_s3_bucket_public_access_block' && sameBucket(r, bucket, plan) && !r.deleted,
         );
-        const grants = aclGrants(bucket.values.acl, acl?.deleted ? undefined : acl?.values);
+        const grants = [
+          ...aclGrants(bucket.values.acl, acl?.deleted ? undefined : acl?.values),
+          ...(isState(plan) ? heldGrants(bucket.values.grant) : []),
+        ];
         const exposure = bucketExposure(
           grants.map((g) => ({ Grantee: { URI: g.URI }, Permission: g.Permission })),
         );
@@ -181,7 +199,9 @@ export function createTerraformSource(): IngestSource {
       const read = new Set([...READ_TYPES]);
       const skipped = [...new Set(resources.map((r) => r.type).filter((t) => !read.has(t)))];
       if (skipped.length)
-        warnings.push(`terraform plan: resource types not read: ${skipped.sort().join(', ')}`);
+        warnings.push(
+          `terraform ${isState(plan) ? 'state' : 'plan'}: resource types not read: ${skipped.sort().join(', ')}`,
+        );
       return { envelopes, warnings };
     },
   };
@@ -209,36 +229,70 @@ function readPlan(body: unknown): Values {
   const plan = body as Values;
   if (!plan || typeof plan !== 'object' || Array.isArray(plan))
     throw reportProblem('terraform', [
-      { pointer: '/', detail: 'expected a Terraform plan (terraform show -json)' },
+      { pointer: '/', detail: 'expected a Terraform plan or state (terraform show -json)' },
     ]);
   // Terraform 0.12 to 1.0 print format 0.1 / 0.2 (1.0.x still prints 0.2); 1.1 and later 1.x. The fields
-  // read here are the same in all of them.
+  // read here are the same in all of them, plans' and states' alike.
   if (typeof plan.format_version !== 'string' || !/^(?:0\.[12]$|1\.)/.test(plan.format_version))
     throw reportProblem('terraform', [
       {
         pointer: '/format_version',
         value: plan.format_version,
-        detail: 'a plan in the JSON format 0.1, 0.2 or 1.x (terraform show -json <planfile>)',
+        detail: 'a plan or state in the JSON format 0.1, 0.2 or 1.x (terraform show -json [<planfile>])',
       },
     ]);
-  if (!plan.planned_values?.root_module && !Array.isArray(plan.resource_changes))
+  if (!plan.planned_values?.root_module && !Array.isArray(plan.resource_changes) && !('values' in plan))
     throw reportProblem('terraform', [
-      { pointer: '/planned_values', detail: 'a plan holds planned_values.root_module or resource_changes' },
+      {
+        pointer: '/planned_values',
+        detail: 'a plan holds planned_values.root_module or resource_changes, a state values.root_module',
+      },
     ]);
+  if (isState(plan)) checkStateModule(plan.values?.root_module, '/values/root_module');
   return plan;
+}
+
+/** A state (`terraform show -json` of no plan file): `values`, and none of a plan's fields. */
+function isState(plan: Values): boolean {
+  return 'values' in plan && !('planned_values' in plan) && !('resource_changes' in plan);
+}
+
+/** A state's module: an object whose `resources` and `child_modules` are lists of objects. */
+function checkStateModule(module: unknown, pointer: string): void {
+  const fail = (at: string, detail: string): never => {
+    throw reportProblem('terraform', [{ pointer: at, detail }]);
+  };
+  if (!module || typeof module !== 'object' || Array.isArray(module))
+    fail(pointer, 'a state holds values.root_module, an object (terraform show -json)');
+  const { resources, child_modules: children } = module as Values;
+  if (resources !== undefined && !Array.isArray(resources))
+    fail(`${pointer}/resources`, 'a list of resources');
+  for (const [i, r] of ((resources ?? []) as unknown[]).entries())
+    if (!r || typeof r !== 'object' || typeof (r as Values).type !== 'string')
+      fail(`${pointer}/resources/${i}`, 'a resource with its type');
+  if (children !== undefined && !Array.isArray(children))
+    fail(`${pointer}/child_modules`, 'a list of modules');
+  for (const [i, child] of ((children ?? []) as unknown[]).entries())
+    checkStateModule(child, `${pointer}/child_modules/${i}`);
 }
 
 /** Every managed resource after the change, and those the plan deletes (with their state before). */
 function planResources(plan: Values): PlanResource[] {
   const out: PlanResource[] = [];
+  const state = isState(plan);
   const walk = (module: PlanModule | undefined) => {
     if (!module) return;
     for (const r of module.resources ?? [])
       if (r.mode !== 'data' && r.values)
-        out.push({ address: r.address, type: r.type, name: r.name, values: r.values });
+        out.push({
+          address: state ? stateAddress(module, r) : r.address,
+          type: r.type,
+          name: r.name,
+          values: r.values,
+        });
     for (const child of module.child_modules ?? []) walk(child);
   };
-  walk(plan.planned_values?.root_module);
+  walk(state ? plan.values?.root_module : plan.planned_values?.root_module);
   const present = new Set(out.map((r) => r.address));
   for (const change of (plan.resource_changes ?? []) as Values[]) {
     const actions: string[] = change.change?.actions ?? [];
@@ -262,6 +316,19 @@ function planResources(plan: Values): PlanResource[] {
   return out;
 }
 
+/**
+ * A state resource's whole address. Terraform 0.12 prints a child module's resources without the module's
+ * path and an instance of `count` / `for_each` without its key (`aws_instance.web` for
+ * `module.app.aws_instance.web[0]`); later versions print it whole, and it is kept as printed.
+ */
+function stateAddress(module: PlanModule, r: { address: string; index?: string | number }): string {
+  let address = r.address;
+  if (module.address && !address.startsWith(`${module.address}.`)) address = `${module.address}.${address}`;
+  if (r.index !== undefined && !address.endsWith(']'))
+    address += typeof r.index === 'number' ? `[${r.index}]` : `[${JSON.stringify(r.index)}]`;
+  return address;
+}
+
 /** The account: the first account named by an ARN in the plan's values. */
 function accountOf(resources: PlanResource[]): string | undefined {
   for (const r of resources) {
@@ -271,6 +338,17 @@ function accountOf(resources: PlanResource[]): string | undefined {
     if (iamArn) return iamArn.account;
     const account = /^arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:(\d{12}):/.exec(arn)?.[1];
     if (account) return account;
+  }
+  return undefined;
+}
+
+/** A state's region: the first region named by an ARN of its resources (a state holds no configuration). */
+function arnRegionOf(resources: PlanResource[]): string | undefined {
+  for (const r of resources) {
+    const region =
+      typeof r.values.arn === 'string' &&
+      /^arn:aws[a-z-]*:[a-z0-9-]+:([a-z]{2}(?:-[a-z]+)+-\d):/.exec(r.values.arn)?.[1];
+    if (region) return region;
   }
   return undefined;
 }
@@ -400,14 +478,17 @@ function instanceRecord(r: PlanResource, plan: Values, account: string | undefin
     ...[v.security_groups ?? []].flat().filter((g: unknown) => typeof g === 'string' && g.startsWith('sg-')),
   ];
   // A public address is given at launch when asked for, or, unless refused, by a subnet the plan creates
-  // with `map_public_ip_on_launch` (the plan knows neither address until apply).
+  // with `map_public_ip_on_launch` (the plan knows neither address until apply). A state knows the address
+  // the instance holds, none when empty: what it was launched with is no longer the question.
   const publicAddress =
     typeof v.public_ip === 'string' && v.public_ip
       ? v.public_ip
-      : v.associate_public_ip_address === true ||
-          (v.associate_public_ip_address !== false && mapsPublicIp(plan, r))
-        ? 'assigned-at-launch'
-        : undefined;
+      : isState(plan)
+        ? undefined
+        : v.associate_public_ip_address === true ||
+            (v.associate_public_ip_address !== false && mapsPublicIp(plan, r))
+          ? 'assigned-at-launch'
+          : undefined;
   const profile = typeof v.iam_instance_profile === 'string' ? v.iam_instance_profile : undefined;
   const profileName = profile ? profile.split('/').pop() : referencedProfile(plan, r);
   return {
@@ -559,6 +640,20 @@ function aclGrants(cannedOnBucket: unknown, acl: Values | undefined): { URI: str
       for (const grantee of (grant.grantee ?? []) as Values[])
         if (typeof grantee.uri === 'string') grants.push({ URI: grantee.uri, Permission: grant.permission });
   return grants;
+}
+
+/**
+ * The grants a state holds on the bucket itself (`grant`, which the provider reads back from S3 whatever set
+ * them: the bucket's `acl`, an `aws_s3_bucket_acl`, or the console). Read in a state only: a plan carries the
+ * bucket's grants as they were before the change, which an `aws_s3_bucket_acl` of the plan may replace.
+ */
+function heldGrants(grants: unknown): { URI: string; Permission: string }[] {
+  const out: { URI: string; Permission: string }[] = [];
+  for (const grant of (Array.isArray(grants) ? grants : []) as Values[])
+    if (typeof grant?.uri === 'string' && grant.uri)
+      for (const Permission of (Array.isArray(grant.permissions) ? grant.permissions : []) as string[])
+        out.push({ URI: grant.uri, Permission });
+  return out;
 }
 
 function tagList(tags: unknown): { Key: string; Value: string }[] {

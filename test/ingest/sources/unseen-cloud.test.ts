@@ -1,7 +1,7 @@
 // Cloud reports the iam, cloudnet and terraform sources had not seen (fixtures/unseen/iam, awsnet and
 // terraform; provenance in fixtures/unseen/SOURCES.md): CloudMapper's demo account as the AWS CLI prints
-// it, and Terraform plans from Terraform 0.12 (TerraGoat, format 0.1) to 1.14 (format 1.2), one written
-// as UTF-16 by Windows PowerShell.
+// it, Terraform plans from Terraform 0.12 (TerraGoat, format 0.1) to 1.14 (format 1.2), one written
+// as UTF-16 by Windows PowerShell, and states (`terraform show -json` of no plan) of Terraform 0.12 and 0.14.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { decodeReportFile, readReport, recognizeReport } from '../../../src/ingest/recognize.js';
@@ -162,4 +162,49 @@ describe('Terraform plans (trivy and checkov testdata)', () => {
       terraform_address: 'module.s3_bucket.aws_s3_bucket.main',
     });
   });
+});
+
+describe('Terraform states (infracost testdata)', () => {
+  const terraform = createTerraformSource();
+  const STATE_ACCOUNT = '123123123123';
+  const boxes = (v: string) => [
+    `${STATE_ACCOUNT}/test.1`,
+    ...(v === '0.14'
+      ? ['i-006a2b9921a31a669', 'i-028fb30f2a816c289', 'i-03a3b484a84308245', 'i-0ec3a64e9a6965cfc']
+      : ['i-05ebe1ab83dc32a98', 'i-06d6717d48d1106c1', 'i-070917f8380c257e2', 'i-0832889cd515174aa']
+    ).map((id) => `${STATE_ACCOUNT}/${id}`),
+  ];
+
+  for (const v of ['0.12', '0.14'])
+    it(`Terraform ${v}: the instances deployed, by id or Name tag, in the account and region of their ARNs`, () => {
+      const out = normalize(terraform, file(`terraform/infracost-terraform_v${v}_state.json`, 'terraform'));
+      expect(out.names('VirtualMachine').sort()).toEqual(boxes(v).sort());
+      const root = out.nodes.find((n) => n.properties?.terraform_address === 'aws_instance.instance_1')!;
+      expect(root.properties).toMatchObject({
+        public_ip: '11.11.11.11',
+        imds_tokens: 'optional',
+        region: 'us-east-1',
+        account: STATE_ACCOUNT,
+      });
+      // Their group (the default VPC's, sg-5277e14a) is not in the state: exposure is not stated either way.
+      expect(out.nodes.filter((n) => n.properties?.internet_exposed !== undefined)).toEqual([]);
+      // A module's resources, and those of count, keep their whole address (0.12 prints neither part).
+      expect(out.nodes.map((n) => n.properties?.terraform_address)).toEqual(
+        expect.arrayContaining([
+          'aws_instance.instance_counted[0]',
+          'module.instances.aws_instance.module_instance_1',
+          'module.instances.aws_instance.module_instance_counted[0]',
+        ]),
+      );
+      // The RDS module's monitoring role: trusted by RDS monitoring, an AWS managed policy attached, no escalation.
+      expect(out.names('IAM_Role')).toEqual([`${STATE_ACCOUNT}/MyRDSMonitoringRole`]);
+      expect(out.node('IAM_Role', `${STATE_ACCOUNT}/MyRDSMonitoringRole`).properties).toMatchObject({
+        trusted_services: ['monitoring.rds.amazonaws.com'],
+        managed_policies: ['arn:aws:iam::aws:policy/service-role/AmazonRDSEnhancedMonitoringRole'],
+      });
+      expect(out.edges).toEqual([]);
+      expect(out.warnings).toEqual([
+        'terraform state: resource types not read: aws_db_instance, aws_db_option_group, aws_db_parameter_group, aws_db_subnet_group, aws_default_vpc',
+      ]);
+    });
 });
