@@ -10,6 +10,8 @@
 // DEPENDS_ON its libraries, and its secrets and misconfigurations AFFECT it. Complete per repository. A
 // `trivy k8s` report (a `ClusterName`, trivy-k8s.ts) holds image scans, mapped as above, and each object's
 // manifest checks, which AFFECT the node the k8s source draws for the object (in `?cluster=`); partial.
+// A `trivy sbom` report (ArtifactType `cyclonedx`, `spdx`) is a scan of what the SBOM describes: the image
+// it names (or `?image=`), or `?repo=`'s repository; complete for that subject as an SBOM scan.
 // A misconfiguration is named by its canonical check id, whichever Trivy version wrote it (check-id.ts).
 import { ProblemError } from '../../http/problems.js';
 import { canonicalCheckId } from '../../identity/check-id.js';
@@ -212,24 +214,22 @@ export function createTrivySource(): IngestSource {
     name: 'trivy',
     version: '2',
     description:
-      "Trivy JSON (SchemaVersion 2): image scans (Image, CVE AFFECTS Image, Image DEPENDS_ON Library; complete per image), fs/repo scans (Repository DEPENDS_ON Library; complete per repository) and `trivy k8s` reports (the images of a cluster's workloads, their manifests' misconfigurations; partial).",
+      "Trivy JSON (SchemaVersion 2): image scans (Image, CVE AFFECTS Image, Image DEPENDS_ON Library; complete per image), fs/repo scans (Repository DEPENDS_ON Library; complete per repository), `trivy sbom` scans (of the image or repository the SBOM describes) and `trivy k8s` reports (the images of a cluster's workloads, their manifests' misconfigurations; partial).",
     snapshots: 'self',
     normalize({ body, query, receivedAt }) {
       if (looksLikeClusterReport(body)) return normalizeCluster(checkCluster(body), query, receivedAt);
       const report = check(body);
       if (report.ArtifactType === 'filesystem' || report.ArtifactType === 'repository')
         return normalizeRepository(report, query, receivedAt);
+      if (report.ArtifactType !== undefined && SBOM_FORMATS.has(report.ArtifactType))
+        return normalizeSbomScan(report, query, receivedAt);
       if (report.ArtifactType !== undefined && report.ArtifactType !== 'container_image') {
         throw reportProblem('trivy', [
           {
             pointer: '/ArtifactType',
             value: report.ArtifactType,
             detail:
-              'not a scan pathgate reads: `trivy image` (container_image), `trivy fs` (filesystem) or `trivy repo` (repository)' +
-              // A `trivy sbom` run describes what the SBOM describes: the SBOM itself is what to send.
-              (SBOM_FORMATS.has(report.ArtifactType)
-                ? '; a `trivy sbom` report: send the SBOM itself to /ingest/supplychain'
-                : ''),
+              'not a scan pathgate reads: `trivy image` (container_image), `trivy fs` (filesystem), `trivy repo` (repository) or `trivy sbom` (cyclonedx, spdx)',
           },
         ]);
       }
@@ -696,6 +696,73 @@ function normalizeRepository(
     addMisconfigurations(out, repository, name, result, `/Results/${index}`, warnings);
   }
   return { envelopes: [out.build()], warnings, scope: `repo:${name}`, mentioned: [...cves] };
+}
+
+/**
+ * A `trivy sbom` report: Trivy's findings on the packages an SBOM lists, about what the SBOM describes. Its
+ * ArtifactName is the SBOM file's path and names nothing. `?repo=` makes it a code scan of that repository,
+ * `?image=` a scan of that image; without either, the image reference Trivy carried over from the SBOM
+ * (`Metadata.Reference`, `RepoTags`, `RepoDigests`) names the image, and a report with none is refused
+ * (an image ID alone joins no workload). It is complete for its subject as a scan of an SBOM (the scope
+ * ends `#sbom`): an image scan and a scan of the image's SBOM read different artifacts (the SBOM lists no
+ * secret and runs no check), so neither retracts what the other found; the next scan of an SBOM of the
+ * same subject retracts what it no longer lists.
+ */
+function normalizeSbomScan(
+  report: TrivyReport,
+  query: Record<string, string | undefined>,
+  receivedAt: string,
+): ReturnType<IngestSource['normalize']> {
+  if (query.repo?.trim()) {
+    const output = normalizeRepository(report, query, receivedAt);
+    return { ...output, scope: `${output.scope}#sbom` };
+  }
+  const metadata = report.Metadata ?? {};
+  const given = query.image?.trim();
+  if (given !== undefined && given !== '' && (isImageId(given) || !parseImageRef(given))) {
+    throw new ProblemError('invalid-query', `?image=${JSON.stringify(given)} is not an image reference`, {
+      errors: [
+        {
+          pointer: '/query/image',
+          value: given,
+          detail: 'an image reference (registry/name:tag or name@sha256:...) is required',
+        },
+      ],
+    });
+  }
+  const reference =
+    given ||
+    [
+      metadata.Reference,
+      ...(nonEmpty(metadata.RepoTags) ?? []),
+      ...(nonEmpty(metadata.RepoDigests) ?? []),
+    ].find(
+      (r): r is string =>
+        typeof r === 'string' && r.trim() !== '' && !isImageId(r) && parseImageRef(r) !== undefined,
+    );
+  if (!reference) {
+    throw new ProblemError(
+      'invalid-query',
+      `trivy ${report.ArtifactType} report of the SBOM ${JSON.stringify(report.ArtifactName)}: the SBOM names no ` +
+        'image Trivy could carry over; name what it describes with ?image=<reference> or ?repo=<repository>',
+      {
+        errors: [
+          {
+            pointer: '/query/image',
+            value: query.image ?? null,
+            detail:
+              `required (or ?repo=): /ArtifactName ${JSON.stringify(report.ArtifactName)} is the SBOM's path` +
+              (metadata.ImageID ? `, and the image ID ${metadata.ImageID} alone joins no workload` : ''),
+          },
+        ],
+      },
+    );
+  }
+  const out = new EnvelopeBuilder('trivy', 'finding', receivedAt);
+  const warnings: string[] = [];
+  const { image, cves } = mapImage(out, { ...report, ArtifactName: reference }, warnings);
+  const scope = image.scope === undefined ? undefined : `${image.scope}#sbom`;
+  return { envelopes: [out.build()], warnings, scope, mentioned: cves };
 }
 
 /**

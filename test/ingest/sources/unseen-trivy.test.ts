@@ -142,10 +142,60 @@ describe('scans the source does not read are refused by name', () => {
       expect.objectContaining({ pointer: '/ArtifactType', value: 'vm' }),
     ]);
   });
+});
 
-  it('a `trivy sbom` run (cyclonedx): 400 naming the value, pointing at /ingest/supplychain', () => {
+describe('a `trivy sbom` run (ArtifactType cyclonedx): a scan of what the SBOM describes', () => {
+  // The SBOM of the image trivy's integration tests build (its ImageID is all the report keeps of it).
+  const IMAGE = 'ghcr.io/aquasecurity/trivy-test-images:fluentd-multiple-lockfiles';
+  /** The image node's name (docs/identity.md: the registry kept as a property). */
+  const NAME = 'aquasecurity/trivy-test-images:fluentd-multiple-lockfiles';
+  const CVES = ['CVE-2019-18224', 'CVE-2019-18276', 'CVE-2020-8165'];
+
+  it('?image= names the image: its CVEs affect it, complete for it as an SBOM scan', () => {
+    const out = normalize(trivy, report('fluentd-multiple-lockfiles'), { image: IMAGE });
+    expect(out.names('Image')).toEqual([NAME]);
+    expect(out.names('CVE')).toEqual(CVES);
+    for (const cve of CVES) expect(out.edges).toContain(`AFFECTS ${cve} -> ${NAME}`);
+    expect(out.edges).toContain(`AFFECTS CVE-2020-8165 -> pkg:gem/activesupport@6.0.2.1`);
+    // Never the SBOM file's path as an image, never the scope an image scan of the same image has.
+    expect(out.names('Image')).not.toContain(
+      'testdata/fixtures/sbom/fluentd-multiple-lockfiles-cyclonedx.json',
+    );
+    expect(out.scope).toBe(`image:${NAME}#sbom`);
+  });
+
+  it('?repo= makes it a code scan of that repository', () => {
+    const out = normalize(trivy, report('fluentd-multiple-lockfiles'), { repo: REPO });
+    expect(out.names('Repository')).toEqual([REPO]);
+    expect(out.names('Image')).toEqual([]);
+    for (const cve of CVES) expect(out.edges).toContain(`AFFECTS ${cve} -> ${REPO}`);
+    expect(out.scope).toBe(`repo:${REPO}#sbom`);
+  });
+
+  it('without either, an SBOM that names no image: 400 at /query/image naming the path and the image ID', () => {
     const [error] = rejection(trivy, report('fluentd-multiple-lockfiles'));
-    expect(error).toMatchObject({ pointer: '/ArtifactType', value: 'cyclonedx' });
-    expect(error.detail).toContain('/ingest/supplychain');
+    expect(error).toMatchObject({ pointer: '/query/image', value: null });
+    expect(error.detail).toContain('testdata/fixtures/sbom/fluentd-multiple-lockfiles-cyclonedx.json');
+    expect(error.detail).toContain('sha256:5a992077baba');
+  });
+
+  it('without either, the image reference Trivy carried over from the SBOM names it', () => {
+    const body = report('fluentd-multiple-lockfiles') as { Metadata: Record<string, unknown> };
+    body.Metadata.RepoTags = [IMAGE];
+    const out = normalize(trivy, body);
+    expect(out.names('Image')).toEqual([NAME]);
+    expect(out.scope).toBe(`image:${NAME}#sbom`);
+  });
+
+  it('an ?image= that is not a reference (an image ID): 400 naming it', () => {
+    const id = 'sha256:5a992077baba51b97f27591a10d54d2f2723dc9c81a3fe419e261023f2554933';
+    expect(rejection(trivy, report('fluentd-multiple-lockfiles'), { image: id })).toEqual([
+      expect.objectContaining({ pointer: '/query/image', value: id }),
+    ]);
+  });
+
+  it('negative twin: an image scan keeps its own scope, with no #sbom', () => {
+    const out = normalize(trivy, report('spring4shell-jre11'));
+    expect(out.scope).toMatch(/^image:[^#]+$/);
   });
 });
