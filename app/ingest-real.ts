@@ -7,7 +7,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { signedPostHeaders } from '../src/auth/ingest-signature.js';
-import { decodeReportFile, readReport, recognizeReport } from '../src/ingest/recognize.js';
+import { decodeReportFile, isBinaryFile, readReport, recognizeReport } from '../src/ingest/recognize.js';
 import { sbomImage, type CdxDocument } from '../src/ingest/sources/cyclonedx.js';
 import { isTrivyClusterReport } from '../src/ingest/sources/trivy-k8s.js';
 import { repositoryFromUrl } from '../src/ingest/sources/trivy.js';
@@ -126,7 +126,10 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
     let report: unknown;
     try {
       if ((await stat(file)).size > MAX_REPORT_BYTES) throw new Error('larger than any report');
-      report = readReport(decodeReportFile(await readFile(file))).body;
+      const bytes = await readFile(file);
+      // Read as YAML, a picture or an archive only yields a parser's complaint about its first line.
+      if (isBinaryFile(bytes)) throw new Error('a binary file, not a text report');
+      report = readReport(decodeReportFile(bytes)).body;
     } catch (error) {
       summary.skipped++;
       options.out(`${shown}: skipped, ${(error as Error).message}`);

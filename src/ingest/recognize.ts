@@ -115,6 +115,18 @@ export function decodeReportFile(bytes: Buffer): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
+/** How much of a file is looked at for a NUL byte: as much as git looks at to call a file binary. */
+const BINARY_SNIFF_BYTES = 8000;
+
+/**
+ * Whether a file is binary (an image, an archive, a compiled program beside the reports): a NUL byte near
+ * its start, as git decides, unless a UTF-16 byte-order mark says the NULs are text.
+ */
+export function isBinaryFile(bytes: Buffer): boolean {
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) return false;
+  return bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0);
+}
+
 /**
  * A report file's content as a body the ingest sources take: one JSON document; else one JSON value per
  * line (NDJSON) as an array; else multi-document YAML as a Kubernetes `List` (one document on its own when

@@ -62,7 +62,10 @@ export function yamlToList(text: string): KubernetesList {
     guardBody(value, { base: `/items/${items.length}`, where });
     items.push(value);
   };
-  const composer = new Composer();
+  // Warnings (a flow map used as a key, as in a Helm template's `{{ value }}`) would go to the process's
+  // stderr through process.emitWarning: beside the service's JSON log lines, and in ingestreal's output.
+  // The value is read as the package reads it either way; only errors matter here.
+  const composer = new Composer({ logLevel: 'error' });
   for (const token of new Parser(lines.addNewLine).parse(text)) {
     if (token.type === 'document') {
       checked++;

@@ -29,6 +29,11 @@ describe('pathgate ingestreal', () => {
     );
     await copyFile(path.join(REAL, 'trivy/alpine-310-registry.json'), path.join(dir, 'image.json'));
     await writeFile(path.join(dir, 'README.md'), '# notes\n\nnot a report\n');
+    // A screenshot's first bytes (PNG): skipped as binary, not read as YAML.
+    await writeFile(
+      path.join(dir, 'screenshot.png'),
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]),
+    );
     const service = await makeService();
     const url = await service.ingestApp.listen({ host: '127.0.0.1', port: 0 });
     const lines: string[] = [];
@@ -48,9 +53,10 @@ describe('pathgate ingestreal', () => {
           expect.stringMatching(/^npm-scan\.json: trivy -> 202/),
           expect.stringMatching(/^image\.json: trivy -> 202/),
           'README.md: skipped, not a report any ingest source takes',
+          'screenshot.png: skipped, a binary file, not a text report',
         ]),
       );
-      expect(summary).toEqual({ accepted: 5, rejected: 0, skipped: 1 });
+      expect(summary).toEqual({ accepted: 5, rejected: 0, skipped: 2 });
       await service.settle();
       const names: string[] = [];
       service.engine.tenant('default')!.graph.forEachNode((_id, a) => names.push(`${a.label} ${a.name}`));

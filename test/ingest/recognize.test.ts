@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { decodeReportFile, readReport, recognizeReport } from '../../src/ingest/recognize.js';
+import { decodeReportFile, isBinaryFile, readReport, recognizeReport } from '../../src/ingest/recognize.js';
 import { readReal, REAL } from '../helpers/normalize.js';
 
 it('recognises every kind of report by its shape', () => {
@@ -70,6 +70,16 @@ it('reads a report file written as UTF-16 (Windows PowerShell `>`) or with a UTF
   // Twin: plain UTF-8 is read as it is; UTF-16 read as UTF-8 is no report any source takes.
   expect(decodeReportFile(Buffer.from(plan))).toBe(plan);
   expect(recognizeReport(readReport(le.toString('utf8')).body)).toBeUndefined();
+});
+
+it('tells a binary file from a text report, UTF-16 with its byte-order mark included', () => {
+  // The first bytes of a PNG (kubernetes/examples keeps a screenshot beside its manifests).
+  const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d]);
+  expect(isBinaryFile(png)).toBe(true);
+  // Twins: UTF-16 holds NULs and is text; so is plain YAML, and a NUL past the sniffed start.
+  expect(isBinaryFile(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('{}', 'utf16le')]))).toBe(false);
+  expect(isBinaryFile(Buffer.from('kind: List\n'))).toBe(false);
+  expect(isBinaryFile(Buffer.concat([Buffer.alloc(8000, 0x20), Buffer.from([0])]))).toBe(false);
 });
 
 it('recognises a Terraform state (terraform show -json of no plan) as it does a plan', () => {
