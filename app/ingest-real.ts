@@ -10,7 +10,7 @@ import { signedPostHeaders } from '../src/auth/ingest-signature.js';
 import { decodeReportFile, isBinaryFile, readReport, recognizeReport } from '../src/ingest/recognize.js';
 import { sbomImage, type CdxDocument } from '../src/ingest/sources/cyclonedx.js';
 import { isTrivyClusterReport } from '../src/ingest/sources/trivy-k8s.js';
-import { repositoryFromUrl } from '../src/ingest/sources/trivy.js';
+import { repositoryFromUrl, sbomScanImage } from '../src/ingest/sources/trivy.js';
 
 /** Files larger than this are not reports the listener would take (its body limit is far lower). */
 const MAX_REPORT_BYTES = 256 * 1024 * 1024;
@@ -197,9 +197,14 @@ function sbomNeedsRepo(report: unknown): boolean {
   );
 }
 
-/** A Trivy fs/repo scan of a local path names no repository: ingest needs ?repo= for it. */
+/**
+ * A Trivy fs/repo scan of a local path names no repository: ingest needs ?repo= for it. So does a `trivy
+ * sbom` scan of an SBOM that names no image: the folder's repository, as for an SBOM of no image.
+ */
 function needsRepo(report: unknown): boolean {
   const r = report as { ArtifactType?: unknown; ArtifactName?: unknown; Metadata?: { RepoURL?: unknown } };
+  if (r.ArtifactType === 'cyclonedx' || r.ArtifactType === 'spdx')
+    return sbomScanImage(report as Parameters<typeof sbomScanImage>[0]) === undefined;
   if (r.ArtifactType !== 'filesystem' && r.ArtifactType !== 'repository') return false;
   return (
     repositoryFromUrl(typeof r.ArtifactName === 'string' ? r.ArtifactName : undefined) === undefined &&

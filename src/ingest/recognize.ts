@@ -1,6 +1,7 @@
 // Which ingest source a report on disk belongs to, judged by its content (file names are not trusted).
 // Used by `pathgate ingestreal`, `pathgate gate -local` and the gate when no `source` is named. `readReport`
 // reads a file's text as JSON, NDJSON (Falco's alert log) or multi-document YAML (kubectl), in that order.
+import { isLegacyTrivyReport } from './sources/trivy.js';
 import { isTrivyClusterReport } from './sources/trivy-k8s.js';
 import { isGcbProvenance } from './sources/provenance.js';
 import { yamlToList } from './yaml.js';
@@ -25,7 +26,11 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 
 /** The source a parsed JSON report is for, or undefined when no source takes reports of its shape. */
 export function recognizeReport(report: unknown): RecognizedSource | undefined {
-  if (Array.isArray(report)) return report.length && report.every(isFalcoAlert) ? 'falco' : undefined;
+  if (Array.isArray(report)) {
+    if (report.length && report.every(isFalcoAlert)) return 'falco';
+    // Refused by name there (rescan with a current Trivy), which says more than a skip.
+    return isLegacyTrivyReport(report) ? 'trivy' : undefined;
+  }
   if (!isObject(report)) return undefined;
   if (isKubernetesObject(report)) return 'k8s';
   if (isFalcoAlert(report)) return 'falco';

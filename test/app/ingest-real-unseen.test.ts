@@ -20,6 +20,7 @@ const FILES = [
   'terraform/trivy-tfjson-plan.json',
   'terraform/checkov-plan_with_utf_16_encoding-tfplan.json',
   'terraform/infracost-terraform_v0.14_state.json',
+  'trivy/defectdojo-issue_9092.json',
 ];
 
 it('posts the unseen reports by content: each to its source, the SPDX SBOM refused by name', async () => {
@@ -55,6 +56,8 @@ it('posts the unseen reports by content: each to its source, the SPDX SBOM refus
         expect.stringMatching(/^checkov-plan_with_utf_16_encoding-tfplan\.json: terraform -> 202, 1 nodes/),
         // A state (terraform show -json of no plan): what is deployed, five instances and a role.
         expect.stringMatching(/^infracost-terraform_v0\.14_state\.json: terraform -> 202, 6 nodes/),
+        // A user's `trivy sbom sbom.json` of a Python project: the folder's repository, as an SBOM of no image.
+        expect.stringMatching(/^defectdojo-issue_9092\.json: trivy -> 202/),
       ]),
     );
     expect(summary).toEqual({ accepted: FILES.length - 1, rejected: 1, skipped: 0 });
@@ -73,6 +76,7 @@ it('posts the unseen reports by content: each to its source, the SPDX SBOM refus
     );
     expect(edges).toContain('CAN_ESCALATE_TO 123456789012/bad_role -> 123456789012/account-admin');
     expect(edges).toContain('HOSTS 123456789012/vpc-12345678 -> 123456789012/Bastion');
+    expect(edges).toContain('AFFECTS CVE-2023-37920 -> github.com/acme/web');
   } finally {
     await service.dispose();
     await rm(dir, { recursive: true, force: true });

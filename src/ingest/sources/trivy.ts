@@ -217,6 +217,16 @@ export function createTrivySource(): IngestSource {
       "Trivy JSON (SchemaVersion 2): image scans (Image, CVE AFFECTS Image, Image DEPENDS_ON Library; complete per image), fs/repo scans (Repository DEPENDS_ON Library; complete per repository), `trivy sbom` scans (of the image or repository the SBOM describes) and `trivy k8s` reports (the images of a cluster's workloads, their manifests' misconfigurations; partial).",
     snapshots: 'self',
     normalize({ body, query, receivedAt }) {
+      if (isLegacyTrivyReport(body)) {
+        throw reportProblem('trivy', [
+          {
+            pointer: '/',
+            detail:
+              'a bare list of results with no SchemaVersion: the JSON of Trivy 0.19 or older, which names no ' +
+              'scanned image or repository; rescan with Trivy 0.20 or later (`trivy image -f json`, SchemaVersion 2)',
+          },
+        ]);
+      }
       if (looksLikeClusterReport(body)) return normalizeCluster(checkCluster(body), query, receivedAt);
       const report = check(body);
       if (report.ArtifactType === 'filesystem' || report.ArtifactType === 'repository')
@@ -730,16 +740,7 @@ function normalizeSbomScan(
       ],
     });
   }
-  const reference =
-    given ||
-    [
-      metadata.Reference,
-      ...(nonEmpty(metadata.RepoTags) ?? []),
-      ...(nonEmpty(metadata.RepoDigests) ?? []),
-    ].find(
-      (r): r is string =>
-        typeof r === 'string' && r.trim() !== '' && !isImageId(r) && parseImageRef(r) !== undefined,
-    );
+  const reference = given || sbomScanImage(report);
   if (!reference) {
     throw new ProblemError(
       'invalid-query',
@@ -763,6 +764,42 @@ function normalizeSbomScan(
   const { image, cves } = mapImage(out, { ...report, ArtifactName: reference }, warnings);
   const scope = image.scope === undefined ? undefined : `${image.scope}#sbom`;
   return { envelopes: [out.build()], warnings, scope, mentioned: cves };
+}
+
+/**
+ * Trivy's JSON before SchemaVersion 2 (0.19 and older): a bare list of results (`Target`, `Type`,
+ * `Vulnerabilities`). Recognised so that it is refused by name rather than skipped as no report at all.
+ */
+export function isLegacyTrivyReport(value: unknown): boolean {
+  return (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every(
+      (item: unknown) =>
+        typeof item === 'object' &&
+        item !== null &&
+        typeof (item as { Target?: unknown }).Target === 'string' &&
+        ('Vulnerabilities' in item || 'Type' in item),
+    )
+  );
+}
+
+/**
+ * The image a `trivy sbom` report names: the reference Trivy carried over from the SBOM
+ * (`Metadata.Reference`, `RepoTags`, `RepoDigests`), if any. An SBOM scan without one describes a
+ * repository or needs `?image=` (`pathgate ingestreal` names the folder's repository then, as it does for an
+ * SBOM of no image).
+ */
+export function sbomScanImage(report: { Metadata?: TrivyMetadata }): string | undefined {
+  const metadata = report.Metadata ?? {};
+  return [
+    metadata.Reference,
+    ...(nonEmpty(metadata.RepoTags) ?? []),
+    ...(nonEmpty(metadata.RepoDigests) ?? []),
+  ].find(
+    (r): r is string =>
+      typeof r === 'string' && r.trim() !== '' && !isImageId(r) && parseImageRef(r) !== undefined,
+  );
 }
 
 /**

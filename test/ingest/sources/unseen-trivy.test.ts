@@ -144,6 +144,23 @@ describe('scans the source does not read are refused by name', () => {
   });
 });
 
+it('a report of Trivy 0.19 or older (a bare list of results): recognised, refused by name at /', () => {
+  const body = JSON.parse(
+    readFileSync(
+      new URL('../../../fixtures/unseen/trivy/defectdojo-legacy_trivy_mix.json', import.meta.url),
+      'utf8',
+    ),
+  ) as unknown;
+  expect(recognizeReport(body)).toBe('trivy');
+  const [error] = rejection(trivy, body);
+  expect(error).toMatchObject({ pointer: '/' });
+  expect(error.detail).toContain('Trivy 0.20 or later');
+  // Twins: a list of Falco alerts stays Falco's; a list of anything else is no report.
+  expect(recognizeReport([{ rule: 'Terminal shell in container', output_fields: {} }])).toBe('falco');
+  expect(recognizeReport([{ Target: 'x' }])).toBeUndefined();
+  expect(recognizeReport([])).toBeUndefined();
+});
+
 describe('a `trivy sbom` run (ArtifactType cyclonedx): a scan of what the SBOM describes', () => {
   // The SBOM of the image trivy's integration tests build (its ImageID is all the report keeps of it).
   const IMAGE = 'ghcr.io/aquasecurity/trivy-test-images:fluentd-multiple-lockfiles';
