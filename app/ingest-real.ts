@@ -11,6 +11,7 @@ import { decodeReportFile, isBinaryFile, readReport, recognizeReport } from '../
 import { sbomImage, type CdxDocument } from '../src/ingest/sources/cyclonedx.js';
 import { isTrivyClusterReport } from '../src/ingest/sources/trivy-k8s.js';
 import { repositoryFromUrl, sbomScanImage } from '../src/ingest/sources/trivy.js';
+import { isTrivyOperatorReport, looksLikeOperatorReports } from '../src/ingest/sources/trivy-operator.js';
 
 /** Files larger than this are not reports the listener would take (its body limit is far lower). */
 const MAX_REPORT_BYTES = 256 * 1024 * 1024;
@@ -73,9 +74,11 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
     if (source === 'semgrep') url.searchParams.set('repo', repo);
     if (source === 'trivy' && needsRepo(report)) url.searchParams.set('repo', repo);
     if (source === 'supplychain' && sbomNeedsRepo(report)) url.searchParams.set('repo', repo);
-    // A `trivy k8s` report names the cluster's objects: qualified by the cluster as its dump is.
+    // A `trivy k8s` report and Trivy Operator's reports name the cluster's objects: qualified as the dump is.
     const names =
-      source === 'k8s' || source === 'falco' || (source === 'trivy' && isTrivyClusterReport(report));
+      source === 'k8s' ||
+      source === 'falco' ||
+      (source === 'trivy' && (isTrivyClusterReport(report) || looksLikeOperatorReports(report)));
     if (names && options.cluster !== undefined) url.searchParams.set('cluster', options.cluster);
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (options.tenant !== undefined) headers['x-tenant'] = options.tenant;
@@ -141,14 +144,28 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
       options.out(`${shown}: skipped, not a report any ingest source takes`);
       continue;
     }
-    const body = JSON.stringify(report);
+    const json = JSON.stringify(report);
     if (source === 'k8s') {
+      // Trivy Operator's reports listed with the cluster's objects (`kubectl get all,vulnerabilityreports
+      // -A -o json`) are findings: posted to the trivy source, the objects to the dump.
+      const mixed = splitOperatorReports(report);
+      if (mixed) {
+        const { ok, line } = await post('trivy', mixed.reports, JSON.stringify(mixed.reports));
+        options.out(`${shown} (its ${mixed.reports.items.length} Trivy Operator reports): ${line}`);
+        if (!ok) summary.rejected++;
+        if (!mixed.objects.items.length) {
+          if (ok) summary.accepted++;
+          continue;
+        }
+        report = mixed.objects;
+      }
+      const body = mixed ? JSON.stringify(report) : json;
       const bytes = Buffer.byteLength(body);
       if (!dump.fits(bytes)) await postDump();
       dump.add({ shown, body }, bytes);
       continue;
     }
-    const { ok, line } = await post(source, report, body);
+    const { ok, line } = await post(source, report, json);
     if (ok) summary.accepted++;
     else summary.rejected++;
     options.out(`${shown}: ${line}`);
@@ -156,6 +173,20 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
   await postDump();
   options.out(`${summary.accepted} accepted, ${summary.rejected} rejected, ${summary.skipped} skipped`);
   return summary;
+}
+
+type List = { apiVersion: 'v1'; kind: 'List'; items: unknown[] };
+
+/** A Kubernetes List holding both Trivy Operator reports and other objects, split; undefined otherwise. */
+function splitOperatorReports(report: unknown): { reports: List; objects: List } | undefined {
+  const items = (report as { items?: unknown }).items;
+  if (!Array.isArray(items)) return undefined;
+  const reports = items.filter(isTrivyOperatorReport);
+  if (!reports.length) return undefined;
+  return {
+    reports: { apiVersion: 'v1', kind: 'List', items: reports },
+    objects: { apiVersion: 'v1', kind: 'List', items: items.filter((i) => !isTrivyOperatorReport(i)) },
+  };
 }
 
 /** The Kubernetes files read so far, to be posted as one dump. */

@@ -3,6 +3,7 @@
 // reads a file's text as JSON, NDJSON (Falco's alert log) or multi-document YAML (kubectl), in that order.
 import { isLegacyTrivyReport } from './sources/trivy.js';
 import { isTrivyClusterReport } from './sources/trivy-k8s.js';
+import { looksLikeOperatorReports } from './sources/trivy-operator.js';
 import { isGcbProvenance } from './sources/provenance.js';
 import { yamlToList } from './yaml.js';
 
@@ -28,10 +29,13 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 export function recognizeReport(report: unknown): RecognizedSource | undefined {
   if (Array.isArray(report)) {
     if (report.length && report.every(isFalcoAlert)) return 'falco';
+    if (looksLikeOperatorReports(report)) return 'trivy';
     // Refused by name there (rescan with a current Trivy), which says more than a skip.
     return isLegacyTrivyReport(report) ? 'trivy' : undefined;
   }
   if (!isObject(report)) return undefined;
+  // Trivy Operator's reports are Kubernetes objects, but findings: alone (not in a dump), Trivy's.
+  if (looksLikeOperatorReports(report)) return 'trivy';
   if (isKubernetesObject(report)) return 'k8s';
   if (isFalcoAlert(report)) return 'falco';
   if (report.SchemaVersion !== undefined && 'ArtifactName' in report) return 'trivy';

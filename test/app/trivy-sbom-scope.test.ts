@@ -40,7 +40,7 @@ const cvesOf = (service: TestService) =>
 
 let service: TestService | undefined;
 afterEach(async () => {
-  await service?.close();
+  await service?.dispose();
   service = undefined;
 });
 

@@ -149,6 +149,8 @@ interface Sorted {
   namespaces: K8sObject[];
   /** The kinds the mapping does not use. */
   ignored: Set<string>;
+  /** Trivy Operator reports in the dump (not mapped here: /ingest/trivy reads them). */
+  operatorReports: number;
 }
 
 function sortObjects(objects: K8sObject[]): Sorted {
@@ -164,6 +166,7 @@ function sortObjects(objects: K8sObject[]): Sorted {
     istio: [],
     namespaces: [],
     ignored: new Set(),
+    operatorReports: 0,
   };
   for (const o of objects) {
     const kind: string = o.kind;
@@ -183,7 +186,9 @@ function sortObjects(objects: K8sObject[]): Sorted {
       }
       // Namespaces are read only for a Gateway listener's selector: still reported as not used.
       if (kind === 'Namespace') sorted.namespaces.push(o);
-      sorted.ignored.add(kind);
+      // Trivy Operator's reports are findings kept as objects: the trivy source reads them.
+      if (String(o.apiVersion ?? '').startsWith('aquasecurity.github.io/')) sorted.operatorReports++;
+      else sorted.ignored.add(kind);
       continue;
     }
     if (!nameOf(o)) continue;
@@ -308,6 +313,11 @@ class DumpMapping {
     }
     const ignored = [...sorted.ignored];
     const warnings = ignored.length ? [`k8s dump: kinds not used: ${ignored.sort().join(', ')}`] : [];
+    if (sorted.operatorReports)
+      warnings.push(
+        `k8s dump: ${sorted.operatorReports} Trivy Operator report(s) not read here: they are findings, which ` +
+          '/ingest/trivy reads (pathgate ingestreal sends them there)',
+      );
     if (this.unreadImages.size) {
       const unread = [...this.unreadImages].sort();
       const shown = unread.slice(0, 5).map((i) => JSON.stringify(i));
@@ -985,6 +995,17 @@ const CONTROLLER_POD_SUFFIX = new RegExp(`-(?:${GENERATED}{5,10}|[0-9]{8,10})-${
 export function workloadOf(pod: string): string {
   return pod.replace(CONTROLLER_POD_SUFFIX, '');
 }
+
+/**
+ * The Deployment a ReplicaSet named `<deployment>-<pod-template-hash>` belongs to, read from its name alone
+ * (a report that names the ReplicaSet, not the dump that holds its owner): the hash in the generated alphabet,
+ * or in decimal as Kubernetes wrote it before 1.8. Undefined for a name with no such suffix.
+ */
+export function controllerOfReplicaSet(name: string): string | undefined {
+  const owner = name.replace(REPLICA_SET_SUFFIX, '');
+  return owner !== name && owner !== '' ? owner : undefined;
+}
+const REPLICA_SET_SUFFIX = new RegExp(`-(?:${GENERATED}{5,10}|[0-9]{6,10})$`);
 
 /** How the k8s source names the node of an object of each kind (before the cluster prefix), by label. */
 const OBJECT_NODES: Readonly<

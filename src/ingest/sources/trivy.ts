@@ -14,6 +14,7 @@
 // it names (or `?image=`), or `?repo=`'s repository; complete for that subject as an SBOM scan.
 // A misconfiguration is named by its canonical check id, whichever Trivy version wrote it (check-id.ts).
 import { ProblemError } from '../../http/problems.js';
+import { MAX_REPORTED_ERRORS } from '../envelope.js';
 import { canonicalCheckId } from '../../identity/check-id.js';
 import { isImageId, parseImageRef, type ImageRef } from '../../identity/image-ref.js';
 import { packageRef } from '../../identity/package-ref.js';
@@ -25,8 +26,10 @@ import {
   CLUSTER_LISTS,
   looksLikeClusterReport,
   readClusterReport,
+  type ClusterReading,
   type TrivyClusterReport,
 } from './trivy-k8s.js';
+import { looksLikeOperatorReports, readOperatorReports } from './trivy-operator.js';
 
 interface TrivyReport {
   SchemaVersion: number;
@@ -228,6 +231,11 @@ export function createTrivySource(): IngestSource {
         ]);
       }
       if (looksLikeClusterReport(body)) return normalizeCluster(checkCluster(body), query, receivedAt);
+      if (looksLikeOperatorReports(body)) {
+        const reading = readOperatorReports(body);
+        if (reading.errors.length) throw reportProblem('trivy', reading.errors.slice(0, MAX_REPORTED_ERRORS));
+        return mapClusterReading(reading, query, receivedAt, 'Trivy Operator reports');
+      }
       const report = check(body);
       if (report.ArtifactType === 'filesystem' || report.ArtifactType === 'repository')
         return normalizeRepository(report, query, receivedAt);
@@ -267,7 +275,12 @@ function mapImage(
   const image = nameImage(report);
   const metadata = report.Metadata ?? {};
   const results = report.Results ?? [];
-  const vulnerabilities = results.reduce((n, r) => n + (r.Vulnerabilities?.length ?? 0), 0);
+  // A scan for secrets or misconfigurations alone (`--scanners secret`, an operator's ExposedSecretReport)
+  // looked for no vulnerability: no count, so the image is not priced as scanned clean.
+  const vulnerabilities =
+    results.length > 0 && results.every((r) => r.Class === 'secret' || r.Class === 'config')
+      ? undefined
+      : results.reduce((n, r) => n + (r.Vulnerabilities?.length ?? 0), 0);
   const os = metadata.OS?.Family ? `${metadata.OS.Family} ${metadata.OS.Name ?? ''}`.trim() : undefined;
   const imageId = out.node('Image', image.name, {
     image_ref: image.ref?.raw ?? report.ArtifactName,
@@ -621,8 +634,28 @@ function normalizeCluster(
   query: Record<string, string | undefined>,
   receivedAt: string,
 ): ReturnType<IngestSource['normalize']> {
+  const output = mapClusterReading(readClusterReport(report), query, receivedAt, 'trivy k8s report');
+  if (!CLUSTER_LISTS.some((list) => report[list]?.length))
+    output.warnings.push(
+      `trivy k8s report of cluster ${JSON.stringify(report.ClusterName)} lists no object (no Resources, ` +
+        'Findings, Vulnerabilities or Misconfigurations): nothing to map',
+    );
+  return output;
+}
+
+/**
+ * A cluster's image scans and manifest findings (a `trivy k8s` report's, or Trivy Operator's reports'):
+ * each image as a `trivy image` scan of its reference, each object's failed checks on the node the k8s
+ * source draws for it, named in `?cluster=` as the dump is. Partial: neither says what it left out.
+ */
+function mapClusterReading(
+  reading: ClusterReading,
+  query: Record<string, string | undefined>,
+  receivedAt: string,
+  what: string,
+): ReturnType<IngestSource['normalize']> & { warnings: string[] } {
   const cluster = clusterOf(query);
-  const { images, objects, warnings } = readClusterReport(report);
+  const { images, objects, warnings } = reading;
   const out = new EnvelopeBuilder('trivy', 'finding', receivedAt);
   const mentioned = new Set<string>();
   for (const scan of images) {
@@ -652,16 +685,9 @@ function normalizeCluster(
   }
   if (notDrawn.size)
     warnings.push(
-      `trivy k8s report: misconfigurations of kinds the k8s source draws no node for, not mapped: ${[
-        ...notDrawn,
-      ]
+      `${what}: misconfigurations of kinds the k8s source draws no node for, not mapped: ${[...notDrawn]
         .map(([kind, n]) => `${kind} (${n})`)
         .join(', ')}`,
-    );
-  if (!CLUSTER_LISTS.some((list) => report[list]?.length))
-    warnings.push(
-      `trivy k8s report of cluster ${JSON.stringify(report.ClusterName)} lists no object (no Resources, ` +
-        'Findings, Vulnerabilities or Misconfigurations): nothing to map',
     );
   return { envelopes: [out.build()], warnings, mentioned: [...mentioned] };
 }
