@@ -5,7 +5,7 @@
 // Writes follow the graph writer's rules (property merge, edges keyed by type/from/to, image references
 // joined by digest, tag or name, the join's confidence on the stitched edges); edges whose endpoint is in
 // neither the live graph nor the report are left out and counted (a PR scan does not park).
-import { idLabel } from '../graph/ids.js';
+import { idLabel, nodeId } from '../graph/ids.js';
 import { RESOLVE_REF, IMAGE_IDENTITY_PROPS } from '../graph/image-identity.js';
 import type {
   EdgeAttributes,
@@ -19,6 +19,7 @@ import { findEdge } from '../graph/model.js';
 import { isEdgeType, isNodeLabel, type EdgeType } from '../graph/vocabulary.js';
 import type { GraphWriter } from '../graph/writer.js';
 import type { EventEnvelope } from '../ingest/envelope.js';
+import { nameTagOf, otherInstanceName } from '../identity/vm-name.js';
 
 interface OverlayEdge {
   key: string;
@@ -65,7 +66,7 @@ export class Overlay implements GraphView {
 
   constructor(
     readonly base: TenantGraph,
-    private readonly writer: Pick<GraphWriter, 'resolveImage'>,
+    private readonly writer: Pick<GraphWriter, 'resolveImage' | 'aliasOf'>,
   ) {}
 
   get order(): number {
@@ -74,6 +75,11 @@ export class Overlay implements GraphView {
 
   get size(): number {
     return this.base.size + this.edges.size - this.replaced.size;
+  }
+
+  /** A node's attributes as this overlay sees them (its own write, else the live graph's), if it exists. */
+  private attributesOf(id: string): NodeAttributes | undefined {
+    return this.nodes.get(id) ?? (this.base.hasNode(id) ? this.base.getNodeAttributes(id) : undefined);
   }
 
   hasNode(id: string): boolean {
@@ -199,6 +205,7 @@ export class Overlay implements GraphView {
       if (!isNodeLabel(node.label) || typeof node.id !== 'string' || idLabel(node.id) !== node.label)
         continue;
       let id = node.id;
+      let name = node.name;
       let props = { ...(node.properties ?? {}) };
       const reference = node.label === 'Image' ? props[RESOLVE_REF] : undefined;
       if (typeof reference === 'string') {
@@ -212,8 +219,24 @@ export class Overlay implements GraphView {
           if (join.confidence < 1) stitches.set(id, join.confidence);
         }
       }
-      const current =
-        this.nodes.get(id) ?? (this.base.hasNode(id) ? this.base.getNodeAttributes(id) : undefined);
+      // Machines are named as the graph writer names them (src/identity/vm-name.ts): a VM named by an alias
+      // (its instance id) is the node the estate names by its Name tag; a VM under a Name tag another
+      // instance holds is not that instance.
+      if (node.label === 'VirtualMachine') {
+        const aliased = Array.isArray(props.aliases) ? undefined : this.writer.aliasOf(id);
+        const other = otherInstanceName(props, this.attributesOf(id)?.props);
+        const named =
+          aliased !== undefined && this.hasNode(aliased) ? aliased : other && nodeId('VirtualMachine', other);
+        if (named !== undefined && named !== id) {
+          remap.set(id, named);
+          id = named;
+          if (other !== undefined) {
+            name = other;
+            props = { ...props, aliases: undefined, name_tag: props.name_tag ?? nameTagOf(node.name) };
+          }
+        }
+      }
+      const current = this.attributesOf(id);
       if (current) {
         if (this.base.hasNode(id)) {
           this.touched.add(id);
@@ -222,7 +245,7 @@ export class Overlay implements GraphView {
         // Copy on write: the live attributes object is never modified.
         this.nodes.set(id, { ...current, props: { ...current.props, ...props }, compileIndex: undefined });
       } else {
-        this.nodes.set(id, { label: node.label, name: node.name, props, lastSeen: receivedAt });
+        this.nodes.set(id, { label: node.label, name, props, lastSeen: receivedAt });
         this.added.add(id);
         this.stats.addedNodes++;
       }

@@ -4,6 +4,7 @@
 import type { EnvelopeEdge, EventEnvelope } from '../ingest/envelope.js';
 import type { Log } from '../log/logger.js';
 import { parseImageRef } from '../identity/image-ref.js';
+import { nameTagOf, otherInstanceName } from '../identity/vm-name.js';
 import { edgeKey, idLabel, nodeId } from './ids.js';
 import {
   IMAGE_IDENTITY_PROPS,
@@ -145,6 +146,20 @@ export class GraphWriter {
         }
         (stitches ??= new Map()).set(id, resolved.stitch);
       }
+      // Another instance under a Name tag a machine in the graph holds (an Auto Scaling group's members, seen
+      // in different reports): not that machine. It takes its instance id's name (src/identity/vm-name.ts).
+      if (label === 'VirtualMachine' && Array.isArray(props.aliases) && this.graph.hasNode(id)) {
+        const other = otherInstanceName(props, this.graph.getNodeAttributes(id).props);
+        if (other !== undefined) {
+          (remap ??= new Map()).set(id, nodeId(label, other));
+          id = nodeId(label, other);
+          name = other;
+          props = {
+            ...withoutKey(props, 'aliases'),
+            name_tag: props.name_tag ?? nameTagOf(node.name),
+          };
+        }
+      }
       const existed = this.graph.hasNode(id);
       if (existed) {
         const attrs = this.graph.getNodeAttributes(id);
@@ -199,6 +214,11 @@ export class GraphWriter {
     }
     for (const id of arrived) this.landParkedFor(id, result);
     return result;
+  }
+
+  /** The node an alias (a VM's qualified instance id) names, if it names one (the gate's overlay asks). */
+  aliasOf(id: string): string | undefined {
+    return this.aliases.get(id);
   }
 
   /** Where an image reference would join now, without writing anything (the gate's overlay asks). */

@@ -15,6 +15,7 @@
 import { imdsPrice } from '../../model/probability.js';
 import { crownJewel, readTags } from '../../markers/crown-jewel.js';
 import { instanceProfileAlias } from './iam.js';
+import { sharedNameTags, sharedNameWarning, vmName } from '../../identity/vm-name.js';
 import { accountParameter, qualify } from './account.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
 import { reportProblem } from './report-schema.js';
@@ -83,14 +84,26 @@ export function createCloudnetSource(): IngestSource {
       // Instances, and which groups each is in.
       const members = new Map<string, string[]>();
       const vms = new Map<string, { id: string; subnet?: string; groups: string[] }>();
-      for (const instance of instances) {
-        const instanceId = instance.InstanceId;
-        if (typeof instanceId !== 'string') continue;
-        const tags = readTags(instance.Tags);
-        const account = accountOf(instance.OwnerId);
-        const id = out.node('VirtualMachine', qualify(tags.name || instanceId, account), {
+      const named = instances.flatMap((instance) =>
+        typeof instance.InstanceId === 'string'
+          ? [
+              {
+                instance,
+                instanceId: instance.InstanceId as string,
+                tags: readTags(instance.Tags),
+                account: accountOf(instance.OwnerId),
+              },
+            ]
+          : [],
+      );
+      const shared = sharedNameTags(named);
+      for (const vm of named) {
+        const { instance, instanceId, tags, account } = vm;
+        const { name, aliases, name_tag } = vmName(vm, shared);
+        const id = out.node('VirtualMachine', name, {
           instance_id: instanceId,
-          aliases: tags.name ? [qualify(instanceId, account)] : undefined,
+          aliases,
+          name_tag,
           account,
           subnet_id: instance.SubnetId,
           vpc_id: instance.VpcId,
@@ -211,17 +224,17 @@ export function createCloudnetSource(): IngestSource {
       const unread = (lists.network_interfaces ?? []).filter(
         (n) => typeof n.Attachment?.InstanceId !== 'string' && typeof n.NetworkInterfaceId === 'string',
       );
-      const warnings = unread.length
-        ? [
-            `cloudnet report: ${unread.length} network interface(s) attached to no instance not read ` +
-              `(${unread
-                .slice(0, 5)
-                .map((n) =>
-                  `${n.NetworkInterfaceId} ${n.InterfaceType ?? ''}${n.Association?.PublicIp ? ' public' : ''}`.trim(),
-                )
-                .join(', ')}${unread.length > 5 ? ', ...' : ''})`,
-          ]
-        : [];
+      const warnings = sharedNameWarning(shared);
+      if (unread.length)
+        warnings.push(
+          `cloudnet report: ${unread.length} network interface(s) attached to no instance not read ` +
+            `(${unread
+              .slice(0, 5)
+              .map((n) =>
+                `${n.NetworkInterfaceId} ${n.InterfaceType ?? ''}${n.Association?.PublicIp ? ' public' : ''}`.trim(),
+              )
+              .join(', ')}${unread.length > 5 ? ', ...' : ''})`,
+        );
       return { envelopes: [out.build()], warnings };
     },
   };

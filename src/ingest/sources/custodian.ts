@@ -6,6 +6,7 @@
 // A VM with an instance profile whose role the report holds ASSUMES it (`instance_profiles`, the
 // ListInstanceProfiles answer, maps profiles to roles), priced on its metadata service posture
 // (docs/model.md). Unknown resource types are reported as warnings, not refused.
+import { sharedNameTags, sharedNameWarning, vmName } from '../../identity/vm-name.js';
 import { crownJewel, readTags } from '../../markers/crown-jewel.js';
 import { bucketExposure, roleTrustExposure } from '../../markers/exposure.js';
 import { imdsPrice } from '../../model/probability.js';
@@ -102,6 +103,18 @@ export function createCustodianSource(): IngestSource {
       const warnings: string[] = [];
       const roles = new Map<string, string>();
       const profiles: { vm: string; profile: string; tokens: string | undefined }[] = [];
+      // Every policy's instances: a Name tag two of them carry names neither.
+      const sharedVmNames = sharedNameTags(
+        report.policies
+          .filter((policy) => KINDS[policy.resource.replace(/^aws\./, '')] === 'vm')
+          .flatMap((policy) => policy.resources)
+          .flatMap((r) =>
+            typeof r.InstanceId === 'string'
+              ? [{ instanceId: r.InstanceId as string, tags: readTags(r.Tags), account }]
+              : [],
+          ),
+      );
+      warnings.push(...sharedNameWarning(sharedVmNames));
       for (const [index, policy] of report.policies.entries()) {
         const kind = KINDS[policy.resource.replace(/^aws\./, '')];
         if (!kind) {
@@ -129,11 +142,14 @@ export function createCustodianSource(): IngestSource {
             const id = resource.InstanceId;
             if (typeof id !== 'string') continue;
             const tags = readTags(resource.Tags);
-            const vm = out.node('VirtualMachine', qualify(tags.name || id, account), {
+            // Named by its Name tag, the VM stays reachable by its instance id (DECISIONS.md "Names"); by its
+            // instance id when other instances carry the same tag (src/identity/vm-name.ts).
+            const { name, aliases, name_tag } = vmName({ instanceId: id, tags, account }, sharedVmNames);
+            const vm = out.node('VirtualMachine', name, {
               ...common,
               instance_id: id,
-              // Named by its Name tag, the VM stays reachable by its instance id (DECISIONS.md "Names").
-              aliases: tags.name ? [qualify(id, account)] : undefined,
+              aliases,
+              name_tag,
               public_ip: resource.PublicIpAddress,
               private_ip: resource.PrivateIpAddress,
               subnet_id: resource.SubnetId,

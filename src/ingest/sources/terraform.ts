@@ -111,11 +111,8 @@ export function createTerraformSource(): IngestSource {
         for (const envelope of network.envelopes) {
           for (const node of envelope.nodes) {
             if (node.label !== 'VirtualMachine') continue;
-            const record = reservations.find(
-              (r) =>
-                qualify(r.Tags?.find((t: Values) => t.Key === 'Name')?.Value ?? r.InstanceId, account) ===
-                node.name,
-            );
+            // By instance id: two instances may share a Name tag (src/identity/vm-name.ts).
+            const record = reservations.find((r) => r.InstanceId === node.properties?.instance_id);
             if (!record) continue;
             const allKnown = record.SecurityGroups.every((g: Values) => groups.has(g.GroupId));
             const reachable = typeof record.PublicIpAddress === 'string' && !record.deleted;

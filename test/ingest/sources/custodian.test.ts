@@ -93,12 +93,29 @@ describe('custodian: VMs and their roles', () => {
     expect(out.names('VirtualMachine')).toEqual([
       `${ACCOUNT}/Custodian_test_instance-2`,
       `${ACCOUNT}/devopsbot-workstation`,
-      `${ACCOUNT}/keyc-Envi-RMB7RVXA37P6`,
+      `${ACCOUNT}/i-04af9cf7218a61430`,
+      `${ACCOUNT}/i-0c7db0ff839a70f81`,
     ]);
-    // Two instances share a Name tag: one node, both ids seen (the later wins as instance_id).
-    expect(props(out, 'VirtualMachine', `${ACCOUNT}/keyc-Envi-RMB7RVXA37P6`)).toMatchObject({
-      internet_exposed: true,
+    // Two instances (an Elastic Beanstalk environment's) share a Name tag: each is named by its instance id,
+    // with its own address and subnet, and the tag kept; the unique tags still name theirs.
+    for (const [id, ip, subnet] of [
+      ['i-04af9cf7218a61430', '100.27.16.222', 'subnet-7ff36318'],
+      ['i-0c7db0ff839a70f81', '3.82.114.28', 'subnet-8ef867a0'],
+    ])
+      expect(props(out, 'VirtualMachine', `${ACCOUNT}/${id}`)).toMatchObject({
+        instance_id: id,
+        public_ip: ip,
+        subnet_id: subnet,
+        name_tag: 'keyc-Envi-RMB7RVXA37P6',
+        internet_exposed: true,
+      });
+    expect(props(out, 'VirtualMachine', `${ACCOUNT}/i-0c7db0ff839a70f81`)).not.toHaveProperty('aliases');
+    expect(props(out, 'VirtualMachine', `${ACCOUNT}/devopsbot-workstation`)).toMatchObject({
+      aliases: [`${ACCOUNT}/i-02357547fb91718be`],
     });
+    expect(out.warnings).toContain(
+      `1 Name tag(s) carried by several instances, each of which is named by its instance id: "${ACCOUNT}/keyc-Envi-RMB7RVXA37P6"`,
+    );
     expect(props(out, 'VirtualMachine', `${ACCOUNT}/devopsbot-workstation`)).not.toHaveProperty(
       'internet_exposed',
     );

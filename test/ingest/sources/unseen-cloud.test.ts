@@ -167,13 +167,27 @@ describe('Terraform plans (trivy and checkov testdata)', () => {
 describe('Terraform states (infracost testdata)', () => {
   const terraform = createTerraformSource();
   const STATE_ACCOUNT = '123123123123';
-  const boxes = (v: string) => [
-    `${STATE_ACCOUNT}/test.1`,
-    ...(v === '0.14'
-      ? ['i-006a2b9921a31a669', 'i-028fb30f2a816c289', 'i-03a3b484a84308245', 'i-0ec3a64e9a6965cfc']
-      : ['i-05ebe1ab83dc32a98', 'i-06d6717d48d1106c1', 'i-070917f8380c257e2', 'i-0832889cd515174aa']
-    ).map((id) => `${STATE_ACCOUNT}/${id}`),
-  ];
+  // Six instances: the root module's and the module's `instance_named["test.1"]` both carry the Name tag
+  // `test.1`, so each is named by its instance id (two machines, never one node).
+  const boxes = (v: string) =>
+    (v === '0.14'
+      ? [
+          'i-006a2b9921a31a669',
+          'i-028fb30f2a816c289',
+          'i-03a3b484a84308245',
+          'i-0ec3a64e9a6965cfc',
+          'i-0ee865cb954b344ff',
+          'i-0aeeec88544779865',
+        ]
+      : [
+          'i-05ebe1ab83dc32a98',
+          'i-06d6717d48d1106c1',
+          'i-070917f8380c257e2',
+          'i-0832889cd515174aa',
+          'i-039352e17d8229f4f',
+          'i-0e27088fc1522ef74',
+        ]
+    ).map((id) => `${STATE_ACCOUNT}/${id}`);
 
   for (const v of ['0.12', '0.14'])
     it(`Terraform ${v}: the instances deployed, by id or Name tag, in the account and region of their ARNs`, () => {
@@ -186,6 +200,16 @@ describe('Terraform states (infracost testdata)', () => {
         region: 'us-east-1',
         account: STATE_ACCOUNT,
       });
+      expect(
+        out.nodes
+          .filter((n) => n.properties?.name_tag === 'test.1')
+          .map((n) => n.properties?.terraform_address),
+      ).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/instance_named/),
+          expect.stringMatching(/module_instance_named/),
+        ]),
+      );
       // Their group (the default VPC's, sg-5277e14a) is not in the state: exposure is not stated either way.
       expect(out.nodes.filter((n) => n.properties?.internet_exposed !== undefined)).toEqual([]);
       // A module's resources, and those of count, keep their whole address (0.12 prints neither part).
@@ -204,6 +228,7 @@ describe('Terraform states (infracost testdata)', () => {
       });
       expect(out.edges).toEqual([]);
       expect(out.warnings).toEqual([
+        `1 Name tag(s) carried by several instances, each of which is named by its instance id: "${STATE_ACCOUNT}/test.1"`,
         'terraform state: resource types not read: aws_db_instance, aws_db_option_group, aws_db_parameter_group, aws_db_subnet_group, aws_default_vpc',
       ]);
     });
