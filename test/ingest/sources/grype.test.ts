@@ -135,7 +135,7 @@ describe('real Grype reports (DefectDojo unittests/scans/anchore_grype)', () => 
   it('0.94 busybox:1.32.1: 15 CVEs with EPSS on the image, its repo digest, no library for a binary', () => {
     const out = normalize(grype, real('defectdojo-many_vulns_with_epss_values'));
     expect(out.names('Image')).toEqual(['busybox:1.32.1']);
-    expect(out.node('Image', 'busybox:1.32.1').properties.digests).toEqual([
+    expect(out.node('Image', 'busybox:1.32.1').properties?.digests).toEqual([
       'sha256:ae39a6f5c07297d7ab64dbd4f82c77c874cc6a94cea29fdec309d0992574b4f7',
     ]);
     expect(out.names('CVE')).toHaveLength(15);
@@ -164,7 +164,7 @@ describe('real Grype reports (DefectDojo unittests/scans/anchore_grype)', () => 
 
   it('0.7 busybox:latest with no match: a clean scan', () => {
     const out = normalize(grype, real('defectdojo-no_vuln'));
-    expect(out.node('Image', 'busybox:latest').properties.vulnerability_count).toBe(0);
+    expect(out.node('Image', 'busybox:latest').properties?.vulnerability_count).toBe(0);
   });
 });
 
