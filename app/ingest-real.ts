@@ -73,6 +73,8 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
     const url = new URL(`/ingest/${source}`, options.url);
     if (source === 'semgrep') url.searchParams.set('repo', repo);
     if (source === 'trivy' && needsRepo(report)) url.searchParams.set('repo', repo);
+    // A `grype dir:` / `file:` scan names a local path: the folder's repository, as a `trivy fs` scan's.
+    if (source === 'grype' && grypeNeedsRepo(report)) url.searchParams.set('repo', repo);
     if (source === 'supplychain' && sbomNeedsRepo(report)) url.searchParams.set('repo', repo);
     // A `trivy k8s` report and Trivy Operator's reports name the cluster's objects: qualified as the dump is.
     const names =
@@ -232,6 +234,11 @@ function sbomNeedsRepo(report: unknown): boolean {
  * A Trivy fs/repo scan of a local path names no repository: ingest needs ?repo= for it. So does a `trivy
  * sbom` scan of an SBOM that names no image: the folder's repository, as for an SBOM of no image.
  */
+function grypeNeedsRepo(report: unknown): boolean {
+  const type = (report as { source?: { type?: unknown } } | null)?.source?.type;
+  return type === 'directory' || type === 'file';
+}
+
 function needsRepo(report: unknown): boolean {
   const r = report as { ArtifactType?: unknown; ArtifactName?: unknown; Metadata?: { RepoURL?: unknown } };
   if (r.ArtifactType === 'cyclonedx' || r.ArtifactType === 'spdx')

@@ -9,6 +9,7 @@ import { yamlToList } from './yaml.js';
 
 export type RecognizedSource =
   | 'trivy'
+  | 'grype'
   | 'semgrep'
   | 'supplychain'
   | 'build'
@@ -40,6 +41,7 @@ export function recognizeReport(report: unknown): RecognizedSource | undefined {
   if (isFalcoAlert(report)) return 'falco';
   if (report.SchemaVersion !== undefined && 'ArtifactName' in report) return 'trivy';
   if (isTrivyClusterReport(report)) return 'trivy';
+  if (isGrypeReport(report)) return 'grype';
   if (Array.isArray(report.results) && report.results.every((r) => isObject(r) && 'check_id' in r))
     return 'semgrep';
   if (report.bomFormat === 'CycloneDX') return 'supplychain';
@@ -91,6 +93,20 @@ export function recognizeReport(report: unknown): RecognizedSource | undefined {
  * A Kubernetes object or list as the API writes it: `apiVersion` and `kind` (a `List` holds `items`). The
  * items of a typed list (`PodList`, as the API server and the kubelet return it) do not repeat their kind.
  */
+/**
+ * `grype -o json`: a `matches` list and the scanned `source`, or Grype's own descriptor. A report with
+ * matches but neither is still taken, so that its 400 names what is missing rather than being skipped.
+ */
+function isGrypeReport(report: Record<string, unknown>): boolean {
+  if (!Array.isArray(report.matches)) return false;
+  const descriptor = report.descriptor;
+  if (isObject(descriptor) && descriptor.name === 'grype') return true;
+  return (
+    isObject(report.source) ||
+    report.matches.some((m) => isObject(m) && isObject(m.vulnerability) && isObject(m.artifact))
+  );
+}
+
 function isKubernetesObject(value: unknown): boolean {
   if (!isObject(value) || typeof value.kind !== 'string' || typeof value.apiVersion !== 'string')
     return false;

@@ -14,6 +14,12 @@ import { custodianBody, placebo } from '../helpers/placebo.js';
 import { makeService, type TestService } from '../helpers/service.js';
 
 const trivyReport = readReal('trivy/alpine-310-registry.json');
+const grypeReport = JSON.parse(
+  readFileSync(
+    new URL('../../fixtures/unseen/grype/defectdojo-many_vulns_with_epss_values.json', import.meta.url),
+    'utf8',
+  ),
+) as unknown;
 const k8sDump = readReal('k8s/popeye-combined-list.json') as { items: Record<string, any>[] };
 const iamDocument = readReal('iam/cloudsplaining-test-example-authz-details.json');
 const semgrepReport = readReal('semgrep/defectdojo-issue_8435.json');
@@ -49,6 +55,7 @@ const cases: Case[] = [
     foreign: trivyReport,
   },
   { source: 'trivy', query: '', real: trivyReport, foreign: k8sDump },
+  { source: 'grype', query: '', real: grypeReport, foreign: trivyReport },
   { source: 'semgrep', query: 'repo=acme/shop', real: semgrepReport, foreign: trivyReport },
   {
     source: 'build',

@@ -21,6 +21,8 @@ const FILES = [
   'terraform/checkov-plan_with_utf_16_encoding-tfplan.json',
   'terraform/infracost-terraform_v0.14_state.json',
   'trivy/defectdojo-issue_9092.json',
+  'grype/defectdojo-many_vulns_with_epss_values.json',
+  'grype/defectdojo-many_vulns4.json',
 ];
 
 it('posts the unseen reports by content: each to its source, the SPDX SBOM refused by name', async () => {
@@ -59,6 +61,9 @@ it('posts the unseen reports by content: each to its source, the SPDX SBOM refus
         expect.stringMatching(/^infracost-terraform_v0\.14_state\.json: terraform -> 202, 7 nodes/),
         // A user's `trivy sbom sbom.json` of a Python project: the folder's repository, as an SBOM of no image.
         expect.stringMatching(/^defectdojo-issue_9092\.json: trivy -> 202/),
+        // Grype: an image scan, and a directory scan named by the folder's repository.
+        expect.stringMatching(/^defectdojo-many_vulns_with_epss_values\.json: grype -> 202/),
+        expect.stringMatching(/^defectdojo-many_vulns4\.json: grype -> 202/),
       ]),
     );
     expect(summary).toEqual({ accepted: FILES.length - 1, rejected: 1, skipped: 0 });
@@ -78,6 +83,8 @@ it('posts the unseen reports by content: each to its source, the SPDX SBOM refus
     expect(edges).toContain('CAN_ESCALATE_TO 123456789012/bad_role -> 123456789012/account-admin');
     expect(edges).toContain('HOSTS 123456789012/vpc-12345678 -> 123456789012/Bastion');
     expect(edges).toContain('AFFECTS CVE-2023-37920 -> github.com/acme/web');
+    expect(edges).toContain('AFFECTS CVE-2022-28391 -> busybox:1.32.1');
+    expect(edges).toContain('DEPENDS_ON github.com/acme/web -> pkg:npm/static-eval@2.1.0');
   } finally {
     await service.dispose();
     await rm(dir, { recursive: true, force: true });

@@ -5,6 +5,7 @@ import { createCustodianSource } from './custodian.js';
 import { createDataclassSource } from './dataclass.js';
 import { createEventsSource } from './events.js';
 import { createFalcoSource } from './falco.js';
+import { createGrypeSource } from './grype.js';
 import { createIamSource } from './iam.js';
 import { createK8sSource } from './k8s.js';
 import { createSemgrepSource } from './semgrep.js';
@@ -23,6 +24,7 @@ export function createSources(options: SourceOptions = {}): ReadonlyMap<string, 
   const sources: IngestSource[] = [
     createEventsSource(),
     createTrivySource(),
+    createGrypeSource(),
     createSemgrepSource(),
     createBuildSource(),
     createSupplyChainSource(),
@@ -48,6 +50,8 @@ export const EXPECTS: Readonly<Record<string, string>> = {
     'an event envelope {source, kind, observed_at?, nodes: [{id, label, name, properties}], edges: [{type, from, to, exploit_probability}]} with at least one node or edge',
   trivy:
     'a Trivy JSON report: an image, fs or repo scan (SchemaVersion 2: ArtifactName, Metadata, Results), or a trivy k8s report listing objects (ClusterName, Resources)',
+  grype:
+    'an Anchore Grype JSON report (`grype <image> -o json`): {matches: [{vulnerability, relatedVulnerabilities?, artifact}], source: {type: image|directory|file, target}, descriptor: {name: grype}}; a directory scan with ?repo= naming the repository',
   semgrep: 'semgrep --json output: results[] (with ?repo= naming the repository)',
   build: 'CI build provenance {image, repository, slug?, sha?}',
   supplychain:

@@ -318,7 +318,7 @@ function mapImage(
   return { image, cves: [...packagesOf.keys()] };
 }
 
-interface ImageName {
+export interface ImageName {
   name: string;
   ref?: ImageRef;
   digests: string[];
@@ -327,8 +327,11 @@ interface ImageName {
   scope?: string;
 }
 
-/** The spec's naming of the scanned image; see docs/identity.md. */
-function nameImage(report: TrivyReport): ImageName {
+/**
+ * The spec's naming of the scanned image; see docs/identity.md. Shared with the grype source, which passes
+ * its `userInput` as ArtifactName so that both scanners name one image alike.
+ */
+export function nameImage(report: Pick<TrivyReport, 'ArtifactName' | 'Metadata' | 'Results'>): ImageName {
   const artifact = report.ArtifactName.trim();
   const metadata = report.Metadata ?? {};
   if (!artifact) {
@@ -392,12 +395,12 @@ function digestOf(repoDigest: string): string[] {
   return digest ? [digest] : [];
 }
 
-function nonEmpty(values: string[] | null | undefined): string[] | undefined {
+export function nonEmpty(values: string[] | null | undefined): string[] | undefined {
   const kept = (values ?? []).filter((v) => typeof v === 'string' && v.trim() !== '');
   return kept.length ? kept : undefined;
 }
 
-interface LibraryRef {
+export interface LibraryRef {
   label: 'Library' | 'Package';
   ecosystem: string;
   name: string;
@@ -478,7 +481,7 @@ function libraryFor(
   return library && (libraries.get(library.name) ?? library);
 }
 
-function libraryRef(
+export function libraryRef(
   type: string | undefined,
   packageName: string,
   version: string | undefined,
