@@ -172,8 +172,8 @@ interface Sorted {
   operatorReports: number;
 }
 
-function sortObjects(objects: K8sObject[]): Sorted {
-  const sorted: Sorted = {
+function sortObjects(objects: K8sObject[], into?: Sorted): Sorted {
+  const sorted: Sorted = into ?? {
     serviceAccounts: [],
     podsAndControllers: [],
     services: [],
@@ -189,50 +189,48 @@ function sortObjects(objects: K8sObject[]): Sorted {
     ignored: new Set(),
     operatorReports: 0,
   };
-  for (const o of objects) sortObject(o, sorted);
+  for (const o of objects) {
+    const kind: string = o.kind;
+    if (kind === 'RoleBinding' || kind === 'ClusterRoleBinding') {
+      // Bindings need a roleRef, not a name.
+      if (o.roleRef) sorted.bindings.push(o);
+      continue;
+    }
+    if (!USED_KINDS.has(kind)) {
+      if (isGatewayApiObject(o)) {
+        if (nameOf(o)) sorted.gatewayApi.push(o);
+        continue;
+      }
+      if (isIstioIngressObject(o)) {
+        if (nameOf(o)) sorted.istio.push(o);
+        continue;
+      }
+      if (isOpenShiftRoute(o)) {
+        if (nameOf(o)) sorted.routes.push(o);
+        continue;
+      }
+      if (isOpenShiftTemplate(o)) {
+        const { objects: rendered, unresolved } = processTemplate(o);
+        sorted.templates.push({ name: nameOf(o), unresolved });
+        sortObjects(flatten(rendered), sorted);
+        continue;
+      }
+      // Namespaces are read only for a Gateway listener's selector: still reported as not used.
+      if (kind === 'Namespace') sorted.namespaces.push(o);
+      // Trivy Operator's reports are findings kept as objects: the trivy source reads them.
+      if (String(o.apiVersion ?? '').startsWith('aquasecurity.github.io/')) sorted.operatorReports++;
+      else sorted.ignored.add(kind);
+      continue;
+    }
+    if (!nameOf(o)) continue;
+    if (kind === 'Pod' || CONTROLLER_KINDS.has(kind)) sorted.podsAndControllers.push(o);
+    else if (kind === 'ServiceAccount') sorted.serviceAccounts.push(o);
+    else if (kind === 'Service') sorted.services.push(o);
+    else if (kind === 'Ingress') sorted.ingresses.push(o);
+    else if (kind === 'Role' || kind === 'ClusterRole') sorted.roles.push(o);
+    else sorted.nodesAndSecrets.push(o); // Node, Secret
+  }
   return sorted;
-}
-
-function sortObject(o: K8sObject, sorted: Sorted): void {
-  const kind: string = o.kind;
-  if (kind === 'RoleBinding' || kind === 'ClusterRoleBinding') {
-    // Bindings need a roleRef, not a name.
-    if (o.roleRef) sorted.bindings.push(o);
-    return;
-  }
-  if (!USED_KINDS.has(kind)) {
-    if (isGatewayApiObject(o)) {
-      if (nameOf(o)) sorted.gatewayApi.push(o);
-      return;
-    }
-    if (isIstioIngressObject(o)) {
-      if (nameOf(o)) sorted.istio.push(o);
-      return;
-    }
-    if (isOpenShiftRoute(o)) {
-      if (nameOf(o)) sorted.routes.push(o);
-      return;
-    }
-    if (isOpenShiftTemplate(o)) {
-      const { objects, unresolved } = processTemplate(o);
-      sorted.templates.push({ name: nameOf(o), unresolved });
-      for (const rendered of flatten(objects)) sortObject(rendered, sorted);
-      return;
-    }
-    // Namespaces are read only for a Gateway listener's selector: still reported as not used.
-    if (kind === 'Namespace') sorted.namespaces.push(o);
-    // Trivy Operator's reports are findings kept as objects: the trivy source reads them.
-    if (String(o.apiVersion ?? '').startsWith('aquasecurity.github.io/')) sorted.operatorReports++;
-    else sorted.ignored.add(kind);
-    return;
-  }
-  if (!nameOf(o)) return;
-  if (kind === 'Pod' || CONTROLLER_KINDS.has(kind)) sorted.podsAndControllers.push(o);
-  else if (kind === 'ServiceAccount') sorted.serviceAccounts.push(o);
-  else if (kind === 'Service') sorted.services.push(o);
-  else if (kind === 'Ingress') sorted.ingresses.push(o);
-  else if (kind === 'Role' || kind === 'ClusterRole') sorted.roles.push(o);
-  else sorted.nodesAndSecrets.push(o); // Node, Secret
 }
 
 export function createK8sSource(): IngestSource {
