@@ -445,7 +445,8 @@ class DumpMapping {
     // Its service accounts, when their token is mounted.
     let unmounted: string[] | undefined;
     for (const spec of w.specs) {
-      const saName = String(spec.serviceAccountName ?? spec.serviceAccount ?? 'default');
+      // An empty name is none (`serviceAccount: ''` in OpenShift's templates): the namespace's default.
+      const saName = String(spec.serviceAccountName || spec.serviceAccount || 'default');
       const sa = this.account(w.namespace, saName);
       const automount =
         typeof spec.automountServiceAccountToken === 'boolean'

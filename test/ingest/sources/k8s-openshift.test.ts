@@ -123,6 +123,13 @@ spec: {template: {spec: {containers: [{name: web, image: quay.io/acme/web:1.4}]}
     expect(annotated.names('Service')).toEqual(['c/shop/web']);
   });
 
+  it("runs as the namespace's default account when its template names an empty one", () => {
+    // `serviceAccount: ''` as OpenShift's sample templates write it.
+    const out = read(DEPLOYMENT_CONFIG.replace('containers:', "serviceAccount: ''\n      containers:"));
+    expect(out.edges).toContain('ASSUMES c/shop/web -> c/shop/default');
+    expect(out.names('ServiceAccount')).toEqual(['c/shop/default']);
+  });
+
   it('twin: a ReplicationController of no DeploymentConfig is its own workload', () => {
     // No annotation, or one naming a DeploymentConfig the controller is not a version of.
     expect(read(pod('web-3')).names('Service')).toEqual(['c/shop/web-3']);
