@@ -71,7 +71,7 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
   /** `report`: the parsed report, when the query depends on it (a Trivy scan's repository). */
   const post = async (source: string, report: unknown, body: string) => {
     const url = new URL(`/ingest/${source}`, options.url);
-    if (source === 'semgrep') url.searchParams.set('repo', repo);
+    if (source === 'semgrep' || source === 'sarif') url.searchParams.set('repo', repo);
     if (source === 'trivy' && needsRepo(report)) url.searchParams.set('repo', repo);
     // A `grype dir:` / `file:` scan names a local path: the folder's repository, as a `trivy fs` scan's.
     if (source === 'grype' && grypeNeedsRepo(report)) url.searchParams.set('repo', repo);

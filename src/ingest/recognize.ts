@@ -11,6 +11,7 @@ export type RecognizedSource =
   | 'trivy'
   | 'grype'
   | 'semgrep'
+  | 'sarif'
   | 'supplychain'
   | 'build'
   | 'events'
@@ -44,6 +45,7 @@ export function recognizeReport(report: unknown): RecognizedSource | undefined {
   if (isGrypeReport(report)) return 'grype';
   if (Array.isArray(report.results) && report.results.every((r) => isObject(r) && 'check_id' in r))
     return 'semgrep';
+  if (isSarifLog(report)) return 'sarif';
   if (report.bomFormat === 'CycloneDX') return 'supplychain';
   // An SPDX SBOM: the supply-chain source refuses it by name (it reads CycloneDX), which says more than a skip.
   if (typeof report.spdxVersion === 'string') return 'supplychain';
@@ -117,6 +119,13 @@ function isKubernetesObject(value: unknown): boolean {
     return value.items.every(isKubernetesObject);
   }
   return isObject(value.metadata) || value.kind.endsWith('List');
+}
+
+/** A SARIF log (`$schema` naming SARIF, or runs that each name their tool); the source judges its version. */
+function isSarifLog(report: Record<string, unknown>): boolean {
+  if (typeof report.version !== 'string' || !Array.isArray(report.runs)) return false;
+  if (typeof report.$schema === 'string' && /sarif/i.test(report.$schema)) return true;
+  return report.runs.length > 0 && report.runs.every((run) => isObject(run) && isObject(run.tool));
 }
 
 /** One Falco alert: the rule that fired and its output fields. */
