@@ -6,8 +6,9 @@
 // - security groups (`aws_security_group` with inline rules, `aws_security_group_rule`,
 //   `aws_vpc_security_group_ingress_rule`), instances (`aws_instance`) and their profiles
 //   (`aws_iam_instance_profile`) to `cloudnet` (exposure, SG-to-SG reachability, instance roles);
-// - roles (`aws_iam_role`), policies (`aws_iam_policy`), inline and attached role policies
-//   (`aws_iam_role_policy`, `aws_iam_role_policy_attachment`) to `iam` (trust, escalation primitives);
+// - roles, users and groups (`aws_iam_role`, `aws_iam_user`, `aws_iam_group`, group memberships), policies
+//   (`aws_iam_policy`), their inline and attached policies (`aws_iam_<kind>_policy`,
+//   `aws_iam_<kind>_policy_attachment`, `aws_iam_policy_attachment`) to `iam` (trust, escalation primitives);
 // - buckets (`aws_s3_bucket`, its `aws_s3_bucket_acl` and `aws_s3_bucket_public_access_block`) and load
 //   balancers (`aws_lb`) as `custodian` names them.
 // Names are qualified by the account (`?account=`, else the account in the plan's ARNs; without either,
@@ -132,9 +133,10 @@ export function createTerraformSource(): IngestSource {
         warnings.push(...network.warnings);
       }
 
-      // IAM: roles, their inline and attached policies, customer managed policies, in iam's shapes.
-      const roles = byType('aws_iam_role').filter((r) => !r.deleted);
-      if (roles.length) {
+      // IAM: users, groups and roles, their inline and attached policies, customer managed policies, in
+      // iam's shapes.
+      const principals = ['aws_iam_role', 'aws_iam_user', 'aws_iam_group'].flatMap(byType);
+      if (principals.some((r) => !r.deleted)) {
         const identity = iam.normalize({
           body: authorizationDetails(resources, plan, account),
           query: account ? { account } : {},
@@ -215,6 +217,15 @@ const READ_TYPES = [
   'aws_iam_policy',
   'aws_iam_role_policy',
   'aws_iam_role_policy_attachment',
+  'aws_iam_user',
+  'aws_iam_user_policy',
+  'aws_iam_user_policy_attachment',
+  'aws_iam_group',
+  'aws_iam_group_policy',
+  'aws_iam_group_policy_attachment',
+  'aws_iam_group_membership',
+  'aws_iam_user_group_membership',
+  'aws_iam_policy_attachment',
   'aws_s3_bucket',
   'aws_s3_bucket_acl',
   'aws_s3_bucket_public_access_block',
@@ -555,18 +566,21 @@ function roleNameOf(role: PlanResource): string {
   return typeof role.values.name === 'string' && role.values.name ? role.values.name : role.address;
 }
 
-/** The plan's IAM as `aws iam get-account-authorization-details` prints it. */
+/** The plan's IAM as `aws iam get-account-authorization-details` prints it: users, groups, roles, policies. */
 function authorizationDetails(resources: PlanResource[], plan: Values, account: string | undefined): Values {
   const live = resources.filter((r) => !r.deleted);
   const policyArn = (p: PlanResource) =>
     typeof p.values.arn === 'string' ? p.values.arn : `arn:aws:iam::${account ?? ''}:policy/${p.values.name}`;
   const policies = live.filter((r) => r.type === 'aws_iam_policy');
-  const roleName = (r: PlanResource) => {
-    const value = r.values.role;
-    if (typeof value === 'string') return value;
-    const [ref] = pointed(plan, resources, r, 'role');
-    const role = live.find((x) => x.type === 'aws_iam_role' && (x.address === ref || idOf(x) === ref));
-    return role ? roleNameOf(role) : undefined;
+  /** The names an attribute gives (`role`, `user`, `users`, `groups`): as written, or of the resources it refers to. */
+  const namesIn = (r: PlanResource, attribute: string, type: string): string[] => {
+    const value = r.values[attribute];
+    const known = [value].flat().filter((v): v is string => typeof v === 'string');
+    if (known.length) return known;
+    return pointed(plan, resources, r, attribute).flatMap((ref) => {
+      const target = live.find((x) => x.type === type && (x.address === ref || idOf(x) === ref));
+      return target ? [roleNameOf(target)] : [];
+    });
   };
   const attachedArn = (r: PlanResource) => {
     if (typeof r.values.policy_arn === 'string') return r.values.policy_arn;
@@ -574,42 +588,104 @@ function authorizationDetails(resources: PlanResource[], plan: Values, account: 
     const policy = policies.find((p) => p.address === ref || idOf(p) === ref);
     return policy ? policyArn(policy) : undefined;
   };
+  /**
+   * What one principal holds: inline policies (`<kind>_policy`, and a role's `inline_policy` blocks), managed
+   * policies attached to it (`<kind>_policy_attachment`, an exclusive `aws_iam_policy_attachment` naming it).
+   */
+  const held = (kind: 'role' | 'user' | 'group', name: string, principal: PlanResource) => {
+    const type = `aws_iam_${kind}`;
+    const inline = [
+      ...((principal.values.inline_policy ?? []) as Values[]).filter((p) => p.policy),
+      ...live
+        .filter((r) => r.type === `${type}_policy` && namesIn(r, kind, type).includes(name))
+        .map((r) => ({ name: r.values.name ?? r.name, policy: r.values.policy })),
+    ];
+    const attached = [
+      ...((principal.values.managed_policy_arns ?? []) as string[]),
+      ...live
+        .filter(
+          (r) =>
+            (r.type === `${type}_policy_attachment` && namesIn(r, kind, type).includes(name)) ||
+            (r.type === 'aws_iam_policy_attachment' && namesIn(r, `${kind}s`, type).includes(name)),
+        )
+        .map(attachedArn)
+        .filter((a): a is string => typeof a === 'string'),
+    ];
+    return {
+      inline: inline.map((p) => ({ PolicyName: p.name, PolicyDocument: p.policy })),
+      attached: [...new Set(attached)].map((PolicyArn) => ({
+        PolicyArn,
+        PolicyName: PolicyArn.split('/').pop(),
+      })),
+    };
+  };
+  const arnOf = (principal: PlanResource, kind: string, name: string) =>
+    typeof principal.values.arn === 'string'
+      ? principal.values.arn
+      : `arn:aws:iam::${account ?? ''}:${kind}/${name}`;
+  const tagsOf = (principal: PlanResource) =>
+    Object.entries<string>(principal.values.tags ?? {}).map(([Key, Value]) => ({ Key, Value }));
+  /** A user's groups: by `aws_iam_group_membership` (a group's users) and `aws_iam_user_group_membership`. */
+  const groupsOf = (user: string) => [
+    ...new Set([
+      ...live
+        .filter(
+          (r) => r.type === 'aws_iam_group_membership' && namesIn(r, 'users', 'aws_iam_user').includes(user),
+        )
+        .flatMap((r) => namesIn(r, 'group', 'aws_iam_group')),
+      ...live
+        .filter(
+          (r) =>
+            r.type === 'aws_iam_user_group_membership' && namesIn(r, 'user', 'aws_iam_user').includes(user),
+        )
+        .flatMap((r) => namesIn(r, 'groups', 'aws_iam_group')),
+    ]),
+  ];
   return {
-    UserDetailList: [],
-    GroupDetailList: [],
+    UserDetailList: live
+      .filter((r) => r.type === 'aws_iam_user')
+      .map((user) => {
+        const name = roleNameOf(user);
+        const { inline, attached } = held('user', name, user);
+        return {
+          UserName: name,
+          Arn: arnOf(user, 'user', name),
+          UserPolicyList: inline,
+          AttachedManagedPolicies: attached,
+          GroupList: groupsOf(name),
+          Tags: tagsOf(user),
+        };
+      }),
+    GroupDetailList: live
+      .filter((r) => r.type === 'aws_iam_group')
+      .map((group) => {
+        const name = roleNameOf(group);
+        const { inline, attached } = held('group', name, group);
+        return {
+          GroupName: name,
+          Arn: arnOf(group, 'group', name),
+          GroupPolicyList: inline,
+          AttachedManagedPolicies: attached,
+        };
+      }),
     RoleDetailList: live
       .filter((r) => r.type === 'aws_iam_role')
       .map((role) => {
         const name = roleNameOf(role);
-        const inline = [
-          ...((role.values.inline_policy ?? []) as Values[]).filter((p) => p.policy),
-          ...live
-            .filter((r) => r.type === 'aws_iam_role_policy' && roleName(r) === name)
-            .map((r) => ({ name: r.values.name ?? r.name, policy: r.values.policy })),
-        ];
-        const attached = [
-          ...((role.values.managed_policy_arns ?? []) as string[]),
-          ...live
-            .filter((r) => r.type === 'aws_iam_role_policy_attachment' && roleName(r) === name)
-            .map(attachedArn)
-            .filter((a): a is string => typeof a === 'string'),
-        ];
+        const { inline, attached } = held('role', name, role);
         return {
           RoleName: name,
-          Arn:
-            typeof role.values.arn === 'string'
-              ? role.values.arn
-              : `arn:aws:iam::${account ?? ''}:role/${name}`,
+          Arn: arnOf(role, 'role', name),
           AssumeRolePolicyDocument: role.values.assume_role_policy,
-          RolePolicyList: inline.map((p) => ({ PolicyName: p.name, PolicyDocument: p.policy })),
-          AttachedManagedPolicies: [...new Set(attached)].map((PolicyArn) => ({
-            PolicyArn,
-            PolicyName: PolicyArn.split('/').pop(),
-          })),
+          RolePolicyList: inline,
+          AttachedManagedPolicies: attached,
           InstanceProfileList: live
-            .filter((r) => r.type === 'aws_iam_instance_profile' && roleName(r) === name)
+            .filter(
+              (r) =>
+                r.type === 'aws_iam_instance_profile' && namesIn(r, 'role', 'aws_iam_role').includes(name),
+            )
             .map((p) => ({ InstanceProfileName: p.values.name ?? p.name })),
-          Tags: Object.entries<string>(role.values.tags ?? {}).map(([Key, Value]) => ({ Key, Value })),
+          Tags: tagsOf(role),
         };
       }),
     Policies: policies.map((p) => ({
