@@ -8,6 +8,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { signedPostHeaders } from '../src/auth/ingest-signature.js';
 import { decodeReportFile, isBinaryFile, readReport, recognizeReport } from '../src/ingest/recognize.js';
+import { notAReportByName, SkippedByName } from './not-reports.js';
 import { sbomImage, type CdxDocument } from '../src/ingest/sources/cyclonedx.js';
 import { isTrivyClusterReport } from '../src/ingest/sources/trivy-k8s.js';
 import { repositoryFromUrl, sbomScanImage } from '../src/ingest/sources/trivy.js';
@@ -126,8 +127,15 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
       options.out(`${file.shown}: ${alone.line}`);
     }
   };
+  const byName = new SkippedByName();
   for await (const file of reportFiles(root)) {
     const shown = path.relative(root, file) || path.basename(file);
+    const kind = notAReportByName(file);
+    if (kind) {
+      summary.skipped++;
+      byName.add(file, kind);
+      continue;
+    }
     let report: unknown;
     try {
       if ((await stat(file)).size > MAX_REPORT_BYTES) throw new Error('larger than any report');
@@ -173,6 +181,8 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
     options.out(`${shown}: ${line}`);
   }
   await postDump();
+  const skippedByName = byName.line();
+  if (skippedByName) options.out(skippedByName);
   options.out(`${summary.accepted} accepted, ${summary.rejected} rejected, ${summary.skipped} skipped`);
   return summary;
 }
