@@ -161,7 +161,8 @@ function readRun(
   const secrets = SECRET_SCANNERS.has(driver.name.toLowerCase());
   const rules = driver.rules ?? [];
   const byId = new Map<string, SarifRule>();
-  for (const rule of [...rules, ...(run.tool.extensions ?? []).flatMap((e) => e.rules ?? [])])
+  const extensionRules = (run.tool.extensions ?? []).flatMap((e) => (Array.isArray(e?.rules) ? e.rules : []));
+  for (const rule of [...rules, ...extensionRules])
     if (typeof rule?.id === 'string' && !byId.has(rule.id)) byId.set(rule.id, rule);
   for (const result of run.results ?? []) {
     if (NOT_FINDINGS.has(result.kind ?? 'fail') || result.baselineState === 'absent' || suppressed(result)) {
@@ -175,20 +176,24 @@ function readRun(
     const rule =
       (typeof index === 'number' ? indexed?.[index] : undefined) ??
       byId.get(result.ruleId ?? result.rule?.id ?? '');
-    const ruleId = result.ruleId ?? result.rule?.id ?? rule?.id ?? ruleOfMessage(byId, result.message?.text);
-    const location = result.locations?.[0]?.physicalLocation;
+    const ruleId =
+      text(result.ruleId) ??
+      text(result.rule?.id) ??
+      text(rule?.id) ??
+      ruleOfMessage(byId, text(result.message?.text));
+    const location = Array.isArray(result.locations) ? result.locations[0]?.physicalLocation : undefined;
     const file = pathOf(location?.artifactLocation?.uri);
     if (!ruleId || !file) {
       skipped.unplaced++;
       continue;
     }
-    const line = location?.region?.startLine;
+    const line = Number.isInteger(location?.region?.startLine) ? location?.region?.startLine : undefined;
     const at = line !== undefined ? `:${line}` : '';
     if (secrets) {
       // Named as Trivy names a repository's secrets; the matched text (Gitleaks' `offender`) is never read.
       const id = out.node('Secret', `${repo}:${file}${at}:${ruleId}`, {
         rule_id: ruleId,
-        title: rule?.shortDescription?.text ?? rule?.name,
+        title: text(rule?.shortDescription?.text) ?? text(rule?.name),
         path: file,
         line,
         scanner: driver.name,
@@ -204,7 +209,7 @@ function readRun(
       continue;
     }
     const cwe = cwesOf(rule, result);
-    const level = result.level ?? rule?.defaultConfiguration?.level;
+    const level = text(result.level) ?? text(rule?.defaultConfiguration?.level);
     const weakness = out.node('Weakness', `${repo}:${file}${at}:${ruleId}`, {
       rule_id: ruleId,
       cwe: cwe.length ? cwe : undefined,
@@ -212,14 +217,14 @@ function readRun(
       security_severity: score,
       scanner_severity: level,
       precision: typeof rule?.properties?.precision === 'string' ? rule.properties.precision : undefined,
-      message: result.message?.text,
+      message: text(result.message?.text),
       path: file,
       line,
-      end_line: location?.region?.endLine,
+      end_line: Number.isInteger(location?.region?.endLine) ? location?.region?.endLine : undefined,
       location: `${file}${at}`,
       repo,
       scanner: driver.name,
-      scanner_version: driver.semanticVersion ?? driver.version,
+      scanner_version: text(driver.semanticVersion) ?? text(driver.version),
     });
     out.edge('AFFECTS', weakness, repository);
   }
@@ -227,7 +232,13 @@ function readRun(
 
 /** Suppressed in the source or by an external file, and not under review or rejected (SARIF §3.35). */
 function suppressed(result: SarifResult): boolean {
-  return (result.suppressions ?? []).some((s) => s?.status === undefined || s.status === 'accepted');
+  if (!Array.isArray(result.suppressions)) return false;
+  return result.suppressions.some((s) => s?.status === undefined || s.status === 'accepted');
+}
+
+/** A non-empty string of the log, or undefined (a log may hold anything where a string is due). */
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() ? value : undefined;
 }
 
 /** A repository path from an artifact URI: `file://` and `./` dropped, percent-escapes decoded. */
@@ -257,7 +268,7 @@ function cwesOf(rule: SarifRule | undefined, result: SarifResult): string[] {
     const match = CWE_TAG.exec(tag.trim());
     if (match) ids.add(`CWE-${match[1]}`);
   }
-  for (const relation of rule?.relationships ?? []) {
+  for (const relation of Array.isArray(rule?.relationships) ? rule.relationships : []) {
     const target = relation?.target;
     if (String(target?.toolComponent?.name ?? '').toUpperCase() !== 'CWE') continue;
     const id = cweId(String(target?.id ?? '').replace(/^(\d+)$/, 'CWE-$1'));

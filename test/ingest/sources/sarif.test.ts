@@ -151,6 +151,27 @@ describe('sarif: what is no finding', () => {
   });
 });
 
+describe('sarif: a log with anything where strings and lists are due', () => {
+  it('reads what it can and never fails on a field of the wrong type', () => {
+    const rules = [{ id: 'A', relationships: { not: 'a list' }, properties: { tags: 7 } }];
+    const out = read(
+      log('CodeScanner', rules, [
+        {
+          ruleId: 'A',
+          message: { text: 42 },
+          level: ['error'],
+          suppressions: { kind: 'inSource' },
+          locations: [{ physicalLocation: { artifactLocation: { uri: 'a.c' }, region: { startLine: '9' } } }],
+        },
+        { ruleId: 7, message: { text: 9 }, locations: 'a.c' },
+      ]),
+    );
+    expect(out.names('Weakness')).toEqual([`${REPO}:a.c:A`]);
+    expect(out.node('Weakness', `${REPO}:a.c:A`).properties).not.toHaveProperty('message');
+    expect(out.warnings.join()).toContain('1 result(s) naming no rule or no file');
+  });
+});
+
 describe('sarif: secrets and vulnerability scans', () => {
   it("a secret scanner's results are Secret nodes, named as Trivy names a repository's, never the secret", () => {
     const secret = 'AKIA' + 'Z'.repeat(16);
