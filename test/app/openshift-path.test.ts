@@ -26,12 +26,18 @@ const TEMPLATE = path.resolve(
 const SCANNED = 'ghcr.io/aquasecurity/trivy-test-images:debian-buster';
 const SCAN = 'trivy/debian-buster-archive.json';
 
-/** The Template as `oc get` shows it once deployed: its ImageChange trigger has set `lastTriggeredImage`. */
+/**
+ * The Template as `oc get` shows it once deployed: its ImageChange trigger has set `lastTriggeredImage`, and
+ * its first deployment made the ReplicationController `jenkins-1`.
+ */
 function jenkins(deployed: boolean): Json {
   const template = JSON.parse(readFileSync(TEMPLATE, 'utf8')) as Json;
   const dc = template.objects.find((o: Json) => o.kind === 'DeploymentConfig');
   const trigger = dc.spec.triggers.find((t: Json) => t.type === 'ImageChange');
-  if (deployed) trigger.imageChangeParams.lastTriggeredImage = SCANNED;
+  if (deployed) {
+    trigger.imageChangeParams.lastTriggeredImage = SCANNED;
+    dc.status = { latestVersion: 1 };
+  }
   return template;
 }
 
@@ -73,4 +79,37 @@ describe('an OpenShift Template and a Trivy scan of the image its trigger deploy
         expect(route.steps[1].weightBasis).toBe(deployed ? 'cvss' : 'heuristic');
       },
     );
+});
+
+describe('a Falco alert on a DeploymentConfig pod', () => {
+  it('lands on the DeploymentConfig, by the ReplicationController it names', async () => {
+    service = await makeService();
+    const response = await service.ingest(jenkins(true), { source: 'k8s', query: 'cluster=ocp' });
+    expect(response.status, JSON.stringify(response.json)).toBe(202);
+    const alert = await service.ingest(
+      [
+        {
+          output: 'Shell spawned in a container',
+          priority: 'Notice',
+          rule: 'Terminal shell in container',
+          time: '2026-11-24T04:00:00.000000000Z',
+          output_fields: {
+            'k8s.ns.name': 'default',
+            'k8s.pod.name': 'jenkins-1-x7k2p',
+            'k8s.rc.name': 'jenkins-1',
+          },
+        },
+      ],
+      { source: 'falco', query: 'cluster=ocp' },
+    );
+    expect(alert.status, JSON.stringify(alert.json)).toBe(202);
+    await service.settle();
+    const workloads: Json[] = [];
+    service.engine.tenant('default')!.graph.forEachNode((_id, a) => {
+      if (a.label === 'Service') workloads.push({ name: a.name, ...a.props });
+    });
+    // No second workload for the ReplicationController: the alert is Jenkins'.
+    expect(workloads.map((w) => w.name)).toEqual(['ocp/default/jenkins']);
+    expect(workloads[0].runtime_observed).toBe(true);
+  });
 });

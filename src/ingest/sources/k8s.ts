@@ -1267,8 +1267,32 @@ function collectWorkloads(podsAndControllers: K8sObject[]): {
       readDigests(w, o.status?.containerStatuses);
       readDigests(w, o.status?.ephemeralContainerStatuses);
     }
+    // A DeploymentConfig's ReplicationController (`web-3`) is what Falco names its pods by (`k8s.rc.name`):
+    // the dump's, the one its pods name, or the latest deployment's (`status.latestVersion`).
+    if (w.kind === 'DeploymentConfig') {
+      const rc = replicationControllerOf(o);
+      if (rc !== undefined && rc !== w.name) w.runtimeNames = append(w.runtimeNames, rc);
+    }
   }
   return { workloads, byName };
+}
+
+/**
+ * A ReplicationController's own name, the one a pod's controller reference names, or a DeploymentConfig's
+ * latest (`<name>-<status.latestVersion>`, the one that runs its pods).
+ */
+function replicationControllerOf(o: K8sObject): string | undefined {
+  if (o.kind === 'ReplicationController') return nameOf(o);
+  if (o.kind === 'DeploymentConfig') {
+    const version: unknown = o.status?.latestVersion;
+    return typeof version === 'number' && Number.isInteger(version) && version > 0
+      ? `${nameOf(o)}-${version}`
+      : undefined;
+  }
+  const refs: unknown = o.metadata?.ownerReferences;
+  if (!Array.isArray(refs)) return undefined;
+  const ref = refs.find((r) => r?.kind === 'ReplicationController' && typeof r.name === 'string');
+  return ref?.name;
 }
 
 /** Records the image digests a pod's container statuses report. */

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readReport } from '../../../src/ingest/recognize.js';
+import { createFalcoSource } from '../../../src/ingest/sources/falco.js';
 import { createK8sSource } from '../../../src/ingest/sources/k8s.js';
 import { yamlToList } from '../../../src/ingest/yaml.js';
 import { normalize } from '../../helpers/normalize.js';
@@ -128,6 +129,35 @@ spec: {template: {spec: {containers: [{name: web, image: quay.io/acme/web:1.4}]}
     const out = read(DEPLOYMENT_CONFIG.replace('containers:', "serviceAccount: ''\n      containers:"));
     expect(out.edges).toContain('ASSUMES c/shop/web -> c/shop/default');
     expect(out.names('ServiceAccount')).toEqual(['c/shop/default']);
+  });
+
+  it('is aliased by its ReplicationControllers, the controller a Falco alert on its pods names', () => {
+    const out = read(`${DEPLOYMENT_CONFIG}---${pod('web-3', 'openshift.io/deployment-config.name: web')}`);
+    expect(out.node('Service', 'c/shop/web').properties?.aliases).toEqual([
+      'c/shop/web-3',
+      'c/shop/web-3-x7k2p',
+    ]);
+    const alert = normalize(
+      createFalcoSource(),
+      {
+        output: 'Shell spawned in a container',
+        priority: 'Notice',
+        rule: 'Terminal shell in container',
+        time: '2026-11-24T04:00:00.000000000Z',
+        output_fields: { 'k8s.ns.name': 'shop', 'k8s.pod.name': 'web-3-x7k2p', 'k8s.rc.name': 'web-3' },
+      },
+      { cluster: 'c' },
+    );
+    // The alert names `c/shop/web-3`: the graph writer lands it on the DeploymentConfig by that alias.
+    expect(alert.names('Service')).toEqual(['c/shop/web-3']);
+  });
+
+  it("is aliased by its latest deployment's controller, none before its first", () => {
+    const deployed = (version: number) =>
+      read(`${DEPLOYMENT_CONFIG}status: {latestVersion: ${version}}\n`).node('Service', 'c/shop/web')
+        .properties?.aliases;
+    expect(deployed(4)).toEqual(['c/shop/web-4']);
+    expect(deployed(0)).toBeUndefined();
   });
 
   it('twin: a ReplicationController of no DeploymentConfig is its own workload', () => {
