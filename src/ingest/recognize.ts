@@ -184,7 +184,11 @@ export function readReport(text: string): { body: unknown; format: ReportFormat 
   try {
     list = yamlToList(text);
   } catch (error) {
-    throw new Error(`not JSON, NDJSON or YAML (${(error as Error).message})`, { cause: error });
+    // A chart's template (`name: {{ .Values.name }}`) is no manifest until it is rendered.
+    const template = /\{\{-?\s*[.$A-Za-z"]/.test(text)
+      ? '; a Helm or Go template, render it first (`helm template`)'
+      : '';
+    throw new Error(`not JSON, NDJSON or YAML (${(error as Error).message})${template}`, { cause: error });
   }
   if (!list.items.length) throw new Error('not JSON, NDJSON or YAML (no document)');
   if (list.items.every(isKubernetesObject)) return { body: list, format: 'yaml' };

@@ -170,6 +170,21 @@ interface Sorted {
   ignored: Set<string>;
   /** Trivy Operator reports in the dump (not mapped here: /ingest/trivy reads them). */
   operatorReports: number;
+  /** Objects whose name, namespace or role reference is no string (an unrendered Helm template's). */
+  unnamed: number;
+}
+
+/**
+ * Whether an object's names are strings, as the API server's are: a template's `{{ .Values.name }}` parses as
+ * YAML into a map, which would otherwise be named `[object Object]`.
+ */
+function namedByStrings(o: K8sObject): boolean {
+  const metadata = o.metadata;
+  if (metadata !== undefined && metadata !== null) {
+    if (metadata.name !== undefined && typeof metadata.name !== 'string') return false;
+    if (metadata.namespace !== undefined && typeof metadata.namespace !== 'string') return false;
+  }
+  return o.roleRef === undefined || typeof o.roleRef?.name === 'string';
 }
 
 function sortObjects(objects: K8sObject[], into?: Sorted): Sorted {
@@ -188,8 +203,13 @@ function sortObjects(objects: K8sObject[], into?: Sorted): Sorted {
     namespaces: [],
     ignored: new Set(),
     operatorReports: 0,
+    unnamed: 0,
   };
   for (const o of objects) {
+    if (!namedByStrings(o)) {
+      sorted.unnamed++;
+      continue;
+    }
     const kind: string = o.kind;
     if (kind === 'RoleBinding' || kind === 'ClusterRoleBinding') {
       // Bindings need a roleRef, not a name.
@@ -269,6 +289,8 @@ class DumpMapping {
   private readonly unreadImages = new Set<string>();
   private readonly tokensOnNode = new Map<string, Set<string>>();
   private admin: string | undefined;
+  /** Binding subjects whose name or namespace is no string (an unrendered template's). */
+  private unnamedSubjects = 0;
 
   constructor(
     private readonly cluster: string | undefined,
@@ -345,6 +367,12 @@ class DumpMapping {
     }
     const ignored = [...sorted.ignored];
     const warnings = ignored.length ? [`k8s dump: kinds not used: ${ignored.sort().join(', ')}`] : [];
+    if (sorted.unnamed || this.unnamedSubjects)
+      warnings.push(
+        `k8s dump: ${sorted.unnamed} object(s) and ${this.unnamedSubjects} binding subject(s) whose name, ` +
+          'namespace or role reference is not a string skipped (an unrendered Helm or Go template? render it ' +
+          'with `helm template` first)',
+      );
     if (sorted.operatorReports)
       warnings.push(
         `k8s dump: ${sorted.operatorReports} Trivy Operator report(s) not read here: they are findings, which ` +
@@ -813,7 +841,14 @@ class DumpMapping {
     }
     const binding = { binding: `${o.kind}/${nameOf(o)}` };
     for (const subject of bindingSubjects(o) as K8sObject[]) {
-      if (typeof subject?.name !== 'string' || !subject.name) continue;
+      if (typeof subject?.name !== 'string' || !subject.name) {
+        if (subject?.name !== undefined && typeof subject.name !== 'string') this.unnamedSubjects++;
+        continue;
+      }
+      if (subject.namespace !== undefined && typeof subject.namespace !== 'string') {
+        this.unnamedSubjects++;
+        continue;
+      }
       let who: string | undefined;
       if (subject.kind === 'ServiceAccount')
         who = this.account(String(subject.namespace ?? nsOf(o)), subject.name);
