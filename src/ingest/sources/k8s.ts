@@ -170,22 +170,26 @@ interface Sorted {
   ignored: Set<string>;
   /** Trivy Operator reports in the dump (not mapped here: /ingest/trivy reads them). */
   operatorReports: number;
-  /** Objects whose name, namespace or role reference is no string (an unrendered Helm template's). */
+  /** Objects whose name, namespace or role reference is a map or a list (an unrendered Helm template's). */
   unnamed: number;
 }
 
 /**
- * Whether an object's names are strings, as the API server's are: a template's `{{ .Values.name }}` parses as
- * YAML into a map, which would otherwise be named `[object Object]`.
+ * Whether an object's names are names, not maps or lists: a template's `{{ .Values.name }}` parses as YAML
+ * into a map, which would otherwise be named `[object Object]`. (A number is read as its digits, as before.)
  */
 function namedByStrings(o: K8sObject): boolean {
   const metadata = o.metadata;
-  if (metadata !== undefined && metadata !== null) {
-    if (metadata.name !== undefined && typeof metadata.name !== 'string') return false;
-    if (metadata.namespace !== undefined && typeof metadata.namespace !== 'string') return false;
-  }
-  return o.roleRef === undefined || typeof o.roleRef?.name === 'string';
+  if (
+    metadata !== undefined &&
+    metadata !== null &&
+    (isCollection(metadata.name) || isCollection(metadata.namespace))
+  )
+    return false;
+  return !isCollection(o.roleRef?.name);
 }
+
+const isCollection = (value: unknown): boolean => typeof value === 'object' && value !== null;
 
 function sortObjects(objects: K8sObject[], into?: Sorted): Sorted {
   const sorted: Sorted = into ?? {
@@ -289,7 +293,7 @@ class DumpMapping {
   private readonly unreadImages = new Set<string>();
   private readonly tokensOnNode = new Map<string, Set<string>>();
   private admin: string | undefined;
-  /** Binding subjects whose name or namespace is no string (an unrendered template's). */
+  /** Binding subjects whose name or namespace is a map or a list (an unrendered template's). */
   private unnamedSubjects = 0;
 
   constructor(
@@ -370,8 +374,8 @@ class DumpMapping {
     if (sorted.unnamed || this.unnamedSubjects)
       warnings.push(
         `k8s dump: ${sorted.unnamed} object(s) and ${this.unnamedSubjects} binding subject(s) whose name, ` +
-          'namespace or role reference is not a string skipped (an unrendered Helm or Go template? render it ' +
-          'with `helm template` first)',
+          'namespace or role reference is a map or a list skipped (an unrendered Helm or Go template? render ' +
+          'it with `helm template` first)',
       );
     if (sorted.operatorReports)
       warnings.push(
@@ -841,14 +845,11 @@ class DumpMapping {
     }
     const binding = { binding: `${o.kind}/${nameOf(o)}` };
     for (const subject of bindingSubjects(o) as K8sObject[]) {
-      if (typeof subject?.name !== 'string' || !subject.name) {
-        if (subject?.name !== undefined && typeof subject.name !== 'string') this.unnamedSubjects++;
-        continue;
-      }
-      if (subject.namespace !== undefined && typeof subject.namespace !== 'string') {
+      if (isCollection(subject?.name) || isCollection(subject?.namespace)) {
         this.unnamedSubjects++;
         continue;
       }
+      if (typeof subject?.name !== 'string' || !subject.name) continue;
       let who: string | undefined;
       if (subject.kind === 'ServiceAccount')
         who = this.account(String(subject.namespace ?? nsOf(o)), subject.name);
