@@ -1,10 +1,12 @@
 // Which ingest source a report on disk belongs to, judged by its content (file names are not trusted).
 // Used by `pathgate ingestreal`, `pathgate gate -local` and the gate when no `source` is named. `readReport`
-// reads a file's text as JSON, NDJSON (Falco's alert log) or multi-document YAML (kubectl), in that order.
+// reads a file's text as JSON, NDJSON (Falco's alert log) or multi-document YAML (kubectl), in that order,
+// and a CycloneDX XML BOM as its JSON twin.
 import { isLegacyTrivyReport } from './sources/trivy.js';
 import { isTrivyClusterReport } from './sources/trivy-k8s.js';
 import { looksLikeOperatorReports } from './sources/trivy-operator.js';
 import { isGcbProvenance } from './sources/provenance.js';
+import { cyclonedxXmlToJson, looksLikeXml, NotCycloneDxXml } from './cyclonedx-xml.js';
 import { yamlToList } from './yaml.js';
 
 export type RecognizedSource =
@@ -133,7 +135,7 @@ function isFalcoAlert(value: unknown): boolean {
   return isObject(value) && typeof value.rule === 'string' && isObject(value.output_fields);
 }
 
-export type ReportFormat = 'json' | 'ndjson' | 'yaml';
+export type ReportFormat = 'json' | 'ndjson' | 'yaml' | 'xml';
 
 /**
  * A report file's bytes as text: UTF-8, or UTF-16 when a byte-order mark says so (Windows PowerShell's `>`
@@ -167,6 +169,15 @@ export function isBinaryFile(bytes: Buffer): boolean {
  * it is not a Kubernetes object). Throws with the reason when it is none of them.
  */
 export function readReport(text: string): { body: unknown; format: ReportFormat } {
+  // XML: a CycloneDX BOM, read as its JSON twin; any other XML is named for what it is.
+  if (looksLikeXml(text)) {
+    try {
+      return { body: cyclonedxXmlToJson(text), format: 'xml' };
+    } catch (error) {
+      if (error instanceof NotCycloneDxXml) throw new Error(error.message, { cause: error });
+      throw error;
+    }
+  }
   try {
     return { body: JSON.parse(text), format: 'json' };
   } catch {
