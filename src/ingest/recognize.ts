@@ -6,6 +6,7 @@ import { isLegacyTrivyReport } from './sources/trivy.js';
 import { isTrivyClusterReport } from './sources/trivy-k8s.js';
 import { looksLikeOperatorReports } from './sources/trivy-operator.js';
 import { isGcbProvenance } from './sources/provenance.js';
+import { isRawState } from './sources/terraform-state.js';
 import { cyclonedxXmlToJson, looksLikeXml, NotCycloneDxXml } from './cyclonedx-xml.js';
 import { yamlToList } from './yaml.js';
 
@@ -70,6 +71,8 @@ export function recognizeReport(report: unknown): RecognizedSource | undefined {
       (isObject(report.values) && 'root_module' in report.values))
   )
     return 'terraform';
+  // A raw `terraform.tfstate` (what `terraform state pull` prints)
+  if (isRawState(report)) return 'terraform';
   if (Array.isArray(report.UserDetailList) || Array.isArray(report.RoleDetailList)) return 'iam';
   if (typeof report.provider === 'string' && Array.isArray(report.users)) return 'sso';
   if (

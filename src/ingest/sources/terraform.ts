@@ -29,6 +29,7 @@ import { accountParameter, parseIamArn, qualify } from './account.js';
 import { createCloudnetSource } from './cloudnet.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
 import { createIamSource } from './iam.js';
+import { isRawState, showJsonOfRawState } from './terraform-state.js';
 import { reportProblem } from './report-schema.js';
 import type { IngestSource } from './source.js';
 
@@ -79,7 +80,8 @@ export function createTerraformSource(): IngestSource {
       'A Terraform plan (terraform show -json): security groups, instances and profiles, IAM roles and policies, buckets and load balancers, on the cloud sources’ nodes.',
     snapshots: 'query',
     normalize({ body, query, receivedAt }) {
-      const plan = readPlan(body);
+      // A raw `terraform.tfstate` is read as `terraform show -json` prints it (terraform-state.ts).
+      const plan = readPlan(isRawState(body) ? showJsonOfRawState(body as Values) : body);
       const resources = planResources(plan);
       const account = accountParameter(query) ?? accountOf(resources);
       const region =
