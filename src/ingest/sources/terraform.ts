@@ -214,6 +214,8 @@ const READ_TYPES = [
   'aws_vpc_security_group_ingress_rule',
   'aws_vpc_security_group_egress_rule',
   'aws_instance',
+  'aws_eip',
+  'aws_eip_association',
   'aws_iam_instance_profile',
   'aws_iam_role',
   'aws_iam_policy',
@@ -490,15 +492,17 @@ function instanceRecord(r: PlanResource, plan: Values, account: string | undefin
   // A public address is given at launch when asked for, or, unless refused, by a subnet the plan creates
   // with `map_public_ip_on_launch` (the plan knows neither address until apply). A state knows the address
   // the instance holds, none when empty: what it was launched with is no longer the question.
+  // An Elastic IP associated with it gives it one either way (`aws_eip.instance`, `aws_eip_association`).
   const publicAddress =
     typeof v.public_ip === 'string' && v.public_ip
       ? v.public_ip
-      : isState(plan)
-        ? undefined
-        : v.associate_public_ip_address === true ||
-            (v.associate_public_ip_address !== false && mapsPublicIp(plan, r))
-          ? 'assigned-at-launch'
-          : undefined;
+      : (elasticIpOf(plan, r) ??
+        (isState(plan)
+          ? undefined
+          : v.associate_public_ip_address === true ||
+              (v.associate_public_ip_address !== false && mapsPublicIp(plan, r))
+            ? 'assigned-at-launch'
+            : undefined));
   const profile = typeof v.iam_instance_profile === 'string' ? v.iam_instance_profile : undefined;
   const profileName = profile ? profile.split('/').pop() : referencedProfile(plan, r);
   return {
@@ -523,6 +527,28 @@ function instanceRecord(r: PlanResource, plan: Values, account: string | undefin
     const resources = planResources(p);
     return pointed(p, resources, res, attribute);
   }
+}
+
+/**
+ * The Elastic IP the plan or state associates with an instance: by `aws_eip`'s `instance`, or an
+ * `aws_eip_association`'s `instance_id`, written or by reference; its address when known, else
+ * `elastic-ip` (allocated at apply). Undefined when none is.
+ */
+function elasticIpOf(plan: Values, r: PlanResource): string | undefined {
+  const resources = planResources(plan);
+  const ids = new Set([r.address, idOf(r)]);
+  const eips = resources.filter((x) => x.type === 'aws_eip' && !x.deleted);
+  const eipFor = (eip: PlanResource) =>
+    typeof eip.values.public_ip === 'string' && eip.values.public_ip ? eip.values.public_ip : 'elastic-ip';
+  for (const eip of eips)
+    if (pointed(plan, resources, eip, 'instance').some((ref) => ids.has(ref))) return eipFor(eip);
+  for (const association of resources.filter((x) => x.type === 'aws_eip_association' && !x.deleted)) {
+    if (!pointed(plan, resources, association, 'instance_id').some((ref) => ids.has(ref))) continue;
+    const [allocation] = pointed(plan, resources, association, 'allocation_id');
+    const eip = eips.find((x) => x.address === allocation || idOf(x) === allocation);
+    return eip ? eipFor(eip) : 'elastic-ip';
+  }
+  return undefined;
 }
 
 /** The instance's subnet is one the plan manages and it maps a public address to what launches in it. */
