@@ -124,10 +124,18 @@ export function createTerraformSource(): IngestSource {
             props.terraform_address = record.address;
             if (props.internet_exposed === true && !reachable) {
               props.internet_exposed = false;
-              props.exposure_basis = record.deleted ? 'terraform:deleted' : 'terraform:no-public-address';
+              props.exposure_basis = record.deleted
+                ? 'terraform:deleted'
+                : record.noRoute
+                  ? 'terraform:no-internet-route'
+                  : 'terraform:no-public-address';
             } else if (props.internet_exposed !== true && (allKnown || !reachable)) {
               props.internet_exposed = false;
-              props.exposure_basis = record.deleted ? 'terraform:deleted' : 'terraform:no-open-group';
+              props.exposure_basis = record.deleted
+                ? 'terraform:deleted'
+                : record.noRoute
+                  ? 'terraform:no-internet-route'
+                  : 'terraform:no-open-group';
             }
           }
           envelopes.push(envelope);
@@ -216,6 +224,14 @@ const READ_TYPES = [
   'aws_instance',
   'aws_eip',
   'aws_eip_association',
+  'aws_subnet',
+  'aws_vpc',
+  'aws_route_table',
+  'aws_default_route_table',
+  'aws_route',
+  'aws_route_table_association',
+  'aws_main_route_table_association',
+  'aws_internet_gateway',
   'aws_iam_instance_profile',
   'aws_iam_role',
   'aws_iam_policy',
@@ -372,21 +388,42 @@ function regionOf(plan: Values): string | undefined {
 
 /** The configuration's references of one attribute of a resource (`aws_security_group.batch.id`). */
 function references(plan: Values, address: string, attribute: string): string[] {
-  const find = (module: Values | undefined, prefix: string): string[] | undefined => {
+  const found = expressionsOf(plan, address);
+  if (!found) return [];
+  const refs = found.expressions?.[attribute]?.references;
+  return Array.isArray(refs) ? refs.map((ref: string) => `${found.prefix}${ref}`) : [];
+}
+
+/**
+ * What each of a resource's nested blocks (`route { gateway_id = aws_internet_gateway.gw.id }`) refers to by
+ * `attribute`, block by block, as the plan's configuration records it.
+ */
+function blockReferences(plan: Values, address: string, block: string, attribute: string): string[][] {
+  const found = expressionsOf(plan, address);
+  const blocks = found?.expressions?.[block];
+  if (!Array.isArray(blocks)) return [];
+  return blocks.map((b: Values) => {
+    const refs = b?.[attribute]?.references;
+    return Array.isArray(refs) ? refs.map((ref: string) => `${found!.prefix}${ref}`) : [];
+  });
+}
+
+/** A resource's expressions in the plan's configuration, with the module prefix its references take. */
+function expressionsOf(
+  plan: Values,
+  address: string,
+): { expressions: Values | undefined; prefix: string } | undefined {
+  const find = (module: Values | undefined, prefix: string): ReturnType<typeof expressionsOf> => {
     if (!module) return undefined;
-    for (const r of module.resources ?? []) {
-      if (`${prefix}${r.address}` === address) {
-        const refs = r.expressions?.[attribute]?.references;
-        return Array.isArray(refs) ? refs.map((ref: string) => `${prefix}${ref}`) : [];
-      }
-    }
+    for (const r of module.resources ?? [])
+      if (`${prefix}${r.address}` === address) return { expressions: r.expressions, prefix };
     for (const [name, call] of Object.entries<Values>(module.module_calls ?? {})) {
       const found = find(call.module, `${prefix}module.${name}.`);
       if (found) return found;
     }
     return undefined;
   };
-  return find(plan.configuration?.root_module, '') ?? [];
+  return find(plan.configuration?.root_module, '');
 }
 
 /** A resource's id, or its address when the id is known only after apply (a new resource). */
@@ -493,8 +530,11 @@ function instanceRecord(r: PlanResource, plan: Values, account: string | undefin
   // with `map_public_ip_on_launch` (the plan knows neither address until apply). A state knows the address
   // the instance holds, none when empty: what it was launched with is no longer the question.
   // An Elastic IP associated with it gives it one either way (`aws_eip.instance`, `aws_eip_association`).
-  const publicAddress =
-    typeof v.public_ip === 'string' && v.public_ip
+  // Whatever address it holds, a subnet whose routes reach no internet gateway is closed to the internet.
+  const noRoute = internetRoute(plan, r) === 'none';
+  const publicAddress = noRoute
+    ? undefined
+    : typeof v.public_ip === 'string' && v.public_ip
       ? v.public_ip
       : (elasticIpOf(plan, r) ??
         (isState(plan)
@@ -508,6 +548,7 @@ function instanceRecord(r: PlanResource, plan: Values, account: string | undefin
   return {
     address: r.address,
     deleted: r.deleted,
+    noRoute,
     InstanceId: typeof v.id === 'string' ? v.id : r.address,
     OwnerId: account,
     SubnetId: v.subnet_id,
@@ -549,6 +590,96 @@ function elasticIpOf(plan: Values, r: PlanResource): string | undefined {
     return eip ? eipFor(eip) : 'elastic-ip';
   }
   return undefined;
+}
+
+/**
+ * Whether the plan says the instance's subnet routes to the internet: `igw` when its route table sends
+ * 0.0.0.0/0 (or ::/0) to an internet gateway, `none` when the plan holds the subnet and its table and no such
+ * route (only local routes, or a NAT gateway's), undefined when the plan cannot tell (the subnet or its table
+ * is not the plan's, a route's target is known only after apply). A subnet with no table of its own uses its
+ * VPC's main table: the one `aws_main_route_table_association` names, the VPC's `aws_default_route_table`, or
+ * for a VPC of the plan with neither, the table AWS makes with it, which routes nowhere outside.
+ */
+function internetRoute(plan: Values, r: PlanResource): 'igw' | 'none' | undefined {
+  const resources = planResources(plan);
+  const live = resources.filter((x) => !x.deleted);
+  const find = (types: string[], ref: string | undefined) =>
+    ref === undefined
+      ? undefined
+      : live.find((x) => types.includes(x.type) && (x.address === ref || idOf(x) === ref));
+  const refersTo = (x: PlanResource, attribute: string, target: PlanResource) =>
+    pointed(plan, resources, x, attribute).some((ref) => ref === target.address || ref === idOf(target));
+  const subnet = find(['aws_subnet'], pointed(plan, resources, r, 'subnet_id')[0]);
+  if (!subnet) return undefined;
+  const tables = ['aws_route_table', 'aws_default_route_table'];
+  let table: PlanResource | undefined;
+  const association = live.find(
+    (x) => x.type === 'aws_route_table_association' && refersTo(x, 'subnet_id', subnet),
+  );
+  if (association) {
+    table = find(tables, pointed(plan, resources, association, 'route_table_id')[0]);
+    if (!table) return undefined;
+  } else {
+    const vpc = find(['aws_vpc'], pointed(plan, resources, subnet, 'vpc_id')[0]);
+    if (!vpc) return undefined;
+    const main = live.find(
+      (x) => x.type === 'aws_main_route_table_association' && refersTo(x, 'vpc_id', vpc),
+    );
+    table = main
+      ? find(tables, pointed(plan, resources, main, 'route_table_id')[0])
+      : live.find(
+          (x) =>
+            x.type === 'aws_default_route_table' &&
+            pointed(plan, resources, x, 'default_route_table_id').some(
+              (ref) => ref === vpc.address || ref === idOf(vpc) || ref === vpc.values.default_route_table_id,
+            ),
+        );
+    if (!table && main) return undefined;
+    if (!table) return 'none';
+  }
+  // The table's routes: its inline `route` blocks (a list once known) and the `aws_route`s pointing at it.
+  const inline = table.values.route;
+  if (!Array.isArray(inline)) return undefined;
+  const inlineRefs = blockReferences(plan, table.address, 'route', 'gateway_id');
+  const routes = [
+    ...(inline as Values[]).map((route, i) => ({
+      destination: route.cidr_block ?? route.ipv6_cidr_block,
+      gateway: route.gateway_id,
+      refs: inlineRefs[i] ?? [],
+      other:
+        route.nat_gateway_id ??
+        route.transit_gateway_id ??
+        route.vpc_peering_connection_id ??
+        route.network_interface_id,
+    })),
+    ...live
+      .filter((x) => x.type === 'aws_route' && refersTo(x, 'route_table_id', table!))
+      .map((x) => ({
+        destination: x.values.destination_cidr_block ?? x.values.destination_ipv6_cidr_block,
+        gateway: x.values.gateway_id,
+        refs: references(plan, x.address, 'gateway_id'),
+        other:
+          x.values.nat_gateway_id ??
+          x.values.transit_gateway_id ??
+          x.values.vpc_peering_connection_id ??
+          x.values.network_interface_id,
+      })),
+  ];
+  let unknown = false;
+  for (const route of routes) {
+    if (route.destination !== '0.0.0.0/0' && route.destination !== '::/0') continue;
+    if (typeof route.gateway === 'string' && route.gateway.startsWith('igw-')) return 'igw';
+    if (
+      route.refs.some(
+        (ref) => ref.startsWith('aws_internet_gateway.') || ref.includes('.aws_internet_gateway.'),
+      )
+    )
+      return 'igw';
+    // A default route to a NAT gateway, a peering or an appliance reaches out, not in.
+    if (typeof route.other === 'string' && route.other) continue;
+    if (typeof route.gateway !== 'string' || !route.gateway) unknown = true;
+  }
+  return unknown ? undefined : 'none';
 }
 
 /** The instance's subnet is one the plan manages and it maps a public address to what launches in it. */

@@ -5,16 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { createTerraformSource } from '../../../src/ingest/sources/terraform.js';
 import { normalize } from '../../helpers/normalize.js';
+import { ACCOUNT, res } from '../../helpers/terraform-plan.js';
 
-const ACCOUNT = '111122223333';
 const terraform = createTerraformSource();
-const res = (address: string, values: Record<string, unknown>) => ({
-  address,
-  mode: 'managed',
-  type: address.split('.')[0],
-  name: address.split('.')[1],
-  values,
-});
 const OPEN = res('aws_security_group.ssh', {
   name: 'ssh',
   ingress: [{ from_port: 22, to_port: 22, protocol: 'tcp', cidr_blocks: ['0.0.0.0/0'] }],

@@ -6,16 +6,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createTerraformSource } from '../../../src/ingest/sources/terraform.js';
 import { normalize } from '../../helpers/normalize.js';
+import { ACCOUNT, res } from '../../helpers/terraform-plan.js';
 
-const ACCOUNT = '111122223333';
 const terraform = createTerraformSource();
-const res = (address: string, values: Record<string, unknown>) => ({
-  address,
-  mode: 'managed',
-  type: address.split('.')[0],
-  name: address.split('.')[1],
-  values,
-});
 /** Resources, and the references Terraform records for attributes known only after apply. */
 const plan = (resources: unknown[], references: Record<string, Record<string, string[]>> = {}) => ({
   format_version: '1.2',
