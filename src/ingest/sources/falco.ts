@@ -12,6 +12,7 @@
 // (`<cluster>/<namespace>/<workload>`, `<cluster>/user/<name>`, `<cluster>/node/<hostname>`), so an alert
 // joins the workload of its own cluster only.
 import { parseImageRef } from '../../identity/image-ref.js';
+import { parseIamArn, qualify } from './account.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
 import { clusterOf, isClusterName, serviceAccountOfUser, workloadOf } from './k8s.js';
 import { reportProblem, reportSchema } from './report-schema.js';
@@ -20,7 +21,7 @@ import type { IngestSource } from './source.js';
 interface FalcoAlert {
   rule: string;
   priority: string;
-  output: string;
+  output?: string;
   output_fields: Record<string, unknown>;
   time?: string;
   source?: string;
@@ -58,7 +59,8 @@ const PRIORITY_RANK = [
 export function createFalcoSource(): IngestSource {
   const alert = {
     type: 'object',
-    required: ['rule', 'priority', 'output', 'output_fields'],
+    // `output` is left out under `json_include_output_property: false`: the fields say what it would.
+    required: ['rule', 'priority', 'output_fields'],
     properties: {
       rule: { type: 'string', minLength: 1 },
       priority: { type: 'string', minLength: 1 },
@@ -89,6 +91,7 @@ export function createFalcoSource(): IngestSource {
         { rules: Set<string>; priority: string; last: string; tags: Set<string>; count: number }
       >();
       const refused: { pointer: string; detail: string }[] = [];
+      const unattached: { pointer: string; source: string }[] = [];
       alerts.forEach((a, index) => {
         const f = a.output_fields;
         // Falco writes a field it could not read as null or `<NA>`: absent either way.
@@ -101,7 +104,7 @@ export function createFalcoSource(): IngestSource {
         // source's workload, whatever the pod is called.
         const controller = OWNER_FIELDS.map(str).find((v) => v !== undefined);
         // Falco's output text carries the same fields when output_fields lacks them.
-        const container = str('container.name') ?? /container_name=(\S+)/.exec(a.output)?.[1];
+        const container = str('container.name') ?? /container_name=(\S+)/.exec(a.output ?? '')?.[1];
         const auditUser = str('ka.user.name');
         const at = Array.isArray(checked) ? `/${index}` : '';
         const field = CLUSTER_FIELDS.find((key) => str(key) !== undefined);
@@ -134,6 +137,13 @@ export function createFalcoSource(): IngestSource {
               })
             : out.node('User', q(`user/${auditUser}`), { cluster, k8s_user: auditUser });
         }
+        // A CloudTrail plugin alert (`source: aws_cloudtrail`) is about the IAM user or role that made the
+        // call, named as the iam source names it (an assumed role's session is its role).
+        const cloudIdentity = id ? undefined : iamIdentityOf(str('ct.user.arn'));
+        if (cloudIdentity)
+          id = out.node(cloudIdentity.label, qualify(cloudIdentity.name, cloudIdentity.account), {
+            account: cloudIdentity.account,
+          });
         // A host in a known cluster is its node, as the k8s source names it.
         if (!id && a.hostname)
           id = cluster
@@ -144,10 +154,8 @@ export function createFalcoSource(): IngestSource {
               })
             : out.node('VirtualMachine', a.hostname, { hostname: a.hostname });
         if (!id) {
-          refused.push({
-            pointer: `${at}/output_fields/container.name`,
-            detail: 'the alert names no container, pod or Kubernetes user to attach it to',
-          });
+          // Said, not refused: one alert of a plugin the engine has no node for must not cost the others.
+          unattached.push({ pointer: `${at}/output_fields`, source: a.source ?? 'syscall' });
           return;
         }
         const repository = str('container.image.repository');
@@ -180,6 +188,19 @@ export function createFalcoSource(): IngestSource {
         seen.set(id, entry);
       });
       if (refused.length) throw reportProblem('falco', refused);
+      const detail =
+        'the alert names no container, pod, Kubernetes user, IAM identity (`ct.user.arn`) or host to attach it to';
+      if (unattached.length && !seen.size)
+        throw reportProblem(
+          'falco',
+          unattached.map(({ pointer }) => ({ pointer, detail })),
+        );
+      const warnings = unattached.length
+        ? [
+            `falco report: ${unattached.length} alert(s) not attached (${[...new Set(unattached.map((u) => u.source))].sort().join(', ')}): ` +
+              `${detail}; first at ${unattached[0].pointer}`,
+          ]
+        : [];
       for (const [id, entry] of seen) {
         out.stamp(id, {
           runtime_observed: true,
@@ -190,9 +211,25 @@ export function createFalcoSource(): IngestSource {
           runtime_attack: entry.tags.size ? [...entry.tags] : undefined,
         });
       }
-      return { envelopes: [out.build()], warnings: [] };
+      return { envelopes: [out.build()], warnings };
     },
   };
+}
+
+/**
+ * The IAM identity an AWS principal ARN names, as the iam source names it: a user, a role, or the role an
+ * STS session assumed (`arn:aws:sts::<account>:assumed-role/<role>/<session>`). Undefined for any other.
+ */
+function iamIdentityOf(
+  arn: string | undefined,
+): { label: 'User' | 'IAM_Role'; name: string; account: string } | undefined {
+  if (!arn) return undefined;
+  const assumed = /^arn:aws[a-z-]*:sts::(\d{12}):assumed-role\/([^/]+)\/[^/]+$/.exec(arn.trim());
+  if (assumed) return { label: 'IAM_Role', name: assumed[2], account: assumed[1] };
+  const parsed = parseIamArn(arn);
+  if (parsed?.kind === 'user') return { label: 'User', name: parsed.name, account: parsed.account };
+  if (parsed?.kind === 'role') return { label: 'IAM_Role', name: parsed.name, account: parsed.account };
+  return undefined;
 }
 
 function rank(priority: string): number {
