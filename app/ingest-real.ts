@@ -8,6 +8,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { signedPostHeaders } from '../src/auth/ingest-signature.js';
 import { decodeReportFile, isBinaryFile, readReport, recognizeReport } from '../src/ingest/recognize.js';
+import { custodianReport, isCustodianMetadata } from './custodian-run.js';
 import { notAReportByName, SkippedByName } from './not-reports.js';
 import { sbomImage, type CdxDocument } from '../src/ingest/sources/cyclonedx.js';
 import { isTrivyClusterReport } from '../src/ingest/sources/trivy-k8s.js';
@@ -148,6 +149,24 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
       options.out(`${shown}: skipped, ${(error as Error).message}`);
       continue;
     }
+    // A Cloud Custodian run's output: the policy's resources.json is read with the metadata.json beside it.
+    if (isCustodianMetadata(report)) {
+      summary.skipped++;
+      byName.add(file, 'Cloud Custodian run metadata (read with the resources.json beside it)');
+      continue;
+    }
+    if (path.basename(file) === 'resources.json' && Array.isArray(report)) {
+      const metadata = await readJson(path.join(path.dirname(file), 'metadata.json'));
+      if (!isCustodianMetadata(metadata)) {
+        summary.skipped++;
+        options.out(
+          `${shown}: skipped, a list of resources as \`custodian run\` writes resources.json, with no ` +
+            'metadata.json beside it naming the policy, its resource type and the account',
+        );
+        continue;
+      }
+      report = custodianReport(report, metadata);
+    }
     const source = recognizeReport(report);
     if (!source) {
       summary.skipped++;
@@ -185,6 +204,15 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
   if (skippedByName) options.out(skippedByName);
   options.out(`${summary.accepted} accepted, ${summary.rejected} rejected, ${summary.skipped} skipped`);
   return summary;
+}
+
+/** A JSON file's document, or undefined when it is absent or not JSON. */
+async function readJson(file: string): Promise<unknown> {
+  try {
+    return JSON.parse(decodeReportFile(await readFile(file)));
+  } catch {
+    return undefined;
+  }
 }
 
 type List = { apiVersion: 'v1'; kind: 'List'; items: unknown[] };

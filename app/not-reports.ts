@@ -42,7 +42,7 @@ export class SkippedByName {
     this.count++;
   }
 
-  /** `12 files not read by name: source code and documentation (9 .md, 3 .sh); ...`, or undefined. */
+  /** `12 file(s) not read as reports: source code and documentation (9 .md, 3 .sh); ...`, or undefined. */
   line(): string | undefined {
     if (!this.count) return undefined;
     const parts = [...this.byKind].map(
@@ -52,6 +52,6 @@ export class SkippedByName {
           .map(([name, n]) => `${n} ${name}`)
           .join(', ')})`,
     );
-    return `${this.count} file(s) not read by name: ${parts.join('; ')}`;
+    return `${this.count} file(s) not read as reports: ${parts.join('; ')}`;
   }
 }

@@ -55,7 +55,7 @@ describe('pathgate ingestreal', () => {
           expect.stringMatching(/^image\.json: trivy -> 202/),
           'screenshot.png: skipped, a binary file, not a text report',
           // Documentation and code are not read at all, and said in one line.
-          '2 file(s) not read by name: Terraform configuration (send `terraform show -json` of a plan or state) (1 .tf); source code and documentation (1 .md)',
+          '2 file(s) not read as reports: Terraform configuration (send `terraform show -json` of a plan or state) (1 .tf); source code and documentation (1 .md)',
         ]),
       );
       expect(summary).toEqual({ accepted: 5, rejected: 0, skipped: 3 });

@@ -35,7 +35,7 @@ describe('files not read by name', () => {
     expect(skipped.line()).toBeUndefined();
     for (const f of ['a.md', 'b.md', 'run.sh', 'main.tf']) skipped.add(f, notAReportByName(f)!);
     expect(skipped.line()).toBe(
-      '4 file(s) not read by name: source code and documentation (2 .md, 1 .sh); ' +
+      '4 file(s) not read as reports: source code and documentation (2 .md, 1 .sh); ' +
         'Terraform configuration (send `terraform show -json` of a plan or state) (1 .tf)',
     );
   });
