@@ -5,7 +5,7 @@
 import { isLegacyTrivyReport } from './sources/trivy.js';
 import { isTrivyClusterReport } from './sources/trivy-k8s.js';
 import { looksLikeOperatorReports } from './sources/trivy-operator.js';
-import { isGcbProvenance } from './sources/provenance.js';
+import { isGcbProvenance, isProvenanceDocument } from './sources/provenance.js';
 import { isRawState } from './sources/terraform-state.js';
 import { cyclonedxXmlToJson, looksLikeXml, NotCycloneDxXml } from './cyclonedx-xml.js';
 import { yamlToList } from './yaml.js';
@@ -34,6 +34,8 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 export function recognizeReport(report: unknown): RecognizedSource | undefined {
   if (Array.isArray(report)) {
     if (report.length && report.every(isFalcoAlert)) return 'falco';
+    // Attestations one per line: `cosign download attestation`, `gh attestation download`'s .jsonl
+    if (report.length && report.every(isProvenanceDocument)) return 'supplychain';
     if (looksLikeOperatorReports(report)) return 'trivy';
     // Refused by name there (rescan with a current Trivy), which says more than a skip.
     return isLegacyTrivyReport(report) ? 'trivy' : undefined;
