@@ -13,6 +13,7 @@ const SOURCE_AND_DOCS = words(`
   toml ini cfg conf properties env editorconfig gitignore dockerignore lock sum mod
 `);
 const TERRAFORM_HCL = words('tf tfvars hcl');
+const TABLES = words('csv tsv');
 const BUILD_FILES = words('Dockerfile Containerfile Makefile Jenkinsfile Vagrantfile LICENSE NOTICE');
 
 /** Why a file is not read by its name, as the kind of file it is; undefined when it is to be read. */
@@ -24,6 +25,8 @@ export function notAReportByName(file: string): string | undefined {
   if (TERRAFORM_HCL.has(extension))
     return 'Terraform configuration (send `terraform show -json` of a plan or state)';
   if (SOURCE_AND_DOCS.has(extension)) return 'source code and documentation';
+  // No source reads a table; KEV and EPSS tables are threat intel, loaded by `pathgate intel`.
+  if (TABLES.has(extension)) return 'tables (threat intel is loaded with `pathgate intel <file>`)';
   return undefined;
 }
 

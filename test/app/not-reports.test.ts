@@ -12,6 +12,9 @@ describe('files not read by name', () => {
       /^Terraform configuration \(send `terraform show -json`/,
     );
     expect(notAReportByName('Dockerfile')).toBe('build files');
+    expect(notAReportByName('intel/epss-scores.csv')).toMatch(
+      /^tables \(threat intel is loaded with `pathgate intel/,
+    );
     expect(notAReportByName('docker/Dockerfile.alpine')).toBe('build files');
   });
 
