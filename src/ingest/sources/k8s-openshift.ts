@@ -6,7 +6,10 @@
 // - a `DeploymentConfig` (apps.openshift.io) is a controller like a Deployment: it owns ReplicationControllers
 //   named `<deploymentconfig>-<version>`, which own its pods. A pod whose ReplicationController the dump does
 //   not hold is still the DeploymentConfig's: OpenShift annotates it with the name
-//   (`openshift.io/deployment-config.name`).
+//   (`openshift.io/deployment-config.name`). An automatic ImageChange trigger sets its containers' images;
+// - a `Template` is read as `oc process` renders it with its parameters' defaults;
+// - a legacy `authorization.openshift.io` binding names its role with no kind, and its subjects also as
+//   `userNames` and `groupNames`; a legacy rule with no `apiGroups` is the core group's.
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kubernetes objects as the API returns them
 type K8sObject = Record<string, any>;
