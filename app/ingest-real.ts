@@ -12,7 +12,8 @@ import { custodianReport, isCustodianMetadata } from './custodian-run.js';
 import { notAReportByName, SkippedByName } from './not-reports.js';
 import { sbomImage, type CdxDocument } from '../src/ingest/sources/cyclonedx.js';
 import { isTrivyClusterReport } from '../src/ingest/sources/trivy-k8s.js';
-import { repositoryFromUrl, sbomScanImage } from '../src/ingest/sources/trivy.js';
+import { repositoryFromUrl } from '../src/identity/repository-name.js';
+import { sbomScanImage } from '../src/ingest/sources/trivy.js';
 import { isTrivyOperatorReport, looksLikeOperatorReports } from '../src/ingest/sources/trivy-operator.js';
 
 /** Files larger than this are not reports the listener would take (its body limit is far lower). */

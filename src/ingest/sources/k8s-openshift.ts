@@ -184,3 +184,67 @@ export function rulesOf(role: K8sObject): unknown[] {
     r && typeof r === 'object' && !Array.isArray((r as K8sObject).apiGroups) ? { ...r, apiGroups: [''] } : r,
   );
 }
+
+/** Whether an object is an OpenShift BuildConfig (`oc new-app`'s build from a git repository). */
+export function isOpenShiftBuildConfig(o: K8sObject): boolean {
+  return (
+    o.kind === 'BuildConfig' &&
+    typeof o.apiVersion === 'string' &&
+    (o.apiVersion.startsWith('build.openshift.io/') || o.apiVersion === 'v1')
+  );
+}
+
+/** What a BuildConfig builds from and into: its git repository, and the ImageStreamTag or image it pushes. */
+export interface BuildOutput {
+  repository: string;
+  /** `<namespace>/<imagestream>:<tag>` of an ImageStreamTag output */
+  imageStreamTag?: string;
+  /** an image reference of a DockerImage output */
+  image?: string;
+}
+
+/**
+ * A BuildConfig's repository (its `spec.source.git.uri`, named as `trivy repo` names it) and output, or
+ * undefined when it builds from no git repository (a binary or Dockerfile-only build) or pushes nowhere.
+ */
+export function buildOutputOf(
+  buildConfig: K8sObject,
+  namespace: string,
+  repositoryName: (url: string | undefined) => string | undefined,
+): BuildOutput | undefined {
+  const uri: unknown = buildConfig.spec?.source?.git?.uri;
+  const repository = repositoryName(typeof uri === 'string' ? uri : undefined);
+  const to = buildConfig.spec?.output?.to;
+  if (!repository || typeof to?.name !== 'string' || !to.name) return undefined;
+  if (to.kind === 'DockerImage') return { repository, image: to.name };
+  if (to.kind !== 'ImageStreamTag') return undefined;
+  return { repository, imageStreamTag: imageStreamTagKey(to, namespace) };
+}
+
+/** `<namespace>/<name:tag>` of an ImageStreamTag reference (`from`, `to`), its namespace the object's by default. */
+export function imageStreamTagKey(ref: K8sObject, namespace: string): string {
+  const name = String(ref.name);
+  return `${typeof ref.namespace === 'string' && ref.namespace ? ref.namespace : namespace}/${name.includes(':') ? name : `${name}:latest`}`;
+}
+
+/**
+ * The images an automatic ImageChange trigger of a DeploymentConfig last deployed, by the ImageStreamTag
+ * each follows (`<namespace>/<name:tag>`): what a BuildConfig pushing to that tag built.
+ */
+export function triggeredImageStreamTags(
+  deploymentConfig: K8sObject,
+  namespace: string,
+): Map<string, string> {
+  const out = new Map<string, string>();
+  const triggers: unknown = deploymentConfig.spec?.triggers;
+  if (!Array.isArray(triggers)) return out;
+  for (const trigger of triggers) {
+    const params = trigger?.imageChangeParams;
+    if (trigger?.type !== 'ImageChange' || !params || params.automatic === false) continue;
+    const from = params.from;
+    const last = typeof params.lastTriggeredImage === 'string' ? params.lastTriggeredImage.trim() : '';
+    if (from?.kind !== 'ImageStreamTag' || typeof from.name !== 'string' || !last) continue;
+    out.set(imageStreamTagKey(from, namespace), last);
+  }
+  return out;
+}

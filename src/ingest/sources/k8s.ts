@@ -33,6 +33,7 @@
 // `snapshot=cluster:<name>`) every name is prefixed by `<cluster>/`.
 import type { NodeLabel } from '../../graph/vocabulary.js';
 import { parseImageRef } from '../../identity/image-ref.js';
+import { repositoryFromUrl } from '../../identity/repository-name.js';
 import {
   escapePrice,
   GROUP_MEMBERSHIP_PROBABILITY,
@@ -50,13 +51,16 @@ import { admits, backendsOf, isGatewayApiObject, parentRefsOf } from './k8s-gate
 import { destinationsOf, gatewaysOf, isIstioIngressObject } from './k8s-istio.js';
 import {
   bindingSubjects,
+  buildOutputOf,
   deploymentConfigOf,
+  isOpenShiftBuildConfig,
   isOpenShiftRoute,
   isOpenShiftTemplate,
   processTemplate,
   roleRefKind,
   rulesOf,
   routeServices,
+  triggeredImageStreamTags,
   triggeredImages,
 } from './k8s-openshift.js';
 import { reportProblem } from './report-schema.js';
@@ -163,6 +167,8 @@ interface Sorted {
   istio: K8sObject[];
   /** OpenShift Routes (k8s-openshift.ts), named. */
   routes: K8sObject[];
+  /** OpenShift BuildConfigs (k8s-openshift.ts), named. */
+  buildConfigs: K8sObject[];
   /** OpenShift Templates read (k8s-openshift.ts), and the parameters each left unresolved. */
   templates: { name: string; unresolved: string[] }[];
   namespaces: K8sObject[];
@@ -203,6 +209,7 @@ function sortObjects(objects: K8sObject[], into?: Sorted): Sorted {
     gatewayApi: [],
     istio: [],
     routes: [],
+    buildConfigs: [],
     templates: [],
     namespaces: [],
     ignored: new Set(),
@@ -231,6 +238,10 @@ function sortObjects(objects: K8sObject[], into?: Sorted): Sorted {
       }
       if (isOpenShiftRoute(o)) {
         if (nameOf(o)) sorted.routes.push(o);
+        continue;
+      }
+      if (isOpenShiftBuildConfig(o)) {
+        if (nameOf(o)) sorted.buildConfigs.push(o);
         continue;
       }
       if (isOpenShiftTemplate(o)) {
@@ -342,6 +353,7 @@ class DumpMapping {
     const services = this.services(sorted.services, workloads);
     this.ingresses(sorted.ingresses, services);
     if (sorted.routes.length) this.routes(sorted.routes, services);
+    if (sorted.buildConfigs.length) this.builds(sorted.buildConfigs, sorted.podsAndControllers);
     if (sorted.gatewayApi.length) this.gatewayApi(sorted.gatewayApi, sorted.namespaces, services);
     if (sorted.istio.length) this.istio(sorted.istio, services);
 
@@ -635,6 +647,30 @@ class DumpMapping {
     }
     out.stamp(target, { behind_ingress: true });
     out.edge('ROUTES_TO', frontDoor, target, route === undefined ? undefined : { properties: { route } });
+  }
+
+  /**
+   * OpenShift BuildConfigs: the image a build pushed is BUILT_FROM its git repository (code to cloud, as CI
+   * provenance says it), whether it pushes to a registry (`DockerImage`) or to an ImageStreamTag a
+   * DeploymentConfig's trigger deployed (the image it last deployed, the one its pods run).
+   */
+  private builds(buildConfigs: K8sObject[], podsAndControllers: K8sObject[]): void {
+    const deployed = new Map<string, string[]>();
+    for (const o of podsAndControllers)
+      if (o.kind === 'DeploymentConfig')
+        for (const [tag, image] of triggeredImageStreamTags(o, nsOf(o)))
+          deployed.set(tag, [...(deployed.get(tag) ?? []), image]);
+    for (const o of buildConfigs) {
+      const output = buildOutputOf(o, nsOf(o), repositoryFromUrl);
+      if (!output) continue;
+      const images = output.image ? [output.image] : (deployed.get(output.imageStreamTag!) ?? []);
+      for (const raw of images) {
+        const image = this.imageNode(raw, undefined);
+        if (image === undefined) continue;
+        const repository = this.out.node('Repository', output.repository, {});
+        this.out.edge('BUILT_FROM', image, repository, { properties: { via: `BuildConfig/${nameOf(o)}` } });
+      }
+    }
   }
 
   /** OpenShift Routes: published by the cluster's router like an Ingress (k8s-openshift.ts). */

@@ -10,6 +10,7 @@
 import { ProblemError } from '../../http/problems.js';
 import { parseImageRef, type ImageRef } from '../../identity/image-ref.js';
 import { packageRef } from '../../identity/package-ref.js';
+import { repositoryFromUrl } from '../../identity/repository-name.js';
 import type { FieldError } from '../envelope.js';
 import {
   CYCLONEDX_SCHEMA,
@@ -25,7 +26,6 @@ import { EnvelopeBuilder } from './envelope-builder.js';
 import { isProvenanceDocument, ProvenanceError, readProvenance, type Provenance } from './provenance.js';
 import { reportProblem, reportSchema } from './report-schema.js';
 import type { IngestSource, NormalizeInput, NormalizeOutput } from './source.js';
-import { repositoryFromUrl } from './trivy.js';
 
 interface ComponentEntry {
   name: string;

@@ -307,6 +307,60 @@ rules: [{resources: [pods], verbs: [create]}]
   });
 });
 
+describe('OpenShift BuildConfigs', () => {
+  /** OpenShift's Django template as `oc get` shows it once deployed: the trigger has run. */
+  const deployedDjango = (lastTriggeredImage?: string) => {
+    const template = structuredClone(unseen('library-django-psql-example.json')) as Record<string, any>;
+    for (const o of template.objects)
+      if (o.kind === 'DeploymentConfig' && o.metadata.name === '${NAME}' && lastTriggeredImage)
+        o.spec.triggers[0].imageChangeParams.lastTriggeredImage = lastTriggeredImage;
+    return template;
+  };
+  const IMAGE = `image-registry.openshift-image-registry.svc:5000/default/django-psql-example@sha256:${'b'.repeat(64)}`;
+
+  it('the image a build pushed to the tag a DeploymentConfig deployed is BUILT_FROM its git repository', () => {
+    const out = normalize(k8s, deployedDjango(IMAGE), { cluster: 'c' });
+    expect(
+      out.edgeProps(
+        'BUILT_FROM',
+        `default/django-psql-example@sha256:${'b'.repeat(64)}`,
+        'github.com/sclorg/django-ex',
+      ),
+    ).toEqual({
+      via: 'BuildConfig/django-psql-example',
+    });
+    expect(out.edges).toContain(
+      `DEPENDS_ON c/default/django-psql-example -> default/django-psql-example@sha256:${'b'.repeat(64)}`,
+    );
+  });
+
+  it('twin: before the trigger has run there is no image to say it of; a DockerImage output is one', () => {
+    expect(
+      normalize(k8s, deployedDjango(), { cluster: 'c' }).edges.filter((e) => e.startsWith('BUILT_FROM')),
+    ).toEqual([]);
+    const pushed = read(`
+apiVersion: build.openshift.io/v1
+kind: BuildConfig
+metadata: {name: api, namespace: shop}
+spec:
+  source: {git: {uri: 'git@github.com:acme/api.git'}}
+  output: {to: {kind: DockerImage, name: 'quay.io/acme/api:2.0'}}
+`);
+    expect(pushed.edges).toEqual(['BUILT_FROM acme/api:2.0 -> github.com/acme/api']);
+    // A binary build names no repository: nothing is said of where its image comes from.
+    expect(
+      read(`
+apiVersion: build.openshift.io/v1
+kind: BuildConfig
+metadata: {name: api, namespace: shop}
+spec:
+  source: {type: Binary}
+  output: {to: {kind: DockerImage, name: 'quay.io/acme/api:2.0'}}
+`).edges,
+    ).toEqual([]);
+  });
+});
+
 describe('real OpenShift files', () => {
   it("OpenShift's Jenkins template: the route to Jenkins, its account's `edit` in the namespace escalating", () => {
     const out = normalize(k8s, unseen('library-jenkins-ephemeral.json'), { cluster: 'c' });
