@@ -13,6 +13,7 @@ import { notAReportByName, SkippedByName } from './not-reports.js';
 import { sbomImage, type CdxDocument } from '../src/ingest/sources/cyclonedx.js';
 import { isTrivyClusterReport } from '../src/ingest/sources/trivy-k8s.js';
 import { repositoryFromUrl } from '../src/identity/repository-name.js';
+import { readSpdx } from '../src/ingest/sources/spdx.js';
 import { sbomScanImage } from '../src/ingest/sources/trivy.js';
 import { isTrivyOperatorReport, looksLikeOperatorReports } from '../src/ingest/sources/trivy-operator.js';
 
@@ -262,6 +263,10 @@ class ClusterDump {
 /** A CycloneDX SBOM of no image (an application's, a `trivy fs` one) is the repository's: ?repo= names it. */
 function sbomNeedsRepo(report: unknown): boolean {
   const doc = report as CdxDocument;
+  if (typeof (report as { spdxVersion?: unknown } | null)?.spdxVersion === 'string') {
+    const spdx = readSpdx(report as Record<string, unknown>);
+    return spdx.image === undefined && spdx.repository === undefined;
+  }
   return (
     doc.bomFormat === 'CycloneDX' &&
     sbomImage(doc) === undefined &&

@@ -52,7 +52,7 @@ export function recognizeReport(report: unknown): RecognizedSource | undefined {
     return 'semgrep';
   if (isSarifLog(report)) return 'sarif';
   if (report.bomFormat === 'CycloneDX') return 'supplychain';
-  // An SPDX SBOM: the supply-chain source refuses it by name (it reads CycloneDX), which says more than a skip.
+  // An SPDX SBOM: the supply-chain source reads its packages (spdx.ts).
   if (typeof report.spdxVersion === 'string') return 'supplychain';
   if (typeof report._type === 'string' && report._type.startsWith('https://in-toto.io/Statement/'))
     return 'supplychain';

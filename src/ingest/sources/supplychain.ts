@@ -1,12 +1,12 @@
 // Source `supplychain`: what is known about how an image (or package) was built and what it contains.
 // Accepts the spec's report `{image, signed?, slsa_level?, provenance_builder?, source_repo?, sbom?}` (sbom a
 // CycloneDX document or a component array; `provenance` any shape below), and the real documents on their
-// own: a CycloneDX SBOM, an in-toto statement, a DSSE envelope, a Sigstore bundle, npm attestations or
+// own: a CycloneDX or SPDX SBOM, an in-toto statement, a DSSE envelope, a Sigstore bundle, npm attestations or
 // Cloud Build provenance (`?image=` names the image when the document does not; an SBOM of no image is the
 // repository's `?repo=` names). Attestations are read by predicate: SLSA provenance gives the level, an SBOM
 // attestation its packages. Stamps `signed`, `slsaLevel`, `sbomComponents` and `provenance_builder` on the
 // subject; each component is a Library/Package the subject DEPENDS_ON; the source repository is drawn as
-// BUILT_FROM. SPDX is refused by name.
+// BUILT_FROM. An SPDX 2.x JSON SBOM is read as the spec's component list (spdx.ts).
 import { ProblemError } from '../../http/problems.js';
 import { parseImageRef, type ImageRef } from '../../identity/image-ref.js';
 import { packageRef } from '../../identity/package-ref.js';
@@ -25,6 +25,7 @@ import {
 import { EnvelopeBuilder } from './envelope-builder.js';
 import { isProvenanceDocument, ProvenanceError, readProvenance, type Provenance } from './provenance.js';
 import { reportProblem, reportSchema } from './report-schema.js';
+import { readSpdx } from './spdx.js';
 import type { IngestSource, NormalizeInput, NormalizeOutput } from './source.js';
 
 interface ComponentEntry {
@@ -247,14 +248,19 @@ function readReport(
   const image = query.image?.trim() || undefined;
   if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
     if ('spdxVersion' in body) {
-      // An SPDX SBOM is what many tools write by default; refused by name, not as a report missing `image`.
+      // An SPDX SBOM: its packages as the spec's component list, about the image or repository it describes.
+      const spdx = readSpdx(body as Record<string, unknown>);
+      const described = image ?? spdx.image;
+      if (described)
+        return { image: described, sbom: spdx.components, pointer: image ? '/query/image' : '/packages' };
+      const repository = query.repo?.trim() || spdx.repository;
+      if (repository) return { sbom: spdx.components, repository, pointer: '/query/repo' };
       throw reportProblem('supplychain', [
         {
-          pointer: '/spdxVersion',
-          value: typeof body.spdxVersion === 'string' ? body.spdxVersion : undefined,
+          pointer: '/documentDescribes',
           detail:
-            'an SPDX SBOM: pathgate reads CycloneDX SBOMs (`syft -o cyclonedx-json`, `trivy --format cyclonedx`, ' +
-            'or `syft convert <spdx.json> -o cyclonedx-json`)',
+            'the SPDX SBOM describes no container image; say which with ?image=<reference>, or the repository it ' +
+            'describes with ?repo=<repository>',
         },
       ]);
     }

@@ -333,19 +333,18 @@ describe('supplychain: attestations read by their predicate', () => {
 });
 
 describe('supplychain: SBOM documents the source does not read, and VEX', () => {
-  it('an SPDX document is refused by name at /spdxVersion, not as a report missing its image', () => {
+  it('an SPDX document describing nothing it can name is refused at /documentDescribes, asking which', () => {
     expect(
       rejection(supplychain, { spdxVersion: 'SPDX-2.3', SPDXID: 'SPDXRef-DOCUMENT', packages: [] }),
     ).toEqual([
       expect.objectContaining({
-        pointer: '/spdxVersion',
-        value: 'SPDX-2.3',
-        detail: expect.stringMatching(/CycloneDX/),
+        pointer: '/documentDescribes',
+        detail: expect.stringMatching(/\?image=<reference>.*\?repo=<repository>/),
       }),
     ]);
-    // Twin: a CycloneDX document with ?image= is read.
+    // Twin: with ?image= it is read, as a CycloneDX document is.
     expect(
-      normalize(supplychain, { bomFormat: 'CycloneDX', components: [] }, { image: 'acme/shop:1' }).names(
+      normalize(supplychain, { spdxVersion: 'SPDX-2.3', packages: [] }, { image: 'acme/shop:1' }).names(
         'Image',
       ),
     ).toEqual(['acme/shop:1']);
