@@ -101,7 +101,11 @@ export function createFalcoSource(): IngestSource {
         // source's workload, whatever the pod is called.
         const controller = OWNER_FIELDS.map(str).find((v) => v !== undefined);
         // Falco's output text carries the same fields when output_fields lacks them.
-        const container = str('container.name') ?? /container_name=(\S+)/.exec(a.output)?.[1];
+        // Falco names a process outside any container `host` (container.id and container.name both
+        // `host`): such an alert is on the machine, not on a workload called `host`.
+        const onHost = str('container.id') === 'host' || str('container.name') === 'host';
+        const containerName = str('container.name') ?? /container_name=(\S+)/.exec(a.output)?.[1];
+        const container = onHost || containerName === 'host' ? undefined : containerName;
         const auditUser = str('ka.user.name');
         const at = Array.isArray(checked) ? `/${index}` : '';
         const field = CLUSTER_FIELDS.find((key) => str(key) !== undefined);
@@ -144,10 +148,18 @@ export function createFalcoSource(): IngestSource {
               })
             : out.node('VirtualMachine', a.hostname, { hostname: a.hostname });
         if (!id) {
-          refused.push({
-            pointer: `${at}/output_fields/container.name`,
-            detail: 'the alert names no container, pod or Kubernetes user to attach it to',
-          });
+          refused.push(
+            onHost
+              ? {
+                  pointer: `${at}/hostname`,
+                  detail:
+                    'the alert fired on the host (container.id `host`) but names no hostname to attach it to',
+                }
+              : {
+                  pointer: `${at}/output_fields/container.name`,
+                  detail: 'the alert names no container, pod or Kubernetes user to attach it to',
+                },
+          );
           return;
         }
         const repository = str('container.image.repository');

@@ -1,0 +1,71 @@
+// Falco alerts on processes outside any container: Falco names their container `host` (container.id and
+// container.name both `host`). They mark the machine (`hostname`), never a workload called `host`.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { createFalcoSource } from '../../../src/ingest/sources/falco.js';
+import { normalize, rejection } from '../../helpers/normalize.js';
+
+const falco = createFalcoSource();
+const UNSEEN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../fixtures/unseen/falco');
+
+const alert = (fields: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  rule: 'Read sensitive file untrusted',
+  priority: 'Warning',
+  output: 'Warning Sensitive file opened for reading by non-trusted program (file=/etc/shadow)',
+  output_fields: { 'fd.name': '/etc/shadow', ...fields },
+  time: '2026-11-22T09:00:00Z',
+  ...extra,
+});
+
+describe('falco: alerts on the host', () => {
+  it('marks the host, not a Service called host', () => {
+    const out = normalize(
+      falco,
+      alert({ 'container.id': 'host', 'container.name': 'host' }, { hostname: 'ip-10-0-0-7' }),
+    );
+    expect(out.names('Service')).toEqual([]);
+    expect(out.node('VirtualMachine', 'ip-10-0-0-7').properties).toMatchObject({
+      runtime_observed: true,
+      runtime_rules: ['Read sensitive file untrusted'],
+    });
+  });
+
+  it('reads the host from the output text when output_fields lacks container.name', () => {
+    const out = normalize(falco, {
+      ...alert({ 'container.id': 'host' }, { hostname: 'node-1' }),
+      output: 'Warning Sensitive file opened (file=/etc/shadow container_id=host container_name=host)',
+    });
+    expect(out.names('Service')).toEqual([]);
+    expect(out.names('VirtualMachine')).toEqual(['node-1']);
+  });
+
+  it('a container alert on the same machine still marks its container (negative twin)', () => {
+    const out = normalize(
+      falco,
+      alert({ 'container.id': '9656db3bb358', 'container.name': 'web' }, { hostname: 'ip-10-0-0-7' }),
+    );
+    expect(out.names('Service')).toEqual(['web']);
+    expect(out.names('VirtualMachine')).toEqual([]);
+  });
+
+  it('refuses a host alert that names no hostname, pointing at hostname', () => {
+    expect(rejection(falco, alert({ 'container.id': 'host', 'container.name': 'host' }))).toEqual([
+      expect.objectContaining({ pointer: '/hostname', detail: expect.stringContaining('host') }),
+    ]);
+  });
+
+  it('the Falco docs gRPC client example (a host alert) marks localhost.localdomain', () => {
+    const body = JSON.parse(
+      readFileSync(path.join(UNSEEN, 'falco-website-grpc-client-rust-host-alert.json'), 'utf8'),
+    );
+    const out = normalize(falco, body);
+    expect(out.names('Service')).toEqual([]);
+    expect(out.node('VirtualMachine', 'localhost.localdomain').properties).toMatchObject({
+      runtime_observed: true,
+      runtime_rules: ['Delete or rename shell history'],
+      runtime_priority: 'warning',
+    });
+  });
+});
