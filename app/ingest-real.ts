@@ -8,6 +8,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { signedPostHeaders } from '../src/auth/ingest-signature.js';
 import { decodeReportFile, isBinaryFile, readReport, recognizeReport } from '../src/ingest/recognize.js';
+import { custodianRunReport } from '../src/ingest/sources/custodian.js';
 import { sbomImage, type CdxDocument } from '../src/ingest/sources/cyclonedx.js';
 import { isTrivyClusterReport } from '../src/ingest/sources/trivy-k8s.js';
 import { repositoryFromUrl, sbomScanImage } from '../src/ingest/sources/trivy.js';
@@ -140,7 +141,18 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
       options.out(`${shown}: skipped, ${(error as Error).message}`);
       continue;
     }
-    const source = recognizeReport(report);
+    // A `custodian run` output folder: the policy's resources.json, read with the metadata.json beside it.
+    if (path.basename(file) === 'metadata.json' && (await isCustodianOutput(path.dirname(file)))) {
+      summary.skipped++;
+      options.out(`${shown}: skipped, Cloud Custodian metadata (read with the resources.json beside it)`);
+      continue;
+    }
+    const custodian = await custodianOutput(file, report);
+    if (custodian) report = custodian;
+    const source =
+      custodian || (isBareResources(file, report) && !recognizeReport(report))
+        ? 'custodian'
+        : recognizeReport(report);
     if (!source) {
       summary.skipped++;
       options.out(`${shown}: skipped, not a report any ingest source takes`);
@@ -248,4 +260,39 @@ function needsRepo(report: unknown): boolean {
     repositoryFromUrl(typeof r.ArtifactName === 'string' ? r.ArtifactName : undefined) === undefined &&
     repositoryFromUrl(typeof r.Metadata?.RepoURL === 'string' ? r.Metadata.RepoURL : undefined) === undefined
   );
+}
+
+/** A folder `custodian run` wrote: a policy's resources.json with its metadata.json. */
+async function isCustodianOutput(dir: string): Promise<boolean> {
+  const md = await readJson(path.join(dir, 'metadata.json'));
+  return (
+    typeof (md as { policy?: { resource?: unknown } } | undefined)?.policy?.resource === 'string' &&
+    (await stat(path.join(dir, 'resources.json')).then(
+      (s) => s.isFile(),
+      () => false,
+    ))
+  );
+}
+
+/**
+ * A policy's resources.json (a bare list) with the metadata.json `custodian run` writes beside it, as the
+ * custodian source's report: the metadata names the policy, its resource type and the account. A
+ * resources.json of no metadata goes to the custodian source as it is, which says how to send it.
+ */
+async function custodianOutput(file: string, report: unknown): Promise<unknown> {
+  if (!isBareResources(file, report)) return undefined;
+  const md = await readJson(path.join(path.dirname(file), 'metadata.json'));
+  return md === undefined ? undefined : custodianRunReport(report as unknown[], md);
+}
+
+function isBareResources(file: string, report: unknown): boolean {
+  return path.basename(file) === 'resources.json' && Array.isArray(report);
+}
+
+async function readJson(file: string): Promise<unknown> {
+  try {
+    return JSON.parse(decodeReportFile(await readFile(file)));
+  } catch {
+    return undefined;
+  }
 }
