@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createFalcoSource } from '../../../src/ingest/sources/falco.js';
+import { readReport, recognizeReport } from '../../../src/ingest/recognize.js';
+import { createFalcoSource, isFalcoTextLog } from '../../../src/ingest/sources/falco.js';
 import { normalize, rejection } from '../../helpers/normalize.js';
 
 const falco = createFalcoSource();
@@ -67,5 +68,30 @@ describe('falco: alerts on the host', () => {
       runtime_rules: ['Delete or rename shell history'],
       runtime_priority: 'warning',
     });
+  });
+});
+
+describe('falco: the text output (json_output off) is refused by name', () => {
+  const line =
+    '17:20:21.235891000: Notice A shell was spawned in a container with an attached terminal (user=root ' +
+    'k8s.ns=default k8s.pod=alpine container=cd5d6f8e3ff5 shell=sh parent=runc cmdline=sh -c uptime)';
+  const iso =
+    '2024-11-17T01:47:37.956488161+0000: Warning Sensitive file opened for reading by non-trusted program ' +
+    '(file=/etc/pam.d/common-account container_id=host container_name=host)';
+
+  it('as the YAML reader maps its lines, or as a string: says to set json_output', () => {
+    for (const body of [readReport(`${line}\n${iso}\n`).body, `${line}\n`]) {
+      expect(isFalcoTextLog(body)).toBe(true);
+      expect(rejection(falco, body)).toEqual([
+        expect.objectContaining({ pointer: '/', detail: expect.stringContaining('json_output: true') }),
+      ]);
+    }
+    expect(recognizeReport(readReport(`${line}\n`).body)).toBe('falco');
+  });
+
+  it('a YAML mapping of other times, or a JSON alert, is not taken for the text output (negative twin)', () => {
+    expect(isFalcoTextLog({ '17:20:21.235891000': 'deployed the web tier' })).toBe(false);
+    expect(isFalcoTextLog({ schedule: 'Notice the backup' })).toBe(false);
+    expect(isFalcoTextLog(alert({ 'container.name': 'web' }))).toBe(false);
   });
 });
