@@ -4,7 +4,8 @@
 // or CronJob generates, or by the pod names the dump aliases on its StatefulSet, DaemonSet and Job workloads;
 // else `container.name`)
 // is marked `runtime_observed`, so hops into it are priced with basis `runtime` (docs/model.md). `container.image.repository` links the workload to its image (joined to the scan).
-// A Kubernetes audit alert marks the acting service account or user; a host alert its host. An alert
+// A Kubernetes audit alert marks the acting service account or user; a host alert (container `host`) its
+// host; a CloudTrail plugin alert the IAM principal of `ct.user.arn`. An alert
 // naming none of these is refused, naming the field.
 // Clusters: with `?cluster=<name>` (or `snapshot=cluster:<name>`, validated as the k8s source does), or a
 // cluster named in the alert's output_fields (`k8s.cluster.name`, or `cluster`, as a Falcosidekick custom
@@ -12,6 +13,7 @@
 // (`<cluster>/<namespace>/<workload>`, `<cluster>/user/<name>`, `<cluster>/node/<hostname>`), so an alert
 // joins the workload of its own cluster only.
 import { parseImageRef } from '../../identity/image-ref.js';
+import { parseIamArn } from './account.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
 import { clusterOf, isClusterName, serviceAccountOfUser, workloadOf } from './k8s.js';
 import { reportProblem, reportSchema } from './report-schema.js';
@@ -133,7 +135,21 @@ export function createFalcoSource(): IngestSource {
         const cluster = queried ?? named;
         const q = (name: string) => (cluster ? `${cluster}/${name}` : name);
         let id: string | undefined;
-        if (namespace && pod)
+        // A CloudTrail plugin alert is about the AWS principal that made the call, not the machine Falco
+        // runs on (its `hostname`): the principal as the iam source names it, or refused naming the field.
+        if (a.source === 'aws_cloudtrail') {
+          const principal = cloudTrailPrincipal(str);
+          if (principal) id = out.node(principal.label, principal.name, { account: principal.account });
+          else {
+            refused.push({
+              pointer: `${at}/output_fields/ct.user.arn`,
+              detail:
+                'a CloudTrail alert naming no IAM principal: add %ct.user.arn (or %ct.user, %ct.user.accountid ' +
+                'and %ct.user.identitytype) to the rule output',
+            });
+            return;
+          }
+        } else if (namespace && pod)
           id = out.node('Service', q(`${namespace}/${controller ?? workloadOf(pod)}`), {
             cluster,
             namespace,
@@ -216,6 +232,31 @@ export function createFalcoSource(): IngestSource {
       return { envelopes: [out.build()], warnings: [] };
     },
   };
+}
+
+/**
+ * The IAM principal of a CloudTrail plugin alert, named as the iam source names it (`<account>/<name>`, a
+ * user `User`, a role or an assumed-role session `IAM_Role`): by `ct.user.arn`, else an IAM user by
+ * `ct.user` in `ct.user.accountid`.
+ */
+function cloudTrailPrincipal(
+  str: (key: string) => string | undefined,
+): { label: 'User' | 'IAM_Role'; name: string; account: string } | undefined {
+  const arn = str('ct.user.arn');
+  const iam = arn ? parseIamArn(arn) : undefined;
+  if (iam && (iam.kind === 'user' || iam.kind === 'role'))
+    return {
+      label: iam.kind === 'user' ? 'User' : 'IAM_Role',
+      name: `${iam.account}/${iam.name}`,
+      account: iam.account,
+    };
+  const session = arn && /^arn:aws[a-z-]*:sts::(\d{12}):assumed-role\/([^/]+)\//.exec(arn);
+  if (session) return { label: 'IAM_Role', name: `${session[1]}/${session[2]}`, account: session[1] };
+  const account = str('ct.user.accountid');
+  const user = str('ct.user');
+  if (account && /^\d{12}$/.test(account) && user && str('ct.user.identitytype') === 'IAMUser')
+    return { label: 'User', name: `${account}/${user}`, account };
+  return undefined;
 }
 
 /** A time as Falco's text output starts a line with: `17:20:21.235891000`, or ISO 8601 (`time_format_iso_8601`). */

@@ -95,3 +95,38 @@ describe('falco: the text output (json_output off) is refused by name', () => {
     expect(isFalcoTextLog(alert({ 'container.name': 'web' }))).toBe(false);
   });
 });
+
+describe('falco: CloudTrail plugin alerts mark the AWS principal, not the Falco host', () => {
+  const ct = (fields: Record<string, unknown>) => ({
+    rule: 'Console Login Without MFA',
+    priority: 'Critical',
+    source: 'aws_cloudtrail',
+    hostname: 'falco-0',
+    output: 'Detected a console login without MFA',
+    output_fields: { 'ct.name': 'ConsoleLogin', 'ct.region': 'us-east-1', ...fields },
+    time: '2026-11-22T09:00:00Z',
+  });
+
+  it('a user ARN is the iam source User, an assumed-role session its role', () => {
+    const out = normalize(falco, [
+      ct({ 'ct.user.arn': 'arn:aws:iam::123456789012:user/alice' }),
+      ct({ 'ct.user.arn': 'arn:aws:sts::123456789012:assumed-role/deployer/botocore-session-1' }),
+      ct({ 'ct.user': 'bob', 'ct.user.accountid': '123456789012', 'ct.user.identitytype': 'IAMUser' }),
+    ]);
+    expect(out.names('User')).toEqual(['123456789012/alice', '123456789012/bob']);
+    expect(out.names('IAM_Role')).toEqual(['123456789012/deployer']);
+    expect(out.names('VirtualMachine')).toEqual([]);
+    expect(out.node('User', '123456789012/alice').properties).toMatchObject({ runtime_observed: true });
+  });
+
+  it('a syscall alert of the same host still marks the host (negative twin)', () => {
+    const out = normalize(falco, { ...ct({ 'proc.name': 'cat' }), source: 'syscall' });
+    expect(out.names('VirtualMachine')).toEqual(['falco-0']);
+  });
+
+  it('a CloudTrail alert naming no principal is refused at ct.user.arn, not put on the host', () => {
+    expect(rejection(falco, ct({ 'ct.user': 'root' }))).toEqual([
+      expect.objectContaining({ pointer: '/output_fields/ct.user.arn' }),
+    ]);
+  });
+});
