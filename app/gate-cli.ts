@@ -10,12 +10,13 @@ import { loadSettings } from '../src/config/settings.js';
 import { DEFAULT_TENANT } from '../src/engine/tenant.js';
 import { UnreadableReport } from '../src/gate/evaluate.js';
 import { ProblemError } from '../src/http/problems.js';
-import { decodeReportFile, readReport, recognizeReport } from '../src/ingest/recognize.js';
+import { decodeReportFile, recognizeReport } from '../src/ingest/recognize.js';
 import { normalizeFlags } from './cli-flags.js';
 import {
   exitCodeFor,
   GateRequestError,
   renderText,
+  reportForGate,
   requestGate,
   toSarif,
   type GateAnswer,
@@ -73,15 +74,7 @@ export async function gateCommand(
   let report = '';
   if (values.report) {
     try {
-      report = decodeReportFile(await readFile(values.report));
-      // Kubernetes manifests (multi-document YAML) and NDJSON alerts are sent as the JSON the sources take;
-      // what none of these reads is sent as it is, and the gate answers it `unknown`.
-      try {
-        const read = readReport(report);
-        if (read.format !== 'json') report = JSON.stringify(read.body);
-      } catch {
-        // not a report at all: left for the gate to name
-      }
+      report = reportForGate(await readFile(values.report));
     } catch (error) {
       io.err(
         `pathgate gate: cannot read ${values.report}: ${(error as NodeJS.ErrnoException).code ?? error}\n`,

@@ -3,6 +3,7 @@
 // SARIF 2.1.0. No server code here: the Action bundle stays small.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { decodeReportFile, readReport } from '../src/ingest/recognize.js';
 
 export type Verdict = 'clean' | 'blocked' | 'unknown';
 
@@ -406,3 +407,17 @@ class FileIndex {
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const toUri = (file: string) => file.split(path.sep).map(encodeURIComponent).join('/');
+
+/**
+ * A report file's bytes as the gate takes them: Kubernetes manifests (multi-document YAML), NDJSON alerts and
+ * CycloneDX XML as the JSON the sources read; what none of these reads is sent as it is, for the gate to name.
+ */
+export function reportForGate(bytes: Buffer): string {
+  const text = decodeReportFile(bytes);
+  try {
+    const read = readReport(text);
+    return read.format === 'json' ? text : JSON.stringify(read.body);
+  } catch {
+    return text; // not a report at all: left for the gate to name
+  }
+}

@@ -8,10 +8,12 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { signedPostHeaders } from '../src/auth/ingest-signature.js';
 import { decodeReportFile, isBinaryFile, readReport, recognizeReport } from '../src/ingest/recognize.js';
-import { custodianRunReport } from '../src/ingest/sources/custodian.js';
+import { custodianReport, isCustodianMetadata } from './custodian-run.js';
+import { notAReportByName, SkippedByName } from './not-reports.js';
 import { sbomImage, type CdxDocument } from '../src/ingest/sources/cyclonedx.js';
 import { isTrivyClusterReport } from '../src/ingest/sources/trivy-k8s.js';
-import { repositoryFromUrl, sbomScanImage } from '../src/ingest/sources/trivy.js';
+import { repositoryFromUrl } from '../src/identity/repository-name.js';
+import { sbomScanImage } from '../src/ingest/sources/trivy.js';
 import { isTrivyOperatorReport, looksLikeOperatorReports } from '../src/ingest/sources/trivy-operator.js';
 
 /** Files larger than this are not reports the listener would take (its body limit is far lower). */
@@ -72,7 +74,7 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
   /** `report`: the parsed report, when the query depends on it (a Trivy scan's repository). */
   const post = async (source: string, report: unknown, body: string) => {
     const url = new URL(`/ingest/${source}`, options.url);
-    if (source === 'semgrep') url.searchParams.set('repo', repo);
+    if (source === 'semgrep' || source === 'sarif') url.searchParams.set('repo', repo);
     if (source === 'trivy' && needsRepo(report)) url.searchParams.set('repo', repo);
     // A `grype dir:` / `file:` scan names a local path: the folder's repository, as a `trivy fs` scan's.
     if (source === 'grype' && grypeNeedsRepo(report)) url.searchParams.set('repo', repo);
@@ -127,8 +129,15 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
       options.out(`${file.shown}: ${alone.line}`);
     }
   };
+  const byName = new SkippedByName();
   for await (const file of reportFiles(root)) {
     const shown = path.relative(root, file) || path.basename(file);
+    const kind = notAReportByName(file);
+    if (kind) {
+      summary.skipped++;
+      byName.add(file, kind);
+      continue;
+    }
     let report: unknown;
     try {
       if ((await stat(file)).size > MAX_REPORT_BYTES) throw new Error('larger than any report');
@@ -141,18 +150,25 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
       options.out(`${shown}: skipped, ${(error as Error).message}`);
       continue;
     }
-    // A `custodian run` output folder: the policy's resources.json, read with the metadata.json beside it.
-    if (path.basename(file) === 'metadata.json' && (await isCustodianOutput(path.dirname(file)))) {
+    // A Cloud Custodian run's output: the policy's resources.json is read with the metadata.json beside it.
+    if (isCustodianMetadata(report)) {
       summary.skipped++;
-      options.out(`${shown}: skipped, Cloud Custodian metadata (read with the resources.json beside it)`);
+      byName.add(file, 'Cloud Custodian run metadata (read with the resources.json beside it)');
       continue;
     }
-    const custodian = await custodianOutput(file, report);
-    if (custodian) report = custodian;
-    const source =
-      custodian || (isBareResources(file, report) && !recognizeReport(report))
-        ? 'custodian'
-        : recognizeReport(report);
+    if (path.basename(file) === 'resources.json' && Array.isArray(report)) {
+      const metadata = await readJson(path.join(path.dirname(file), 'metadata.json'));
+      if (!isCustodianMetadata(metadata)) {
+        summary.skipped++;
+        options.out(
+          `${shown}: skipped, a list of resources as \`custodian run\` writes resources.json, with no ` +
+            'metadata.json beside it naming the policy, its resource type and the account',
+        );
+        continue;
+      }
+      report = custodianReport(report, metadata);
+    }
+    const source = recognizeReport(report);
     if (!source) {
       summary.skipped++;
       options.out(`${shown}: skipped, not a report any ingest source takes`);
@@ -185,8 +201,19 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
     options.out(`${shown}: ${line}`);
   }
   await postDump();
+  const skippedByName = byName.line();
+  if (skippedByName) options.out(skippedByName);
   options.out(`${summary.accepted} accepted, ${summary.rejected} rejected, ${summary.skipped} skipped`);
   return summary;
+}
+
+/** A JSON file's document, or undefined when it is absent or not JSON. */
+async function readJson(file: string): Promise<unknown> {
+  try {
+    return JSON.parse(decodeReportFile(await readFile(file)));
+  } catch {
+    return undefined;
+  }
 }
 
 type List = { apiVersion: 'v1'; kind: 'List'; items: unknown[] };
@@ -260,39 +287,4 @@ function needsRepo(report: unknown): boolean {
     repositoryFromUrl(typeof r.ArtifactName === 'string' ? r.ArtifactName : undefined) === undefined &&
     repositoryFromUrl(typeof r.Metadata?.RepoURL === 'string' ? r.Metadata.RepoURL : undefined) === undefined
   );
-}
-
-/** A folder `custodian run` wrote: a policy's resources.json with its metadata.json. */
-async function isCustodianOutput(dir: string): Promise<boolean> {
-  const md = await readJson(path.join(dir, 'metadata.json'));
-  return (
-    typeof (md as { policy?: { resource?: unknown } } | undefined)?.policy?.resource === 'string' &&
-    (await stat(path.join(dir, 'resources.json')).then(
-      (s) => s.isFile(),
-      () => false,
-    ))
-  );
-}
-
-/**
- * A policy's resources.json (a bare list) with the metadata.json `custodian run` writes beside it, as the
- * custodian source's report: the metadata names the policy, its resource type and the account. A
- * resources.json of no metadata goes to the custodian source as it is, which says how to send it.
- */
-async function custodianOutput(file: string, report: unknown): Promise<unknown> {
-  if (!isBareResources(file, report)) return undefined;
-  const md = await readJson(path.join(path.dirname(file), 'metadata.json'));
-  return md === undefined ? undefined : custodianRunReport(report as unknown[], md);
-}
-
-function isBareResources(file: string, report: unknown): boolean {
-  return path.basename(file) === 'resources.json' && Array.isArray(report);
-}
-
-async function readJson(file: string): Promise<unknown> {
-  try {
-    return JSON.parse(decodeReportFile(await readFile(file)));
-  } catch {
-    return undefined;
-  }
 }

@@ -10,6 +10,7 @@ import {
   exitCodeFor,
   GateRequestError,
   renderMarkdown,
+  reportForGate,
   requestGate,
   toSarif,
   type GateAnswer,
@@ -33,7 +34,8 @@ async function run(): Promise<number> {
 
   let report: string;
   try {
-    report = await readFile(reportPath, 'utf8');
+    // Read as `pathgate gate` reads it: YAML manifests, NDJSON alerts and CycloneDX XML sent as JSON.
+    report = reportForGate(await readFile(reportPath));
   } catch (error) {
     core.setFailed(`cannot read the report ${reportPath}: ${(error as NodeJS.ErrnoException).code ?? error}`);
     return 3;

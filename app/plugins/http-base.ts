@@ -12,6 +12,7 @@ import Fastify, {
 import type { Logger } from 'pino';
 import { problem, ProblemError, type Problem } from '../../src/http/problems.js';
 import { parseJsonBody } from '../../src/ingest/json-body.js';
+import { cyclonedxXmlToJson, NotCycloneDxXml } from '../../src/ingest/cyclonedx-xml.js';
 import { NDJSON_CONTENT_TYPES, ndjsonToArray, YAML_CONTENT_TYPES } from '../../src/ingest/yaml.js';
 import type { YamlPool } from '../../src/ingest/yaml-pool.js';
 import { BodyBuffer, receiveBody } from './body-buffer.js';
@@ -151,6 +152,22 @@ export function registerReportBodies(
       done(error as Error, undefined);
     }
   });
+  // A CycloneDX XML BOM (`bom.xml`), read as its JSON twin; any other XML is a 400 naming what it is.
+  app.addContentTypeParser(XML_CONTENT_TYPES, { parseAs: 'buffer' }, (request, body, done) => {
+    keep?.(request, body as Buffer);
+    try {
+      done(null, cyclonedxXmlToJson((body as Buffer).toString('utf8')));
+    } catch (error) {
+      done(
+        error instanceof NotCycloneDxXml
+          ? new ProblemError('invalid-payload', `the XML body is ${error.message}`, {
+              errors: [{ pointer: '/', detail: error.message }],
+            })
+          : (error as Error),
+        undefined,
+      );
+    }
+  });
   const tooLarge = (size: number) =>
     new ProblemError(
       'payload-too-large',
@@ -175,6 +192,9 @@ export function registerReportBodies(
     },
   );
 }
+
+/** The media types of an XML body: CycloneDX's own, and XML's. */
+const XML_CONTENT_TYPES = ['application/vnd.cyclonedx+xml', 'application/xml', 'text/xml'];
 
 /** The request's media type, lower-cased, without parameters. */
 const mediaType = (request: FastifyRequest) =>

@@ -86,16 +86,17 @@ export function packageRef(facts: PackageFacts): PackageRef | undefined {
   const matched = purl ? PURL.exec(purl) : null;
   if (purl && matched) {
     const legacy = LEGACY_TYPES[matched[1].toLowerCase()];
-    const name = decode(stripQualifiers(purl));
+    const decoded = decode(stripQualifiers(purl));
+    const path = decoded.slice(decoded.indexOf('/') + 1);
     if (legacy)
       return {
         label: labelFor(legacy.type),
-        name: `pkg:${legacy.type}/${legacy.namespace}/${name.slice(name.indexOf('/') + 1)}`,
+        name: canonicalName(legacy.type, `${legacy.namespace}/${path}`),
         purl,
         ecosystem: legacy.type,
       };
     const ecosystem = matched[1].toLowerCase();
-    return { label: labelFor(ecosystem), name, purl, ecosystem };
+    return { label: labelFor(ecosystem), name: canonicalName(ecosystem, path), purl, ecosystem };
   }
   const name = facts.name.trim();
   if (!name) return undefined;
@@ -107,7 +108,42 @@ export function packageRef(facts: PackageFacts): PackageRef | undefined {
   const path = ecosystem === 'maven' ? name.replace(':', '/') : name;
   const version = facts.version?.trim();
   const built = `pkg:${ecosystem}/${path}${version ? `@${version}` : ''}`;
-  return { label: labelFor(ecosystem), name: built, purl: built, ecosystem };
+  return {
+    label: labelFor(ecosystem),
+    name: canonicalName(ecosystem, `${path}${version ? `@${version}` : ''}`),
+    purl: built,
+    ecosystem,
+  };
+}
+
+/**
+ * How each purl type spells a name that its ecosystem treats as the same whatever the case or separators
+ * (the purl specification's types/<type>-definition.json, `case_sensitive` and `normalization_rules`):
+ * Grype writes `pkg:pypi/Django` where Trivy writes `pkg:pypi/django`, and both are PyPI's one `django`.
+ * PyPI names are compared as PEP 503 does (lower case, runs of `-`, `_` and `.` one `-`), a superset of the
+ * spec's rule (`_` is `-`). Types whose names are case-sensitive (npm, maven, golang, nuget, ...) are kept.
+ */
+const NAME_RULES: Readonly<Record<string, (namespace: string, name: string) => string>> = {
+  pypi: (namespace, name) => namespace + name.toLowerCase().replace(/[-_.]+/g, '-'),
+  composer: (namespace, name) => (namespace + name).toLowerCase(),
+  deb: (namespace, name) => (namespace + name).toLowerCase(),
+  apk: (namespace, name) => (namespace + name).toLowerCase(),
+  hex: (namespace, name) => (namespace + name).toLowerCase(),
+  github: (namespace, name) => (namespace + name).toLowerCase(),
+  bitbucket: (namespace, name) => (namespace + name).toLowerCase(),
+  rpm: (namespace, name) => namespace.toLowerCase() + name,
+  pub: (namespace, name) => namespace + name.toLowerCase().replace(/[^a-z0-9]/g, '_'),
+};
+
+/** `pkg:<type>/<path>`, the path's namespace and name spelled as the type's rules say; the version kept. */
+function canonicalName(type: string, path: string): string {
+  const rule = NAME_RULES[type];
+  if (!rule) return `pkg:${type}/${path}`;
+  // No name of these types holds an `@`: the last one starts the version.
+  const at = path.lastIndexOf('@');
+  const head = at < 0 ? path : path.slice(0, at);
+  const slash = head.lastIndexOf('/');
+  return `pkg:${type}/${rule(head.slice(0, slash + 1), head.slice(slash + 1))}${at < 0 ? '' : path.slice(at)}`;
 }
 
 function labelFor(ecosystem: string): 'Library' | 'Package' {

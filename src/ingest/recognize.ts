@@ -1,17 +1,21 @@
 // Which ingest source a report on disk belongs to, judged by its content (file names are not trusted).
 // Used by `pathgate ingestreal`, `pathgate gate -local` and the gate when no `source` is named. `readReport`
-// reads a file's text as JSON, NDJSON (Falco's alert log) or multi-document YAML (kubectl), in that order.
+// reads a file's text as JSON, NDJSON (Falco's alert log) or multi-document YAML (kubectl), in that order,
+// and a CycloneDX XML BOM as its JSON twin.
 import { isLegacyTrivyReport } from './sources/trivy.js';
 import { isTrivyClusterReport } from './sources/trivy-k8s.js';
 import { looksLikeOperatorReports } from './sources/trivy-operator.js';
 import { isFalcoTextLog } from './sources/falco.js';
-import { isGcbProvenance } from './sources/provenance.js';
+import { isGcbProvenance, isProvenanceDocument } from './sources/provenance.js';
+import { isRawState } from './sources/terraform-state.js';
+import { cyclonedxXmlToJson, looksLikeXml, NotCycloneDxXml } from './cyclonedx-xml.js';
 import { yamlToList } from './yaml.js';
 
 export type RecognizedSource =
   | 'trivy'
   | 'grype'
   | 'semgrep'
+  | 'sarif'
   | 'supplychain'
   | 'build'
   | 'events'
@@ -31,6 +35,8 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 export function recognizeReport(report: unknown): RecognizedSource | undefined {
   if (Array.isArray(report)) {
     if (report.length && report.every(isFalcoAlert)) return 'falco';
+    // Attestations one per line: `cosign download attestation`, `gh attestation download`'s .jsonl
+    if (report.length && report.every(isProvenanceDocument)) return 'supplychain';
     if (looksLikeOperatorReports(report)) return 'trivy';
     // Refused by name there (rescan with a current Trivy), which says more than a skip.
     return isLegacyTrivyReport(report) ? 'trivy' : undefined;
@@ -47,6 +53,7 @@ export function recognizeReport(report: unknown): RecognizedSource | undefined {
   if (isGrypeReport(report)) return 'grype';
   if (Array.isArray(report.results) && report.results.every((r) => isObject(r) && 'check_id' in r))
     return 'semgrep';
+  if (isSarifLog(report)) return 'sarif';
   if (report.bomFormat === 'CycloneDX') return 'supplychain';
   // An SPDX SBOM: the supply-chain source refuses it by name (it reads CycloneDX), which says more than a skip.
   if (typeof report.spdxVersion === 'string') return 'supplychain';
@@ -69,6 +76,8 @@ export function recognizeReport(report: unknown): RecognizedSource | undefined {
       (isObject(report.values) && 'root_module' in report.values))
   )
     return 'terraform';
+  // A raw `terraform.tfstate` (what `terraform state pull` prints)
+  if (isRawState(report)) return 'terraform';
   if (Array.isArray(report.UserDetailList) || Array.isArray(report.RoleDetailList)) return 'iam';
   if (typeof report.provider === 'string' && Array.isArray(report.users)) return 'sso';
   if (
@@ -122,12 +131,19 @@ function isKubernetesObject(value: unknown): boolean {
   return isObject(value.metadata) || value.kind.endsWith('List');
 }
 
+/** A SARIF log (`$schema` naming SARIF, or runs that each name their tool); the source judges its version. */
+function isSarifLog(report: Record<string, unknown>): boolean {
+  if (typeof report.version !== 'string' || !Array.isArray(report.runs)) return false;
+  if (typeof report.$schema === 'string' && /sarif/i.test(report.$schema)) return true;
+  return report.runs.length > 0 && report.runs.every((run) => isObject(run) && isObject(run.tool));
+}
+
 /** One Falco alert: the rule that fired and its output fields. */
 function isFalcoAlert(value: unknown): boolean {
   return isObject(value) && typeof value.rule === 'string' && isObject(value.output_fields);
 }
 
-export type ReportFormat = 'json' | 'ndjson' | 'yaml';
+export type ReportFormat = 'json' | 'ndjson' | 'yaml' | 'xml';
 
 /**
  * A report file's bytes as text: UTF-8, or UTF-16 when a byte-order mark says so (Windows PowerShell's `>`
@@ -161,6 +177,15 @@ export function isBinaryFile(bytes: Buffer): boolean {
  * it is not a Kubernetes object). Throws with the reason when it is none of them.
  */
 export function readReport(text: string): { body: unknown; format: ReportFormat } {
+  // XML: a CycloneDX BOM, read as its JSON twin; any other XML is named for what it is.
+  if (looksLikeXml(text)) {
+    try {
+      return { body: cyclonedxXmlToJson(text), format: 'xml' };
+    } catch (error) {
+      if (error instanceof NotCycloneDxXml) throw new Error(error.message, { cause: error });
+      throw error;
+    }
+  }
   try {
     return { body: JSON.parse(text), format: 'json' };
   } catch {
@@ -178,7 +203,11 @@ export function readReport(text: string): { body: unknown; format: ReportFormat 
   try {
     list = yamlToList(text);
   } catch (error) {
-    throw new Error(`not JSON, NDJSON or YAML (${(error as Error).message})`, { cause: error });
+    // A chart's template (`name: {{ .Values.name }}`) is no manifest until it is rendered.
+    const template = /\{\{-?\s*[.$A-Za-z"]/.test(text)
+      ? '; a Helm or Go template, render it first (`helm template`)'
+      : '';
+    throw new Error(`not JSON, NDJSON or YAML (${(error as Error).message})${template}`, { cause: error });
   }
   if (!list.items.length) throw new Error('not JSON, NDJSON or YAML (no document)');
   if (list.items.every(isKubernetesObject)) return { body: list, format: 'yaml' };

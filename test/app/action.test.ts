@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import { gateEstate, KEV_CVE, LOW_CVE, trivyReport } from '../helpers/gate-estate.js';
 import { makeService, tempDir, type TestService } from '../helpers/service.js';
 
@@ -81,6 +82,12 @@ async function runAction(report: unknown, inputs: Record<string, string> = {}) {
 }
 
 describe('the bundled Action', () => {
+  it('reads a report written as YAML as `pathgate gate` does: the same verdict as its JSON', async () => {
+    const r = await runAction(stringify(trivyReport([LOW_CVE, KEV_CVE])), { source: 'trivy' });
+    expect(r.code, r.stdout).toBe(1);
+    expect(r.outputs).toMatchObject({ verdict: 'blocked', worsened: '1' });
+  });
+
   it('blocks a PR that adds a known-exploited CVE: exit 1, outputs, summary and an annotation', async () => {
     const r = await runAction(trivyReport([LOW_CVE, KEV_CVE]), { source: 'trivy' });
     expect(r.code, r.stdout).toBe(1);

@@ -20,6 +20,12 @@ const grypeReport = JSON.parse(
     'utf8',
   ),
 ) as unknown;
+const codeqlLog = JSON.parse(
+  readFileSync(
+    new URL('../../fixtures/unseen/sarif/defectdojo-codeQL-output.sarif', import.meta.url),
+    'utf8',
+  ),
+) as unknown;
 const k8sDump = readReal('k8s/popeye-combined-list.json') as { items: Record<string, any>[] };
 const iamDocument = readReal('iam/cloudsplaining-test-example-authz-details.json');
 const semgrepReport = readReal('semgrep/defectdojo-issue_8435.json');
@@ -57,6 +63,7 @@ const cases: Case[] = [
   { source: 'trivy', query: '', real: trivyReport, foreign: k8sDump },
   { source: 'grype', query: '', real: grypeReport, foreign: trivyReport },
   { source: 'semgrep', query: 'repo=acme/shop', real: semgrepReport, foreign: trivyReport },
+  { source: 'sarif', query: 'repo=acme/shop', real: codeqlLog, foreign: trivyReport },
   {
     source: 'build',
     query: 'snapshot=aws:111122223333/us-east-1',

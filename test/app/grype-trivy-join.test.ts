@@ -78,3 +78,56 @@ it('both scans of busybox:1.32.1 meet on one Image node; the CVEs are the union,
   await post('trivy', trivyScan([]));
   expect(affecting()).toEqual([...grypeIds].sort());
 });
+
+it("Grype's `pkg:pypi/Django` and Trivy's `pkg:pypi/django` of one image are one Library node", async () => {
+  // DefectDojo's real Grype 0.28 output for `vulnerable-image:latest` (Django 3.2.9 and redis 4.0.2); the
+  // Trivy side is BUILT for this test, Django written as Trivy writes a Python package (name as installed,
+  // purl lower-cased), with a CVE Grype did not report.
+  const grype = JSON.parse(
+    readFileSync(
+      new URL('../../fixtures/unseen/grype/defectdojo-check_all_fields.json', import.meta.url),
+      'utf8',
+    ),
+  ) as unknown;
+  const trivy = {
+    SchemaVersion: 2,
+    ArtifactName: 'vulnerable-image:latest',
+    ArtifactType: 'container_image',
+    Results: [
+      {
+        Target: 'Python',
+        Class: 'lang-pkgs',
+        Type: 'python-pkg',
+        Vulnerabilities: [
+          {
+            VulnerabilityID: 'CVE-2022-28346',
+            PkgName: 'Django',
+            PkgIdentifier: { PURL: 'pkg:pypi/django@3.2.9' },
+            InstalledVersion: '3.2.9',
+            Severity: 'CRITICAL',
+          },
+        ],
+      },
+    ],
+  };
+  service = await makeService();
+  for (const [source, body] of [
+    ['grype', grype],
+    ['trivy', trivy],
+  ] as const) {
+    const response = await service.ingest(body, { source });
+    expect(response.status, JSON.stringify(response.json)).toBe(202);
+  }
+  await service.settle();
+  const graph = service.engine.tenant('default')!.graph;
+  const djangos = graph
+    .filterNodes((_, a) => a.label === 'Library' && /django/i.test(String(a.name)))
+    .map((id) => graph.getNodeAttributes(id).name);
+  expect(djangos).toEqual(['pkg:pypi/django@3.2.9']);
+  const cves = edgeLines(graph)
+    .filter((line) => line.startsWith('AFFECTS CVE-') && line.endsWith(' -> pkg:pypi/django@3.2.9'))
+    .map((line) => line.split(' ')[1])
+    .sort();
+  // Grype's (its GHSA joined to CVE-2021-44420) and Trivy's, on the one node.
+  expect(cves).toEqual(['CVE-2021-44420', 'CVE-2022-28346']);
+});

@@ -122,18 +122,16 @@ it('posts custodian run folders with their metadata, and a Falco host alert to i
     expect(lines).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^c7n-ec2-running-instances\/resources\.json: custodian -> 202, 1 nodes/),
-        expect.stringMatching(
-          /^c7n-ec2-running-instances\/metadata\.json: skipped, Cloud Custodian metadata/,
-        ),
+        expect.stringMatching(/^2 file\(s\) not read as reports: Cloud Custodian run metadata/),
         expect.stringMatching(
           /^astuto-cloudtrail-enabled\/resources\.json: custodian -> 202, 0 nodes.*warning/,
         ),
-        // No metadata beside it: the custodian source says how to send it, rather than a silent skip.
-        expect.stringMatching(/^bare\/resources\.json: custodian -> 400 .*metadata\.json/),
+        // No metadata beside it: said, not guessed.
+        expect.stringMatching(/^bare\/resources\.json: skipped, .*no metadata\.json beside it/),
         expect.stringMatching(/^falco-website-grpc-client-rust-host-alert\.json: falco -> 202, 1 nodes/),
       ]),
     );
-    expect(summary).toEqual({ accepted: 3, rejected: 1, skipped: 2 });
+    expect(summary).toEqual({ accepted: 3, rejected: 0, skipped: 3 });
     await service.settle();
     const graph = service.engine.tenant('default')!.graph;
     expect(graph.hasNode(nodeId('VirtualMachine', '644160558196/i-014296505597bf519'))).toBe(true);

@@ -29,6 +29,7 @@ describe('pathgate ingestreal', () => {
     );
     await copyFile(path.join(REAL, 'trivy/alpine-310-registry.json'), path.join(dir, 'image.json'));
     await writeFile(path.join(dir, 'README.md'), '# notes\n\nnot a report\n');
+    await writeFile(path.join(dir, 'main.tf'), 'resource "aws_s3_bucket" "b" {\n  bucket = "b"\n}\n');
     // A screenshot's first bytes (PNG): skipped as binary, not read as YAML.
     await writeFile(
       path.join(dir, 'screenshot.png'),
@@ -52,11 +53,14 @@ describe('pathgate ingestreal', () => {
           expect.stringMatching(/^alerts\.log: falco -> 202/),
           expect.stringMatching(/^npm-scan\.json: trivy -> 202/),
           expect.stringMatching(/^image\.json: trivy -> 202/),
-          'README.md: skipped, not a report any ingest source takes',
           'screenshot.png: skipped, a binary file, not a text report',
+          // Documentation and code are not read at all, and said in one line.
+          '2 file(s) not read as reports: Terraform configuration (send `terraform show -json` of a plan or state) (1 .tf); source code and documentation (1 .md)',
         ]),
       );
-      expect(summary).toEqual({ accepted: 5, rejected: 0, skipped: 2 });
+      expect(summary).toEqual({ accepted: 5, rejected: 0, skipped: 3 });
+      // Twin: a report is read by its content whatever its name (the dump above includes `dump.txt`).
+      expect(lines.filter((l) => l.startsWith('README.md') || l.startsWith('main.tf'))).toEqual([]);
       await service.settle();
       const names: string[] = [];
       service.engine.tenant('default')!.graph.forEachNode((_id, a) => names.push(`${a.label} ${a.name}`));

@@ -37,4 +37,37 @@ describe('packageRef', () => {
       name: 'pkg:alpinejs/a@1',
     });
   });
+
+  it("spells a name as its purl type says: Grype's `pkg:pypi/Django` is Trivy's `pkg:pypi/django`", () => {
+    // PyPI: case-insensitive, and `-`, `_` and `.` one separator (PEP 503).
+    expect(name('pkg:pypi/Django@3.2.9')).toBe('pkg:pypi/django@3.2.9');
+    expect(name('pkg:pypi/zope.interface@5.4.0')).toBe('pkg:pypi/zope-interface@5.4.0');
+    expect(name('pkg:pypi/typing_extensions@4.1.1')).toBe('pkg:pypi/typing-extensions@4.1.1');
+    // A package with no purl (Trivy's older reports, SBOMs without one) is spelled alike.
+    expect(packageRef({ name: 'Flask_Cors', type: 'pip', version: '3.0.10' })?.name).toBe(
+      'pkg:pypi/flask-cors@3.0.10',
+    );
+    // Composer, deb and apk names are case-insensitive; an rpm's namespace (its vendor) too, not its name.
+    expect(name('pkg:composer/Laravel/Framework@7.12.0')).toBe('pkg:composer/laravel/framework@7.12.0');
+    expect(name('pkg:deb/Debian/libSSL1.1@1.1.1n-0+deb11u3')).toBe(
+      'pkg:deb/debian/libssl1.1@1.1.1n-0+deb11u3',
+    );
+    expect(name('pkg:rpm/RedHat/NetworkManager@1.30.0')).toBe('pkg:rpm/redhat/NetworkManager@1.30.0');
+    // Versions are never respelled.
+    expect(name('pkg:pypi/PyYAML@5.4.1_Final')).toBe('pkg:pypi/pyyaml@5.4.1_Final');
+  });
+
+  it('twin: case-sensitive types keep their spelling (Maven groups, Go modules, npm, NuGet)', () => {
+    for (const purl of [
+      'pkg:maven/org.Apache.logging/log4j-core@2.14.1',
+      'pkg:golang/github.com/Sirupsen/logrus@v1.0.0',
+      'pkg:npm/JSONStream@1.3.5',
+      'pkg:nuget/Newtonsoft.Json@13.0.1',
+      'pkg:gem/Ascii85@1.0.3',
+    ])
+      expect(name(purl)).toBe(purl);
+    expect(name('pkg:golang/github.com/Sirupsen/logrus@v1.0.0')).not.toBe(
+      name('pkg:golang/github.com/sirupsen/logrus@v1.0.0'),
+    );
+  });
 });

@@ -239,31 +239,3 @@ export function createCustodianSource(): IngestSource {
     },
   };
 }
-
-/**
- * `custodian run -s <dir>` writes each policy's output as `<dir>/<policy>/resources.json` (the bare list of
- * resources) with `metadata.json` beside it (`{policy: {name, resource}, config: {account_id, region}}`,
- * c7n/ctx.py): the pair as the report this source takes. Undefined when the metadata names no policy and
- * resource type; the account and provider are left for the source to check (and to refuse by name).
- */
-export function custodianRunReport(
-  resources: unknown[],
-  metadata: unknown,
-): Record<string, unknown> | undefined {
-  const md = metadata as {
-    policy?: { name?: unknown; resource?: unknown };
-    config?: { account_id?: unknown; region?: unknown };
-  } | null;
-  const policy = md?.policy;
-  if (typeof policy?.name !== 'string' || typeof policy.resource !== 'string') return undefined;
-  // `aws.ec2`, or `ec2` (AWS, Custodian's default provider); `azure.vm`, `gcp.instance` name theirs.
-  const dot = policy.resource.indexOf('.');
-  const provider = dot > 0 ? policy.resource.slice(0, dot) : 'aws';
-  const region = md?.config?.region;
-  return {
-    provider,
-    account_id: md?.config?.account_id,
-    ...(typeof region === 'string' && region && { region }),
-    policies: [{ policy: policy.name, resource: policy.resource, resources }],
-  };
-}

@@ -4,8 +4,7 @@
 // or CronJob generates, or by the pod names the dump aliases on its StatefulSet, DaemonSet and Job workloads;
 // else `container.name`)
 // is marked `runtime_observed`, so hops into it are priced with basis `runtime` (docs/model.md). `container.image.repository` links the workload to its image (joined to the scan).
-// A Kubernetes audit alert marks the acting service account or user; a host alert (container `host`) its
-// host; a CloudTrail plugin alert the IAM principal of `ct.user.arn`. An alert
+// A Kubernetes audit alert marks the acting service account or user; a host alert its host. An alert
 // naming none of these is refused, naming the field.
 // Clusters: with `?cluster=<name>` (or `snapshot=cluster:<name>`, validated as the k8s source does), or a
 // cluster named in the alert's output_fields (`k8s.cluster.name`, or `cluster`, as a Falcosidekick custom
@@ -13,7 +12,7 @@
 // (`<cluster>/<namespace>/<workload>`, `<cluster>/user/<name>`, `<cluster>/node/<hostname>`), so an alert
 // joins the workload of its own cluster only.
 import { parseImageRef } from '../../identity/image-ref.js';
-import { parseIamArn } from './account.js';
+import { parseIamArn, qualify } from './account.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
 import { clusterOf, isClusterName, serviceAccountOfUser, workloadOf } from './k8s.js';
 import { reportProblem, reportSchema } from './report-schema.js';
@@ -22,7 +21,7 @@ import type { IngestSource } from './source.js';
 interface FalcoAlert {
   rule: string;
   priority: string;
-  output: string;
+  output?: string;
   output_fields: Record<string, unknown>;
   time?: string;
   source?: string;
@@ -60,7 +59,8 @@ const PRIORITY_RANK = [
 export function createFalcoSource(): IngestSource {
   const alert = {
     type: 'object',
-    required: ['rule', 'priority', 'output', 'output_fields'],
+    // `output` is left out under `json_include_output_property: false`: the fields say what it would.
+    required: ['rule', 'priority', 'output_fields'],
     properties: {
       rule: { type: 'string', minLength: 1 },
       priority: { type: 'string', minLength: 1 },
@@ -102,6 +102,7 @@ export function createFalcoSource(): IngestSource {
         { rules: Set<string>; priority: string; last: string; tags: Set<string>; count: number }
       >();
       const refused: { pointer: string; detail: string }[] = [];
+      const unattached: { pointer: string; source: string }[] = [];
       alerts.forEach((a, index) => {
         const f = a.output_fields;
         // Falco writes a field it could not read as null or `<NA>`: absent either way.
@@ -115,10 +116,10 @@ export function createFalcoSource(): IngestSource {
         const controller = OWNER_FIELDS.map(str).find((v) => v !== undefined);
         // Falco's output text carries the same fields when output_fields lacks them.
         // Falco names a process outside any container `host` (container.id and container.name both
-        // `host`): such an alert is on the machine, not on a workload called `host`.
-        const onHost = str('container.id') === 'host' || str('container.name') === 'host';
-        const containerName = str('container.name') ?? /container_name=(\S+)/.exec(a.output)?.[1];
-        const container = onHost || containerName === 'host' ? undefined : containerName;
+        // `host`): such an alert is on the machine (`hostname`), not on a workload called `host`.
+        const containerName = str('container.name') ?? /container_name=(\S+)/.exec(a.output ?? '')?.[1];
+        const onHost = str('container.id') === 'host' || containerName === 'host';
+        const container = onHost ? undefined : containerName;
         const auditUser = str('ka.user.name');
         const at = Array.isArray(checked) ? `/${index}` : '';
         const field = CLUSTER_FIELDS.find((key) => str(key) !== undefined);
@@ -135,21 +136,7 @@ export function createFalcoSource(): IngestSource {
         const cluster = queried ?? named;
         const q = (name: string) => (cluster ? `${cluster}/${name}` : name);
         let id: string | undefined;
-        // A CloudTrail plugin alert is about the AWS principal that made the call, not the machine Falco
-        // runs on (its `hostname`): the principal as the iam source names it, or refused naming the field.
-        if (a.source === 'aws_cloudtrail') {
-          const principal = cloudTrailPrincipal(str);
-          if (principal) id = out.node(principal.label, principal.name, { account: principal.account });
-          else {
-            refused.push({
-              pointer: `${at}/output_fields/ct.user.arn`,
-              detail:
-                'a CloudTrail alert naming no IAM principal: add %ct.user.arn (or %ct.user, %ct.user.accountid ' +
-                'and %ct.user.identitytype) to the rule output',
-            });
-            return;
-          }
-        } else if (namespace && pod)
+        if (namespace && pod)
           id = out.node('Service', q(`${namespace}/${controller ?? workloadOf(pod)}`), {
             cluster,
             namespace,
@@ -165,8 +152,16 @@ export function createFalcoSource(): IngestSource {
               })
             : out.node('User', q(`user/${auditUser}`), { cluster, k8s_user: auditUser });
         }
+        // A CloudTrail plugin alert (`source: aws_cloudtrail`) is about the IAM user or role that made the
+        // call, named as the iam source names it (an assumed role's session is its role).
+        const cloudIdentity = id ? undefined : iamIdentityOf(str('ct.user.arn'));
+        if (cloudIdentity)
+          id = out.node(cloudIdentity.label, qualify(cloudIdentity.name, cloudIdentity.account), {
+            account: cloudIdentity.account,
+          });
         // A host in a known cluster is its node, as the k8s source names it.
-        if (!id && a.hostname)
+        // Not a CloudTrail alert's: it is about an AWS principal, not the machine Falco runs on.
+        if (!id && a.hostname && a.source !== 'aws_cloudtrail')
           id = cluster
             ? out.node('VirtualMachine', q(`node/${a.hostname}`), {
                 cluster,
@@ -175,18 +170,8 @@ export function createFalcoSource(): IngestSource {
               })
             : out.node('VirtualMachine', a.hostname, { hostname: a.hostname });
         if (!id) {
-          refused.push(
-            onHost
-              ? {
-                  pointer: `${at}/hostname`,
-                  detail:
-                    'the alert fired on the host (container.id `host`) but names no hostname to attach it to',
-                }
-              : {
-                  pointer: `${at}/output_fields/container.name`,
-                  detail: 'the alert names no container, pod or Kubernetes user to attach it to',
-                },
-          );
+          // Said, not refused: one alert of a plugin the engine has no node for must not cost the others.
+          unattached.push({ pointer: `${at}/output_fields`, source: a.source ?? 'syscall' });
           return;
         }
         const repository = str('container.image.repository');
@@ -219,6 +204,19 @@ export function createFalcoSource(): IngestSource {
         seen.set(id, entry);
       });
       if (refused.length) throw reportProblem('falco', refused);
+      const detail =
+        'the alert names no container, pod, Kubernetes user, IAM identity (`ct.user.arn`) or host to attach it to';
+      if (unattached.length && !seen.size)
+        throw reportProblem(
+          'falco',
+          unattached.map(({ pointer }) => ({ pointer, detail })),
+        );
+      const warnings = unattached.length
+        ? [
+            `falco report: ${unattached.length} alert(s) not attached (${[...new Set(unattached.map((u) => u.source))].sort().join(', ')}): ` +
+              `${detail}; first at ${unattached[0].pointer}`,
+          ]
+        : [];
       for (const [id, entry] of seen) {
         out.stamp(id, {
           runtime_observed: true,
@@ -229,33 +227,24 @@ export function createFalcoSource(): IngestSource {
           runtime_attack: entry.tags.size ? [...entry.tags] : undefined,
         });
       }
-      return { envelopes: [out.build()], warnings: [] };
+      return { envelopes: [out.build()], warnings };
     },
   };
 }
 
 /**
- * The IAM principal of a CloudTrail plugin alert, named as the iam source names it (`<account>/<name>`, a
- * user `User`, a role or an assumed-role session `IAM_Role`): by `ct.user.arn`, else an IAM user by
- * `ct.user` in `ct.user.accountid`.
+ * The IAM identity an AWS principal ARN names, as the iam source names it: a user, a role, or the role an
+ * STS session assumed (`arn:aws:sts::<account>:assumed-role/<role>/<session>`). Undefined for any other.
  */
-function cloudTrailPrincipal(
-  str: (key: string) => string | undefined,
+function iamIdentityOf(
+  arn: string | undefined,
 ): { label: 'User' | 'IAM_Role'; name: string; account: string } | undefined {
-  const arn = str('ct.user.arn');
-  const iam = arn ? parseIamArn(arn) : undefined;
-  if (iam && (iam.kind === 'user' || iam.kind === 'role'))
-    return {
-      label: iam.kind === 'user' ? 'User' : 'IAM_Role',
-      name: `${iam.account}/${iam.name}`,
-      account: iam.account,
-    };
-  const session = arn && /^arn:aws[a-z-]*:sts::(\d{12}):assumed-role\/([^/]+)\//.exec(arn);
-  if (session) return { label: 'IAM_Role', name: `${session[1]}/${session[2]}`, account: session[1] };
-  const account = str('ct.user.accountid');
-  const user = str('ct.user');
-  if (account && /^\d{12}$/.test(account) && user && str('ct.user.identitytype') === 'IAMUser')
-    return { label: 'User', name: `${account}/${user}`, account };
+  if (!arn) return undefined;
+  const assumed = /^arn:aws[a-z-]*:sts::(\d{12}):assumed-role\/([^/]+)\/[^/]+$/.exec(arn.trim());
+  if (assumed) return { label: 'IAM_Role', name: assumed[2], account: assumed[1] };
+  const parsed = parseIamArn(arn);
+  if (parsed?.kind === 'user') return { label: 'User', name: parsed.name, account: parsed.account };
+  if (parsed?.kind === 'role') return { label: 'IAM_Role', name: parsed.name, account: parsed.account };
   return undefined;
 }
 

@@ -14,7 +14,8 @@ import type { FieldError } from '../envelope.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
 import { reportProblem, reportSchema } from './report-schema.js';
 import type { IngestSource } from './source.js';
-import { libraryRef, nameImage, nonEmpty, repositoryFromUrl, type ImageName } from './trivy.js';
+import { repositoryFromUrl } from '../../identity/repository-name.js';
+import { libraryRef, nameImage, nonEmpty, type ImageName } from './trivy.js';
 
 interface GrypeCvss {
   version?: string;

@@ -8,6 +8,7 @@ import { createFalcoSource } from './falco.js';
 import { createGrypeSource } from './grype.js';
 import { createIamSource } from './iam.js';
 import { createK8sSource } from './k8s.js';
+import { createSarifSource } from './sarif.js';
 import { createSemgrepSource } from './semgrep.js';
 import { createSsoSource } from './sso.js';
 import { createSupplyChainSource } from './supplychain.js';
@@ -26,6 +27,7 @@ export function createSources(options: SourceOptions = {}): ReadonlyMap<string, 
     createTrivySource(),
     createGrypeSource(),
     createSemgrepSource(),
+    createSarifSource(),
     createBuildSource(),
     createSupplyChainSource(),
     createCustodianSource(),
@@ -53,6 +55,8 @@ export const EXPECTS: Readonly<Record<string, string>> = {
   grype:
     'an Anchore Grype JSON report (`grype <image> -o json`): {matches: [{vulnerability, relatedVulnerabilities?, artifact}], source: {type: image|directory|file, target}, descriptor: {name: grype}}; a directory scan with ?repo= naming the repository',
   semgrep: 'semgrep --json output: results[] (with ?repo= naming the repository)',
+  sarif:
+    "a code scanner's SARIF 2.1.0 log (CodeQL, semgrep --sarif, SpotBugs, Gitleaks, ...): runs[].results[] (with ?repo= naming the repository)",
   build: 'CI build provenance {image, repository, slug?, sha?}',
   supplychain:
     '{image, signed?, slsa_level?, provenance_builder?, source_repo?, sbom?}, or a CycloneDX SBOM (of an image, or of the repository ?repo= names), an in-toto statement, a DSSE envelope, a Sigstore bundle, npm attestations or Cloud Build provenance',

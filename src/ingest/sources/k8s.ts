@@ -24,12 +24,16 @@
 // - Container escape (T1611, one rule file each) leads to the pod's node, a target; a known node holds
 //   the tokens of the service accounts of the pods scheduled on it (T1528).
 // - Secrets a workload is given (env, envFrom, secret volumes) are Secret nodes it can read: names only.
+// - OpenShift (k8s-openshift.ts): a Route is a front door like an Ingress, a DeploymentConfig a controller
+//   (its ImageChange triggers' images read), a Template rendered as `oc process` renders it by default, a
+//   legacy `authorization.openshift.io` binding read as that API reads it.
 // Names: `<namespace>/<name>` for workloads and service accounts, `<namespace>/<kind>/<name>` for
-// ingresses, services, roles and secrets (`gateway`, `istio-gateway` for gateways), `clusterrole/<name>`,
-// `node/<name>`, `group/<name>`; with a cluster (`?cluster=`, `snapshot=cluster:<name>`) every name is
-// prefixed by `<cluster>/`.
+// ingresses, services, roles and secrets (`gateway`, `istio-gateway`, `route` for the other front doors),
+// `clusterrole/<name>`, `node/<name>`, `group/<name>`; with a cluster (`?cluster=`,
+// `snapshot=cluster:<name>`) every name is prefixed by `<cluster>/`.
 import type { NodeLabel } from '../../graph/vocabulary.js';
 import { parseImageRef } from '../../identity/image-ref.js';
+import { repositoryFromUrl } from '../../identity/repository-name.js';
 import {
   escapePrice,
   GROUP_MEMBERSHIP_PROBABILITY,
@@ -45,6 +49,20 @@ import { MAX_BODY_DEPTH } from '../body-guard.js';
 import { EnvelopeBuilder, type EdgeOptions } from './envelope-builder.js';
 import { admits, backendsOf, isGatewayApiObject, parentRefsOf } from './k8s-gateway-api.js';
 import { destinationsOf, gatewaysOf, isIstioIngressObject } from './k8s-istio.js';
+import {
+  bindingSubjects,
+  buildOutputOf,
+  deploymentConfigOf,
+  isOpenShiftBuildConfig,
+  isOpenShiftRoute,
+  isOpenShiftTemplate,
+  processTemplate,
+  roleRefKind,
+  rulesOf,
+  routeServices,
+  triggeredImageStreamTags,
+  triggeredImages,
+} from './k8s-openshift.js';
 import { reportProblem } from './report-schema.js';
 import type { IngestSource, NormalizeOutput } from './source.js';
 
@@ -54,9 +72,10 @@ type K8sObject = Record<string, any>;
 const WORKLOAD_KINDS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob']);
 /**
  * Controllers whose pods are theirs (ReplicationController included: it owns pods the same way; so does an
- * Argo Rollout, through its ReplicaSets, from its own pod template or the Deployment its workloadRef names).
+ * Argo Rollout, through its ReplicaSets, from its own pod template or the Deployment its workloadRef names,
+ * and an OpenShift DeploymentConfig, through its ReplicationControllers).
  */
-const CONTROLLER_KINDS = new Set([...WORKLOAD_KINDS, 'ReplicationController', 'Rollout']);
+const CONTROLLER_KINDS = new Set([...WORKLOAD_KINDS, 'ReplicationController', 'Rollout', 'DeploymentConfig']);
 export const CLUSTER_ADMIN = 'cluster-admin';
 export const UNSCHEDULED_NODE = 'unscheduled';
 const USED_KINDS = new Set<string>([
@@ -146,15 +165,40 @@ interface Sorted {
   gatewayApi: K8sObject[];
   /** Istio Gateways and VirtualServices (k8s-istio.ts), named. */
   istio: K8sObject[];
+  /** OpenShift Routes (k8s-openshift.ts), named. */
+  routes: K8sObject[];
+  /** OpenShift BuildConfigs (k8s-openshift.ts), named. */
+  buildConfigs: K8sObject[];
+  /** OpenShift Templates read (k8s-openshift.ts), and the parameters each left unresolved. */
+  templates: { name: string; unresolved: string[] }[];
   namespaces: K8sObject[];
   /** The kinds the mapping does not use. */
   ignored: Set<string>;
   /** Trivy Operator reports in the dump (not mapped here: /ingest/trivy reads them). */
   operatorReports: number;
+  /** Objects whose name, namespace or role reference is a map or a list (an unrendered Helm template's). */
+  unnamed: number;
 }
 
-function sortObjects(objects: K8sObject[]): Sorted {
-  const sorted: Sorted = {
+/**
+ * Whether an object's names are names, not maps or lists: a template's `{{ .Values.name }}` parses as YAML
+ * into a map, which would otherwise be named `[object Object]`. (A number is read as its digits, as before.)
+ */
+function namedByStrings(o: K8sObject): boolean {
+  const metadata = o.metadata;
+  if (
+    metadata !== undefined &&
+    metadata !== null &&
+    (isCollection(metadata.name) || isCollection(metadata.namespace))
+  )
+    return false;
+  return !isCollection(o.roleRef?.name);
+}
+
+const isCollection = (value: unknown): boolean => typeof value === 'object' && value !== null;
+
+function sortObjects(objects: K8sObject[], into?: Sorted): Sorted {
+  const sorted: Sorted = into ?? {
     serviceAccounts: [],
     podsAndControllers: [],
     services: [],
@@ -164,11 +208,19 @@ function sortObjects(objects: K8sObject[]): Sorted {
     nodesAndSecrets: [],
     gatewayApi: [],
     istio: [],
+    routes: [],
+    buildConfigs: [],
+    templates: [],
     namespaces: [],
     ignored: new Set(),
     operatorReports: 0,
+    unnamed: 0,
   };
   for (const o of objects) {
+    if (!namedByStrings(o)) {
+      sorted.unnamed++;
+      continue;
+    }
     const kind: string = o.kind;
     if (kind === 'RoleBinding' || kind === 'ClusterRoleBinding') {
       // Bindings need a roleRef, not a name.
@@ -182,6 +234,20 @@ function sortObjects(objects: K8sObject[]): Sorted {
       }
       if (isIstioIngressObject(o)) {
         if (nameOf(o)) sorted.istio.push(o);
+        continue;
+      }
+      if (isOpenShiftRoute(o)) {
+        if (nameOf(o)) sorted.routes.push(o);
+        continue;
+      }
+      if (isOpenShiftBuildConfig(o)) {
+        if (nameOf(o)) sorted.buildConfigs.push(o);
+        continue;
+      }
+      if (isOpenShiftTemplate(o)) {
+        const { objects: rendered, unresolved } = processTemplate(o);
+        sorted.templates.push({ name: nameOf(o), unresolved });
+        sortObjects(flatten(rendered), sorted);
         continue;
       }
       // Namespaces are read only for a Gateway listener's selector: still reported as not used.
@@ -238,6 +304,8 @@ class DumpMapping {
   private readonly unreadImages = new Set<string>();
   private readonly tokensOnNode = new Map<string, Set<string>>();
   private admin: string | undefined;
+  /** Binding subjects whose name or namespace is a map or a list (an unrendered template's). */
+  private unnamedSubjects = 0;
 
   constructor(
     private readonly cluster: string | undefined,
@@ -284,6 +352,8 @@ class DumpMapping {
     // Services select workloads (of their namespace); Ingresses route to services.
     const services = this.services(sorted.services, workloads);
     this.ingresses(sorted.ingresses, services);
+    if (sorted.routes.length) this.routes(sorted.routes, services);
+    if (sorted.buildConfigs.length) this.builds(sorted.buildConfigs, sorted.podsAndControllers);
     if (sorted.gatewayApi.length) this.gatewayApi(sorted.gatewayApi, sorted.namespaces, services);
     if (sorted.istio.length) this.istio(sorted.istio, services);
 
@@ -313,6 +383,12 @@ class DumpMapping {
     }
     const ignored = [...sorted.ignored];
     const warnings = ignored.length ? [`k8s dump: kinds not used: ${ignored.sort().join(', ')}`] : [];
+    if (sorted.unnamed || this.unnamedSubjects)
+      warnings.push(
+        `k8s dump: ${sorted.unnamed} object(s) and ${this.unnamedSubjects} binding subject(s) whose name, ` +
+          'namespace or role reference is a map or a list skipped (an unrendered Helm or Go template? render ' +
+          'it with `helm template` first)',
+      );
     if (sorted.operatorReports)
       warnings.push(
         `k8s dump: ${sorted.operatorReports} Trivy Operator report(s) not read here: they are findings, which ` +
@@ -326,6 +402,14 @@ class DumpMapping {
         `k8s dump: container images that are not image references, not linked to any scan: ${shown.join(', ')}`,
       );
     }
+    for (const { name, unresolved } of sorted.templates)
+      warnings.push(
+        `k8s dump: OpenShift Template ${JSON.stringify(name)} read as \`oc process\` renders it with its ` +
+          "parameters' defaults" +
+          (unresolved.length
+            ? `; left unrendered (generated, required or undeclared): ${unresolved.join(', ')}`
+            : ''),
+      );
     return { envelopes: [this.out.build()], warnings, mentioned: [...this.mentioned] };
   }
 
@@ -405,7 +489,8 @@ class DumpMapping {
     // Its service accounts, when their token is mounted.
     let unmounted: string[] | undefined;
     for (const spec of w.specs) {
-      const saName = String(spec.serviceAccountName ?? spec.serviceAccount ?? 'default');
+      // An empty name is none (`serviceAccount: ''` in OpenShift's templates): the namespace's default.
+      const saName = String(spec.serviceAccountName || spec.serviceAccount || 'default');
       const sa = this.account(w.namespace, saName);
       const automount =
         typeof spec.automountServiceAccountToken === 'boolean'
@@ -533,20 +618,75 @@ class DumpMapping {
       ];
       for (const backend of backends) {
         const service = backend?.service?.name ?? backend?.serviceName;
-        if (typeof service !== 'string') continue;
-        let target = services.get(namespace, service);
-        if (!target) {
-          target = out.node('LoadBalancer', this.q(`${namespace}/service/${service}`), {
-            cluster,
-            namespace,
-            k8s_kind: 'Service',
-          });
-          this.mentioned.add(target);
-        }
-        // Reached through the ingress, not a second start (DECISIONS "One start per exposure").
-        out.stamp(target, { behind_ingress: true });
-        out.edge('ROUTES_TO', id, target);
+        if (typeof service === 'string') this.routeTo(id, namespace, service, services);
       }
+    }
+  }
+
+  /**
+   * A front door's ROUTES_TO a Service of the cluster: the dump's, or one drawn as only mentioned for its own
+   * dump to describe. The Service is reached through the front door, not a second start (DECISIONS "One
+   * start per exposure").
+   */
+  private routeTo(
+    frontDoor: string,
+    namespace: string,
+    service: string,
+    services: ByNamespace<string>,
+    route?: string,
+  ): void {
+    const { out } = this;
+    let target = services.get(namespace, service);
+    if (!target) {
+      target = out.node('LoadBalancer', this.q(`${namespace}/service/${service}`), {
+        cluster: this.cluster,
+        namespace,
+        k8s_kind: 'Service',
+      });
+      this.mentioned.add(target);
+    }
+    out.stamp(target, { behind_ingress: true });
+    out.edge('ROUTES_TO', frontDoor, target, route === undefined ? undefined : { properties: { route } });
+  }
+
+  /**
+   * OpenShift BuildConfigs: the image a build pushed is BUILT_FROM its git repository (code to cloud, as CI
+   * provenance says it), whether it pushes to a registry (`DockerImage`) or to an ImageStreamTag a
+   * DeploymentConfig's trigger deployed (the image it last deployed, the one its pods run).
+   */
+  private builds(buildConfigs: K8sObject[], podsAndControllers: K8sObject[]): void {
+    const deployed = new Map<string, string[]>();
+    for (const o of podsAndControllers)
+      if (o.kind === 'DeploymentConfig')
+        for (const [tag, image] of triggeredImageStreamTags(o, nsOf(o)))
+          deployed.set(tag, [...(deployed.get(tag) ?? []), image]);
+    for (const o of buildConfigs) {
+      const output = buildOutputOf(o, nsOf(o), repositoryFromUrl);
+      if (!output) continue;
+      const images = output.image ? [output.image] : (deployed.get(output.imageStreamTag!) ?? []);
+      for (const raw of images) {
+        const image = this.imageNode(raw, undefined);
+        if (image === undefined) continue;
+        const repository = this.out.node('Repository', output.repository, {});
+        this.out.edge('BUILT_FROM', image, repository, { properties: { via: `BuildConfig/${nameOf(o)}` } });
+      }
+    }
+  }
+
+  /** OpenShift Routes: published by the cluster's router like an Ingress (k8s-openshift.ts). */
+  private routes(objects: K8sObject[], services: ByNamespace<string>): void {
+    for (const o of objects) {
+      const namespace = nsOf(o);
+      const id = this.out.node('LoadBalancer', this.q(`${namespace}/route/${nameOf(o)}`), {
+        cluster: this.cluster,
+        namespace,
+        k8s_kind: 'Route',
+        k8s_api: 'route.openshift.io',
+        host: typeof o.spec?.host === 'string' && o.spec.host ? o.spec.host : undefined,
+        internet_exposed: true,
+        exposure_basis: 'openshift-route',
+      });
+      for (const service of routeServices(o)) this.routeTo(id, namespace, service, services);
     }
   }
 
@@ -601,19 +741,8 @@ class DumpMapping {
           });
           this.mentioned.add(gatewayId);
         }
-        for (const backend of backends) {
-          let target = services.get(backend.namespace, backend.name);
-          if (!target) {
-            target = out.node('LoadBalancer', this.q(`${backend.namespace}/service/${backend.name}`), {
-              cluster,
-              namespace: backend.namespace,
-              k8s_kind: 'Service',
-            });
-            this.mentioned.add(target);
-          }
-          out.stamp(target, { behind_ingress: true });
-          out.edge('ROUTES_TO', gatewayId!, target, { properties: { route: `${o.kind}/${nameOf(o)}` } });
-        }
+        for (const backend of backends)
+          this.routeTo(gatewayId!, backend.namespace, backend.name, services, `${o.kind}/${nameOf(o)}`);
       }
     }
   }
@@ -658,23 +787,14 @@ class DumpMapping {
           });
           this.mentioned.add(gatewayId);
         }
-        for (const destination of destinations) {
-          let target = services.get(destination.namespace, destination.name);
-          if (!target) {
-            target = out.node(
-              'LoadBalancer',
-              this.q(`${destination.namespace}/service/${destination.name}`),
-              {
-                cluster,
-                namespace: destination.namespace,
-                k8s_kind: 'Service',
-              },
-            );
-            this.mentioned.add(target);
-          }
-          out.stamp(target, { behind_ingress: true });
-          out.edge('ROUTES_TO', gatewayId, target, { properties: { route: `VirtualService/${nameOf(o)}` } });
-        }
+        for (const destination of destinations)
+          this.routeTo(
+            gatewayId,
+            destination.namespace,
+            destination.name,
+            services,
+            `VirtualService/${nameOf(o)}`,
+          );
       }
     }
   }
@@ -718,7 +838,7 @@ class DumpMapping {
   ): void {
     const clusterWide = o.kind === 'ClusterRole';
     const roleName = clusterWide ? `clusterrole/${nameOf(o)}` : `${nsOf(o)}/role/${nameOf(o)}`;
-    const rules: PolicyRule[] = aggregated?.rules ?? (Array.isArray(o.rules) ? o.rules : []);
+    const rules = aggregated?.rules ?? (rulesOf(o) as PolicyRule[]);
     const id = this.out.node('IAM_Role', this.q(roleName), {
       cluster: this.cluster,
       k8s_kind: o.kind,
@@ -735,7 +855,8 @@ class DumpMapping {
     boundGroups: Map<string, string>,
   ): void {
     const { out, cluster } = this;
-    const toClusterRole = o.roleRef.kind === 'ClusterRole';
+    const refKind = roleRefKind(o);
+    const toClusterRole = refKind === 'ClusterRole';
     const refName = String(o.roleRef.name);
     let role: string;
     if (o.kind === 'RoleBinding' && toClusterRole) {
@@ -751,7 +872,7 @@ class DumpMapping {
     } else {
       const roleName = toClusterRole ? `clusterrole/${refName}` : `${nsOf(o)}/role/${refName}`;
       const known = roleRules.get(roleName);
-      role = known?.id ?? out.node('IAM_Role', this.q(roleName), { cluster, k8s_kind: o.roleRef.kind });
+      role = known?.id ?? out.node('IAM_Role', this.q(roleName), { cluster, k8s_kind: refKind });
       if (!known) {
         this.mentioned.add(role);
         // A binding to a role the dump does not hold: judged by its name alone.
@@ -759,7 +880,11 @@ class DumpMapping {
       }
     }
     const binding = { binding: `${o.kind}/${nameOf(o)}` };
-    for (const subject of Array.isArray(o.subjects) ? o.subjects : []) {
+    for (const subject of bindingSubjects(o) as K8sObject[]) {
+      if (isCollection(subject?.name) || isCollection(subject?.namespace)) {
+        this.unnamedSubjects++;
+        continue;
+      }
       if (typeof subject?.name !== 'string' || !subject.name) continue;
       let who: string | undefined;
       if (subject.kind === 'ServiceAccount')
@@ -1019,6 +1144,7 @@ const OBJECT_NODES: Readonly<
   ),
   Service: { label: 'LoadBalancer', name: (namespace, name) => `${namespace}/service/${name}` },
   Ingress: { label: 'LoadBalancer', name: (namespace, name) => `${namespace}/ingress/${name}` },
+  Route: { label: 'LoadBalancer', name: (namespace, name) => `${namespace}/route/${name}` },
   ServiceAccount: { label: 'ServiceAccount', name: (namespace, name) => `${namespace}/${name}` },
   Role: { label: 'IAM_Role', name: (namespace, name) => `${namespace}/role/${name}` },
   ClusterRole: { label: 'IAM_Role', name: (_namespace, name) => `clusterrole/${name}` },
@@ -1165,6 +1291,10 @@ function collectWorkloads(podsAndControllers: K8sObject[]): {
         ref.name.endsWith(`-${rolloutHash}`)
       )
         return { kind: 'Rollout', metadata: { name: ref.name.slice(0, -rolloutHash.length - 1) } };
+      // A DeploymentConfig's ReplicationController `<deploymentconfig>-<version>` (k8s-openshift.ts).
+      const deploymentConfig =
+        ref.kind === 'ReplicationController' ? deploymentConfigOf(current, ref.name) : undefined;
+      if (deploymentConfig) return { kind: 'DeploymentConfig', metadata: { name: deploymentConfig } };
       return { kind: String(ref.kind), metadata: { name: ref.name } };
     }
   };
@@ -1173,7 +1303,8 @@ function collectWorkloads(podsAndControllers: K8sObject[]): {
   for (const o of podsAndControllers) {
     const isPod = o.kind === 'Pod';
     const template = isPod ? undefined : templateOf(o);
-    const spec = isPod ? o.spec : template?.spec;
+    let spec = isPod ? o.spec : template?.spec;
+    if (o.kind === 'DeploymentConfig' && spec && typeof spec === 'object') spec = triggeredImages(o, spec);
     if (!spec || typeof spec !== 'object') continue;
     const top = topOwner(o);
     const namespace = nsOf(o);
@@ -1208,8 +1339,32 @@ function collectWorkloads(podsAndControllers: K8sObject[]): {
       readDigests(w, o.status?.containerStatuses);
       readDigests(w, o.status?.ephemeralContainerStatuses);
     }
+    // A DeploymentConfig's ReplicationController (`web-3`) is what Falco names its pods by (`k8s.rc.name`):
+    // the dump's, the one its pods name, or the latest deployment's (`status.latestVersion`).
+    if (w.kind === 'DeploymentConfig') {
+      const rc = replicationControllerOf(o);
+      if (rc !== undefined && rc !== w.name) w.runtimeNames = append(w.runtimeNames, rc);
+    }
   }
   return { workloads, byName };
+}
+
+/**
+ * A ReplicationController's own name, the one a pod's controller reference names, or a DeploymentConfig's
+ * latest (`<name>-<status.latestVersion>`, the one that runs its pods).
+ */
+function replicationControllerOf(o: K8sObject): string | undefined {
+  if (o.kind === 'ReplicationController') return nameOf(o);
+  if (o.kind === 'DeploymentConfig') {
+    const version: unknown = o.status?.latestVersion;
+    return typeof version === 'number' && Number.isInteger(version) && version > 0
+      ? `${nameOf(o)}-${version}`
+      : undefined;
+  }
+  const refs: unknown = o.metadata?.ownerReferences;
+  if (!Array.isArray(refs)) return undefined;
+  const ref = refs.find((r) => r?.kind === 'ReplicationController' && typeof r.name === 'string');
+  return ref?.name;
 }
 
 /** Records the image digests a pod's container statuses report. */

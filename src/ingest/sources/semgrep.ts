@@ -95,14 +95,7 @@ export function createSemgrepSource(): IngestSource {
       'semgrep --json output for ?repo=<repository>: Weakness AFFECTS Repository; complete per repo.',
     snapshots: 'self',
     normalize({ body, query, receivedAt }) {
-      const repo = query.repo?.trim();
-      if (!repo) {
-        throw new ProblemError(
-          'invalid-query',
-          'semgrep reports need ?repo=<repository>: the repository the code scan read',
-          { errors: [{ pointer: '/query/repo', value: query.repo ?? null, detail: 'required' }] },
-        );
-      }
+      const repo = scannedRepository(query, 'semgrep reports');
       const report = check(body);
       const warnings: string[] = [];
       const out = new EnvelopeBuilder('semgrep', 'finding', receivedAt);
@@ -158,12 +151,25 @@ export function createSemgrepSource(): IngestSource {
   };
 }
 
+/** The repository a code scan read, from `?repo=` (required: the report itself does not say). */
+export function scannedRepository(query: Record<string, string | undefined>, what: string): string {
+  const repo = query.repo?.trim();
+  if (repo) return repo;
+  throw new ProblemError(
+    'invalid-query',
+    `${what} need ?repo=<repository>: the repository the code scan read`,
+    {
+      errors: [{ pointer: '/query/repo', value: query.repo ?? null, detail: 'required' }],
+    },
+  );
+}
+
 function list(value: string | string[] | null | undefined): string[] {
   if (value === undefined || value === null) return [];
   return (Array.isArray(value) ? value : [value]).map((v) => v.trim()).filter(Boolean);
 }
 
 /** `CWE-352: Cross-Site Request Forgery (CSRF)` -> `CWE-352` */
-function cweId(title: string): string {
+export function cweId(title: string): string {
   return /^CWE-\d+/i.exec(title)?.[0].toUpperCase() ?? title;
 }

@@ -10,6 +10,7 @@
 import { ProblemError } from '../../http/problems.js';
 import { parseImageRef, type ImageRef } from '../../identity/image-ref.js';
 import { packageRef } from '../../identity/package-ref.js';
+import { repositoryFromUrl } from '../../identity/repository-name.js';
 import type { FieldError } from '../envelope.js';
 import {
   CYCLONEDX_SCHEMA,
@@ -24,8 +25,7 @@ import {
 import { EnvelopeBuilder } from './envelope-builder.js';
 import { isProvenanceDocument, ProvenanceError, readProvenance, type Provenance } from './provenance.js';
 import { reportProblem, reportSchema } from './report-schema.js';
-import type { IngestSource } from './source.js';
-import { repositoryFromUrl } from './trivy.js';
+import type { IngestSource, NormalizeInput, NormalizeOutput } from './source.js';
 
 interface ComponentEntry {
   name: string;
@@ -84,110 +84,153 @@ export function createSupplyChainSource(): IngestSource {
       'Supply chain: {image, signed?, slsa_level?, provenance_builder?, source_repo?, sbom?}, a CycloneDX SBOM, ' +
       'or provenance (in-toto statement, DSSE envelope, Sigstore bundle, npm attestations).',
     snapshots: 'query',
-    normalize({ body, query, receivedAt }) {
-      const report = readReport(body, query, checkReport, checkSbom);
-      const warnings: string[] = [];
-      const provenance = report.provenance === undefined ? undefined : provenanceOf(report);
-      // An SBOM attestation carries the SBOM about its subjects: read as a posted one would be.
-      if (report.sbom === undefined && provenance?.sbom)
-        report.sbom = attestedSbom(provenance.sbom.document, provenance.sbom.pointer, checkSbom);
-      if (provenance?.unreadSbom)
-        warnings.push(
-          `supplychain report: the attested SBOM (${provenance.unreadSbom}) is not read: pathgate reads CycloneDX ` +
-            "(syft convert -o cyclonedx-json, or the tool's CycloneDX output); only the subject is stamped",
-        );
-      const out = new EnvelopeBuilder('supplychain', 'asset', receivedAt);
-      const cdx = report.sbom !== undefined && !Array.isArray(report.sbom) ? report.sbom : undefined;
-
-      const subjects: string[] = [];
-      if (report.image !== undefined) {
-        const ref = imageRef(report.image, report.pointer);
-        subjects.push(addImage(out, ref));
-        const digests = provenance?.subjects.map((s) => s.digest).filter(Boolean) ?? [];
-        if (ref.digest && digests.length && !digests.includes(ref.digest)) {
-          warnings.push(
-            `supplychain report: the provenance's subjects do not include ${ref.digest}, the image's digest`,
-          );
-        }
-      } else if (report.repository !== undefined) {
-        // An SBOM of a repository (`trivy fs`, cdxgen, a build plugin): its packages are the repository's, as a
-        // `trivy fs` scan of it draws them (DECISIONS "Code to cloud").
-        subjects.push(out.node('Repository', report.repository, {}));
-      } else if (provenance) {
-        for (const subject of provenance.subjects) subjects.push(addSubject(out, subject, provenance));
-      }
-
-      const signed = report.signed ?? provenance?.signed;
-      const builder = report.provenance_builder ?? provenance?.builder;
-      const slsa = slsaLevel(report.slsa_level, signed, builder, provenance);
-      const packages = report.sbom === undefined ? undefined : componentsOf(report.sbom);
-      const stamp = {
-        signed,
-        signature_verified: provenance?.signed ? false : undefined,
-        slsaLevel: slsa?.level,
-        slsa_level_basis: slsa?.basis,
-        provenance_builder: builder,
-        provenance_format: provenance?.format,
-        provenance_predicate: provenance?.predicateTypes.length ? provenance.predicateTypes : undefined,
-        provenance_build_type: provenance?.buildType,
-        sbomComponents: packages?.length,
-        sbom_format: cdx ? `cyclonedx ${cdx.specVersion ?? ''}`.trim() : packages ? 'components' : undefined,
-      };
-      const sourceRepo = report.source_repo?.trim() || provenance?.sourceRepo;
-      const repository = sourceRepo ? out.node('Repository', sourceRepo) : undefined;
-      for (const subject of subjects) {
-        out.stamp(subject, stamp);
-        if (repository) {
-          out.edge('BUILT_FROM', subject, repository, {
-            properties: { commit_sha: provenance?.commit, source_uri: provenance?.sourceUri, builder },
-          });
-        }
-      }
-
-      const byRef = new Map<string, string>();
-      for (const pkg of packages ?? []) {
-        const id = out.node(pkg.label, pkg.name, {
-          purl: pkg.purl,
-          package: pkg.packageName,
-          version: pkg.version,
-          ecosystem: pkg.ecosystem,
-        });
-        if (pkg.bomRef) byRef.set(pkg.bomRef, id);
-        for (const subject of subjects) out.edge('DEPENDS_ON', subject, id, { properties: { sbom: true } });
-      }
-      const mentioned: string[] = [];
-      if (cdx) {
-        const dismissed: string[] = [];
-        for (const v of sbomVulnerabilities(cdx)) {
-          if (v.state !== undefined && NOT_AFFECTED_STATES.has(v.state)) {
-            dismissed.push(`${v.id} (${v.state})`);
-            continue;
-          }
-          const cve = out.node('CVE', v.id, {
-            advisory_id: v.advisoryId,
-            severity: v.severity,
-            cvss_score: v.cvssScore,
-            cvss_vector: v.cvssVector,
-            cvss_source: v.cvssSource,
-            cwe: v.cwe,
-            url: v.url,
-            published_at: v.publishedAt,
-          });
-          mentioned.push(cve);
-          const affected = v.affects
-            .map((ref) => byRef.get(ref))
-            .filter((id): id is string => id !== undefined);
-          for (const id of affected) out.edge('AFFECTS', cve, id);
-          for (const subject of subjects) out.edge('AFFECTS', cve, subject);
-        }
-        if (dismissed.length)
-          warnings.push(
-            `supplychain report: ${dismissed.length} vulnerability(ies) the SBOM's VEX analysis marks not affecting ` +
-              `its components skipped: ${dismissed.join(', ')}`,
-          );
-      }
-      return { envelopes: [out.build()], warnings, mentioned };
+    normalize(input) {
+      // Several attestations, one per line (`cosign download attestation`, `gh attestation download`'s
+      // .jsonl of Sigstore bundles), or a list of them: each read as it would be alone.
+      return Array.isArray(input.body) && input.body.some(isProvenanceDocument)
+        ? normalizeEach(input.body, (body) => normalizeOne({ ...input, body }))
+        : normalizeOne(input);
     },
+  };
+
+  function normalizeOne({ body, query, receivedAt }: NormalizeInput): NormalizeOutput {
+    const report = readReport(body, query, checkReport, checkSbom);
+    const warnings: string[] = [];
+    const provenance = report.provenance === undefined ? undefined : provenanceOf(report);
+    // An SBOM attestation carries the SBOM about its subjects: read as a posted one would be.
+    if (report.sbom === undefined && provenance?.sbom)
+      report.sbom = attestedSbom(provenance.sbom.document, provenance.sbom.pointer, checkSbom);
+    if (provenance?.unreadSbom)
+      warnings.push(
+        `supplychain report: the attested SBOM (${provenance.unreadSbom}) is not read: pathgate reads CycloneDX ` +
+          "(syft convert -o cyclonedx-json, or the tool's CycloneDX output); only the subject is stamped",
+      );
+    const out = new EnvelopeBuilder('supplychain', 'asset', receivedAt);
+    const cdx = report.sbom !== undefined && !Array.isArray(report.sbom) ? report.sbom : undefined;
+
+    const subjects: string[] = [];
+    if (report.image !== undefined) {
+      const ref = imageRef(report.image, report.pointer);
+      subjects.push(addImage(out, ref));
+      const digests = provenance?.subjects.map((s) => s.digest).filter(Boolean) ?? [];
+      if (ref.digest && digests.length && !digests.includes(ref.digest)) {
+        warnings.push(
+          `supplychain report: the provenance's subjects do not include ${ref.digest}, the image's digest`,
+        );
+      }
+    } else if (report.repository !== undefined) {
+      // An SBOM of a repository (`trivy fs`, cdxgen, a build plugin): its packages are the repository's, as a
+      // `trivy fs` scan of it draws them (DECISIONS "Code to cloud").
+      subjects.push(out.node('Repository', report.repository, {}));
+    } else if (provenance) {
+      for (const subject of provenance.subjects) subjects.push(addSubject(out, subject, provenance));
+    }
+
+    const signed = report.signed ?? provenance?.signed;
+    const builder = report.provenance_builder ?? provenance?.builder;
+    const slsa = slsaLevel(report.slsa_level, signed, builder, provenance);
+    const packages = report.sbom === undefined ? undefined : componentsOf(report.sbom);
+    const stamp = {
+      signed,
+      signature_verified: provenance?.signed ? false : undefined,
+      slsaLevel: slsa?.level,
+      slsa_level_basis: slsa?.basis,
+      provenance_builder: builder,
+      provenance_format: provenance?.format,
+      provenance_predicate: provenance?.predicateTypes.length ? provenance.predicateTypes : undefined,
+      provenance_build_type: provenance?.buildType,
+      sbomComponents: packages?.length,
+      sbom_format: cdx ? `cyclonedx ${cdx.specVersion ?? ''}`.trim() : packages ? 'components' : undefined,
+    };
+    const sourceRepo = report.source_repo?.trim() || provenance?.sourceRepo;
+    const repository = sourceRepo ? out.node('Repository', sourceRepo) : undefined;
+    for (const subject of subjects) {
+      out.stamp(subject, stamp);
+      if (repository) {
+        out.edge('BUILT_FROM', subject, repository, {
+          properties: { commit_sha: provenance?.commit, source_uri: provenance?.sourceUri, builder },
+        });
+      }
+    }
+
+    const byRef = new Map<string, string>();
+    for (const pkg of packages ?? []) {
+      const id = out.node(pkg.label, pkg.name, {
+        purl: pkg.purl,
+        package: pkg.packageName,
+        version: pkg.version,
+        ecosystem: pkg.ecosystem,
+      });
+      if (pkg.bomRef) byRef.set(pkg.bomRef, id);
+      for (const subject of subjects) out.edge('DEPENDS_ON', subject, id, { properties: { sbom: true } });
+    }
+    const mentioned: string[] = [];
+    if (cdx) {
+      const dismissed: string[] = [];
+      for (const v of sbomVulnerabilities(cdx)) {
+        if (v.state !== undefined && NOT_AFFECTED_STATES.has(v.state)) {
+          dismissed.push(`${v.id} (${v.state})`);
+          continue;
+        }
+        const cve = out.node('CVE', v.id, {
+          advisory_id: v.advisoryId,
+          severity: v.severity,
+          cvss_score: v.cvssScore,
+          cvss_vector: v.cvssVector,
+          cvss_source: v.cvssSource,
+          cwe: v.cwe,
+          url: v.url,
+          published_at: v.publishedAt,
+        });
+        mentioned.push(cve);
+        const affected = v.affects
+          .map((ref) => byRef.get(ref))
+          .filter((id): id is string => id !== undefined);
+        for (const id of affected) out.edge('AFFECTS', cve, id);
+        for (const subject of subjects) out.edge('AFFECTS', cve, subject);
+      }
+      if (dismissed.length)
+        warnings.push(
+          `supplychain report: ${dismissed.length} vulnerability(ies) the SBOM's VEX analysis marks not affecting ` +
+            `its components skipped: ${dismissed.join(', ')}`,
+        );
+    }
+    return { envelopes: [out.build()], warnings, mentioned };
+  }
+}
+
+/**
+ * A list of attestations read one by one: their envelopes and what they mention together, each warning once,
+ * and an item that is not one (or is refused) named by its index.
+ */
+function normalizeEach(items: unknown[], one: (body: unknown) => NormalizeOutput): NormalizeOutput {
+  const outputs = items.map((item, i) => {
+    if (!isProvenanceDocument(item))
+      throw reportProblem('supplychain', [
+        {
+          pointer: `/${i}`,
+          detail:
+            'not an attestation: a list holds DSSE envelopes, in-toto statements or Sigstore bundles, one per item',
+        },
+      ]);
+    try {
+      return one(item);
+    } catch (error) {
+      if (!(error instanceof ProblemError)) throw error;
+      const errors = ((error.problem.errors as FieldError[] | undefined) ?? []).map((e) => ({
+        ...e,
+        pointer: `/${i}${e.pointer === '/' ? '' : e.pointer}`,
+      }));
+      throw reportProblem(
+        'supplychain',
+        errors.length ? errors : [{ pointer: `/${i}`, detail: error.message }],
+      );
+    }
+  });
+  return {
+    envelopes: outputs.flatMap((o) => o.envelopes),
+    warnings: [...new Set(outputs.flatMap((o) => o.warnings))],
+    mentioned: [...new Set(outputs.flatMap((o) => o.mentioned ?? []))],
   };
 }
 

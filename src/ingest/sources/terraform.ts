@@ -6,8 +6,9 @@
 // - security groups (`aws_security_group` with inline rules, `aws_security_group_rule`,
 //   `aws_vpc_security_group_ingress_rule`), instances (`aws_instance`) and their profiles
 //   (`aws_iam_instance_profile`) to `cloudnet` (exposure, SG-to-SG reachability, instance roles);
-// - roles (`aws_iam_role`), policies (`aws_iam_policy`), inline and attached role policies
-//   (`aws_iam_role_policy`, `aws_iam_role_policy_attachment`) to `iam` (trust, escalation primitives);
+// - roles, users and groups (`aws_iam_role`, `aws_iam_user`, `aws_iam_group`, group memberships), policies
+//   (`aws_iam_policy`), their inline and attached policies (`aws_iam_<kind>_policy`,
+//   `aws_iam_<kind>_policy_attachment`, `aws_iam_policy_attachment`) to `iam` (trust, escalation primitives);
 // - buckets (`aws_s3_bucket`, its `aws_s3_bucket_acl` and `aws_s3_bucket_public_access_block`) and load
 //   balancers (`aws_lb`) as `custodian` names them.
 // Names are qualified by the account (`?account=`, else the account in the plan's ARNs; without either,
@@ -28,6 +29,7 @@ import { accountParameter, parseIamArn, qualify } from './account.js';
 import { createCloudnetSource } from './cloudnet.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
 import { createIamSource } from './iam.js';
+import { isRawState, showJsonOfRawState } from './terraform-state.js';
 import { reportProblem } from './report-schema.js';
 import type { IngestSource } from './source.js';
 
@@ -78,7 +80,8 @@ export function createTerraformSource(): IngestSource {
       'A Terraform plan (terraform show -json): security groups, instances and profiles, IAM roles and policies, buckets and load balancers, on the cloud sources’ nodes.',
     snapshots: 'query',
     normalize({ body, query, receivedAt }) {
-      const plan = readPlan(body);
+      // A raw `terraform.tfstate` is read as `terraform show -json` prints it (terraform-state.ts).
+      const plan = readPlan(isRawState(body) ? showJsonOfRawState(body as Values) : body);
       const resources = planResources(plan);
       const account = accountParameter(query) ?? accountOf(resources);
       const region =
@@ -121,10 +124,18 @@ export function createTerraformSource(): IngestSource {
             props.terraform_address = record.address;
             if (props.internet_exposed === true && !reachable) {
               props.internet_exposed = false;
-              props.exposure_basis = record.deleted ? 'terraform:deleted' : 'terraform:no-public-address';
+              props.exposure_basis = record.deleted
+                ? 'terraform:deleted'
+                : record.noRoute
+                  ? 'terraform:no-internet-route'
+                  : 'terraform:no-public-address';
             } else if (props.internet_exposed !== true && (allKnown || !reachable)) {
               props.internet_exposed = false;
-              props.exposure_basis = record.deleted ? 'terraform:deleted' : 'terraform:no-open-group';
+              props.exposure_basis = record.deleted
+                ? 'terraform:deleted'
+                : record.noRoute
+                  ? 'terraform:no-internet-route'
+                  : 'terraform:no-open-group';
             }
           }
           envelopes.push(envelope);
@@ -132,9 +143,10 @@ export function createTerraformSource(): IngestSource {
         warnings.push(...network.warnings);
       }
 
-      // IAM: roles, their inline and attached policies, customer managed policies, in iam's shapes.
-      const roles = byType('aws_iam_role').filter((r) => !r.deleted);
-      if (roles.length) {
+      // IAM: users, groups and roles, their inline and attached policies, customer managed policies, in
+      // iam's shapes.
+      const principals = ['aws_iam_role', 'aws_iam_user', 'aws_iam_group'].flatMap(byType);
+      if (principals.some((r) => !r.deleted)) {
         const identity = iam.normalize({
           body: authorizationDetails(resources, plan, account),
           query: account ? { account } : {},
@@ -210,11 +222,30 @@ const READ_TYPES = [
   'aws_vpc_security_group_ingress_rule',
   'aws_vpc_security_group_egress_rule',
   'aws_instance',
+  'aws_eip',
+  'aws_eip_association',
+  'aws_subnet',
+  'aws_vpc',
+  'aws_route_table',
+  'aws_default_route_table',
+  'aws_route',
+  'aws_route_table_association',
+  'aws_main_route_table_association',
+  'aws_internet_gateway',
   'aws_iam_instance_profile',
   'aws_iam_role',
   'aws_iam_policy',
   'aws_iam_role_policy',
   'aws_iam_role_policy_attachment',
+  'aws_iam_user',
+  'aws_iam_user_policy',
+  'aws_iam_user_policy_attachment',
+  'aws_iam_group',
+  'aws_iam_group_policy',
+  'aws_iam_group_policy_attachment',
+  'aws_iam_group_membership',
+  'aws_iam_user_group_membership',
+  'aws_iam_policy_attachment',
   'aws_s3_bucket',
   'aws_s3_bucket_acl',
   'aws_s3_bucket_public_access_block',
@@ -357,21 +388,42 @@ function regionOf(plan: Values): string | undefined {
 
 /** The configuration's references of one attribute of a resource (`aws_security_group.batch.id`). */
 function references(plan: Values, address: string, attribute: string): string[] {
-  const find = (module: Values | undefined, prefix: string): string[] | undefined => {
+  const found = expressionsOf(plan, address);
+  if (!found) return [];
+  const refs = found.expressions?.[attribute]?.references;
+  return Array.isArray(refs) ? refs.map((ref: string) => `${found.prefix}${ref}`) : [];
+}
+
+/**
+ * What each of a resource's nested blocks (`route { gateway_id = aws_internet_gateway.gw.id }`) refers to by
+ * `attribute`, block by block, as the plan's configuration records it.
+ */
+function blockReferences(plan: Values, address: string, block: string, attribute: string): string[][] {
+  const found = expressionsOf(plan, address);
+  const blocks = found?.expressions?.[block];
+  if (!Array.isArray(blocks)) return [];
+  return blocks.map((b: Values) => {
+    const refs = b?.[attribute]?.references;
+    return Array.isArray(refs) ? refs.map((ref: string) => `${found!.prefix}${ref}`) : [];
+  });
+}
+
+/** A resource's expressions in the plan's configuration, with the module prefix its references take. */
+function expressionsOf(
+  plan: Values,
+  address: string,
+): { expressions: Values | undefined; prefix: string } | undefined {
+  const find = (module: Values | undefined, prefix: string): ReturnType<typeof expressionsOf> => {
     if (!module) return undefined;
-    for (const r of module.resources ?? []) {
-      if (`${prefix}${r.address}` === address) {
-        const refs = r.expressions?.[attribute]?.references;
-        return Array.isArray(refs) ? refs.map((ref: string) => `${prefix}${ref}`) : [];
-      }
-    }
+    for (const r of module.resources ?? [])
+      if (`${prefix}${r.address}` === address) return { expressions: r.expressions, prefix };
     for (const [name, call] of Object.entries<Values>(module.module_calls ?? {})) {
       const found = find(call.module, `${prefix}module.${name}.`);
       if (found) return found;
     }
     return undefined;
   };
-  return find(plan.configuration?.root_module, '') ?? [];
+  return find(plan.configuration?.root_module, '');
 }
 
 /** A resource's id, or its address when the id is known only after apply (a new resource). */
@@ -477,20 +529,26 @@ function instanceRecord(r: PlanResource, plan: Values, account: string | undefin
   // A public address is given at launch when asked for, or, unless refused, by a subnet the plan creates
   // with `map_public_ip_on_launch` (the plan knows neither address until apply). A state knows the address
   // the instance holds, none when empty: what it was launched with is no longer the question.
-  const publicAddress =
-    typeof v.public_ip === 'string' && v.public_ip
+  // An Elastic IP associated with it gives it one either way (`aws_eip.instance`, `aws_eip_association`).
+  // Whatever address it holds, a subnet whose routes reach no internet gateway is closed to the internet.
+  const noRoute = internetRoute(plan, r) === 'none';
+  const publicAddress = noRoute
+    ? undefined
+    : typeof v.public_ip === 'string' && v.public_ip
       ? v.public_ip
-      : isState(plan)
-        ? undefined
-        : v.associate_public_ip_address === true ||
-            (v.associate_public_ip_address !== false && mapsPublicIp(plan, r))
-          ? 'assigned-at-launch'
-          : undefined;
+      : (elasticIpOf(plan, r) ??
+        (isState(plan)
+          ? undefined
+          : v.associate_public_ip_address === true ||
+              (v.associate_public_ip_address !== false && mapsPublicIp(plan, r))
+            ? 'assigned-at-launch'
+            : undefined));
   const profile = typeof v.iam_instance_profile === 'string' ? v.iam_instance_profile : undefined;
   const profileName = profile ? profile.split('/').pop() : referencedProfile(plan, r);
   return {
     address: r.address,
     deleted: r.deleted,
+    noRoute,
     InstanceId: typeof v.id === 'string' ? v.id : r.address,
     OwnerId: account,
     SubnetId: v.subnet_id,
@@ -510,6 +568,118 @@ function instanceRecord(r: PlanResource, plan: Values, account: string | undefin
     const resources = planResources(p);
     return pointed(p, resources, res, attribute);
   }
+}
+
+/**
+ * The Elastic IP the plan or state associates with an instance: by `aws_eip`'s `instance`, or an
+ * `aws_eip_association`'s `instance_id`, written or by reference; its address when known, else
+ * `elastic-ip` (allocated at apply). Undefined when none is.
+ */
+function elasticIpOf(plan: Values, r: PlanResource): string | undefined {
+  const resources = planResources(plan);
+  const ids = new Set([r.address, idOf(r)]);
+  const eips = resources.filter((x) => x.type === 'aws_eip' && !x.deleted);
+  const eipFor = (eip: PlanResource) =>
+    typeof eip.values.public_ip === 'string' && eip.values.public_ip ? eip.values.public_ip : 'elastic-ip';
+  for (const eip of eips)
+    if (pointed(plan, resources, eip, 'instance').some((ref) => ids.has(ref))) return eipFor(eip);
+  for (const association of resources.filter((x) => x.type === 'aws_eip_association' && !x.deleted)) {
+    if (!pointed(plan, resources, association, 'instance_id').some((ref) => ids.has(ref))) continue;
+    const [allocation] = pointed(plan, resources, association, 'allocation_id');
+    const eip = eips.find((x) => x.address === allocation || idOf(x) === allocation);
+    return eip ? eipFor(eip) : 'elastic-ip';
+  }
+  return undefined;
+}
+
+/**
+ * Whether the plan says the instance's subnet routes to the internet: `igw` when its route table sends
+ * 0.0.0.0/0 (or ::/0) to an internet gateway, `none` when the plan holds the subnet and its table and no such
+ * route (only local routes, or a NAT gateway's), undefined when the plan cannot tell (the subnet or its table
+ * is not the plan's, a route's target is known only after apply). A subnet with no table of its own uses its
+ * VPC's main table: the one `aws_main_route_table_association` names, the VPC's `aws_default_route_table`, or
+ * for a VPC of the plan with neither, the table AWS makes with it, which routes nowhere outside.
+ */
+function internetRoute(plan: Values, r: PlanResource): 'igw' | 'none' | undefined {
+  const resources = planResources(plan);
+  const live = resources.filter((x) => !x.deleted);
+  const find = (types: string[], ref: string | undefined) =>
+    ref === undefined
+      ? undefined
+      : live.find((x) => types.includes(x.type) && (x.address === ref || idOf(x) === ref));
+  const refersTo = (x: PlanResource, attribute: string, target: PlanResource) =>
+    pointed(plan, resources, x, attribute).some((ref) => ref === target.address || ref === idOf(target));
+  const subnet = find(['aws_subnet'], pointed(plan, resources, r, 'subnet_id')[0]);
+  if (!subnet) return undefined;
+  const tables = ['aws_route_table', 'aws_default_route_table'];
+  let table: PlanResource | undefined;
+  const association = live.find(
+    (x) => x.type === 'aws_route_table_association' && refersTo(x, 'subnet_id', subnet),
+  );
+  if (association) {
+    table = find(tables, pointed(plan, resources, association, 'route_table_id')[0]);
+    if (!table) return undefined;
+  } else {
+    const vpc = find(['aws_vpc'], pointed(plan, resources, subnet, 'vpc_id')[0]);
+    if (!vpc) return undefined;
+    const main = live.find(
+      (x) => x.type === 'aws_main_route_table_association' && refersTo(x, 'vpc_id', vpc),
+    );
+    table = main
+      ? find(tables, pointed(plan, resources, main, 'route_table_id')[0])
+      : live.find(
+          (x) =>
+            x.type === 'aws_default_route_table' &&
+            pointed(plan, resources, x, 'default_route_table_id').some(
+              (ref) => ref === vpc.address || ref === idOf(vpc) || ref === vpc.values.default_route_table_id,
+            ),
+        );
+    if (!table && main) return undefined;
+    if (!table) return 'none';
+  }
+  // The table's routes: its inline `route` blocks (a list once known) and the `aws_route`s pointing at it.
+  const inline = table.values.route;
+  if (!Array.isArray(inline)) return undefined;
+  const inlineRefs = blockReferences(plan, table.address, 'route', 'gateway_id');
+  const routes = [
+    ...(inline as Values[]).map((route, i) => ({
+      destination: route.cidr_block ?? route.ipv6_cidr_block,
+      gateway: route.gateway_id,
+      refs: inlineRefs[i] ?? [],
+      other:
+        route.nat_gateway_id ??
+        route.transit_gateway_id ??
+        route.vpc_peering_connection_id ??
+        route.network_interface_id,
+    })),
+    ...live
+      .filter((x) => x.type === 'aws_route' && refersTo(x, 'route_table_id', table!))
+      .map((x) => ({
+        destination: x.values.destination_cidr_block ?? x.values.destination_ipv6_cidr_block,
+        gateway: x.values.gateway_id,
+        refs: references(plan, x.address, 'gateway_id'),
+        other:
+          x.values.nat_gateway_id ??
+          x.values.transit_gateway_id ??
+          x.values.vpc_peering_connection_id ??
+          x.values.network_interface_id,
+      })),
+  ];
+  let unknown = false;
+  for (const route of routes) {
+    if (route.destination !== '0.0.0.0/0' && route.destination !== '::/0') continue;
+    if (typeof route.gateway === 'string' && route.gateway.startsWith('igw-')) return 'igw';
+    if (
+      route.refs.some(
+        (ref) => ref.startsWith('aws_internet_gateway.') || ref.includes('.aws_internet_gateway.'),
+      )
+    )
+      return 'igw';
+    // A default route to a NAT gateway, a peering or an appliance reaches out, not in.
+    if (typeof route.other === 'string' && route.other) continue;
+    if (typeof route.gateway !== 'string' || !route.gateway) unknown = true;
+  }
+  return unknown ? undefined : 'none';
 }
 
 /** The instance's subnet is one the plan manages and it maps a public address to what launches in it. */
@@ -555,18 +725,21 @@ function roleNameOf(role: PlanResource): string {
   return typeof role.values.name === 'string' && role.values.name ? role.values.name : role.address;
 }
 
-/** The plan's IAM as `aws iam get-account-authorization-details` prints it. */
+/** The plan's IAM as `aws iam get-account-authorization-details` prints it: users, groups, roles, policies. */
 function authorizationDetails(resources: PlanResource[], plan: Values, account: string | undefined): Values {
   const live = resources.filter((r) => !r.deleted);
   const policyArn = (p: PlanResource) =>
     typeof p.values.arn === 'string' ? p.values.arn : `arn:aws:iam::${account ?? ''}:policy/${p.values.name}`;
   const policies = live.filter((r) => r.type === 'aws_iam_policy');
-  const roleName = (r: PlanResource) => {
-    const value = r.values.role;
-    if (typeof value === 'string') return value;
-    const [ref] = pointed(plan, resources, r, 'role');
-    const role = live.find((x) => x.type === 'aws_iam_role' && (x.address === ref || idOf(x) === ref));
-    return role ? roleNameOf(role) : undefined;
+  /** The names an attribute gives (`role`, `user`, `users`, `groups`): as written, or of the resources it refers to. */
+  const namesIn = (r: PlanResource, attribute: string, type: string): string[] => {
+    const value = r.values[attribute];
+    const known = [value].flat().filter((v): v is string => typeof v === 'string');
+    if (known.length) return known;
+    return pointed(plan, resources, r, attribute).flatMap((ref) => {
+      const target = live.find((x) => x.type === type && (x.address === ref || idOf(x) === ref));
+      return target ? [roleNameOf(target)] : [];
+    });
   };
   const attachedArn = (r: PlanResource) => {
     if (typeof r.values.policy_arn === 'string') return r.values.policy_arn;
@@ -574,42 +747,104 @@ function authorizationDetails(resources: PlanResource[], plan: Values, account: 
     const policy = policies.find((p) => p.address === ref || idOf(p) === ref);
     return policy ? policyArn(policy) : undefined;
   };
+  /**
+   * What one principal holds: inline policies (`<kind>_policy`, and a role's `inline_policy` blocks), managed
+   * policies attached to it (`<kind>_policy_attachment`, an exclusive `aws_iam_policy_attachment` naming it).
+   */
+  const held = (kind: 'role' | 'user' | 'group', name: string, principal: PlanResource) => {
+    const type = `aws_iam_${kind}`;
+    const inline = [
+      ...((principal.values.inline_policy ?? []) as Values[]).filter((p) => p.policy),
+      ...live
+        .filter((r) => r.type === `${type}_policy` && namesIn(r, kind, type).includes(name))
+        .map((r) => ({ name: r.values.name ?? r.name, policy: r.values.policy })),
+    ];
+    const attached = [
+      ...((principal.values.managed_policy_arns ?? []) as string[]),
+      ...live
+        .filter(
+          (r) =>
+            (r.type === `${type}_policy_attachment` && namesIn(r, kind, type).includes(name)) ||
+            (r.type === 'aws_iam_policy_attachment' && namesIn(r, `${kind}s`, type).includes(name)),
+        )
+        .map(attachedArn)
+        .filter((a): a is string => typeof a === 'string'),
+    ];
+    return {
+      inline: inline.map((p) => ({ PolicyName: p.name, PolicyDocument: p.policy })),
+      attached: [...new Set(attached)].map((PolicyArn) => ({
+        PolicyArn,
+        PolicyName: PolicyArn.split('/').pop(),
+      })),
+    };
+  };
+  const arnOf = (principal: PlanResource, kind: string, name: string) =>
+    typeof principal.values.arn === 'string'
+      ? principal.values.arn
+      : `arn:aws:iam::${account ?? ''}:${kind}/${name}`;
+  const tagsOf = (principal: PlanResource) =>
+    Object.entries<string>(principal.values.tags ?? {}).map(([Key, Value]) => ({ Key, Value }));
+  /** A user's groups: by `aws_iam_group_membership` (a group's users) and `aws_iam_user_group_membership`. */
+  const groupsOf = (user: string) => [
+    ...new Set([
+      ...live
+        .filter(
+          (r) => r.type === 'aws_iam_group_membership' && namesIn(r, 'users', 'aws_iam_user').includes(user),
+        )
+        .flatMap((r) => namesIn(r, 'group', 'aws_iam_group')),
+      ...live
+        .filter(
+          (r) =>
+            r.type === 'aws_iam_user_group_membership' && namesIn(r, 'user', 'aws_iam_user').includes(user),
+        )
+        .flatMap((r) => namesIn(r, 'groups', 'aws_iam_group')),
+    ]),
+  ];
   return {
-    UserDetailList: [],
-    GroupDetailList: [],
+    UserDetailList: live
+      .filter((r) => r.type === 'aws_iam_user')
+      .map((user) => {
+        const name = roleNameOf(user);
+        const { inline, attached } = held('user', name, user);
+        return {
+          UserName: name,
+          Arn: arnOf(user, 'user', name),
+          UserPolicyList: inline,
+          AttachedManagedPolicies: attached,
+          GroupList: groupsOf(name),
+          Tags: tagsOf(user),
+        };
+      }),
+    GroupDetailList: live
+      .filter((r) => r.type === 'aws_iam_group')
+      .map((group) => {
+        const name = roleNameOf(group);
+        const { inline, attached } = held('group', name, group);
+        return {
+          GroupName: name,
+          Arn: arnOf(group, 'group', name),
+          GroupPolicyList: inline,
+          AttachedManagedPolicies: attached,
+        };
+      }),
     RoleDetailList: live
       .filter((r) => r.type === 'aws_iam_role')
       .map((role) => {
         const name = roleNameOf(role);
-        const inline = [
-          ...((role.values.inline_policy ?? []) as Values[]).filter((p) => p.policy),
-          ...live
-            .filter((r) => r.type === 'aws_iam_role_policy' && roleName(r) === name)
-            .map((r) => ({ name: r.values.name ?? r.name, policy: r.values.policy })),
-        ];
-        const attached = [
-          ...((role.values.managed_policy_arns ?? []) as string[]),
-          ...live
-            .filter((r) => r.type === 'aws_iam_role_policy_attachment' && roleName(r) === name)
-            .map(attachedArn)
-            .filter((a): a is string => typeof a === 'string'),
-        ];
+        const { inline, attached } = held('role', name, role);
         return {
           RoleName: name,
-          Arn:
-            typeof role.values.arn === 'string'
-              ? role.values.arn
-              : `arn:aws:iam::${account ?? ''}:role/${name}`,
+          Arn: arnOf(role, 'role', name),
           AssumeRolePolicyDocument: role.values.assume_role_policy,
-          RolePolicyList: inline.map((p) => ({ PolicyName: p.name, PolicyDocument: p.policy })),
-          AttachedManagedPolicies: [...new Set(attached)].map((PolicyArn) => ({
-            PolicyArn,
-            PolicyName: PolicyArn.split('/').pop(),
-          })),
+          RolePolicyList: inline,
+          AttachedManagedPolicies: attached,
           InstanceProfileList: live
-            .filter((r) => r.type === 'aws_iam_instance_profile' && roleName(r) === name)
+            .filter(
+              (r) =>
+                r.type === 'aws_iam_instance_profile' && namesIn(r, 'role', 'aws_iam_role').includes(name),
+            )
             .map((p) => ({ InstanceProfileName: p.values.name ?? p.name })),
-          Tags: Object.entries<string>(role.values.tags ?? {}).map(([Key, Value]) => ({ Key, Value })),
+          Tags: tagsOf(role),
         };
       }),
     Policies: policies.map((p) => ({

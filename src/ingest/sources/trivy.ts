@@ -18,6 +18,7 @@ import { MAX_REPORTED_ERRORS } from '../envelope.js';
 import { canonicalCheckId } from '../../identity/check-id.js';
 import { isImageId, parseImageRef, type ImageRef } from '../../identity/image-ref.js';
 import { packageRef } from '../../identity/package-ref.js';
+import { repositoryFromUrl } from '../../identity/repository-name.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
 import { clusterOf, objectNode } from './k8s.js';
 import { reportProblem, reportSchema } from './report-schema.js';
@@ -856,22 +857,4 @@ function nameRepository(report: TrivyReport, query: Record<string, string | unde
       ],
     },
   );
-}
-
-/** `https://github.com/o/r.git`, `git@github.com:o/r.git` -> `github.com/o/r`; undefined for anything else. */
-export function repositoryFromUrl(value: string | undefined): string | undefined {
-  const text = value?.trim();
-  if (!text) return undefined;
-  const scp = /^[\w.-]+@([\w.-]+):([\w.-]+\/[\w./-]+?)(?:\.git)?\/?$/.exec(text);
-  if (scp) return `${scp[1].toLowerCase()}/${scp[2]}`;
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return undefined;
-  }
-  if (!['http:', 'https:', 'ssh:', 'git:'].includes(url.protocol) || !url.hostname) return undefined;
-  const path = url.pathname.replace(/\.git\/?$/, '').replace(/^\/+|\/+$/g, '');
-  if (!path.includes('/')) return undefined;
-  return `${url.hostname.toLowerCase()}/${path}`;
 }

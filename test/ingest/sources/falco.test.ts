@@ -43,9 +43,9 @@ describe('falco: the real alerts', () => {
   it('refuses an alert that names nothing to attach it to, and malformed alerts, by pointer', () => {
     expect(
       rejection(falco, { rule: 'x', priority: 'Notice', output: 'o', output_fields: {} })[0].pointer,
-    ).toBe('/output_fields/container.name');
-    expect(rejection(falco, [{ rule: 'x', priority: 'Notice', output_fields: {} }])[0].pointer).toBe(
-      '/0/output',
+    ).toBe('/output_fields');
+    expect(rejection(falco, [{ rule: 'x', priority: 'Notice', output: 'o' }])[0].pointer).toBe(
+      '/0/output_fields',
     );
   });
 

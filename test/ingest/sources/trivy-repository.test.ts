@@ -3,7 +3,8 @@
 // misconfigurations; a local path without ?repo= is a 400 naming /query/repo.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createTrivySource, repositoryFromUrl } from '../../../src/ingest/sources/trivy.js';
+import { repositoryFromUrl } from '../../../src/identity/repository-name.js';
+import { createTrivySource } from '../../../src/ingest/sources/trivy.js';
 import { normalize, rejection } from '../../helpers/normalize.js';
 
 const trivy = createTrivySource();
