@@ -5,6 +5,7 @@
 import { isLegacyTrivyReport } from './sources/trivy.js';
 import { isTrivyClusterReport } from './sources/trivy-k8s.js';
 import { looksLikeOperatorReports } from './sources/trivy-operator.js';
+import { isFalcoTextLog } from './sources/falco.js';
 import { isGcbProvenance, isProvenanceDocument } from './sources/provenance.js';
 import { isRawState } from './sources/terraform-state.js';
 import { cyclonedxXmlToJson, looksLikeXml, NotCycloneDxXml } from './cyclonedx-xml.js';
@@ -45,6 +46,8 @@ export function recognizeReport(report: unknown): RecognizedSource | undefined {
   if (looksLikeOperatorReports(report)) return 'trivy';
   if (isKubernetesObject(report)) return 'k8s';
   if (isFalcoAlert(report)) return 'falco';
+  // Falco's text output: the falco source refuses it by name, saying how to have Falco write JSON.
+  if (isFalcoTextLog(report)) return 'falco';
   if (report.SchemaVersion !== undefined && 'ArtifactName' in report) return 'trivy';
   if (isTrivyClusterReport(report)) return 'trivy';
   if (isGrypeReport(report)) return 'grype';

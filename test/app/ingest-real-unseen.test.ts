@@ -1,10 +1,11 @@
 // `pathgate ingestreal` on a folder of the unseen non-Kubernetes reports (fixtures/unseen, SOURCES.md):
 // every file recognised by its content and posted to the running ingest listener (an SPDX SBOM of no image as
 // the folder repository's), and what they say reaching the graph under the names the other sources use.
-import { copyFile, rm } from 'node:fs/promises';
+import { copyFile, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { ingestReal } from '../../app/ingest-real.js';
+import { nodeId } from '../../src/graph/ids.js';
 import { edgeLines } from '../helpers/graph-lines.js';
 import { makeService, tempDir } from '../helpers/service.js';
 
@@ -83,6 +84,57 @@ it('posts the unseen reports by content: each to its source, an SPDX SBOM as the
     expect(edges).toContain('AFFECTS CVE-2023-37920 -> github.com/acme/web');
     expect(edges).toContain('AFFECTS CVE-2022-28391 -> busybox:1.32.1');
     expect(edges).toContain('DEPENDS_ON github.com/acme/web -> pkg:npm/static-eval@2.1.0');
+  } finally {
+    await service.dispose();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+// `custodian run -s out` writes out/<policy>/{resources.json, metadata.json, custodian-run.log}; a Falco
+// host alert names its machine. Each posted by content, the metadata read with its resources.json.
+it('posts custodian run folders with their metadata, and a Falco host alert to its host', async () => {
+  const dir = await tempDir('pathgate-ingestreal-unseen-runs-');
+  for (const run of ['c7n-ec2-running-instances', 'astuto-cloudtrail-enabled']) {
+    await mkdir(path.join(dir, run));
+    for (const f of ['resources.json', 'metadata.json'])
+      await copyFile(
+        new URL(`../../fixtures/unseen/custodian/${run}/${f}`, import.meta.url),
+        path.join(dir, run, f),
+      );
+  }
+  await mkdir(path.join(dir, 'bare'));
+  await copyFile(
+    new URL('../../fixtures/unseen/custodian/c7n-ec2-running-instances/resources.json', import.meta.url),
+    path.join(dir, 'bare', 'resources.json'),
+  );
+  const falcoFile = 'falco-website-grpc-client-rust-host-alert.json';
+  await copyFile(
+    new URL(`../../fixtures/unseen/falco/${falcoFile}`, import.meta.url),
+    path.join(dir, falcoFile),
+  );
+  const service = await makeService();
+  const url = await service.ingestApp.listen({ host: '127.0.0.1', port: 0 });
+  const lines: string[] = [];
+  try {
+    const summary = await ingestReal({ dir, url, out: (l) => lines.push(l) });
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^c7n-ec2-running-instances\/resources\.json: custodian -> 202, 1 nodes/),
+        expect.stringMatching(/^2 file\(s\) not read as reports: Cloud Custodian run metadata/),
+        expect.stringMatching(
+          /^astuto-cloudtrail-enabled\/resources\.json: custodian -> 202, 0 nodes.*warning/,
+        ),
+        // No metadata beside it: said, not guessed.
+        expect.stringMatching(/^bare\/resources\.json: skipped, .*no metadata\.json beside it/),
+        expect.stringMatching(/^falco-website-grpc-client-rust-host-alert\.json: falco -> 202, 1 nodes/),
+      ]),
+    );
+    expect(summary).toEqual({ accepted: 3, rejected: 0, skipped: 3 });
+    await service.settle();
+    const graph = service.engine.tenant('default')!.graph;
+    expect(graph.hasNode(nodeId('VirtualMachine', '644160558196/i-014296505597bf519'))).toBe(true);
+    expect(graph.hasNode(nodeId('VirtualMachine', 'localhost.localdomain'))).toBe(true);
+    expect(graph.hasNode(nodeId('Service', 'host'))).toBe(false);
   } finally {
     await service.dispose();
     await rm(dir, { recursive: true, force: true });

@@ -82,6 +82,17 @@ export function createFalcoSource(): IngestSource {
       'Falco JSON alerts (one, an array, or NDJSON): runtime evidence on the workloads they fired in.',
     snapshots: 'query',
     normalize({ body, query, receivedAt }) {
+      // Falco's default text output (`<time>: <Priority> <message>`), as a YAML reader takes its lines:
+      // refused by name, saying how to have Falco write JSON, rather than as an alert missing `rule`.
+      if (isFalcoTextLog(body))
+        throw reportProblem('falco', [
+          {
+            pointer: '/',
+            detail:
+              "Falco's text output (`<time>: <Priority> <message>`), not its JSON alerts: set `json_output: true` " +
+              '(and `json_include_output_property: true`) in falco.yaml, or run falco with `-o json_output=true`',
+          },
+        ]);
       const queried = clusterOf(query);
       const checked = check(body);
       const alerts = Array.isArray(checked) ? checked : [checked];
@@ -104,7 +115,11 @@ export function createFalcoSource(): IngestSource {
         // source's workload, whatever the pod is called.
         const controller = OWNER_FIELDS.map(str).find((v) => v !== undefined);
         // Falco's output text carries the same fields when output_fields lacks them.
-        const container = str('container.name') ?? /container_name=(\S+)/.exec(a.output ?? '')?.[1];
+        // Falco names a process outside any container `host` (container.id and container.name both
+        // `host`): such an alert is on the machine (`hostname`), not on a workload called `host`.
+        const containerName = str('container.name') ?? /container_name=(\S+)/.exec(a.output ?? '')?.[1];
+        const onHost = str('container.id') === 'host' || containerName === 'host';
+        const container = onHost ? undefined : containerName;
         const auditUser = str('ka.user.name');
         const at = Array.isArray(checked) ? `/${index}` : '';
         const field = CLUSTER_FIELDS.find((key) => str(key) !== undefined);
@@ -145,7 +160,8 @@ export function createFalcoSource(): IngestSource {
             account: cloudIdentity.account,
           });
         // A host in a known cluster is its node, as the k8s source names it.
-        if (!id && a.hostname)
+        // Not a CloudTrail alert's: it is about an AWS principal, not the machine Falco runs on.
+        if (!id && a.hostname && a.source !== 'aws_cloudtrail')
           id = cluster
             ? out.node('VirtualMachine', q(`node/${a.hostname}`), {
                 cluster,
@@ -230,6 +246,30 @@ function iamIdentityOf(
   if (parsed?.kind === 'user') return { label: 'User', name: parsed.name, account: parsed.account };
   if (parsed?.kind === 'role') return { label: 'IAM_Role', name: parsed.name, account: parsed.account };
   return undefined;
+}
+
+/** A time as Falco's text output starts a line with: `17:20:21.235891000`, or ISO 8601 (`time_format_iso_8601`). */
+const FALCO_TEXT_TIME = /^(\d{2}:\d{2}:\d{2}\.\d+|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+[+-]\d{4})$/;
+const FALCO_TEXT_PRIORITY = /^(Emergency|Alert|Critical|Error|Warning|Notice|Informational|Info|Debug) \S/;
+
+/**
+ * Lines of Falco's text output read as a document: a string, or the mapping a YAML reader makes of them
+ * (`{"17:20:21.235891000": "Notice A shell was spawned ..."}`). At least one line is an alert's.
+ */
+export function isFalcoTextLog(value: unknown): boolean {
+  if (typeof value === 'string')
+    return value.split('\n').some((line) => {
+      const colon = line.indexOf(': ');
+      return (
+        colon > 0 &&
+        FALCO_TEXT_TIME.test(line.slice(0, colon)) &&
+        FALCO_TEXT_PRIORITY.test(line.slice(colon + 2))
+      );
+    });
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || 'rule' in value) return false;
+  return Object.entries(value).some(
+    ([key, text]) => FALCO_TEXT_TIME.test(key) && typeof text === 'string' && FALCO_TEXT_PRIORITY.test(text),
+  );
 }
 
 function rank(priority: string): number {
