@@ -31,7 +31,9 @@ export interface Provenance {
   slsa: boolean;
   /** A CycloneDX SBOM attested about the subjects (`cosign attest --type cyclonedx`), with its pointer. */
   sbom?: { document: unknown; pointer: string };
-  /** The predicate type of an SBOM attestation pathgate does not read (SPDX). */
+  /** An SPDX JSON SBOM attested about the subjects (`cosign attest --type spdxjson`). */
+  spdx?: { document: Json; pointer: string };
+  /** The predicate type of an SBOM attestation pathgate does not read (SPDX that is not JSON). */
   unreadSbom?: string;
 }
 
@@ -174,8 +176,24 @@ function readStatement(
     slsa,
     ...facts,
     ...(predicateType && CYCLONEDX_PREDICATE.test(predicateType) && { sbom: attestedBom(predicate, at) }),
-    ...(predicateType && SPDX_PREDICATE.test(predicateType) && { unreadSbom: predicateType }),
+    ...(predicateType && SPDX_PREDICATE.test(predicateType) && attestedSpdx(predicate, at, predicateType)),
   };
+}
+
+/** An SPDX attestation's document when it is SPDX JSON (itself, or in cosign's wrapper); else said unread. */
+function attestedSpdx(
+  predicate: Json,
+  at: string,
+  predicateType: string,
+): { spdx: { document: Json; pointer: string } } | { unreadSbom: string } {
+  try {
+    const { document, pointer } = attestedBom(predicate, at);
+    if (isObject(document) && typeof document.spdxVersion === 'string')
+      return { spdx: { document, pointer } };
+  } catch {
+    // tag-value SPDX in the wrapper: not JSON
+  }
+  return { unreadSbom: predicateType };
 }
 
 /**

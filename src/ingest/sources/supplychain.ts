@@ -101,10 +101,12 @@ export function createSupplyChainSource(): IngestSource {
     // An SBOM attestation carries the SBOM about its subjects: read as a posted one would be.
     if (report.sbom === undefined && provenance?.sbom)
       report.sbom = attestedSbom(provenance.sbom.document, provenance.sbom.pointer, checkSbom);
+    if (report.sbom === undefined && provenance?.spdx)
+      report.sbom = readSpdx(provenance.spdx.document).components;
     if (provenance?.unreadSbom)
       warnings.push(
         `supplychain report: the attested SBOM (${provenance.unreadSbom}) is not read: pathgate reads CycloneDX ` +
-          "(syft convert -o cyclonedx-json, or the tool's CycloneDX output); only the subject is stamped",
+          'and SPDX JSON (this one is neither); only the subject is stamped',
       );
     const out = new EnvelopeBuilder('supplychain', 'asset', receivedAt);
     const cdx = report.sbom !== undefined && !Array.isArray(report.sbom) ? report.sbom : undefined;

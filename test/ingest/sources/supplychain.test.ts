@@ -323,11 +323,42 @@ describe('supplychain: attestations read by their predicate', () => {
     );
   });
 
-  it('an SPDX attestation stamps its subject and says its SBOM was not read', () => {
-    const out = normalize(supplychain, envelope('https://spdx.dev/Document', { spdxVersion: 'SPDX-2.3' }));
+  it('an SPDX JSON attestation gives its subject the packages, as a posted SPDX SBOM does', () => {
+    const spdx = {
+      spdxVersion: 'SPDX-2.3',
+      packages: [
+        {
+          SPDXID: 'SPDXRef-Package-log4j',
+          name: 'log4j-core',
+          versionInfo: '2.14.1',
+          externalRefs: [
+            {
+              referenceCategory: 'PACKAGE-MANAGER',
+              referenceType: 'purl',
+              referenceLocator: 'pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1',
+            },
+          ],
+        },
+      ],
+    };
+    const out = normalize(supplychain, envelope('https://spdx.dev/Document', spdx));
+    expect(out.edges).toEqual([
+      `DEPENDS_ON ${IMAGE} -> pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1`,
+    ]);
+    expect(out.warnings).toEqual([]);
+  });
+
+  it("twin: SPDX that is not JSON (tag-value in cosign's wrapper) stamps its subject and says so", () => {
+    const out = normalize(
+      supplychain,
+      envelope('https://spdx.dev/Document', {
+        Data: 'SPDXVersion: SPDX-2.3\nDataLicense: CC0-1.0',
+        Timestamp: 'x',
+      }),
+    );
     expect(out.names('Image')).toEqual([IMAGE]);
     expect(out.warnings.join()).toMatch(/attested SBOM \(https:\/\/spdx\.dev\/Document\) is not read/);
-    // Twin: a CycloneDX attestation warns of nothing.
+    // A CycloneDX attestation warns of nothing.
     expect(normalize(supplychain, envelope('https://cyclonedx.org/bom', BOM)).warnings).toEqual([]);
   });
 });
