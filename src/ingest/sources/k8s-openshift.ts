@@ -62,15 +62,9 @@ export function deploymentConfigOf(owned: K8sObject, replicationController: stri
  * no trigger applies, else a copy with those containers' images replaced.
  */
 export function triggeredImages(deploymentConfig: K8sObject, spec: K8sObject): K8sObject {
-  const triggers: unknown = deploymentConfig.spec?.triggers;
-  if (!Array.isArray(triggers) || !Array.isArray(spec.containers)) return spec;
+  if (!Array.isArray(spec.containers)) return spec;
   const images = new Map<string, string>();
-  for (const trigger of triggers) {
-    const params = trigger?.imageChangeParams;
-    if (trigger?.type !== 'ImageChange' || !params || params.automatic === false) continue;
-    const from = params.from;
-    if (from?.kind !== 'ImageStreamTag' || typeof from.name !== 'string') continue;
-    const last = typeof params.lastTriggeredImage === 'string' ? params.lastTriggeredImage.trim() : '';
+  for (const { params, from, last } of imageChangeTriggers(deploymentConfig)) {
     const namespace = typeof from.namespace === 'string' && from.namespace ? `${from.namespace}/` : '';
     // Not an image reference (a space): said as unread, never joined to a registry image of that name.
     const image = last || `ImageStreamTag ${namespace}${from.name}`;
@@ -236,15 +230,28 @@ export function triggeredImageStreamTags(
   namespace: string,
 ): Map<string, string> {
   const out = new Map<string, string>();
+  for (const { from, last } of imageChangeTriggers(deploymentConfig))
+    if (last) out.set(imageStreamTagKey(from, namespace), last);
+  return out;
+}
+
+/**
+ * A DeploymentConfig's automatic ImageChange triggers that follow an ImageStreamTag: each trigger's
+ * parameters, the tag it follows, and the image it last deployed (empty before it has run).
+ */
+function imageChangeTriggers(
+  deploymentConfig: K8sObject,
+): { params: K8sObject; from: K8sObject; last: string }[] {
   const triggers: unknown = deploymentConfig.spec?.triggers;
-  if (!Array.isArray(triggers)) return out;
+  if (!Array.isArray(triggers)) return [];
+  const out: { params: K8sObject; from: K8sObject; last: string }[] = [];
   for (const trigger of triggers) {
     const params = trigger?.imageChangeParams;
     if (trigger?.type !== 'ImageChange' || !params || params.automatic === false) continue;
     const from = params.from;
+    if (from?.kind !== 'ImageStreamTag' || typeof from.name !== 'string') continue;
     const last = typeof params.lastTriggeredImage === 'string' ? params.lastTriggeredImage.trim() : '';
-    if (from?.kind !== 'ImageStreamTag' || typeof from.name !== 'string' || !last) continue;
-    out.set(imageStreamTagKey(from, namespace), last);
+    out.push({ params, from, last });
   }
   return out;
 }
