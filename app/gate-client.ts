@@ -26,12 +26,16 @@ export interface GateRoute {
   steps: GateStep[];
   why: (GateStep & { change: 'added' | 'repriced' | 'exposed'; previousProbability?: number })[];
   fix: string;
-  /** what in the pull request the route comes from (Terraform addresses, Kubernetes objects, images, a package) */
+  /**
+   * what in the pull request the route comes from (Terraform addresses, Kubernetes objects, images, a
+   * package, the code scanner's finding)
+   */
   origin?: {
     terraform?: string[];
     kubernetes?: { kind?: string; name: string }[];
     images?: string[];
     package?: string;
+    code?: { path: string; line?: number; rule: string };
   };
 }
 
@@ -328,6 +332,13 @@ class FileIndex {
 
   locate(r: GateRoute, reportPath?: string): { uri: string; line: number; why: string } {
     const origin = r.origin ?? {};
+    // A code weakness is where its scanner found it, when the checkout holds that file.
+    if (origin.code && this.files().includes(path.normalize(origin.code.path)))
+      return {
+        uri: toUri(path.normalize(origin.code.path)),
+        line: Math.max(1, origin.code.line ?? 1),
+        why: `${origin.code.rule} was found here`,
+      };
     for (const address of origin.terraform ?? []) {
       const [type, name] = address
         .replace(/\[.*?\]$/, '')

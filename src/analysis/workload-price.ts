@@ -2,8 +2,10 @@
 // exploitable CVE (src/model/probability.ts: priceCve), scaled by the confidence of the identity join that
 // says the workload runs that image; an image whose scan found no CVE is priced as scanned clean. Shape read: Service DEPENDS_ON Image, CVE AFFECTS Image. An image
 // BUILT_FROM a repository a code scan (`trivy fs` / `trivy repo`) describes inherits that repository's
-// CVEs (CVE AFFECTS Repository), scaled by the confidence of the join that says it was built from it.
+// CVEs (CVE AFFECTS Repository) and its code scanners' server-side weaknesses (Weakness AFFECTS Repository,
+// src/model/code-weakness.ts), scaled by the confidence of the join that says it was built from it.
 import type { GraphView } from '../graph/model.js';
+import { priceWeakness } from '../model/code-weakness.js';
 import {
   moreExploitable,
   priceCve,
@@ -16,24 +18,28 @@ import {
 export function workloadPricer(graph: GraphView): (workload: string) => HopPrice | undefined {
   const workloads = new Map<string, HopPrice | undefined>();
   const images = new Map<string, HopPrice | undefined>();
-  const cves = new Map<string, HopPrice | undefined>();
-  /** The most exploitable CVE that AFFECTS a node (an image, a repository). */
-  const cvePrice = (node: string): HopPrice | undefined => {
-    if (cves.has(node)) return cves.get(node);
+  const findings = new Map<string, HopPrice | undefined>();
+  /** The most exploitable finding that AFFECTS a node (an image, a repository): a CVE, or a code weakness. */
+  const findingPrice = (node: string): HopPrice | undefined => {
+    if (findings.has(node)) return findings.get(node);
     let best: HopPrice | undefined;
     graph.forEachInEdge(node, (_key, attrs, _source, _target, sourceAttrs) => {
-      if (attrs.type === 'AFFECTS' && sourceAttrs.label === 'CVE')
-        best = moreExploitable(best, priceCve(sourceAttrs.props));
+      if (attrs.type !== 'AFFECTS') return;
+      if (sourceAttrs.label === 'CVE') best = moreExploitable(best, priceCve(sourceAttrs.props));
+      else if (sourceAttrs.label === 'Weakness') {
+        const price = priceWeakness(sourceAttrs.props);
+        if (price) best = moreExploitable(best, price);
+      }
     });
-    cves.set(node, best);
+    findings.set(node, best);
     return best;
   };
   const imagePrice = (image: string): HopPrice | undefined => {
     if (images.has(image)) return images.get(image);
-    let best = cvePrice(image);
+    let best = findingPrice(image);
     graph.forEachOutEdge(image, (_key, attrs, _source, repository, _sa, repositoryAttrs) => {
       if (attrs.type !== 'BUILT_FROM' || repositoryAttrs.label !== 'Repository') return;
-      const inherited = cvePrice(repository);
+      const inherited = findingPrice(repository);
       if (inherited)
         best = moreExploitable(best, {
           p: inherited.p * (attrs.joinConfidence ?? 1),

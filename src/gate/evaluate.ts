@@ -19,6 +19,7 @@ import type { FieldError } from '../ingest/envelope.js';
 import { checkSnapshotRequest, readIngestContext, stampPullRequest } from '../ingest/context.js';
 import { recognizeReport } from '../ingest/recognize.js';
 import type { IngestSource } from '../ingest/sources/source.js';
+import { priceWeakness, serverSideClass } from '../model/code-weakness.js';
 import { priceCve, priceHop } from '../model/probability.js';
 import {
   isCritical,
@@ -33,7 +34,7 @@ import {
   type SuppressionNote,
 } from '../paths/path-store.js';
 import { Overlay } from './overlay.js';
-import { substituteSuccessors, type Succession } from './successor.js';
+import { isRepositoryOfSlug, substituteSuccessors, type Succession } from './successor.js';
 
 export type Verdict = 'clean' | 'blocked' | 'unknown';
 export type Attribution = 'report' | 'commit';
@@ -75,6 +76,8 @@ export interface RouteOrigin {
   kubernetes?: { kind?: string; name: string }[];
   images?: string[];
   package?: string;
+  /** the code scanner's finding the fix names: its file in the repository, line and rule */
+  code?: { path: string; line?: number; rule: string };
 }
 
 export interface GatePath {
@@ -219,11 +222,17 @@ export async function evaluateGate(
   let output;
   try {
     checkSnapshotRequest(normalizer, context);
-    output = normalizer.normalize({
-      body: request.body,
-      query: request.query,
-      receivedAt: new Date(deps.now()).toISOString(),
-    });
+    const normalize = (query: Record<string, string | undefined>) =>
+      normalizer.normalize({ body: request.body, query, receivedAt: new Date(deps.now()).toISOString() });
+    try {
+      output = normalize(request.query);
+    } catch (error) {
+      // A code scan never names the repository it read (Semgrep, SARIF, a scan of a local checkout): the
+      // pull request's does, by its slug (the Action always sends it).
+      const repo = needsRepository(error) ? repositoryOfSlug(tenant, request.query) : undefined;
+      if (!repo) throw error;
+      output = normalize({ ...request.query, repo });
+    }
   } catch (error) {
     if (!(error instanceof ProblemError)) throw error;
     return empty(`the report could not be read: ${error.problem.detail}`, {
@@ -286,6 +295,32 @@ export async function evaluateGate(
     }),
     ...(sha && { commit: sha }),
   };
+}
+
+/** A normalizer's refusal for want of `?repo=` alone. */
+function needsRepository(error: unknown): boolean {
+  return (
+    error instanceof ProblemError &&
+    (error.problem.errors ?? []).some((e: FieldError) => e.pointer === '/query/repo')
+  );
+}
+
+/**
+ * The repository a pull request's slug names, when the call gives a slug and no `repo`: the estate's
+ * Repository of that slug (its `repo_slug`, or a name that ends with it, as build records and provenance
+ * name it) when exactly one is, else `github.com/<slug>`, the form `trivy repo` and build provenance use.
+ */
+function repositoryOfSlug(
+  tenant: TenantState,
+  query: Record<string, string | undefined>,
+): string | undefined {
+  const slug = query.slug?.trim().toLowerCase();
+  if (query.repo?.trim() || !slug || !/^[^/\s]+\/[^/\s]+$/.test(slug)) return undefined;
+  const found: string[] = [];
+  tenant.graph.forEachNode((_id, attrs) => {
+    if (isRepositoryOfSlug(attrs, slug)) found.push(attrs.name);
+  });
+  return found.length === 1 ? found[0] : `github.com/${slug}`;
 }
 
 /** What a report is about: its own scope, else its image, else the snapshot it was sent as. */
@@ -437,7 +472,7 @@ function compare(
       why,
       fix: fix.text,
     };
-    const origin = originOf(entry, overlay, successions, fix.package);
+    const origin = originOf(entry, overlay, successions, fix.package, fix.code);
     if (origin) entry.origin = origin;
     (status === 'opened' ? opened : worsened).push(entry);
     noteSuppressed(record, entry, status, suppression, suppressed);
@@ -531,16 +566,13 @@ function hop(step: PathStep): Omit<Why, 'change'> {
   };
 }
 
-/**
- * A suggested fix: for a hop into a workload repriced by CVEs the change brings, upgrade the package the
- * worst one is in; for an added hop, do not add it.
- */
 /** The report's own nodes on a route: what a file in the pull request says about them. */
 function originOf(
   path: GatePath,
   overlay: Overlay,
   successions: readonly Succession[],
   pkg: string | undefined,
+  code: RouteOrigin['code'],
 ): RouteOrigin | undefined {
   const origin: RouteOrigin = {};
   const onRoute = new Set(path.nodes.map((n) => n.id));
@@ -557,14 +589,20 @@ function originOf(
   for (const s of successions)
     if (s.workloads.some((w) => onRoute.has(w))) (origin.images ??= []).push(s.imageName);
   if (pkg) origin.package = pkg;
+  if (code) origin.code = code;
   return Object.keys(origin).length ? origin : undefined;
 }
 
+/**
+ * A suggested fix: for a hop into a workload repriced by CVEs or code weaknesses the change brings, upgrade
+ * the package the worst CVE is in, or fix the worst weakness where the code scanner found it; for an exposed
+ * start, do not expose it; for an added hop, do not add it.
+ */
 function suggestFix(
   why: Why[],
   overlay: Overlay,
   successions: readonly Succession[],
-): { text: string; package?: string } {
+): { text: string; package?: string; code?: RouteOrigin['code'] } {
   // CVEs the replaced images already had are not what the change brings.
   const inherited = new Set<string>();
   for (const s of successions)
@@ -584,6 +622,19 @@ function suggestFix(
     .map((e) => ({ cve: overlay.getNodeAttributes(e.from), edge: e.attrs.props ?? {} }))
     .sort((a, b) => exploitability(b.cve.props) - exploitability(a.cve.props));
   const repriced = why.find((w) => w.change === 'repriced');
+  const weakness = repriced ? newWeakness(overlay) : undefined;
+  if (weakness && (!cves.length || weakness.p > exploitability(cves[0].cve.props))) {
+    const props = weakness.attrs.props;
+    const rule = typeof props.rule_id === 'string' ? props.rule_id : weakness.attrs.name;
+    const file = typeof props.path === 'string' ? props.path : undefined;
+    const line = typeof props.line === 'number' ? props.line : undefined;
+    const cwe = Array.isArray(props.cwe) ? ` ${props.cwe.join(', ')}` : '';
+    const where = file ? ` at ${file}${line !== undefined ? `:${line}` : ''}` : '';
+    return {
+      text: `fix the ${serverSideClass(props.cwe)} (${rule}${cwe})${where} before this code is deployed`,
+      code: file ? { path: file, ...(line !== undefined && { line }), rule } : undefined,
+    };
+  }
   if (repriced && cves.length) {
     const { cve, edge } = cves[0];
     const pkg = typeof edge.package === 'string' ? edge.package : undefined;
@@ -609,6 +660,21 @@ function suggestFix(
 
 function exploitability(props: Record<string, unknown>): number {
   return priceCve(props).p;
+}
+
+/** The most exploitable server-side code weakness the report brings (one the live estate did not hold). */
+function newWeakness(
+  overlay: Overlay,
+): { p: number; attrs: ReturnType<Overlay['getNodeAttributes']> } | undefined {
+  let best: { p: number; attrs: ReturnType<Overlay['getNodeAttributes']> } | undefined;
+  for (const e of overlay.ownEdges()) {
+    if (e.attrs.type !== 'AFFECTS' || overlay.base.hasNode(e.from)) continue;
+    const attrs = overlay.getNodeAttributes(e.from);
+    if (attrs.label !== 'Weakness') continue;
+    const price = priceWeakness(attrs.props);
+    if (price && (!best || price.p > best.p)) best = { p: price.p, attrs };
+  }
+  return best;
 }
 
 /** Attribution by commit: every live route through an asset stamped with the commit. */

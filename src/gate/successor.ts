@@ -34,10 +34,7 @@ export function substituteSuccessors(overlay: Overlay, slug: string | undefined)
   const bySlug = new Set<string>();
   const builtFrom = new Map<string, Set<string>>();
   live.forEachNode((id, attrs) => {
-    if (attrs.label !== 'Repository' || !wantedSlug) return;
-    const repoSlug = typeof attrs.props.repo_slug === 'string' ? attrs.props.repo_slug.toLowerCase() : '';
-    const name = attrs.name.toLowerCase().replace(/\.git$/, '');
-    if (repoSlug === wantedSlug || name === wantedSlug || name.endsWith(`/${wantedSlug}`)) bySlug.add(id);
+    if (wantedSlug && isRepositoryOfSlug(attrs, wantedSlug)) bySlug.add(id);
   });
   live.forEachEdge((_key, attrs, source, target, sourceAttrs, targetAttrs) => {
     if (attrs.type !== 'BUILT_FROM' || sourceAttrs.label !== 'Image' || targetAttrs.label !== 'Repository')
@@ -101,4 +98,18 @@ export function substituteSuccessors(overlay: Overlay, slug: string | undefined)
     });
   }
   return successions;
+}
+
+/**
+ * Whether a node is the Repository a pull request's slug (`owner/name`, lowercased) names: its `repo_slug`,
+ * or a name that is the slug or ends with it (`github.com/owner/name`, as build records and provenance write).
+ */
+export function isRepositoryOfSlug(
+  attrs: { label: string; name: string; props: Record<string, unknown> },
+  slug: string,
+): boolean {
+  if (attrs.label !== 'Repository') return false;
+  const own = typeof attrs.props.repo_slug === 'string' ? attrs.props.repo_slug.toLowerCase() : '';
+  const name = attrs.name.toLowerCase().replace(/\.git$/, '');
+  return own === slug || name === slug || name.endsWith(`/${slug}`);
 }

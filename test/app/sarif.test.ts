@@ -97,7 +97,7 @@ describe('SARIF 2.1.0', () => {
     expect(log.runs[0].results).toEqual([]);
   });
 
-  it('points a Terraform route at its resource block, and a route no file explains at the report', () => {
+  it('points a Terraform route at its resource block, a code finding at its line, and a route no file explains at the report', () => {
     const route = {
       id: 'ap-0123456789abcdef',
       score: 0.72,
@@ -129,6 +129,17 @@ describe('SARIF 2.1.0', () => {
       opened: [
         { ...route, origin: { terraform: ['module.batch.aws_instance.batch_worker'] } },
         { ...route, id: 'ap-fedcba9876543210' },
+        // A code scanner's finding: at its line when the checkout holds the file, else like any other route.
+        {
+          ...route,
+          id: 'ap-1111111111111111',
+          origin: { code: { path: './infra/batch.tf', line: 6, rule: 'r' } },
+        },
+        {
+          ...route,
+          id: 'ap-2222222222222222',
+          origin: { code: { path: 'src/gone.py', line: 3, rule: 'r' } },
+        },
       ],
       worsened: [],
       preexisting: 0,
@@ -137,6 +148,8 @@ describe('SARIF 2.1.0', () => {
     expect(validate(log), JSON.stringify(validate.errors?.slice(0, 5))).toBe(true);
     expect(log.runs[0].results.map((r: any) => r.locations[0].physicalLocation)).toEqual([
       { artifactLocation: { uri: 'infra/batch.tf', uriBaseId: '%SRCROOT%' }, region: { startLine: 5 } },
+      { artifactLocation: { uri: 'plan.json', uriBaseId: '%SRCROOT%' }, region: { startLine: 1 } },
+      { artifactLocation: { uri: 'infra/batch.tf', uriBaseId: '%SRCROOT%' }, region: { startLine: 6 } },
       { artifactLocation: { uri: 'plan.json', uriBaseId: '%SRCROOT%' }, region: { startLine: 1 } },
     ]);
     expect(log.runs[0].results[0].ruleId).toBe('pathgate/attack-path-opened');
