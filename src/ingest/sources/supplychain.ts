@@ -23,7 +23,13 @@ import {
   type SbomPackage,
 } from './cyclonedx.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
-import { isProvenanceDocument, ProvenanceError, readProvenance, type Provenance } from './provenance.js';
+import {
+  isProvenanceDocument,
+  ProvenanceError,
+  readProvenance,
+  type Provenance,
+  type VerificationSummary,
+} from './provenance.js';
 import { reportProblem, reportSchema } from './report-schema.js';
 import { readSpdx } from './spdx.js';
 import type { IngestSource, NormalizeInput, NormalizeOutput } from './source.js';
@@ -115,7 +121,9 @@ export function createSupplyChainSource(): IngestSource {
     if (report.image !== undefined) {
       const ref = imageRef(report.image, report.pointer);
       subjects.push(addImage(out, ref));
-      const digests = provenance?.subjects.map((s) => s.digest).filter(Boolean) ?? [];
+      const digests = [...(provenance?.subjects.map((s) => s.digest) ?? []), provenance?.blob].filter(
+        Boolean,
+      );
       if (ref.digest && digests.length && !digests.includes(ref.digest)) {
         warnings.push(
           `supplychain report: the provenance's subjects do not include ${ref.digest}, the image's digest`,
@@ -127,6 +135,14 @@ export function createSupplyChainSource(): IngestSource {
       subjects.push(out.node('Repository', report.repository, {}));
     } else if (provenance) {
       for (const subject of provenance.subjects) subjects.push(addSubject(out, subject, provenance));
+      if (provenance.blob) warnings.push(unnamedBlob(provenance));
+    }
+    if (provenance?.vsa) {
+      const problem = vsaProblem(provenance.vsa);
+      if (problem)
+        warnings.push(
+          `supplychain report: the SLSA verification summary ${problem}: no SLSA level is taken from it`,
+        );
     }
 
     const signed = report.signed ?? provenance?.signed;
@@ -142,6 +158,10 @@ export function createSupplyChainSource(): IngestSource {
       provenance_format: provenance?.format,
       provenance_predicate: provenance?.predicateTypes.length ? provenance.predicateTypes : undefined,
       provenance_build_type: provenance?.buildType,
+      signer_identity: provenance?.signer?.identity,
+      signer_issuer: provenance?.signer?.issuer,
+      slsa_verifier: provenance?.vsa?.verifier,
+      slsa_verified_levels: provenance?.vsa?.levels.length ? provenance.vsa.levels : undefined,
       sbomComponents: packages?.length,
       sbom_format: cdx ? `cyclonedx ${cdx.specVersion ?? ''}`.trim() : packages ? 'components' : undefined,
     };
@@ -361,6 +381,28 @@ function addSubject(out: EnvelopeBuilder, subject: { name: string; digest?: stri
   return out.node('Package', subject.name, { digest: subject.digest });
 }
 
+/**
+ * A signed blob the bundle names only by digest, with no `?image=` to say which artifact it is: nothing is
+ * stamped (a node named by a bare digest would join nothing), and the warning says what was signed, by whom.
+ */
+function unnamedBlob(p: Provenance): string {
+  const by = p.signer?.identity
+    ? `, signed by ${p.signer.identity}${p.signer.issuer ? ` (issuer ${p.signer.issuer})` : ''}`
+    : '';
+  return (
+    `supplychain report: the Sigstore bundle signs a blob (messageSignature over ${p.blob}${by}) and does not ` +
+    'name the artifact: nothing is stamped; send it with ?image=<reference> naming the image it signs'
+  );
+}
+
+/** Why a verification summary gives no level, or undefined when it gives one. */
+function vsaProblem(vsa: VerificationSummary): string | undefined {
+  if (vsa.result !== 'PASSED') return `says verificationResult ${vsa.result ?? '(none)'}, not PASSED`;
+  if (vsa.buildLevel === undefined)
+    return `names no SLSA_BUILD_LEVEL_<n> among its verifiedLevels (${vsa.levels.join(', ') || 'none'})`;
+  return undefined;
+}
+
 function componentsOf(sbom: CdxDocument | ComponentEntry[]): SbomPackage[] {
   if (!Array.isArray(sbom)) return sbomPackages(sbom);
   const found = new Map<string, SbomPackage>();
@@ -383,6 +425,11 @@ export function slsaLevel(
   provenance: Provenance | undefined,
 ): { level: number; basis: string } | undefined {
   if (declared !== undefined) return { level: declared, basis: 'declared' };
+  // A verifier's summary that it PASSED at a build level: that level, as a declared one is taken.
+  if (provenance?.vsa)
+    return vsaProblem(provenance.vsa) === undefined && provenance.vsa.buildLevel !== undefined
+      ? { level: provenance.vsa.buildLevel, basis: 'vsa' }
+      : undefined;
   // Only build provenance says how an artifact was built: a signed SBOM or scan attestation is no level.
   if (!provenance?.slsa) return undefined;
   if (signed && builder && SLSA3_BUILDER.test(builder)) return { level: 3, basis: 'slsa3-builder' };
