@@ -1,11 +1,12 @@
 // Source `supplychain`: what is known about how an image (or package) was built and what it contains.
 // Accepts the spec's report `{image, signed?, slsa_level?, provenance_builder?, source_repo?, sbom?}` (sbom a
 // CycloneDX document or a component array; `provenance` any shape below), and the real documents on their
-// own: a CycloneDX or SPDX SBOM, an in-toto statement, a DSSE envelope, a Sigstore bundle, npm attestations or
-// Cloud Build provenance (`?image=` names the image when the document does not; an SBOM of no image is the
-// repository's `?repo=` names). Attestations are read by predicate: SLSA provenance gives the level, an SBOM
-// attestation its packages. Stamps `signed`, `slsaLevel`, `sbomComponents` and `provenance_builder` on the
-// subject; each component is a Library/Package the subject DEPENDS_ON; the source repository is drawn as
+// own: a CycloneDX or SPDX SBOM, an in-toto statement, a DSSE envelope, a Sigstore bundle (over a statement or
+// a blob), PyPI PEP 740 attestations, npm attestations or Cloud Build provenance (`?image=` names the image when
+// the document does not; an SBOM of no image is the repository's `?repo=` names). Attestations are read by
+// predicate: SLSA provenance gives the level, a verification summary the level it verified, an SBOM
+// attestation its packages. Stamps `signed` (and the certificate's `signer_identity`), `slsaLevel`,
+// `sbomComponents` and `provenance_builder` on the subject; each component is a Library/Package the subject DEPENDS_ON; the source repository is drawn as
 // BUILT_FROM. An SPDX 2.x JSON SBOM is read as the spec's component list (spdx.ts).
 import { ProblemError } from '../../http/problems.js';
 import { parseImageRef, type ImageRef } from '../../identity/image-ref.js';
@@ -89,7 +90,7 @@ export function createSupplyChainSource(): IngestSource {
     version: '2',
     description:
       'Supply chain: {image, signed?, slsa_level?, provenance_builder?, source_repo?, sbom?}, a CycloneDX SBOM, ' +
-      'or provenance (in-toto statement, DSSE envelope, Sigstore bundle, npm attestations).',
+      'or provenance (in-toto statement, DSSE envelope, Sigstore bundle, PyPI PEP 740 attestations, npm attestations).',
     snapshots: 'query',
     normalize(input) {
       // Several attestations, one per line (`cosign download attestation`, `gh attestation download`'s
