@@ -174,7 +174,7 @@ it('posts signatures and summaries: a blob bundle is said, not refused; PEP 740 
     expect(summary).toEqual({ accepted: 3, rejected: 0, skipped: 0 });
     await service.settle();
     const graph = service.engine.tenant('default')!.graph;
-    const wheel = nodeId('Package', 'rfc8785-0.1.2-py3-none-any.whl');
+    const wheel = nodeId('Library', 'pkg:pypi/rfc8785@0.1.2');
     expect(graph.hasNode(wheel)).toBe(true);
     expect(graph.getNodeAttributes(wheel)).toMatchObject({
       props: { signed: true, signer_identity: 'william@yossarian.net' },

@@ -240,6 +240,18 @@ function readPypiProvenance(bundles: unknown[], at: string): Provenance {
   return combined.sourceRepo || !publisherRepo ? combined : { ...combined, sourceRepo: publisherRepo };
 }
 
+/**
+ * The package a PyPI distribution file is (PEP 427 wheel `{name}-{version}(-{build})?-{py}-{abi}-{platform}.whl`,
+ * PEP 625 sdist `{name}-{version}.tar.gz`) as a purl, so an attestation's subject meets the library a scan
+ * names (`pkg:pypi/<name>@<version>`, the name compared as PEP 503 does); undefined for any other file name.
+ */
+export function pypiDistributionPurl(filename: string): string | undefined {
+  const wheel = /^([^-/]+)-([^-/]+)(?:-\d[^-/]*)?-[^-/]+-[^-/]+-[^-/]+\.whl$/.exec(filename);
+  const sdist = /^([^/]+)-([^-/]+)\.(?:tar\.gz|zip)$/.exec(filename);
+  const [, name, version] = wheel ?? sdist ?? [];
+  return name && version ? `pkg:pypi/${name}@${version}` : undefined;
+}
+
 /** A Trusted Publisher's repository (`{kind: GitHub, repository: owner/name}`; GitLab's `namespace/project`). */
 function publisherRepository(publisher: Json): string | undefined {
   const host = { GitHub: 'github.com', GitLab: 'gitlab.com' }[string(publisher.kind) ?? ''];

@@ -27,6 +27,7 @@ import { EnvelopeBuilder } from './envelope-builder.js';
 import {
   isProvenanceDocument,
   ProvenanceError,
+  pypiDistributionPurl,
   readProvenance,
   type Provenance,
   type VerificationSummary,
@@ -358,7 +359,11 @@ function addImage(out: EnvelopeBuilder, ref: ImageRef): string {
 }
 
 /** A provenance subject: an image (docker/oci purl, or a registry reference), a package purl, or a file. */
-function addSubject(out: EnvelopeBuilder, subject: { name: string; digest?: string }, p: Provenance): string {
+function addSubject(out: EnvelopeBuilder, named: { name: string; digest?: string }, p: Provenance): string {
+  // PyPI attests a distribution file (`rfc8785-0.1.2-py3-none-any.whl`): the package it is, as scans name it.
+  const pypi = p.format === 'pypi-attestation' || p.format === 'pypi-provenance';
+  const purl = pypi ? pypiDistributionPurl(named.name) : undefined;
+  const subject = purl ? { ...named, name: purl } : named;
   const purlImage = ociPurlImage(subject.name);
   // Google Cloud Build names its image subjects as URLs (`https://<region>-docker.pkg.dev/<path>:<tag>`).
   const plain = subject.name.startsWith('pkg:')

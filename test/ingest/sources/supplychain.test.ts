@@ -664,7 +664,8 @@ describe('supplychain: PyPI PEP 740 attestations', () => {
 
   it('reads the statement it carries: its subject signed, by the certificate`s identity', () => {
     const out = normalize(supplychain, attestation());
-    expect(out.node('Package', 'rfc8785-0.1.2-py3-none-any.whl').properties).toMatchObject({
+    // The wheel is the package scanners name: pkg:pypi/rfc8785@0.1.2.
+    expect(out.node('Library', 'pkg:pypi/rfc8785@0.1.2').properties).toMatchObject({
       digest: `sha256:${HEX}`,
       signed: true,
       provenance_format: 'pypi-attestation',
@@ -683,9 +684,20 @@ describe('supplychain: PyPI PEP 740 attestations', () => {
         },
       ],
     });
-    expect(out.edges).toEqual([
-      'BUILT_FROM rfc8785-0.1.2-py3-none-any.whl -> github.com/trailofbits/rfc8785.py',
-    ]);
+    expect(out.edges).toEqual(['BUILT_FROM pkg:pypi/rfc8785@0.1.2 -> github.com/trailofbits/rfc8785.py']);
+  });
+
+  it('twin: a subject that is no distribution file keeps its name; an in-toto wheel subject is no PyPI package', () => {
+    const odd = attestation();
+    odd.envelope.statement = b64(
+      statement('https://docs.pypi.org/attestations/publish/v1', null, 'notes.txt'),
+    );
+    expect(normalize(supplychain, odd).names('Package')).toEqual(['notes.txt']);
+    const plain = normalize(
+      supplychain,
+      statement('https://slsa.dev/provenance/v1', {}, 'rfc8785-0.1.2-py3-none-any.whl'),
+    );
+    expect(plain.names('Package')).toEqual(['rfc8785-0.1.2-py3-none-any.whl']);
   });
 
   it('twin: an attestation of another version is refused by name at /version', () => {

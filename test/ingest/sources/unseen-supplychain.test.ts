@@ -328,7 +328,8 @@ describe('PyPI PEP 740 attestations (trailofbits/pypi-attestations test assets)'
       supplychain,
       file('provenance/pypi-attestations-rfc8785-0.1.2-py3-none-any.whl.publish.attestation'),
     );
-    expect(out.node('Package', 'rfc8785-0.1.2-py3-none-any.whl').properties).toMatchObject({
+    expect(out.names('Library')).toEqual(['pkg:pypi/rfc8785@0.1.2']);
+    expect(out.node('Library', 'pkg:pypi/rfc8785@0.1.2').properties).toMatchObject({
       digest: 'sha256:c4e92e9ecc828bef2aa7dba1de8ac983511f7532a0df11c770d39099a25cf201',
       signed: true,
       provenance_format: 'pypi-attestation',
@@ -337,7 +338,7 @@ describe('PyPI PEP 740 attestations (trailofbits/pypi-attestations test assets)'
       signer_issuer: 'https://github.com/login/oauth',
     });
     // A publish attestation is no build provenance: no level.
-    expect(out.node('Package', 'rfc8785-0.1.2-py3-none-any.whl').properties?.slsaLevel).toBeUndefined();
+    expect(out.node('Library', 'pkg:pypi/rfc8785@0.1.2').properties?.slsaLevel).toBeUndefined();
   });
 
   it('a GitLab-published sdist: the GitLab CI identity and issuer', () => {
@@ -345,7 +346,7 @@ describe('PyPI PEP 740 attestations (trailofbits/pypi-attestations test assets)'
       supplychain,
       file('provenance/pypi-attestations-gitlab_oidc_project-0.0.3.tar.gz.publish.attestation'),
     );
-    expect(out.node('Package', 'gitlab_oidc_project-0.0.3.tar.gz').properties).toMatchObject({
+    expect(out.node('Library', 'pkg:pypi/gitlab-oidc-project@0.0.3').properties).toMatchObject({
       signer_identity: 'https://gitlab.com/facutuesca/gitlab-oidc-project//.gitlab-ci.yml@refs/heads/main',
       signer_issuer: 'https://gitlab.com',
     });
@@ -356,8 +357,12 @@ describe('PyPI PEP 740 attestations (trailofbits/pypi-attestations test assets)'
       supplychain,
       file('provenance/pypi-attestations-pypi_attestations-0.0.19.tar.gz.slsa.attestation'),
     );
-    const sdist = 'pypi_attestations-0.0.19.tar.gz';
-    expect(out.node('Package', sdist).properties).toMatchObject({
+    // The sdist is the package Trivy names from an installed pypi-attestations 0.0.19.
+    const sdist = 'pkg:pypi/pypi-attestations@0.0.19';
+    expect(packageRef({ name: 'pypi_attestations', purl: 'pkg:pypi/pypi_attestations@0.0.19' })?.name).toBe(
+      sdist,
+    );
+    expect(out.node('Library', sdist).properties).toMatchObject({
       slsaLevel: 2,
       slsa_level_basis: 'signed-provenance',
     });
@@ -372,9 +377,9 @@ describe('PyPI PEP 740 attestations (trailofbits/pypi-attestations test assets)'
       file('provenance/pypi-attestations-pypi_attestations-0.0.19.tar.gz.provenance'),
     );
     expect(out.edges).toEqual([
-      'BUILT_FROM pypi_attestations-0.0.19.tar.gz -> github.com/trailofbits/pypi-attestations',
+      'BUILT_FROM pkg:pypi/pypi-attestations@0.0.19 -> github.com/trailofbits/pypi-attestations',
     ]);
-    expect(out.node('Package', 'pypi_attestations-0.0.19.tar.gz').properties).toMatchObject({
+    expect(out.node('Library', 'pkg:pypi/pypi-attestations@0.0.19').properties).toMatchObject({
       signed: true,
       provenance_format: 'pypi-provenance',
       signer_identity:
