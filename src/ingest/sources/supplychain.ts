@@ -67,6 +67,9 @@ const COMPONENTS_SCHEMA = {
   },
 };
 
+/** Verification summary predicate types before v1 (v0.1, v0.2). */
+const OLDER_VSA = /^https:\/\/slsa\.dev\/verification_summary\/v0/;
+
 /** SLSA Build L3 builders: slsa-framework's own reusable workflows, released and named `*_slsa3.yml`. */
 const SLSA3_BUILDER =
   /^https:\/\/github\.com\/slsa-framework\/[^/]+\/\.github\/workflows\/[^@]+_slsa3\.yml@refs\/tags\/v\d/;
@@ -146,6 +149,13 @@ export function createSupplyChainSource(): IngestSource {
           `supplychain report: the SLSA verification summary ${problem}: no SLSA level is taken from it`,
         );
     }
+    // v0.1/v0.2 summaries name their levels differently (`policyLevel`, `SLSA_LEVEL_<n>`): said, not guessed.
+    const olderVsa = provenance?.predicateTypes.filter((t) => OLDER_VSA.test(t)) ?? [];
+    if (olderVsa.length)
+      warnings.push(
+        `supplychain report: a SLSA verification summary of ${olderVsa.join(', ')} is not read for a level ` +
+          '(pathgate reads https://slsa.dev/verification_summary/v1); only the subject is stamped',
+      );
 
     const signed = report.signed ?? provenance?.signed;
     const builder = report.provenance_builder ?? provenance?.builder;

@@ -752,6 +752,18 @@ describe('supplychain: SLSA verification summaries (VSA)', () => {
     ]);
   });
 
+  it('twin: a v0.2 summary is not read for a level, and says which version it is', () => {
+    const older = { ...vsa({ verificationResult: 'PASSED', verifiedLevels: ['SLSA_BUILD_LEVEL_3'] }) };
+    older.predicateType = 'https://slsa.dev/verification_summary/v0.2';
+    const out = normalize(supplychain, older);
+    expect(out.node('Image', `acme/shop@sha256:${HEX}`).properties?.slsaLevel).toBeUndefined();
+    expect(out.warnings).toEqual([
+      expect.stringMatching(
+        /summary of https:\/\/slsa\.dev\/verification_summary\/v0\.2 is not read for a level/,
+      ),
+    ]);
+  });
+
   it('a subject named `_` is the resource the summary names (resourceUri)', () => {
     const out = normalize(
       supplychain,
