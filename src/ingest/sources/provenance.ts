@@ -47,9 +47,10 @@ export interface Provenance {
   unreadSbom?: string;
   /**
    * A Sigstore bundle's `messageSignature` signs a blob it does not name, only its digest (`cosign sign-blob
-   * --bundle`, `sigstore sign`): the digest, `sha256:<hex>` (`sha384:`, `sha512:` for the other algorithms).
+   * --bundle`, `sigstore sign`): its digest, `sha256:<hex>` (`sha384:`, `sha512:` for the other algorithms),
+   * when the bundle gives one (`messageDigest` is optional in the bundle format).
    */
-  blob?: string;
+  blob?: { digest?: string };
   /** Who signed it, from the bundle's (or PEP 740 attestation's) Fulcio certificate. */
   signer?: SignerIdentity;
   /** A SLSA verification summary (`https://slsa.dev/verification_summary/v1`): what a verifier found. */
@@ -172,6 +173,16 @@ const MESSAGE_DIGEST_ALGORITHMS: Record<string, string> = {
  * evidence about whatever artifact that digest names; the bundle names no subject, so the caller says which.
  */
 function readMessageSignature(signature: Json, at: string): Provenance {
+  const read = (blob: { digest?: string }): Provenance => ({
+    format: 'sigstore-bundle',
+    predicateTypes: [],
+    subjects: [],
+    blob,
+    signed: typeof signature.signature === 'string' && signature.signature.length > 0,
+    slsa: false,
+  });
+  // The bundle format makes the digest optional: still a signature, over a blob named by nothing.
+  if (signature.messageDigest === undefined) return read({});
   const digest = object(signature.messageDigest);
   const algorithm =
     typeof digest.algorithm === 'string' ? MESSAGE_DIGEST_ALGORITHMS[digest.algorithm] : undefined;
@@ -188,14 +199,7 @@ function readMessageSignature(signature: Json, at: string): Provenance {
       undefined,
       `expected the base64 ${algorithm} digest of the signed blob`,
     );
-  return {
-    format: 'sigstore-bundle',
-    predicateTypes: [],
-    subjects: [],
-    blob: `${algorithm}:${bytes.toString('hex')}`,
-    signed: typeof signature.signature === 'string' && signature.signature.length > 0,
-    slsa: false,
-  };
+  return read({ digest: `${algorithm}:${bytes.toString('hex')}` });
 }
 
 /** A PEP 740 attestation: the in-toto statement it carries, signed over as DSSE, and its Fulcio certificate. */

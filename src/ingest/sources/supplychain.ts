@@ -126,7 +126,7 @@ export function createSupplyChainSource(): IngestSource {
     if (report.image !== undefined) {
       const ref = imageRef(report.image, report.pointer);
       subjects.push(addImage(out, ref));
-      const digests = [...(provenance?.subjects.map((s) => s.digest) ?? []), provenance?.blob].filter(
+      const digests = [...(provenance?.subjects.map((s) => s.digest) ?? []), provenance?.blob?.digest].filter(
         Boolean,
       );
       if (ref.digest && digests.length && !digests.includes(ref.digest)) {
@@ -406,7 +406,7 @@ function unnamedBlob(p: Provenance): string {
     ? `, signed by ${p.signer.identity}${p.signer.issuer ? ` (issuer ${p.signer.issuer})` : ''}`
     : '';
   return (
-    `supplychain report: the Sigstore bundle signs a blob (messageSignature over ${p.blob}${by}) and does not ` +
+    `supplychain report: the Sigstore bundle signs a blob (messageSignature over ${p.blob?.digest ?? 'a digest it does not give'}${by}) and does not ` +
     'name the artifact: nothing is stamped; send it with ?image=<reference> naming the image it signs'
   );
 }

@@ -608,6 +608,19 @@ describe('supplychain: a Sigstore bundle over a blob (messageSignature)', () => 
     expect(out.warnings.join()).toMatch(/do not include sha256:c{64}/);
   });
 
+  it('a bundle giving no messageDigest (optional in the format) is still a signature, said unnamed', () => {
+    const bundle = blobBundle();
+    const { messageDigest: _omitted, ...signatureOnly } = bundle.messageSignature;
+    const out = normalize(supplychain, { ...bundle, messageSignature: signatureOnly });
+    expect(out.warnings).toEqual([expect.stringMatching(/over a digest it does not give, signed by/)]);
+    const named = normalize(
+      supplychain,
+      { ...bundle, messageSignature: signatureOnly },
+      { image: 'acme/tool:1' },
+    );
+    expect(named.node('Image', 'acme/tool:1').properties).toMatchObject({ signed: true });
+  });
+
   it('twin: a digest of an unknown algorithm, or of the wrong length, is refused by its pointer', () => {
     expect(rejection(supplychain, blobBundle(undefined, 'MD5'), { image: 'acme/tool:1' })[0]).toMatchObject({
       pointer: '/messageSignature/messageDigest/algorithm',
