@@ -97,6 +97,8 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
         ok: true,
         status: response.status,
         line: `${source} -> 202, ${answer.nodes} nodes, ${answer.edges} edges (batch ${answer.batchId}${warnings})`,
+        // Said in full under the file's line: a count alone does not tell what was left unread, or why.
+        warnings: Array.isArray(answer.warnings) ? answer.warnings.map(String) : [],
       };
     }
     return {
@@ -196,10 +198,11 @@ export async function ingestReal(options: IngestRealOptions): Promise<IngestReal
       dump.add({ shown, body }, bytes);
       continue;
     }
-    const { ok, line } = await post(source, report, json);
+    const { ok, line, warnings } = await post(source, report, json);
     if (ok) summary.accepted++;
     else summary.rejected++;
     options.out(`${shown}: ${line}`);
+    for (const warning of warnings ?? []) options.out(`  warning: ${warning}`);
   }
   await postDump();
   const skippedByName = byName.line();

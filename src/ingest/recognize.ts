@@ -6,7 +6,12 @@ import { isLegacyTrivyReport } from './sources/trivy.js';
 import { isTrivyClusterReport } from './sources/trivy-k8s.js';
 import { looksLikeOperatorReports } from './sources/trivy-operator.js';
 import { isFalcoTextLog } from './sources/falco.js';
-import { isGcbProvenance, isProvenanceDocument } from './sources/provenance.js';
+import {
+  isGcbProvenance,
+  isProvenanceDocument,
+  isPypiAttestation,
+  isPypiProvenance,
+} from './sources/provenance.js';
 import { isRawState } from './sources/terraform-state.js';
 import { cyclonedxXmlToJson, looksLikeXml, NotCycloneDxXml } from './cyclonedx-xml.js';
 import { yamlToList } from './yaml.js';
@@ -67,6 +72,8 @@ export function recognizeReport(report: unknown): RecognizedSource | undefined {
     return 'supplychain';
   if (Array.isArray(report.attestations)) return 'supplychain';
   if (isGcbProvenance(report)) return 'supplychain';
+  // PyPI's PEP 740 attestations: one (`<file>.publish.attestation`), or the integrity API's provenance object
+  if (isPypiAttestation(report) || isPypiProvenance(report)) return 'supplychain';
   if (typeof report.account_id === 'string' && Array.isArray(report.policies)) return 'custodian';
   // `terraform show -json <planfile>`, and `terraform show -json` of a state (`values.root_module`)
   if (

@@ -140,3 +140,47 @@ it('posts custodian run folders with their metadata, and a Falco host alert to i
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+it('posts signatures and summaries: a blob bundle is said, not refused; PEP 740 and VSA reach the graph', async () => {
+  const files = [
+    'provenance/sigstore-python-integration-Python-3.12.5.tgz.sigstore',
+    'provenance/pypi-attestations-rfc8785-0.1.2-py3-none-any.whl.publish.attestation',
+    'provenance/slsa-verifier-vsa-gce-v1-gke-gce-pre.bcid-vsa.jsonl',
+  ];
+  const dir = await tempDir('pathgate-ingestreal-signatures-');
+  for (const f of files)
+    await copyFile(new URL(`../../fixtures/unseen/${f}`, import.meta.url), path.join(dir, path.basename(f)));
+  const service = await makeService();
+  const url = await service.ingestApp.listen({ host: '127.0.0.1', port: 0 });
+  const lines: string[] = [];
+  try {
+    const summary = await ingestReal({ dir, url, out: (l) => lines.push(l) });
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          /^sigstore-python-integration-Python-3\.12\.5\.tgz\.sigstore: supplychain -> 202, 0 nodes/,
+        ),
+        expect.stringMatching(
+          /^ {2}warning: .*signs a blob \(messageSignature over sha256:38dc4e2c.*, signed by thomas@python\.org/,
+        ),
+        expect.stringMatching(
+          /^pypi-attestations-rfc8785-.*\.publish\.attestation: supplychain -> 202, 1 nodes/,
+        ),
+        expect.stringMatching(
+          /^slsa-verifier-vsa-gce-v1-gke-gce-pre\.bcid-vsa\.jsonl: supplychain -> 202, 1 nodes/,
+        ),
+      ]),
+    );
+    expect(summary).toEqual({ accepted: 3, rejected: 0, skipped: 0 });
+    await service.settle();
+    const graph = service.engine.tenant('default')!.graph;
+    const wheel = nodeId('Library', 'pkg:pypi/rfc8785@0.1.2');
+    expect(graph.hasNode(wheel)).toBe(true);
+    expect(graph.getNodeAttributes(wheel)).toMatchObject({
+      props: { signed: true, signer_identity: 'william@yossarian.net' },
+    });
+  } finally {
+    await service.dispose();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

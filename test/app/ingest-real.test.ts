@@ -93,6 +93,9 @@ describe('pathgate ingestreal', () => {
         expect.stringMatching(
           /^empty-scan\.json: trivy -> 202, 0 nodes, 0 edges \(batch .*, 2 warning\(s\)\)$/,
         ),
+        // each warning said in full under its file's line
+        expect.stringMatching(/^ {2}warning: /),
+        expect.stringMatching(/^ {2}warning: /),
         '2 accepted, 0 rejected, 0 skipped',
       ]);
       expect(summary).toEqual({ accepted: 2, rejected: 0, skipped: 0 });

@@ -59,7 +59,7 @@ export const EXPECTS: Readonly<Record<string, string>> = {
     "a code scanner's SARIF 2.1.0 log (CodeQL, semgrep --sarif, SpotBugs, Gitleaks, ...): runs[].results[] (with ?repo= naming the repository)",
   build: 'CI build provenance {image, repository, slug?, sha?}',
   supplychain:
-    '{image, signed?, slsa_level?, provenance_builder?, source_repo?, sbom?}, or a CycloneDX SBOM (of an image, or of the repository ?repo= names), an in-toto statement, a DSSE envelope, a Sigstore bundle, npm attestations or Cloud Build provenance',
+    '{image, signed?, slsa_level?, provenance_builder?, source_repo?, sbom?}, or a CycloneDX SBOM (of an image, or of the repository ?repo= names), an in-toto statement, a DSSE envelope, a Sigstore bundle (DSSE, or a signature over a blob with ?image=), PyPI PEP 740 attestations, npm attestations or Cloud Build provenance',
   custodian:
     'Cloud Custodian resources {provider, account_id, policies: [{policy, resource, resources: [...]}]} with at least one resource',
   cloudnet:

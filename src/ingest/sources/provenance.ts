@@ -1,9 +1,12 @@
 // Reading build provenance for the supply-chain source, in the shapes real tools publish it: an in-toto
-// Statement (v0.1 or v1) carrying SLSA provenance v0.2 or v1, a DSSE envelope around one, a Sigstore bundle
-// (v0.1-v0.3, `dsseEnvelope`) and the npm registry's attestations document (a list of bundles).
-// What it yields: the subjects, the builder, the source repository and commit, and whether it was signed.
+// Statement (v0.1 or v1) carrying SLSA provenance v0.2 or v1 or a SLSA verification summary (VSA), a DSSE
+// envelope around one, a Sigstore bundle (v0.1-v0.3: `dsseEnvelope`, or `messageSignature` over a blob), PyPI's
+// PEP 740 attestations (one, or the integrity API's provenance object) and the npm registry's attestations
+// document (a list of bundles). What it yields: the subjects, the builder, the source repository and commit,
+// whether it was signed and by whom (the Fulcio certificate's identity and issuer).
 // Signatures are recorded as present, not verified: that needs the signer's trust root (docs/identity.md).
 import type { FieldError } from '../envelope.js';
+import { signerIdentity, type SignerIdentity } from './signer-identity.js';
 
 export interface Subject {
   name: string;
@@ -12,7 +15,14 @@ export interface Subject {
 }
 
 export interface Provenance {
-  format: 'in-toto-statement' | 'dsse-envelope' | 'sigstore-bundle' | 'npm-attestations' | 'gcb-provenance';
+  format:
+    | 'in-toto-statement'
+    | 'dsse-envelope'
+    | 'sigstore-bundle'
+    | 'npm-attestations'
+    | 'gcb-provenance'
+    | 'pypi-attestation'
+    | 'pypi-provenance';
   predicateTypes: string[];
   subjects: Subject[];
   builder?: string;
@@ -35,6 +45,29 @@ export interface Provenance {
   spdx?: { document: Json; pointer: string };
   /** The predicate type of an SBOM attestation pathgate does not read (SPDX that is not JSON). */
   unreadSbom?: string;
+  /**
+   * A Sigstore bundle's `messageSignature` signs a blob it does not name, only its digest (`cosign sign-blob
+   * --bundle`, `sigstore sign`): its digest, `sha256:<hex>` (`sha384:`, `sha512:` for the other algorithms),
+   * when the bundle gives one (`messageDigest` is optional in the bundle format).
+   */
+  blob?: { digest?: string };
+  /** Who signed it, from the bundle's (or PEP 740 attestation's) Fulcio certificate. */
+  signer?: SignerIdentity;
+  /** A SLSA verification summary (`https://slsa.dev/verification_summary/v1`): what a verifier found. */
+  vsa?: VerificationSummary;
+}
+
+export interface VerificationSummary {
+  /** `verifier.id` */
+  verifier?: string;
+  /** `verificationResult`: `PASSED` or `FAILED` */
+  result?: string;
+  /** `verifiedLevels` as written (`SLSA_BUILD_LEVEL_3`, `BCID_L1`, ...) */
+  levels: string[];
+  /** the highest `SLSA_BUILD_LEVEL_<n>` of `verifiedLevels` */
+  buildLevel?: number;
+  /** `resourceUri`: the resource the verified artifact is */
+  resource?: string;
 }
 
 export class ProvenanceError extends Error {
@@ -44,6 +77,7 @@ export class ProvenanceError extends Error {
 }
 
 const IN_TOTO_PAYLOAD = 'application/vnd.in-toto+json';
+const VSA_PREDICATE = 'https://slsa.dev/verification_summary/v1';
 
 /** CycloneDX and SPDX predicate types, as the in-toto attestation framework and cosign write them. */
 const CYCLONEDX_PREDICATE = /^https:\/\/cyclonedx\.org\/(?:bom|schema)/;
@@ -58,9 +92,22 @@ export function isProvenanceDocument(value: unknown): boolean {
     typeof value._type === 'string' ||
     typeof value.payloadType === 'string' ||
     isObject(value.dsseEnvelope) ||
+    isObject(value.messageSignature) ||
     Array.isArray(value.attestations) ||
-    isGcbProvenance(value)
+    isGcbProvenance(value) ||
+    isPypiAttestation(value) ||
+    isPypiProvenance(value)
   );
+}
+
+/** One PEP 740 attestation: `{version, verification_material, envelope: {statement, signature}}`. */
+export function isPypiAttestation(value: unknown): boolean {
+  return isObject(value) && isObject(value.verification_material) && isObject(value.envelope);
+}
+
+/** PyPI's integrity API provenance object: `{version, attestation_bundles: [{publisher, attestations}]}`. */
+export function isPypiProvenance(value: unknown): boolean {
+  return isObject(value) && Array.isArray(value.attestation_bundles);
 }
 
 /**
@@ -77,18 +124,143 @@ export function readProvenance(value: unknown, at = ''): Provenance {
   if (Array.isArray(value.attestations)) return readNpmAttestations(value.attestations, `${at}/attestations`);
   if (isGcbProvenance(value))
     return readGcbProvenance(object(value.provenance_summary), `${at}/provenance_summary`);
+  if (isPypiProvenance(value)) return readPypiProvenance(value.attestation_bundles as unknown[], at);
+  if (isPypiAttestation(value)) return readPypiAttestation(value, at);
   if (isObject(value.dsseEnvelope)) {
     const inner = readDsse(value.dsseEnvelope, `${at}/dsseEnvelope`);
-    return { ...inner, format: 'sigstore-bundle' };
+    return withSigner({ ...inner, format: 'sigstore-bundle' }, bundleCertificate(value));
   }
+  if (isObject(value.messageSignature))
+    return withSigner(
+      readMessageSignature(value.messageSignature, `${at}/messageSignature`),
+      bundleCertificate(value),
+    );
   if (typeof value.payloadType === 'string') return readDsse(value, at);
   if (typeof value._type === 'string') return readStatement(value, at, false, 'in-toto-statement');
   throw fail(
     at || '/',
     undefined,
     'not a provenance document: expected an in-toto statement (_type), a DSSE envelope (payloadType), ' +
-      'a Sigstore bundle (dsseEnvelope) or npm attestations (attestations)',
+      'a Sigstore bundle (dsseEnvelope or messageSignature), a PEP 740 attestation (envelope, ' +
+      'verification_material) or npm attestations (attestations)',
   );
+}
+
+/** The signer named by a certificate, when there is one to read (a key-signed bundle names none). */
+function withSigner(p: Provenance, certificate: string | undefined): Provenance {
+  const signer = certificate ? signerIdentity(certificate) : undefined;
+  return signer ? { ...p, signer } : p;
+}
+
+/** The leaf certificate of a bundle: v0.3's `certificate`, or the first of v0.1/v0.2's chain. */
+function bundleCertificate(bundle: Json): string | undefined {
+  const material = object(bundle.verificationMaterial);
+  const chain = object(material.x509CertificateChain).certificates;
+  const leaf =
+    object(material.certificate).rawBytes ?? (Array.isArray(chain) ? object(chain[0]).rawBytes : undefined);
+  return string(leaf);
+}
+
+/** Sigstore's hash algorithm names (`HashAlgorithm` in protobuf-specs) as digest prefixes. */
+const MESSAGE_DIGEST_ALGORITHMS: Record<string, string> = {
+  SHA2_256: 'sha256',
+  SHA2_384: 'sha384',
+  SHA2_512: 'sha512',
+};
+
+/**
+ * A bundle's `messageSignature`: a signature over a blob the bundle knows only by digest. It is signed
+ * evidence about whatever artifact that digest names; the bundle names no subject, so the caller says which.
+ */
+function readMessageSignature(signature: Json, at: string): Provenance {
+  const read = (blob: { digest?: string }): Provenance => ({
+    format: 'sigstore-bundle',
+    predicateTypes: [],
+    subjects: [],
+    blob,
+    signed: typeof signature.signature === 'string' && signature.signature.length > 0,
+    slsa: false,
+  });
+  // The bundle format makes the digest optional: still a signature, over a blob named by nothing.
+  if (signature.messageDigest === undefined) return read({});
+  const digest = object(signature.messageDigest);
+  const algorithm =
+    typeof digest.algorithm === 'string' ? MESSAGE_DIGEST_ALGORITHMS[digest.algorithm] : undefined;
+  if (!algorithm)
+    throw fail(
+      `${at}/messageDigest/algorithm`,
+      digest.algorithm,
+      `expected one of ${Object.keys(MESSAGE_DIGEST_ALGORITHMS).join(', ')}`,
+    );
+  const bytes = typeof digest.digest === 'string' ? Buffer.from(digest.digest, 'base64') : Buffer.alloc(0);
+  if (bytes.length * 8 !== Number(algorithm.slice(3)))
+    throw fail(
+      `${at}/messageDigest/digest`,
+      undefined,
+      `expected the base64 ${algorithm} digest of the signed blob`,
+    );
+  return read({ digest: `${algorithm}:${bytes.toString('hex')}` });
+}
+
+/** A PEP 740 attestation: the in-toto statement it carries, signed over as DSSE, and its Fulcio certificate. */
+function readPypiAttestation(attestation: Json, at: string): Provenance {
+  if (attestation.version !== 1)
+    throw fail(
+      `${at}/version`,
+      attestation.version,
+      'a PEP 740 attestation of version 1 is read; this version is not',
+    );
+  const envelope = object(attestation.envelope);
+  if (typeof envelope.statement !== 'string' || !envelope.statement)
+    throw fail(`${at}/envelope/statement`, undefined, 'expected the base64 in-toto statement');
+  let statement: unknown;
+  try {
+    statement = JSON.parse(Buffer.from(envelope.statement, 'base64').toString('utf8'));
+  } catch {
+    throw fail(`${at}/envelope/statement`, undefined, 'not base64-encoded JSON');
+  }
+  if (!isObject(statement))
+    throw fail(`${at}/envelope/statement`, undefined, 'the decoded statement is not an object');
+  const signed = typeof envelope.signature === 'string' && envelope.signature.length > 0;
+  const read = readStatement(statement, `${at}/envelope/statement`, signed, 'pypi-attestation');
+  return withSigner(read, string(object(attestation.verification_material).certificate));
+}
+
+/**
+ * PyPI's provenance object (`GET /integrity/<project>/<version>/<file>/provenance`): each bundle's
+ * attestations, read as one; the Trusted Publisher's repository is the source when no statement names one.
+ */
+function readPypiProvenance(bundles: unknown[], at: string): Provenance {
+  let publisherRepo: string | undefined;
+  const read = bundles.flatMap((bundle, index) => {
+    const pointer = `${at}/attestation_bundles/${index}`;
+    if (!isObject(bundle) || !Array.isArray(bundle.attestations))
+      throw fail(pointer, bundle, 'an attestation bundle needs its attestations');
+    publisherRepo ??= publisherRepository(object(bundle.publisher));
+    return bundle.attestations.map((a, i) => readProvenance(a, `${pointer}/attestations/${i}`));
+  });
+  if (!read.length) throw fail(`${at}/attestation_bundles`, undefined, 'no attestations');
+  const combined = combine(read, 'pypi-provenance');
+  return combined.sourceRepo || !publisherRepo ? combined : { ...combined, sourceRepo: publisherRepo };
+}
+
+/**
+ * The package a PyPI distribution file is (PEP 427 wheel `{name}-{version}(-{build})?-{py}-{abi}-{platform}.whl`,
+ * PEP 625 sdist `{name}-{version}.tar.gz`) as a purl, so an attestation's subject meets the library a scan
+ * names (`pkg:pypi/<name>@<version>`, the name compared as PEP 503 does); undefined for any other file name.
+ */
+export function pypiDistributionPurl(filename: string): string | undefined {
+  const wheel = /^([^-/]+)-([^-/]+)(?:-\d[^-/]*)?-[^-/]+-[^-/]+-[^-/]+\.whl$/.exec(filename);
+  const sdist = /^([^/]+)-([^-/]+)\.(?:tar\.gz|zip)$/.exec(filename);
+  const [, name, version] = wheel ?? sdist ?? [];
+  return name && version ? `pkg:pypi/${name}@${version}` : undefined;
+}
+
+/** A Trusted Publisher's repository (`{kind: GitHub, repository: owner/name}`; GitLab's `namespace/project`). */
+function publisherRepository(publisher: Json): string | undefined {
+  const host = { GitHub: 'github.com', GitLab: 'gitlab.com' }[string(publisher.kind) ?? ''];
+  const repository = string(publisher.repository);
+  return host && repository ? `${host}/${repository}` : undefined;
 }
 
 function readNpmAttestations(list: unknown[], at: string): Provenance {
@@ -115,6 +287,7 @@ function combine(read: Provenance[], format: Provenance['format']): Provenance {
     subjects: [...subjects.values()],
     signed: read.some((p) => p.signed),
     slsa: read.some((p) => p.slsa),
+    signer: provenance.signer ?? read.find((p) => p.signer)?.signer,
   };
 }
 
@@ -168,10 +341,18 @@ function readStatement(
   const predicate = isObject(statement.predicate) ? statement.predicate : {};
   const slsa = predicateType?.startsWith('https://slsa.dev/provenance/') ?? false;
   const facts = slsa ? readSlsa(predicate) : {};
+  const vsa = predicateType === VSA_PREDICATE ? readVsa(predicate) : undefined;
   return {
     format,
     predicateTypes: predicateType ? [predicateType] : [],
-    subjects,
+    // A VSA may name its subject `_` (no meaningful name): the resource it verified names it instead.
+    subjects: vsa?.resource
+      ? subjects.map((s) =>
+          // `oci://` / `docker://` name an image: the reference alone, as subjects name images.
+          isUnnamed(s.name) ? { ...s, name: vsa.resource!.replace(/^(?:oci|docker):\/\//, '') } : s,
+        )
+      : subjects,
+    ...(vsa && { vsa }),
     signed,
     slsa,
     ...facts,
@@ -212,6 +393,28 @@ function attestedBom(predicate: Json, at: string): { document: unknown; pointer:
     }
   }
   return { document: data, pointer: `${at}/predicate/Data` };
+}
+
+function isUnnamed(name: string): boolean {
+  return name.trim() === '' || name.trim() === '_';
+}
+
+/** A SLSA verification summary v1: the verifier, its result and the levels it found. */
+function readVsa(predicate: Json): VerificationSummary {
+  const levels = (Array.isArray(predicate.verifiedLevels) ? predicate.verifiedLevels : []).filter(
+    (l): l is string => typeof l === 'string',
+  );
+  const build = levels
+    .map((l) => /^SLSA_BUILD_LEVEL_(\d)$/.exec(l.trim())?.[1])
+    .filter((n): n is string => n !== undefined)
+    .map(Number);
+  return {
+    verifier: string(object(predicate.verifier).id),
+    result: string(predicate.verificationResult),
+    levels,
+    buildLevel: build.length ? Math.max(...build) : undefined,
+    resource: string(predicate.resourceUri),
+  };
 }
 
 /** SLSA provenance v0.1/v0.2 (`builder`, `invocation`, `materials`) and v1 (`buildDefinition`, `runDetails`). */

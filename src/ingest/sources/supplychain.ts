@@ -1,11 +1,12 @@
 // Source `supplychain`: what is known about how an image (or package) was built and what it contains.
 // Accepts the spec's report `{image, signed?, slsa_level?, provenance_builder?, source_repo?, sbom?}` (sbom a
 // CycloneDX document or a component array; `provenance` any shape below), and the real documents on their
-// own: a CycloneDX or SPDX SBOM, an in-toto statement, a DSSE envelope, a Sigstore bundle, npm attestations or
-// Cloud Build provenance (`?image=` names the image when the document does not; an SBOM of no image is the
-// repository's `?repo=` names). Attestations are read by predicate: SLSA provenance gives the level, an SBOM
-// attestation its packages. Stamps `signed`, `slsaLevel`, `sbomComponents` and `provenance_builder` on the
-// subject; each component is a Library/Package the subject DEPENDS_ON; the source repository is drawn as
+// own: a CycloneDX or SPDX SBOM, an in-toto statement, a DSSE envelope, a Sigstore bundle (over a statement or
+// a blob), PyPI PEP 740 attestations, npm attestations or Cloud Build provenance (`?image=` names the image when
+// the document does not; an SBOM of no image is the repository's `?repo=` names). Attestations are read by
+// predicate: SLSA provenance gives the level, a verification summary the level it verified, an SBOM
+// attestation its packages. Stamps `signed` (and the certificate's `signer_identity`), `slsaLevel`,
+// `sbomComponents` and `provenance_builder` on the subject; each component is a Library/Package the subject DEPENDS_ON; the source repository is drawn as
 // BUILT_FROM. An SPDX 2.x JSON SBOM is read as the spec's component list (spdx.ts).
 import { ProblemError } from '../../http/problems.js';
 import { parseImageRef, type ImageRef } from '../../identity/image-ref.js';
@@ -23,7 +24,14 @@ import {
   type SbomPackage,
 } from './cyclonedx.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
-import { isProvenanceDocument, ProvenanceError, readProvenance, type Provenance } from './provenance.js';
+import {
+  isProvenanceDocument,
+  ProvenanceError,
+  pypiDistributionPurl,
+  readProvenance,
+  type Provenance,
+  type VerificationSummary,
+} from './provenance.js';
 import { reportProblem, reportSchema } from './report-schema.js';
 import { readSpdx } from './spdx.js';
 import type { IngestSource, NormalizeInput, NormalizeOutput } from './source.js';
@@ -59,6 +67,9 @@ const COMPONENTS_SCHEMA = {
   },
 };
 
+/** Verification summary predicate types before v1 (v0.1, v0.2). */
+const OLDER_VSA = /^https:\/\/slsa\.dev\/verification_summary\/v0/;
+
 /** SLSA Build L3 builders: slsa-framework's own reusable workflows, released and named `*_slsa3.yml`. */
 const SLSA3_BUILDER =
   /^https:\/\/github\.com\/slsa-framework\/[^/]+\/\.github\/workflows\/[^@]+_slsa3\.yml@refs\/tags\/v\d/;
@@ -83,7 +94,7 @@ export function createSupplyChainSource(): IngestSource {
     version: '2',
     description:
       'Supply chain: {image, signed?, slsa_level?, provenance_builder?, source_repo?, sbom?}, a CycloneDX SBOM, ' +
-      'or provenance (in-toto statement, DSSE envelope, Sigstore bundle, npm attestations).',
+      'or provenance (in-toto statement, DSSE envelope, Sigstore bundle, PyPI PEP 740 attestations, npm attestations).',
     snapshots: 'query',
     normalize(input) {
       // Several attestations, one per line (`cosign download attestation`, `gh attestation download`'s
@@ -115,7 +126,9 @@ export function createSupplyChainSource(): IngestSource {
     if (report.image !== undefined) {
       const ref = imageRef(report.image, report.pointer);
       subjects.push(addImage(out, ref));
-      const digests = provenance?.subjects.map((s) => s.digest).filter(Boolean) ?? [];
+      const digests = [...(provenance?.subjects.map((s) => s.digest) ?? []), provenance?.blob?.digest].filter(
+        Boolean,
+      );
       if (ref.digest && digests.length && !digests.includes(ref.digest)) {
         warnings.push(
           `supplychain report: the provenance's subjects do not include ${ref.digest}, the image's digest`,
@@ -127,7 +140,22 @@ export function createSupplyChainSource(): IngestSource {
       subjects.push(out.node('Repository', report.repository, {}));
     } else if (provenance) {
       for (const subject of provenance.subjects) subjects.push(addSubject(out, subject, provenance));
+      if (provenance.blob) warnings.push(unnamedBlob(provenance));
     }
+    if (provenance?.vsa) {
+      const problem = vsaProblem(provenance.vsa);
+      if (problem)
+        warnings.push(
+          `supplychain report: the SLSA verification summary ${problem}: no SLSA level is taken from it`,
+        );
+    }
+    // v0.1/v0.2 summaries name their levels differently (`policyLevel`, `SLSA_LEVEL_<n>`): said, not guessed.
+    const olderVsa = provenance?.predicateTypes.filter((t) => OLDER_VSA.test(t)) ?? [];
+    if (olderVsa.length)
+      warnings.push(
+        `supplychain report: a SLSA verification summary of ${olderVsa.join(', ')} is not read for a level ` +
+          '(pathgate reads https://slsa.dev/verification_summary/v1); only the subject is stamped',
+      );
 
     const signed = report.signed ?? provenance?.signed;
     const builder = report.provenance_builder ?? provenance?.builder;
@@ -142,6 +170,10 @@ export function createSupplyChainSource(): IngestSource {
       provenance_format: provenance?.format,
       provenance_predicate: provenance?.predicateTypes.length ? provenance.predicateTypes : undefined,
       provenance_build_type: provenance?.buildType,
+      signer_identity: provenance?.signer?.identity,
+      signer_issuer: provenance?.signer?.issuer,
+      slsa_verifier: provenance?.vsa?.verifier,
+      slsa_verified_levels: provenance?.vsa?.levels.length ? provenance.vsa.levels : undefined,
       sbomComponents: packages?.length,
       sbom_format: cdx ? `cyclonedx ${cdx.specVersion ?? ''}`.trim() : packages ? 'components' : undefined,
     };
@@ -337,7 +369,11 @@ function addImage(out: EnvelopeBuilder, ref: ImageRef): string {
 }
 
 /** A provenance subject: an image (docker/oci purl, or a registry reference), a package purl, or a file. */
-function addSubject(out: EnvelopeBuilder, subject: { name: string; digest?: string }, p: Provenance): string {
+function addSubject(out: EnvelopeBuilder, named: { name: string; digest?: string }, p: Provenance): string {
+  // PyPI attests a distribution file (`rfc8785-0.1.2-py3-none-any.whl`): the package it is, as scans name it.
+  const pypi = p.format === 'pypi-attestation' || p.format === 'pypi-provenance';
+  const purl = pypi ? pypiDistributionPurl(named.name) : undefined;
+  const subject = purl ? { ...named, name: purl } : named;
   const purlImage = ociPurlImage(subject.name);
   // Google Cloud Build names its image subjects as URLs (`https://<region>-docker.pkg.dev/<path>:<tag>`).
   const plain = subject.name.startsWith('pkg:')
@@ -359,6 +395,28 @@ function addSubject(out: EnvelopeBuilder, subject: { name: string; digest?: stri
       });
   }
   return out.node('Package', subject.name, { digest: subject.digest });
+}
+
+/**
+ * A signed blob the bundle names only by digest, with no `?image=` to say which artifact it is: nothing is
+ * stamped (a node named by a bare digest would join nothing), and the warning says what was signed, by whom.
+ */
+function unnamedBlob(p: Provenance): string {
+  const by = p.signer?.identity
+    ? `, signed by ${p.signer.identity}${p.signer.issuer ? ` (issuer ${p.signer.issuer})` : ''}`
+    : '';
+  return (
+    `supplychain report: the Sigstore bundle signs a blob (messageSignature over ${p.blob?.digest ?? 'a digest it does not give'}${by}) and does not ` +
+    'name the artifact: nothing is stamped; send it with ?image=<reference> naming the image it signs'
+  );
+}
+
+/** Why a verification summary gives no level, or undefined when it gives one. */
+function vsaProblem(vsa: VerificationSummary): string | undefined {
+  if (vsa.result !== 'PASSED') return `says verificationResult ${vsa.result ?? '(none)'}, not PASSED`;
+  if (vsa.buildLevel === undefined)
+    return `names no SLSA_BUILD_LEVEL_<n> among its verifiedLevels (${vsa.levels.join(', ') || 'none'})`;
+  return undefined;
 }
 
 function componentsOf(sbom: CdxDocument | ComponentEntry[]): SbomPackage[] {
@@ -383,6 +441,11 @@ export function slsaLevel(
   provenance: Provenance | undefined,
 ): { level: number; basis: string } | undefined {
   if (declared !== undefined) return { level: declared, basis: 'declared' };
+  // A verifier's summary that it PASSED at a build level: that level, as a declared one is taken.
+  if (provenance?.vsa)
+    return vsaProblem(provenance.vsa) === undefined && provenance.vsa.buildLevel !== undefined
+      ? { level: provenance.vsa.buildLevel, basis: 'vsa' }
+      : undefined;
   // Only build provenance says how an artifact was built: a signed SBOM or scan attestation is no level.
   if (!provenance?.slsa) return undefined;
   if (signed && builder && SLSA3_BUILDER.test(builder)) return { level: 3, basis: 'slsa3-builder' };

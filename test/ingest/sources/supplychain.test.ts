@@ -1,5 +1,6 @@
 // The supplychain normalizer: the spec's report (sbom as CycloneDX or a component array), every real SBOM
 // and every real provenance shape (in-toto v0.2 and v1, DSSE, Sigstore bundle, npm attestations).
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createSupplyChainSource } from '../../../src/ingest/sources/supplychain.js';
 import { normalize, readReal, rejection } from '../../helpers/normalize.js';
@@ -543,5 +544,263 @@ describe('supplychain: SBOMs of a repository', () => {
       bom({ type: 'application', name: 'https://github.com/knqyf263/trivy-ci-test' }),
     );
     expect(out.names('Repository')).toEqual(['github.com/knqyf263/trivy-ci-test']);
+  });
+});
+
+// Minimal documents in the shapes Sigstore and PyPI publish; the real files are in unseen-supplychain.test.ts.
+const leafCertificate = (): string =>
+  (
+    JSON.parse(
+      readFileSync(
+        new URL(
+          '../../../fixtures/unseen/provenance/sigstore-python-bundle_v3_github.whl.sigstore',
+          import.meta.url,
+        ),
+        'utf8',
+      ),
+    ) as { verificationMaterial: { x509CertificateChain: { certificates: { rawBytes: string }[] } } }
+  ).verificationMaterial.x509CertificateChain.certificates[0].rawBytes;
+const WORKFLOW = 'https://github.com/trailofbits/rfc8785.py/.github/workflows/release.yml@refs/tags/v0.1.2';
+const ACTIONS_ISSUER = 'https://token.actions.githubusercontent.com';
+const HEX = 'ab'.repeat(32);
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64');
+const blobBundle = (digest = Buffer.from(HEX, 'hex').toString('base64'), algorithm = 'SHA2_256') => ({
+  mediaType: 'application/vnd.dev.sigstore.bundle.v0.3+json',
+  verificationMaterial: { certificate: { rawBytes: leafCertificate() } },
+  messageSignature: { messageDigest: { algorithm, digest }, signature: 'MEUCIQ==' },
+});
+const statement = (predicateType: string, predicate: unknown, name = 'pkg:npm/left-pad@1.3.0') => ({
+  _type: 'https://in-toto.io/Statement/v1',
+  subject: [{ name, digest: { sha256: HEX } }],
+  predicateType,
+  predicate,
+});
+
+describe('supplychain: a Sigstore bundle over a blob (messageSignature)', () => {
+  it('stamps the image ?image= names as signed, by the certificate`s identity and issuer', () => {
+    const out = normalize(supplychain, blobBundle(), { image: `ghcr.io/acme/tool@sha256:${HEX}` });
+    expect(out.node('Image', `acme/tool@sha256:${HEX}`).properties).toMatchObject({
+      signed: true,
+      signature_verified: false,
+      provenance_format: 'sigstore-bundle',
+      signer_identity: WORKFLOW,
+      signer_issuer: ACTIONS_ISSUER,
+    });
+    // A signature over a blob is no build provenance: no SLSA level.
+    expect(out.node('Image', `acme/tool@sha256:${HEX}`).properties?.slsaLevel).toBeUndefined();
+    expect(out.warnings).toEqual([]);
+  });
+
+  it('twin: without ?image= nothing is stamped, and a warning names the digest and the signer', () => {
+    const out = normalize(supplychain, blobBundle());
+    expect(out.nodes).toEqual([]);
+    expect(out.warnings).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `signs a blob \\(messageSignature over sha256:${HEX}, signed by ${WORKFLOW.replace(/[.?]/g, '\\$&')}`,
+        ),
+      ),
+    ]);
+  });
+
+  it('twin: an image of another digest is stamped, with the mismatch said', () => {
+    const out = normalize(supplychain, blobBundle(), { image: `ghcr.io/acme/tool@sha256:${'c'.repeat(64)}` });
+    expect(out.warnings.join()).toMatch(/do not include sha256:c{64}/);
+  });
+
+  it('a bundle giving no messageDigest (optional in the format) is still a signature, said unnamed', () => {
+    const bundle = blobBundle();
+    const { messageDigest: _omitted, ...signatureOnly } = bundle.messageSignature;
+    const out = normalize(supplychain, { ...bundle, messageSignature: signatureOnly });
+    expect(out.warnings).toEqual([expect.stringMatching(/over a digest it does not give, signed by/)]);
+    const named = normalize(
+      supplychain,
+      { ...bundle, messageSignature: signatureOnly },
+      { image: 'acme/tool:1' },
+    );
+    expect(named.node('Image', 'acme/tool:1').properties).toMatchObject({ signed: true });
+  });
+
+  it('twin: a digest of an unknown algorithm, or of the wrong length, is refused by its pointer', () => {
+    expect(rejection(supplychain, blobBundle(undefined, 'MD5'), { image: 'acme/tool:1' })[0]).toMatchObject({
+      pointer: '/messageSignature/messageDigest/algorithm',
+      value: 'MD5',
+    });
+    expect(rejection(supplychain, blobBundle('q83v', 'SHA2_256'), { image: 'acme/tool:1' })[0]).toMatchObject(
+      {
+        pointer: '/messageSignature/messageDigest/digest',
+      },
+    );
+  });
+});
+
+describe('supplychain: the signer of a DSSE bundle', () => {
+  const dsseBundle = (material: unknown) => ({
+    mediaType: 'application/vnd.dev.sigstore.bundle.v0.3+json',
+    verificationMaterial: material,
+    dsseEnvelope: {
+      payloadType: 'application/vnd.in-toto+json',
+      payload: b64(statement('https://slsa.dev/provenance/v1', {})),
+      signatures: [{ sig: 'MEUCIQ==' }],
+    },
+  });
+
+  it('records the Fulcio certificate`s identity and issuer on the subject', () => {
+    const out = normalize(supplychain, dsseBundle({ certificate: { rawBytes: leafCertificate() } }));
+    expect(out.node('Library', 'pkg:npm/left-pad@1.3.0').properties).toMatchObject({
+      signed: true,
+      signer_identity: WORKFLOW,
+      signer_issuer: ACTIONS_ISSUER,
+    });
+  });
+
+  it('twin: a key-signed bundle (publicKey hint, no certificate) records no signer, and no key', () => {
+    const out = normalize(supplychain, dsseBundle({ publicKey: { hint: 'abc' } }));
+    const props = out.node('Library', 'pkg:npm/left-pad@1.3.0').properties ?? {};
+    expect(props.signed).toBe(true);
+    expect(props).not.toHaveProperty('signer_identity');
+    expect(JSON.stringify(props)).not.toMatch(/rawBytes|hint|MII/);
+  });
+});
+
+describe('supplychain: PyPI PEP 740 attestations', () => {
+  const attestation = (version: unknown = 1) => ({
+    version,
+    verification_material: { certificate: leafCertificate(), transparency_entries: [] },
+    envelope: {
+      statement: b64(
+        statement('https://docs.pypi.org/attestations/publish/v1', null, 'rfc8785-0.1.2-py3-none-any.whl'),
+      ),
+      signature: 'MEUCIQ==',
+    },
+  });
+
+  it('reads the statement it carries: its subject signed, by the certificate`s identity', () => {
+    const out = normalize(supplychain, attestation());
+    // The wheel is the package scanners name: pkg:pypi/rfc8785@0.1.2.
+    expect(out.node('Library', 'pkg:pypi/rfc8785@0.1.2').properties).toMatchObject({
+      digest: `sha256:${HEX}`,
+      signed: true,
+      provenance_format: 'pypi-attestation',
+      provenance_predicate: ['https://docs.pypi.org/attestations/publish/v1'],
+      signer_identity: WORKFLOW,
+    });
+  });
+
+  it('the integrity API`s provenance object: the Trusted Publisher`s repository is the source', () => {
+    const out = normalize(supplychain, {
+      version: 1,
+      attestation_bundles: [
+        {
+          publisher: { kind: 'GitHub', repository: 'trailofbits/rfc8785.py' },
+          attestations: [attestation()],
+        },
+      ],
+    });
+    expect(out.edges).toEqual(['BUILT_FROM pkg:pypi/rfc8785@0.1.2 -> github.com/trailofbits/rfc8785.py']);
+  });
+
+  it('twin: a subject that is no distribution file keeps its name; an in-toto wheel subject is no PyPI package', () => {
+    const odd = attestation();
+    odd.envelope.statement = b64(
+      statement('https://docs.pypi.org/attestations/publish/v1', null, 'notes.txt'),
+    );
+    expect(normalize(supplychain, odd).names('Package')).toEqual(['notes.txt']);
+    const plain = normalize(
+      supplychain,
+      statement('https://slsa.dev/provenance/v1', {}, 'rfc8785-0.1.2-py3-none-any.whl'),
+    );
+    expect(plain.names('Package')).toEqual(['rfc8785-0.1.2-py3-none-any.whl']);
+  });
+
+  it('twin: an attestation of another version is refused by name at /version', () => {
+    expect(rejection(supplychain, attestation(2))[0]).toMatchObject({ pointer: '/version', value: 2 });
+  });
+});
+
+describe('supplychain: SLSA verification summaries (VSA)', () => {
+  const vsa = (predicate: Record<string, unknown>, name = 'ghcr.io/acme/shop') =>
+    statement(
+      'https://slsa.dev/verification_summary/v1',
+      { verifier: { id: 'https://verifier.example/v1' }, resourceUri: `oci://${name}`, ...predicate },
+      name,
+    );
+
+  it('a PASSED summary gives its subject the highest SLSA_BUILD_LEVEL it verified', () => {
+    const out = normalize(
+      supplychain,
+      vsa({
+        verificationResult: 'PASSED',
+        verifiedLevels: ['SLSA_BUILD_LEVEL_3', 'SLSA_BUILD_LEVEL_2', 'BCID_L1'],
+      }),
+    );
+    expect(out.node('Image', `acme/shop@sha256:${HEX}`).properties).toMatchObject({
+      slsaLevel: 3,
+      slsa_level_basis: 'vsa',
+      slsa_verifier: 'https://verifier.example/v1',
+      slsa_verified_levels: ['SLSA_BUILD_LEVEL_3', 'SLSA_BUILD_LEVEL_2', 'BCID_L1'],
+    });
+    expect(out.warnings).toEqual([]);
+  });
+
+  it('twin: a FAILED summary gives no level, and says why', () => {
+    const out = normalize(
+      supplychain,
+      vsa({ verificationResult: 'FAILED', verifiedLevels: ['SLSA_BUILD_LEVEL_3'] }),
+    );
+    expect(out.node('Image', `acme/shop@sha256:${HEX}`).properties?.slsaLevel).toBeUndefined();
+    expect(out.warnings).toEqual([
+      expect.stringMatching(/verificationResult FAILED, not PASSED: no SLSA level/),
+    ]);
+  });
+
+  it('twin: a summary of other tracks only (no SLSA_BUILD_LEVEL_n) gives no level, and says so', () => {
+    const out = normalize(
+      supplychain,
+      vsa({ verificationResult: 'PASSED', verifiedLevels: ['SLSA_SOURCE_LEVEL_2'] }),
+    );
+    expect(out.node('Image', `acme/shop@sha256:${HEX}`).properties?.slsaLevel).toBeUndefined();
+    expect(out.warnings).toEqual([
+      expect.stringMatching(/names no SLSA_BUILD_LEVEL_<n> .*SLSA_SOURCE_LEVEL_2/),
+    ]);
+  });
+
+  it('twin: a v0.2 summary is not read for a level, and says which version it is', () => {
+    const older = { ...vsa({ verificationResult: 'PASSED', verifiedLevels: ['SLSA_BUILD_LEVEL_3'] }) };
+    older.predicateType = 'https://slsa.dev/verification_summary/v0.2';
+    const out = normalize(supplychain, older);
+    expect(out.node('Image', `acme/shop@sha256:${HEX}`).properties?.slsaLevel).toBeUndefined();
+    expect(out.warnings).toEqual([
+      expect.stringMatching(
+        /summary of https:\/\/slsa\.dev\/verification_summary\/v0\.2 is not read for a level/,
+      ),
+    ]);
+  });
+
+  it('a subject named `_` is the resource the summary names (resourceUri)', () => {
+    const out = normalize(
+      supplychain,
+      vsa(
+        {
+          verificationResult: 'PASSED',
+          verifiedLevels: ['SLSA_BUILD_LEVEL_1'],
+          resourceUri: 'pkg:npm/left-pad@1.3.0',
+        },
+        '_',
+      ),
+    );
+    expect(out.node('Library', 'pkg:npm/left-pad@1.3.0').properties).toMatchObject({ slsaLevel: 1 });
+    const image = normalize(
+      supplychain,
+      vsa(
+        {
+          verificationResult: 'PASSED',
+          verifiedLevels: ['SLSA_BUILD_LEVEL_2'],
+          resourceUri: 'oci://ghcr.io/acme/shop',
+        },
+        '_',
+      ),
+    );
+    expect(image.names('Image')).toEqual([`acme/shop@sha256:${HEX}`]);
   });
 });

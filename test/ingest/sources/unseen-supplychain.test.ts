@@ -263,3 +263,145 @@ describe('attestations by their predicate', () => {
     });
   });
 });
+
+describe('Sigstore bundles over a blob (sigstore-python test assets)', () => {
+  it('CPython 3.12.5`s release tarball: signed by thomas@python.org, stamped on the image ?image= names', () => {
+    const out = normalize(
+      supplychain,
+      file('provenance/sigstore-python-integration-Python-3.12.5.tgz.sigstore'),
+      {
+        image: 'python:3.12.5',
+      },
+    );
+    expect(out.node('Image', 'python:3.12.5').properties).toMatchObject({
+      signed: true,
+      signature_verified: false,
+      provenance_format: 'sigstore-bundle',
+      signer_identity: 'thomas@python.org',
+      signer_issuer: 'https://accounts.google.com',
+    });
+    expect(out.warnings).toEqual([]);
+  });
+
+  it('a wheel signed by its release workflow (v0.2) and a file signed through GitHub login (v0.3), unnamed: said, not refused', () => {
+    const wheel = normalize(supplychain, file('provenance/sigstore-python-bundle_v3_github.whl.sigstore'));
+    expect(wheel.nodes).toEqual([]);
+    expect(wheel.warnings).toEqual([
+      'supplychain report: the Sigstore bundle signs a blob (messageSignature over ' +
+        'sha256:c4e92e9ecc828bef2aa7dba1de8ac983511f7532a0df11c770d39099a25cf201, signed by ' +
+        'https://github.com/trailofbits/rfc8785.py/.github/workflows/release.yml@refs/tags/v0.1.2 (issuer ' +
+        'https://token.actions.githubusercontent.com)) and does not name the artifact: nothing is stamped; send ' +
+        'it with ?image=<reference> naming the image it signs',
+    ]);
+    const text = normalize(supplychain, file('provenance/sigstore-python-bundle_v3.txt.sigstore'));
+    expect(text.warnings.join()).toMatch(
+      /over sha256:5e6ae9de58c1177bea615b4fcbfb2fd688e8c4b51c2e56b6a38e817833ec24a2, signed by william@yossarian\.net \(issuer https:\/\/github\.com\/login\/oauth\)/,
+    );
+  });
+
+  it('a DSSE bundle v0.3 (conformance beacon): its subject carries the workflow that signed it', () => {
+    const out = normalize(
+      supplychain,
+      file('provenance/sigstore-python-a.dsse.staging-rekor-v2.txt.sigstore.json'),
+    );
+    expect(out.node('Package', 'a.txt').properties).toMatchObject({
+      signed: true,
+      signer_identity:
+        'https://github.com/sigstore-conformance/extremely-dangerous-public-oidc-beacon/.github/workflows/extremely-dangerous-oidc-beacon.yml@refs/heads/main',
+      signer_issuer: 'https://token.actions.githubusercontent.com',
+    });
+  });
+
+  it('gh attestation download`s bundles (npm sigstore 2.1.0): the GitHub Actions workflow that signed', () => {
+    const out = normalize(supplychain, file('provenance/gh-cli-sigstore-js-2.1.0_with_2_bundles.jsonl'));
+    expect(out.node('Library', 'pkg:npm/sigstore@2.1.0').properties).toMatchObject({
+      signer_identity:
+        'https://github.com/sigstore/sigstore-js/.github/workflows/release.yml@refs/heads/main',
+      signer_issuer: 'https://token.actions.githubusercontent.com',
+    });
+  });
+});
+
+describe('PyPI PEP 740 attestations (trailofbits/pypi-attestations test assets)', () => {
+  it('a publish attestation: the wheel signed, by the GitHub login that uploaded it', () => {
+    const out = normalize(
+      supplychain,
+      file('provenance/pypi-attestations-rfc8785-0.1.2-py3-none-any.whl.publish.attestation'),
+    );
+    expect(out.names('Library')).toEqual(['pkg:pypi/rfc8785@0.1.2']);
+    expect(out.node('Library', 'pkg:pypi/rfc8785@0.1.2').properties).toMatchObject({
+      digest: 'sha256:c4e92e9ecc828bef2aa7dba1de8ac983511f7532a0df11c770d39099a25cf201',
+      signed: true,
+      provenance_format: 'pypi-attestation',
+      provenance_predicate: ['https://docs.pypi.org/attestations/publish/v1'],
+      signer_identity: 'william@yossarian.net',
+      signer_issuer: 'https://github.com/login/oauth',
+    });
+    // A publish attestation is no build provenance: no level.
+    expect(out.node('Library', 'pkg:pypi/rfc8785@0.1.2').properties?.slsaLevel).toBeUndefined();
+  });
+
+  it('a GitLab-published sdist: the GitLab CI identity and issuer', () => {
+    const out = normalize(
+      supplychain,
+      file('provenance/pypi-attestations-gitlab_oidc_project-0.0.3.tar.gz.publish.attestation'),
+    );
+    expect(out.node('Library', 'pkg:pypi/gitlab-oidc-project@0.0.3').properties).toMatchObject({
+      signer_identity: 'https://gitlab.com/facutuesca/gitlab-oidc-project//.gitlab-ci.yml@refs/heads/main',
+      signer_issuer: 'https://gitlab.com',
+    });
+  });
+
+  it('a SLSA v1 attestation: level 2, built from its repository at the tagged commit', () => {
+    const out = normalize(
+      supplychain,
+      file('provenance/pypi-attestations-pypi_attestations-0.0.19.tar.gz.slsa.attestation'),
+    );
+    // The sdist is the package Trivy names from an installed pypi-attestations 0.0.19.
+    const sdist = 'pkg:pypi/pypi-attestations@0.0.19';
+    expect(packageRef({ name: 'pypi_attestations', purl: 'pkg:pypi/pypi_attestations@0.0.19' })?.name).toBe(
+      sdist,
+    );
+    expect(out.node('Library', sdist).properties).toMatchObject({
+      slsaLevel: 2,
+      slsa_level_basis: 'signed-provenance',
+    });
+    expect(out.edgeProps('BUILT_FROM', sdist, 'github.com/trailofbits/pypi-attestations')).toMatchObject({
+      commit_sha: '08802efe1f8e5fec4ad842d6b8ce97656092ee72',
+    });
+  });
+
+  it('the integrity API`s provenance object: its attestations, built from the Trusted Publisher`s repository', () => {
+    const out = normalize(
+      supplychain,
+      file('provenance/pypi-attestations-pypi_attestations-0.0.19.tar.gz.provenance'),
+    );
+    expect(out.edges).toEqual([
+      'BUILT_FROM pkg:pypi/pypi-attestations@0.0.19 -> github.com/trailofbits/pypi-attestations',
+    ]);
+    expect(out.node('Library', 'pkg:pypi/pypi-attestations@0.0.19').properties).toMatchObject({
+      signed: true,
+      provenance_format: 'pypi-provenance',
+      signer_identity:
+        'https://github.com/trailofbits/pypi-attestations/.github/workflows/release.yml@refs/tags/v0.0.19',
+    });
+  });
+});
+
+describe('SLSA verification summaries (slsa-verifier testdata)', () => {
+  it('Google BCID`s summary of a GKE node image: SLSA build level 2 on the resource it names', () => {
+    const out = normalize(
+      supplychain,
+      file('provenance/slsa-verifier-vsa-gce-v1-gke-gce-pre.bcid-vsa.jsonl'),
+    );
+    const resource = 'gce_image://gke-node-images:gke-12615-gke1418000-cos-101-17162-463-29-c-cgpv1-pre';
+    expect(out.names('Package')).toEqual([resource]);
+    expect(out.node('Package', resource).properties).toMatchObject({
+      slsaLevel: 2,
+      slsa_level_basis: 'vsa',
+      slsa_verifier: 'https://bcid.corp.google.com/verifier/bcid_package_enforcer/v0.1',
+      slsa_verified_levels: ['BCID_L1', 'SLSA_BUILD_LEVEL_2'],
+    });
+    expect(out.warnings).toEqual([]);
+  });
+});
