@@ -4,15 +4,17 @@
 // or CronJob generates, or by the pod names the dump aliases on its StatefulSet, DaemonSet and Job workloads;
 // else `container.name`)
 // is marked `runtime_observed`, so hops into it are priced with basis `runtime` (docs/model.md). `container.image.repository` links the workload to its image (joined to the scan).
-// A Kubernetes audit alert marks the acting service account or user; a host alert its host. An alert
-// naming none of these is refused, naming the field.
+// A Kubernetes audit alert marks the acting service account or user; a CloudTrail alert the IAM user or role
+// (`ct.user.arn`, or `ct.user` typed by `ct.user.identitytype`); a host alert its host. An alert naming none
+// of these is skipped and said; a report of only such alerts is refused, naming the field.
 // Clusters: with `?cluster=<name>` (or `snapshot=cluster:<name>`, validated as the k8s source does), or a
 // cluster named in the alert's output_fields (`k8s.cluster.name`, or `cluster`, as a Falcosidekick custom
 // field adds it: Falco itself has no such field), names are qualified as the k8s source qualifies a dump's
 // (`<cluster>/<namespace>/<workload>`, `<cluster>/user/<name>`, `<cluster>/node/<hostname>`), so an alert
 // joins the workload of its own cluster only.
 import { parseImageRef } from '../../identity/image-ref.js';
-import { parseIamArn, qualify } from './account.js';
+import { ACCOUNT_UNKNOWN } from '../../graph/writer.js';
+import { accountParameter, parseIamArn, qualify } from './account.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
 import { clusterOf, isClusterName, serviceAccountOfUser, workloadOf } from './k8s.js';
 import { reportProblem, reportSchema } from './report-schema.js';
@@ -94,6 +96,7 @@ export function createFalcoSource(): IngestSource {
           },
         ]);
       const queried = clusterOf(query);
+      const queriedAccount = accountParameter(query);
       const checked = check(body);
       const alerts = Array.isArray(checked) ? checked : [checked];
       const out = new EnvelopeBuilder('falco', 'runtime', receivedAt);
@@ -102,7 +105,7 @@ export function createFalcoSource(): IngestSource {
         { rules: Set<string>; priority: string; last: string; tags: Set<string>; count: number }
       >();
       const refused: { pointer: string; detail: string }[] = [];
-      const unattached: { pointer: string; source: string }[] = [];
+      const unattached: { pointer: string; source: string; ambiguousUser: boolean }[] = [];
       alerts.forEach((a, index) => {
         const f = a.output_fields;
         // Falco writes a field it could not read as null or `<NA>`: absent either way.
@@ -153,12 +156,21 @@ export function createFalcoSource(): IngestSource {
             : out.node('User', q(`user/${auditUser}`), { cluster, k8s_user: auditUser });
         }
         // A CloudTrail plugin alert (`source: aws_cloudtrail`) is about the IAM user or role that made the
-        // call, named as the iam source names it (an assumed role's session is its role).
-        const cloudIdentity = id ? undefined : iamIdentityOf(str('ct.user.arn'));
-        if (cloudIdentity)
-          id = out.node(cloudIdentity.label, qualify(cloudIdentity.name, cloudIdentity.account), {
-            account: cloudIdentity.account,
-          });
+        // call, named as the iam source names it (an assumed role's session is its role): by its ARN, else by
+        // the name `ct.user` gives with what says whether it is a user or a role (the plugin's own rules
+        // print only `ct.user`, `ct.srcip` and `ct.region`). Without an account it joins the one identity of
+        // that label and name in any account (DECISIONS "Accounts").
+        let ambiguousUser = false;
+        if (!id) {
+          // An ARN says what the caller is; one of no user or role (the root user) is no identity here.
+          const arn = str('ct.user.arn');
+          const named = arn ? iamIdentityOf(arn) : cloudTrailIdentity(str, queriedAccount);
+          if (named === 'ambiguous') ambiguousUser = true;
+          else if (named)
+            id = out.node(named.label, named.account ? qualify(named.name, named.account) : named.name, {
+              ...(named.account ? { account: named.account } : { [ACCOUNT_UNKNOWN]: true }),
+            });
+        }
         // A host in a known cluster is its node, as the k8s source names it.
         // Not a CloudTrail alert's: it is about an AWS principal, not the machine Falco runs on.
         if (!id && a.hostname && a.source !== 'aws_cloudtrail')
@@ -171,7 +183,7 @@ export function createFalcoSource(): IngestSource {
             : out.node('VirtualMachine', a.hostname, { hostname: a.hostname });
         if (!id) {
           // Said, not refused: one alert of a plugin the engine has no node for must not cost the others.
-          unattached.push({ pointer: `${at}/output_fields`, source: a.source ?? 'syscall' });
+          unattached.push({ pointer: `${at}/output_fields`, source: a.source ?? 'syscall', ambiguousUser });
           return;
         }
         const repository = str('container.image.repository');
@@ -205,11 +217,15 @@ export function createFalcoSource(): IngestSource {
       });
       if (refused.length) throw reportProblem('falco', refused);
       const detail =
-        'the alert names no container, pod, Kubernetes user, IAM identity (`ct.user.arn`) or host to attach it to';
+        'the alert names no container, pod, Kubernetes user, IAM identity (`ct.user.arn`, or `ct.user` with ' +
+        '`ct.user.identitytype`) or host to attach it to';
       if (unattached.length && !seen.size)
         throw reportProblem(
           'falco',
-          unattached.map(({ pointer }) => ({ pointer, detail })),
+          unattached.map(({ pointer, ambiguousUser }) => ({
+            pointer,
+            detail: ambiguousUser ? AMBIGUOUS_USER : detail,
+          })),
         );
       const warnings = unattached.length
         ? [
@@ -217,6 +233,11 @@ export function createFalcoSource(): IngestSource {
               `${detail}; first at ${unattached[0].pointer}`,
           ]
         : [];
+      const ambiguous = unattached.filter((u) => u.ambiguousUser);
+      if (ambiguous.length)
+        warnings.push(
+          `falco report: ${ambiguous.length} CloudTrail alert(s): ${AMBIGUOUS_USER}; first at ${ambiguous[0].pointer}`,
+        );
       for (const [id, entry] of seen) {
         out.stamp(id, {
           runtime_observed: true,
@@ -236,6 +257,48 @@ export function createFalcoSource(): IngestSource {
  * The IAM identity an AWS principal ARN names, as the iam source names it: a user, a role, or the role an
  * STS session assumed (`arn:aws:sts::<account>:assumed-role/<role>/<session>`). Undefined for any other.
  */
+const AMBIGUOUS_USER =
+  "`ct.user` alone names a user or a role: add `%ct.user.identitytype` (or `%ct.user.arn`) to the rule's output";
+
+/** What `ct.user` names for each CloudTrail identity type the graph has a node for. */
+const CLOUDTRAIL_IDENTITY: Readonly<Record<string, 'User' | 'IAM_Role'>> = {
+  IAMUser: 'User',
+  AssumedRole: 'IAM_Role',
+};
+
+/**
+ * The IAM identity of a CloudTrail alert without an ARN: `ct.user` (an IAM user's name, or the role an
+ * assumed-role session was issued by) as `ct.user.identitytype` types it, else as `ct.user.principalid`'s
+ * unique-id prefix does (`AIDA` a user, `AROA` a role); `ambiguous` when nothing says which; undefined for
+ * what the graph has no node for (the root user, an AWS service, a federated user, `<NA>`). The account:
+ * `ct.user.accountid`, else `?account=`.
+ */
+function cloudTrailIdentity(
+  str: (key: string) => string | undefined,
+  queriedAccount: string | undefined,
+): { label: 'User' | 'IAM_Role'; name: string; account?: string } | 'ambiguous' | undefined {
+  const name = str('ct.user');
+  if (
+    !name ||
+    ['AssumedRole', 'AWSAccount', 'FederatedUser'].includes(name) ||
+    name.includes('.amazonaws.com')
+  )
+    return undefined;
+  const type = str('ct.user.identitytype');
+  const prefix = str('ct.user.principalid')?.slice(0, 4);
+  const label = type
+    ? CLOUDTRAIL_IDENTITY[type]
+    : prefix === 'AIDA'
+      ? 'User'
+      : prefix === 'AROA'
+        ? 'IAM_Role'
+        : 'ambiguous';
+  if (label === undefined || label === 'ambiguous') return label;
+  const stated = str('ct.user.accountid');
+  const account = stated && /^\d{12}$/.test(stated) ? stated : queriedAccount;
+  return { label, name, account };
+}
+
 function iamIdentityOf(
   arn: string | undefined,
 ): { label: 'User' | 'IAM_Role'; name: string; account: string } | undefined {

@@ -55,6 +55,62 @@ describe('falco: the CloudTrail plugin', () => {
   });
 });
 
+describe('falco: CloudTrail alerts naming `ct.user` without an ARN (the plugin’s own rules)', () => {
+  const named = (fields: Record<string, unknown>, query: Record<string, string> = {}) =>
+    normalize(falco, [alert({ 'ct.user': 'obama', 'ct.srcip': '198.51.100.7', ...fields })], query);
+
+  it('a typed user or assumed role lands on it, in its account, else in the one account that has it', () => {
+    expect(
+      named({ 'ct.user.identitytype': 'IAMUser', 'ct.user.accountid': '012345678901' }).names('User'),
+    ).toEqual(['012345678901/obama']);
+    // The unique-id prefix types it when the rule prints the principal id (`AROA…:session` is a role's).
+    expect(
+      named({ 'ct.user.principalid': 'AROAEXAMPLE:botocore-session' }, { account: '012345678901' }).names(
+        'IAM_Role',
+      ),
+    ).toEqual(['012345678901/obama']);
+    // No account anywhere: the bare name, marked for the writer to join the one `obama` of any account.
+    const bare = named({ 'ct.user.identitytype': 'IAMUser' });
+    expect(bare.names('User')).toEqual(['obama']);
+    expect(bare.node('User', 'obama').properties).toMatchObject({
+      account_unknown: true,
+      runtime_observed: true,
+    });
+  });
+
+  it('twin: `ct.user` alone (a user or a role?) and the root user, an AWS service or `<NA>` attach to nothing', () => {
+    const shell = alert(
+      { 'container.name': 'web', 'container.id': 'abc123' },
+      { rule: 'Terminal shell in container', source: 'syscall' },
+    );
+    const out = normalize(falco, [
+      alert({ 'ct.user': 'obama', 'ct.srcip': '198.51.100.7', 'ct.region': 'us-east-1' }),
+      alert({ 'ct.user': '<NA>', 'ct.user.identitytype': 'Root' }),
+      alert({ 'ct.user': 'ec2.amazonaws.com', 'ct.user.identitytype': 'AWSService' }),
+      alert({ 'ct.user': 'AssumedRole' }),
+      shell,
+    ]);
+    expect([...out.names('User'), ...out.names('IAM_Role')]).toEqual([]);
+    expect(out.warnings).toEqual([
+      expect.stringMatching(/^falco report: 4 alert\(s\) not attached \(aws_cloudtrail\): /),
+      'falco report: 1 CloudTrail alert(s): `ct.user` alone names a user or a role: add `%ct.user.identitytype` ' +
+        "(or `%ct.user.arn`) to the rule's output; first at /0/output_fields",
+    ]);
+    // Alone, refused, saying what to add.
+    expect(rejection(falco, [alert({ 'ct.user': 'obama' })])).toEqual([
+      expect.objectContaining({
+        pointer: '/0/output_fields',
+        detail: expect.stringContaining('%ct.user.identitytype'),
+      }),
+    ]);
+    expect(
+      rejection(falco, [alert({ 'ct.user': 'obama', 'ct.user.identitytype': 'IAMUser' })], {
+        account: 'prod',
+      }),
+    ).toEqual([expect.objectContaining({ pointer: '/query/account' })]);
+  });
+});
+
 describe('falco: alerts without their output text', () => {
   it('are read from their fields (json_include_output_property: false)', () => {
     const out = normalize(falco, {
@@ -90,6 +146,15 @@ describe('falco: CloudTrail alerts through the service', () => {
         runtime_observed: true,
         runtime_rules: ['Console Login Without MFA'],
       });
+      // The plugin's own rule prints `ct.user` and no account: typed, it joins the same user.
+      const typed = await service.ingest(
+        [alert({ 'ct.user': 'obama', 'ct.user.identitytype': 'IAMUser' }, { rule: 'Create AWS user' })],
+        { source: 'falco' },
+      );
+      expect(typed.status, JSON.stringify(typed.json)).toBe(202);
+      await service.settle();
+      expect(graph.order).toBe(before);
+      expect(graph.getNodeAttributes(obama!).props.runtime_rules).toEqual(['Create AWS user']);
     } finally {
       await service.dispose();
     }
