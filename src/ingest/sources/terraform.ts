@@ -23,7 +23,7 @@
 // `configuration` (resources point at each other only by their values: ids, names, ARNs, all known in a
 // state), a public address that is known (`public_ip`, empty when there is none), a bucket's ACL as S3
 // holds it (`grant`), and the region is the one its ARNs name.
-import { bucketExposure } from '../../markers/exposure.js';
+import { bucketExposure, bucketPolicyExposure } from '../../markers/exposure.js';
 import { crownJewel, readTags } from '../../markers/crown-jewel.js';
 import { accountParameter, parseIamArn, qualify } from './account.js';
 import { createCloudnetSource } from './cloudnet.js';
@@ -173,21 +173,79 @@ export function createTerraformSource(): IngestSource {
           grants.map((g) => ({ Grantee: { URI: g.URI }, Permission: g.Permission })),
         );
         const blocked = block?.values.block_public_acls === true && block.values.ignore_public_acls === true;
+        // A public policy is ignored (S3 admits only the owner's account and AWS services) under
+        // `restrict_public_buckets`.
+        const restricted = block?.values.restrict_public_buckets === true;
+        const policy = bucketPolicy(bucket, resources, plan);
+        const byPolicy = restricted || policy === 'unknown' ? {} : bucketPolicyExposure(policy);
+        const opened = [...(blocked ? [] : [exposure]), byPolicy].filter((e) => e.internet_exposed);
         const tags = readTags(tagList(bucket.values.tags));
         out.node('Bucket', qualify(name, account), {
           account,
           region,
           terraform_address: bucket.address,
-          ...(blocked || bucket.deleted || !exposure.internet_exposed
+          ...(opened.length && !bucket.deleted
             ? {
-                internet_exposed: false,
-                public_access: false,
-                exposure_basis: blocked ? 'terraform:public-access-block' : 'terraform:no-public-acl',
+                internet_exposed: true,
+                ...(opened.some((e) => e.public_access) && { public_access: true }),
+                exposure_basis: opened.map((e) => e.exposure_basis).join(' '),
               }
-            : exposure),
+            : policy === 'unknown' && !restricted && !bucket.deleted
+              ? // Its policy is known only at apply (built from values the plan does not know): left unstated.
+                { exposure_basis: 'terraform:policy-known-after-apply' }
+              : {
+                  internet_exposed: false,
+                  public_access: false,
+                  exposure_basis:
+                    blocked && (restricted || policy === undefined)
+                      ? 'terraform:public-access-block'
+                      : policy === undefined
+                        ? 'terraform:no-public-acl'
+                        : 'terraform:no-public-acl-or-policy',
+                }),
           ...crownJewel({ label: 'Bucket', name, tags }),
         });
       }
+      // Databases: each RDS instance (`aws_db_instance`, an Aurora cluster's `aws_rds_cluster_instance`) as the
+      // Database custodian draws for it (DescribeDBInstances: one per instance, named by its identifier), exposed
+      // as custodian reads it, by `publicly_accessible` alone. A plan states it completely: one not publicly
+      // accessible, or deleted, is stated closed.
+      const clusters = byType('aws_rds_cluster');
+      for (const db of [...byType('aws_db_instance'), ...byType('aws_rds_cluster_instance')]) {
+        const name = dbIdentifier(db);
+        const cluster = db.type === 'aws_rds_cluster_instance' ? clusterOf(db, clusters, plan) : undefined;
+        // An Aurora instance holds its cluster's data: the cluster's tags mark it where its own say nothing.
+        const tags = readTags({ ...(cluster?.values.tags ?? {}), ...(db.values.tags ?? {}) });
+        const open = db.values.publicly_accessible === true && !db.deleted;
+        const marker = crownJewel({ label: 'Database', name, tags });
+        out.node('Database', qualify(name, account), {
+          account,
+          region,
+          terraform_address: db.address,
+          engine: db.values.engine ?? cluster?.values.engine,
+          arn: db.values.arn,
+          db_cluster: cluster ? clusterIdentifier(cluster) : undefined,
+          publicly_accessible: open,
+          internet_exposed: open,
+          exposure_basis: open
+            ? 'publicly-accessible'
+            : db.deleted
+              ? 'terraform:deleted'
+              : 'terraform:not-publicly-accessible',
+          ...(marker.crown_jewel !== undefined || !cluster
+            ? marker
+            : crownJewel({ label: 'Database', name: clusterIdentifier(cluster), tags: {} })),
+        });
+      }
+      const instancesOf = new Set(
+        byType('aws_rds_cluster_instance').map((i) => clusterOf(i, clusters, plan)?.address),
+      );
+      const bare = clusters.filter((c) => !c.deleted && !instancesOf.has(c.address));
+      if (bare.length)
+        warnings.push(
+          `terraform ${isState(plan) ? 'state' : 'plan'}: RDS clusters with no aws_rds_cluster_instance in the ` +
+            `document (no database drawn): ${bare.map((c) => c.address).join(', ')}`,
+        );
       for (const lb of [...byType('aws_lb'), ...byType('aws_alb')]) {
         const name = lb.values.name;
         if (typeof name !== 'string') continue;
@@ -249,6 +307,10 @@ const READ_TYPES = [
   'aws_s3_bucket',
   'aws_s3_bucket_acl',
   'aws_s3_bucket_public_access_block',
+  'aws_s3_bucket_policy',
+  'aws_db_instance',
+  'aws_rds_cluster',
+  'aws_rds_cluster_instance',
   'aws_lb',
   'aws_alb',
 ];
@@ -861,6 +923,46 @@ function sameBucket(r: PlanResource, bucket: PlanResource, plan: Values): boolea
   return references(plan, r.address, 'bucket').some(
     (ref) => ref === bucket.address || ref.startsWith(`${bucket.address}.`),
   );
+}
+
+/**
+ * An RDS instance's identifier, the name DescribeDBInstances gives it; else (Terraform names it at apply,
+ * `terraform-<timestamp>`) its address, as a role with no name is.
+ */
+function dbIdentifier(db: PlanResource): string {
+  return typeof db.values.identifier === 'string' && db.values.identifier ? db.values.identifier : db.address;
+}
+
+function clusterIdentifier(cluster: PlanResource): string {
+  const id = cluster.values.cluster_identifier;
+  return typeof id === 'string' && id ? id : cluster.address;
+}
+
+/** The `aws_rds_cluster` of the document an Aurora instance belongs to: by identifier, or by reference. */
+function clusterOf(instance: PlanResource, clusters: PlanResource[], plan: Values): PlanResource | undefined {
+  const named = instance.values.cluster_identifier;
+  if (typeof named === 'string' && named)
+    return clusters.find((c) => c.values.cluster_identifier === named || c.values.id === named);
+  const refs = references(plan, instance.address, 'cluster_identifier');
+  return clusters.find((c) => refs.some((ref) => ref === c.address || ref.startsWith(`${c.address}.`)));
+}
+
+/**
+ * The bucket's policy: an `aws_s3_bucket_policy` of the document for it (none when the plan deletes it), else
+ * the bucket's own `policy` (an argument before provider 4, and what a state holds whatever set it). In a
+ * plan with an `aws_s3_bucket_policy`, the bucket's own value is the policy before the change and is not read.
+ * `unknown` when the policy is known only after apply (built from a value the plan does not know).
+ */
+function bucketPolicy(bucket: PlanResource, resources: PlanResource[], plan: Values): unknown {
+  const standalone = resources.filter(
+    (r) => r.type === 'aws_s3_bucket_policy' && sameBucket(r, bucket, plan),
+  );
+  const live = standalone.find((r) => !r.deleted);
+  if (live)
+    return typeof live.values.policy === 'string' && live.values.policy ? live.values.policy : 'unknown';
+  if (standalone.length) return undefined;
+  const own = bucket.values.policy;
+  return typeof own === 'string' && own ? own : undefined;
 }
 
 function aclGrants(cannedOnBucket: unknown, acl: Values | undefined): { URI: string; Permission: string }[] {
