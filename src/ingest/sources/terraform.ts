@@ -9,13 +9,20 @@
 // - roles, users and groups (`aws_iam_role`, `aws_iam_user`, `aws_iam_group`, group memberships), policies
 //   (`aws_iam_policy`), their inline and attached policies (`aws_iam_<kind>_policy`,
 //   `aws_iam_<kind>_policy_attachment`, `aws_iam_policy_attachment`) to `iam` (trust, escalation primitives);
-// - buckets (`aws_s3_bucket`, its `aws_s3_bucket_acl` and `aws_s3_bucket_public_access_block`) and load
-//   balancers (`aws_lb`) as `custodian` names them.
+// - buckets (`aws_s3_bucket`, its `aws_s3_bucket_acl`, `aws_s3_bucket_policy` and
+//   `aws_s3_bucket_public_access_block`), RDS instances (`aws_db_instance`, and an Aurora cluster's
+//   `aws_rds_cluster_instance`, with its `aws_rds_cluster`'s tags) and load balancers (`aws_lb`) as `custodian`
+//   names and marks them. A bucket is exposed by a public ACL or by a policy letting anyone (`Principal: "*"`)
+//   reach its data under no condition that confines it (src/markers/exposure.ts); a database by
+//   `publicly_accessible` alone, as custodian reads `PubliclyAccessible` (its security groups do not decide).
+// Load balancers route to nothing here (`aws_lb_listener`, `aws_lb_target_group_attachment` are not read): no
+// cloud source draws a load balancer's targets.
 // Names are qualified by the account (`?account=`, else the account in the plan's ARNs; without either,
 // no name is, the plan's roles included: ARNs built here leave the account empty). A plan states
 // each resource it manages completely, so an instance whose groups the plan holds and none opens, or that
-// has no public address, is stated not exposed (`internet_exposed: false`): a plan that closes a route
-// is seen closing it. `?region=` (pathgate gate -region) is the region of resources the plan does not
+// has no public address, a database not publicly accessible, a bucket no ACL or policy opens, is stated not
+// exposed (`internet_exposed: false`): a plan that closes a route is seen closing it. A bucket policy known
+// only after apply (built from a data source the plan has not read) leaves the bucket's exposure unstated. `?region=` (pathgate gate -region) is the region of resources the plan does not
 // place.
 // A state as `terraform show -json` prints it (`values.root_module`, no `planned_values`) is read as what is
 // deployed, through the same mapping, so that a state and a plan of the same module name the same nodes. It
@@ -77,7 +84,7 @@ export function createTerraformSource(): IngestSource {
     name: 'terraform',
     version: '2',
     description:
-      'A Terraform plan (terraform show -json): security groups, instances and profiles, IAM roles and policies, buckets and load balancers, on the cloud sources’ nodes.',
+      'A Terraform plan (terraform show -json): security groups, instances and profiles, IAM roles and policies, buckets and their policies, RDS databases and load balancers, on the cloud sources’ nodes.',
     snapshots: 'query',
     normalize({ body, query, receivedAt }) {
       // A raw `terraform.tfstate` is read as `terraform show -json` prints it (terraform-state.ts).
