@@ -21,8 +21,9 @@
 // no name is, the plan's roles included: ARNs built here leave the account empty). A plan states
 // each resource it manages completely, so an instance whose groups the plan holds and none opens, or that
 // has no public address, a database not publicly accessible, a bucket no ACL or policy opens, is stated not
-// exposed (`internet_exposed: false`): a plan that closes a route is seen closing it. A bucket policy known
-// only after apply (built from a data source the plan has not read) leaves the bucket's exposure unstated. `?region=` (pathgate gate -region) is the region of resources the plan does not
+// exposed (`internet_exposed: false`): a plan that closes a route is seen closing it. A bucket policy from an
+// `aws_iam_policy_document` read at apply is read from the statements the plan holds for it; one known only
+// after apply otherwise leaves the bucket's exposure unstated. `?region=` (pathgate gate -region) is the region of resources the plan does not
 // place.
 // A state as `terraform show -json` prints it (`values.root_module`, no `planned_values`) is read as what is
 // deployed, through the same mapping, so that a state and a plan of the same module name the same nodes. It
@@ -966,10 +967,70 @@ function bucketPolicy(bucket: PlanResource, resources: PlanResource[], plan: Val
   );
   const live = standalone.find((r) => !r.deleted);
   if (live)
-    return typeof live.values.policy === 'string' && live.values.policy ? live.values.policy : 'unknown';
+    return typeof live.values.policy === 'string' && live.values.policy
+      ? live.values.policy
+      : (deferredPolicyDocument(plan, live) ?? 'unknown');
   if (standalone.length) return undefined;
   const own = bucket.values.policy;
   return typeof own === 'string' && own ? own : undefined;
+}
+
+/**
+ * A policy written `policy = data.aws_iam_policy_document.<name>.json` whose document Terraform reads only at
+ * apply (its statements use values the plan does not know, such as a new bucket's ARN): the plan still holds
+ * the data source's statements, with what it knows of them, under `planned_values`. Read as the JSON they will
+ * print; undefined when the policy is not such a document, merges others (`source_policy_documents`,
+ * `override_policy_documents`, `source_json`, `override_json`), or has a condition whose values are known
+ * only at apply (it confines to something not known here). A principal not yet known is no `*` (a literal `*`
+ * is always known), so it never makes a statement public.
+ */
+function deferredPolicyDocument(plan: Values, r: PlanResource): Values | undefined {
+  const ref = references(plan, r.address, 'policy').find((x) =>
+    /(^|\.)data\.aws_iam_policy_document\.[^.]+$/.test(x),
+  );
+  if (!ref) return undefined;
+  let document: Values | undefined;
+  const walk = (module: PlanModule | undefined) => {
+    for (const x of module?.resources ?? []) if (x.mode === 'data' && x.address === ref) document = x.values;
+    for (const child of module?.child_modules ?? []) walk(child);
+  };
+  walk(plan.planned_values?.root_module);
+  const doc = document;
+  if (!doc || !Array.isArray(doc.statement)) return undefined;
+  const given = (v: unknown) => v !== null && v !== undefined && !(Array.isArray(v) && !v.length);
+  if (
+    ['source_policy_documents', 'override_policy_documents', 'source_json', 'override_json'].some((k) =>
+      given(doc[k]),
+    )
+  )
+    return undefined;
+  const statements = doc.statement as Values[];
+  const conditions = statements.flatMap((st) => (st?.condition ?? []) as Values[]);
+  if (
+    conditions.some((c) => !Array.isArray(c?.values) || c.values.some((v: unknown) => typeof v !== 'string'))
+  )
+    return undefined;
+  const strings = (v: unknown) =>
+    Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  return {
+    Statement: statements.map((st) => {
+      const principal: Record<string, string[]> = {};
+      for (const p of (st.principals ?? []) as Values[])
+        if (typeof p?.type === 'string')
+          principal[p.type] = [...(principal[p.type] ?? []), ...strings(p.identifiers)];
+      const condition: Record<string, Record<string, string[]>> = {};
+      for (const c of (st.condition ?? []) as Values[])
+        if (typeof c?.test === 'string' && typeof c.variable === 'string')
+          condition[c.test] = { ...condition[c.test], [c.variable]: strings(c.values) };
+      return {
+        Effect: st.effect ?? 'Allow',
+        // A principal of type `*` prints as `"Principal": "*"`.
+        Principal: principal['*']?.includes('*') ? '*' : principal,
+        Action: strings(st.actions),
+        ...(Object.keys(condition).length && { Condition: condition }),
+      };
+    }),
+  };
 }
 
 function aclGrants(cannedOnBucket: unknown, acl: Values | undefined): { URI: string; Permission: string }[] {

@@ -2,7 +2,8 @@
 // letting anyone (`Principal: "*"`, `{"AWS": "*"}`) reach the bucket's data, with no condition confining it
 // to fixed parties (S3's own meaning of public: a VPC endpoint, an organization, an account, source ranges),
 // makes the bucket internet exposed, and public_access when anyone may read it, as a public ACL does.
-// `restrict_public_buckets` takes it back, as S3 does. A policy known only after apply is left unstated.
+// `restrict_public_buckets` takes it back, as S3 does. A policy document Terraform reads at apply is read
+// from the statements the plan holds; one whose confining values are known only at apply is left unstated.
 // Real plans: terraform-compliance's issues 174 and 255, checkov's plan with a policy document data source.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -177,13 +178,79 @@ describe('terraform bucket policies', () => {
     });
   });
 
-  it("checkov's plan with a policy document data source (Terraform 1.3.9): the policy is known only at apply", () => {
+  it("checkov's plan (Terraform 1.3.9): a policy document read at apply, its planned statements read now", () => {
+    // Its `aws_iam_policy_document` uses the new bucket's ARN, so Terraform reads it at apply; the plan holds its
+    // statements as far as known: as this file holds them, `*` on `*` to the AWS principal `*`.
     const out = normalize(terraform, file('checkov-plan_with_iam_data_block-tfplan.json'));
-    const props = out.node('Bucket', 'my-tf-test-bucket').properties;
-    expect(props).toMatchObject({
-      exposure_basis: 'terraform:policy-known-after-apply',
+    expect(out.node('Bucket', 'my-tf-test-bucket').properties).toMatchObject({
+      internet_exposed: true,
+      public_access: true,
+      exposure_basis: 'policy:*:*',
       region: 'us-east-2',
     });
-    expect(props?.internet_exposed).toBeUndefined();
+  });
+
+  it('a deferred policy document: an account principal opens nothing; a condition known only at apply is unstated', () => {
+    const body = (statement: Record<string, unknown>) => ({
+      format_version: '1.1',
+      planned_values: {
+        root_module: {
+          resources: [
+            bucket,
+            { ...res('aws_s3_bucket_policy.exports', {}), values: {} },
+            {
+              address: 'data.aws_iam_policy_document.exports',
+              mode: 'data',
+              type: 'aws_iam_policy_document',
+              name: 'exports',
+              values: {
+                source_policy_documents: null,
+                override_policy_documents: null,
+                statement: [
+                  { actions: ['s3:GetObject'], effect: null, resources: [null], condition: [], ...statement },
+                ],
+              },
+            },
+          ],
+        },
+      },
+      resource_changes: [],
+      configuration: {
+        root_module: {
+          resources: [
+            {
+              address: 'aws_s3_bucket_policy.exports',
+              expressions: {
+                bucket: { references: ['aws_s3_bucket.exports.id', 'aws_s3_bucket.exports'] },
+                policy: {
+                  references: [
+                    'data.aws_iam_policy_document.exports.json',
+                    'data.aws_iam_policy_document.exports',
+                  ],
+                },
+              },
+            },
+          ],
+        },
+      },
+    });
+    const props = (statement: Record<string, unknown>) =>
+      normalize(terraform, body(statement), { account: ACCOUNT }).node('Bucket', `${ACCOUNT}/exports`)
+        .properties;
+    expect(props({ principals: [{ type: '*', identifiers: ['*'] }] })).toMatchObject({ public_access: true });
+    expect(props({ principals: [{ type: 'AWS', identifiers: [ACCOUNT] }] })).toMatchObject({
+      internet_exposed: false,
+    });
+    const unknownEndpoint = props({
+      principals: [{ type: '*', identifiers: ['*'] }],
+      condition: [{ test: 'StringEquals', variable: 'aws:SourceVpce', values: [null] }],
+    });
+    expect(unknownEndpoint).toMatchObject({ exposure_basis: 'terraform:policy-known-after-apply' });
+    expect(unknownEndpoint?.internet_exposed).toBeUndefined();
+    const knownEndpoint = props({
+      principals: [{ type: '*', identifiers: ['*'] }],
+      condition: [{ test: 'StringEquals', variable: 'aws:SourceVpce', values: ['vpce-1a2b3c4d'] }],
+    });
+    expect(knownEndpoint).toMatchObject({ internet_exposed: false });
   });
 });
