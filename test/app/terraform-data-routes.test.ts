@@ -2,11 +2,13 @@
 // /ingest/terraform as it is, the crown jewel marked by its own tags, by a data-classification record, or by
 // a Cloud Custodian report of the same database (each through its own source; the joins are the writer's,
 // by name). A bucket policy letting anyone read a crown-jewel bucket is an attack path (direct access);
-// confined to a VPC endpoint it is none. A publicly accessible crown-jewel database is a CRITICAL violation
+// confined to a VPC endpoint it is none; at the gate, a pull request adding such a policy to a crown-jewel
+// bucket Custodian reports is blocked, and one confined to the organization is clean. A publicly accessible crown-jewel database is a CRITICAL violation
 // whichever report says so (the plan's Database is custodian's node), and a plan that makes it private
 // again closes it.
 import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { requestGate } from '../../app/gate-client.js';
 import { custodianBody } from '../helpers/placebo.js';
 import { makeService, type TestService } from '../helpers/service.js';
 import { ACCOUNT, res } from '../helpers/terraform-plan.js';
@@ -71,6 +73,52 @@ describe('Terraform plans opening data to the internet', () => {
     expect(await paths()).toEqual([
       { directAccess: true, priority: 'P1', nodes: [{ name: `${ACCOUNT}/exports`, label: 'Bucket' }] },
     ]);
+  });
+
+  it('at the gate: a policy opening a crown-jewel bucket Custodian reports is blocked; confined to the org, clean', async () => {
+    await post(
+      custodianBody(ACCOUNT, [
+        {
+          resource: 'aws.s3',
+          resources: [{ Name: 'exports', Tags: [{ Key: 'classification', Value: 'pii' }] }],
+        },
+      ]),
+      'custodian',
+    );
+    await service.settle();
+    const apiUrl = await service.apiApp.listen({ host: '127.0.0.1', port: 0 });
+    const gate = (condition?: Record<string, unknown>) =>
+      requestGate({
+        apiUrl,
+        report: JSON.stringify(
+          plan([
+            res('aws_s3_bucket_policy.exports', {
+              bucket: 'exports',
+              policy: JSON.stringify({
+                Statement: [
+                  {
+                    Effect: 'Allow',
+                    Principal: { AWS: '*' },
+                    Action: ['s3:GetObject', 's3:ListBucket'],
+                    Resource: ['arn:aws:s3:::exports', 'arn:aws:s3:::exports/*'],
+                    ...(condition && { Condition: condition }),
+                  },
+                ],
+              }),
+            }),
+          ]),
+        ),
+        query: {
+          slug: 'acme/infra',
+          pr: '7',
+          sha: '7c0ffee1234567890abcdef1234567890abcdef1',
+          account: ACCOUNT,
+        },
+      }) as Promise<any>;
+    const open = await gate();
+    expect(open.verdict).toBe('blocked');
+    expect(open.opened.map((p: any) => p.nodes.map((n: any) => n.name))).toEqual([[`${ACCOUNT}/exports`]]);
+    expect((await gate({ StringEquals: { 'aws:PrincipalOrgID': 'o-abc123' } })).verdict).toBe('clean');
   });
 
   it("terraform-compliance's plan as it is, a classification record naming one bucket: that bucket's path only", async () => {

@@ -214,6 +214,25 @@ export function createTerraformSource(): IngestSource {
           ...crownJewel({ label: 'Bucket', name, tags }),
         });
       }
+      // A policy on a bucket the document does not hold (another configuration's, named by its name) names that
+      // bucket, stated exposed when the policy opens it; else its exposure is not said (its ACL is not known).
+      const buckets = byType('aws_s3_bucket');
+      for (const policy of byType('aws_s3_bucket_policy')) {
+        const name = policy.values.bucket;
+        if (policy.deleted || typeof name !== 'string' || buckets.some((b) => sameBucket(policy, b, plan)))
+          continue;
+        const exposure = bucketPolicyExposure(
+          typeof policy.values.policy === 'string'
+            ? policy.values.policy
+            : deferredPolicyDocument(plan, policy),
+        );
+        out.node('Bucket', qualify(name, account), {
+          account,
+          region,
+          terraform_address: policy.address,
+          ...(exposure.internet_exposed && exposure),
+        });
+      }
       // Databases: each RDS instance (`aws_db_instance`, an Aurora cluster's `aws_rds_cluster_instance`) as the
       // Database custodian draws for it (DescribeDBInstances: one per instance, named by its identifier), exposed
       // as custodian reads it, by `publicly_accessible` alone. A plan states it completely: one not publicly

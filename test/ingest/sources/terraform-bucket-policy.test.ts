@@ -158,6 +158,25 @@ describe('terraform bucket policies', () => {
     expect(own.node('Bucket', `${ACCOUNT}/exports`).properties).toMatchObject({ public_access: true });
   });
 
+  it('a policy on a bucket the plan does not hold: stated exposed when it opens it, else its exposure unsaid', () => {
+    const foreign = (policy: string) =>
+      normalize(terraform, plan([res('aws_s3_bucket_policy.shared', { bucket: 'shared-exports', policy })]), {
+        account: ACCOUNT,
+      });
+    expect(foreign(statement({})).node('Bucket', `${ACCOUNT}/shared-exports`).properties).toMatchObject({
+      internet_exposed: true,
+      public_access: true,
+      terraform_address: 'aws_s3_bucket_policy.shared',
+    });
+    // Its ACL is not in the document: a policy that opens nothing names the bucket, not its exposure.
+    const confined = foreign(
+      statement({ Condition: { StringEquals: { 'aws:PrincipalOrgID': 'o-abc123' } } }),
+    );
+    const props = confined.node('Bucket', `${ACCOUNT}/shared-exports`).properties;
+    expect(props?.internet_exposed).toBeUndefined();
+    expect(props?.exposure_basis).toBeUndefined();
+  });
+
   it('terraform-compliance issue 174 (Terraform 0.12.12): both buckets open to anyone by policy, TLS deny or not', () => {
     const out = normalize(terraform, file('terraform-compliance-test_issue-174-plan.out.json'));
     for (const name of ['my_test_bucket', 'my_test_bucket_noncompliant'])
