@@ -59,3 +59,105 @@ export function roleTrustExposure(trust: unknown): Exposure {
   }
   return {};
 }
+
+/**
+ * Condition keys that, given fixed values, confine a grant to `*` to known parties, so that S3 does not count
+ * the statement public (S3 user guide, "The meaning of public"; `aws:PrincipalOrgID` and
+ * `aws:PrincipalAccount` fix the principal's organization or account likewise). `aws:SourceIp` confines it
+ * unless a range is the whole internet. Any other key (`aws:SecureTransport`, `aws:Referer`, a header) leaves
+ * the statement public.
+ */
+const CONFINING_KEYS = new Set([
+  'aws:sourcearn',
+  'aws:sourcevpc',
+  'aws:sourcevpce',
+  'aws:sourceowner',
+  'aws:sourceaccount',
+  'aws:userid',
+  'aws:principalorgid',
+  'aws:principalaccount',
+  'aws:principalarn',
+  's3:x-amz-server-side-encryption-aws-kms-key-id',
+  's3:dataaccesspointaccount',
+  's3:dataaccesspointarn',
+]);
+/** Actions that read a bucket's data (public_access, as an ACL's READ), then those that change it. */
+const READ_ACTIONS = ['s3:GetObject', 's3:ListBucket'];
+const WRITE_ACTIONS = ['s3:PutObject', 's3:DeleteObject', 's3:PutObjectAcl', 's3:PutBucketPolicy'];
+
+interface PolicyStatement {
+  Effect?: unknown;
+  Principal?: unknown;
+  Action?: unknown;
+  Condition?: unknown;
+}
+
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === undefined || v === null ? [] : [v]);
+const glob = (pattern: string) =>
+  new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+    'i',
+  );
+
+/** Principal `*`, or `{"AWS": "*"}` (a list holding `*` alike): anyone, signed or not. */
+function anyone(principal: unknown): boolean {
+  if (principal === '*') return true;
+  return (
+    principal !== null &&
+    typeof principal === 'object' &&
+    list((principal as { AWS?: unknown }).AWS).includes('*')
+  );
+}
+
+/** A statement's condition confines it: a confining key with fixed values, or source ranges short of the internet. */
+function confined(condition: unknown): boolean {
+  if (!condition || typeof condition !== 'object') return false;
+  for (const [operator, tests] of Object.entries(condition as Record<string, unknown>)) {
+    // A negated test (`StringNotEquals`, `NotIpAddress`) admits everyone but the values it names.
+    if (/not/i.test(operator) || !tests || typeof tests !== 'object') continue;
+    for (const [key, values] of Object.entries(tests as Record<string, unknown>)) {
+      const fixed = list(values).every((v) => typeof v === 'string' && !/[*?]/.test(v));
+      if (CONFINING_KEYS.has(key.toLowerCase()) && fixed && list(values).length) return true;
+      if (
+        key.toLowerCase() === 'aws:sourceip' &&
+        list(values).length &&
+        list(values).every((v) => typeof v === 'string' && !/\/0$/.test(v))
+      )
+        return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * A bucket policy (a JSON string or object) that lets anyone (`Principal: "*"`) act on the bucket's data with
+ * no condition that confines it: internet exposed, and public_access when anyone may read (get or list). A
+ * Deny to anyone with no condition takes back the actions it covers. Empty when the policy opens nothing.
+ */
+export function bucketPolicyExposure(policy: unknown): Exposure {
+  const doc = readPolicyDocument(policy);
+  const statements = list(doc?.Statement) as PolicyStatement[];
+  const matches = (s: PolicyStatement, action: string) =>
+    list(s.Action).some((a) => typeof a === 'string' && glob(a).test(action));
+  const denied = (action: string) =>
+    statements.some((s) => s.Effect === 'Deny' && anyone(s.Principal) && !s.Condition && matches(s, action));
+  const open = statements.filter(
+    (s) => s.Effect === 'Allow' && anyone(s.Principal) && !confined(s.Condition),
+  );
+  const granted = (actions: string[]) => actions.filter((a) => open.some((s) => matches(s, a)) && !denied(a));
+  const read = granted(READ_ACTIONS);
+  const write = granted(WRITE_ACTIONS);
+  if (!read.length && !write.length) return {};
+  // Named by the actions the open statements write (`s3:*`, `s3:GetObject`) that reach the bucket's data.
+  const written = open
+    .flatMap((s) => list(s.Action))
+    .filter((a): a is string => typeof a === 'string' && [...read, ...write].some((x) => glob(a).test(x)));
+  return {
+    internet_exposed: true,
+    ...(read.length > 0 && { public_access: true }),
+    exposure_basis: `policy:*:${[...new Set(written)].join('+')}`,
+  };
+}

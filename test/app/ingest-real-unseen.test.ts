@@ -56,8 +56,8 @@ it('posts the unseen reports by content: each to its source, an SPDX SBOM as the
         // Written as UTF-16 by Windows PowerShell: read all the same.
         expect.stringMatching(/^checkov-plan_with_utf_16_encoding-tfplan\.json: terraform -> 202, 1 nodes/),
         // A state (terraform show -json of no plan): what is deployed, six instances (two of them sharing
-        // a Name tag, so each named by its id) and a role.
-        expect.stringMatching(/^infracost-terraform_v0\.14_state\.json: terraform -> 202, 7 nodes/),
+        // a Name tag, so each named by its id), a role and a (private) database.
+        expect.stringMatching(/^infracost-terraform_v0\.14_state\.json: terraform -> 202, 8 nodes/),
         // A user's `trivy sbom sbom.json` of a Python project: the folder's repository, as an SBOM of no image.
         expect.stringMatching(/^defectdojo-issue_9092\.json: trivy -> 202/),
         // Grype: an image scan, and a directory scan named by the folder's repository.

@@ -9,13 +9,21 @@
 // - roles, users and groups (`aws_iam_role`, `aws_iam_user`, `aws_iam_group`, group memberships), policies
 //   (`aws_iam_policy`), their inline and attached policies (`aws_iam_<kind>_policy`,
 //   `aws_iam_<kind>_policy_attachment`, `aws_iam_policy_attachment`) to `iam` (trust, escalation primitives);
-// - buckets (`aws_s3_bucket`, its `aws_s3_bucket_acl` and `aws_s3_bucket_public_access_block`) and load
-//   balancers (`aws_lb`) as `custodian` names them.
+// - buckets (`aws_s3_bucket`, its `aws_s3_bucket_acl`, `aws_s3_bucket_policy` and
+//   `aws_s3_bucket_public_access_block`), RDS instances (`aws_db_instance`, and an Aurora cluster's
+//   `aws_rds_cluster_instance`, with its `aws_rds_cluster`'s tags) and load balancers (`aws_lb`) as `custodian`
+//   names and marks them. A bucket is exposed by a public ACL or by a policy letting anyone (`Principal: "*"`)
+//   reach its data under no condition that confines it (src/markers/exposure.ts); a database by
+//   `publicly_accessible` alone, as custodian reads `PubliclyAccessible` (its security groups do not decide).
+// Load balancers route to nothing here (`aws_lb_listener`, `aws_lb_target_group_attachment` are not read): no
+// cloud source draws a load balancer's targets.
 // Names are qualified by the account (`?account=`, else the account in the plan's ARNs; without either,
 // no name is, the plan's roles included: ARNs built here leave the account empty). A plan states
 // each resource it manages completely, so an instance whose groups the plan holds and none opens, or that
-// has no public address, is stated not exposed (`internet_exposed: false`): a plan that closes a route
-// is seen closing it. `?region=` (pathgate gate -region) is the region of resources the plan does not
+// has no public address, a database not publicly accessible, a bucket no ACL or policy opens, is stated not
+// exposed (`internet_exposed: false`): a plan that closes a route is seen closing it. A bucket policy from an
+// `aws_iam_policy_document` read at apply is read from the statements the plan holds for it; one known only
+// after apply otherwise leaves the bucket's exposure unstated. `?region=` (pathgate gate -region) is the region of resources the plan does not
 // place.
 // A state as `terraform show -json` prints it (`values.root_module`, no `planned_values`) is read as what is
 // deployed, through the same mapping, so that a state and a plan of the same module name the same nodes. It
@@ -23,7 +31,7 @@
 // `configuration` (resources point at each other only by their values: ids, names, ARNs, all known in a
 // state), a public address that is known (`public_ip`, empty when there is none), a bucket's ACL as S3
 // holds it (`grant`), and the region is the one its ARNs name.
-import { bucketExposure } from '../../markers/exposure.js';
+import { bucketExposure, bucketPolicyExposure } from '../../markers/exposure.js';
 import { crownJewel, readTags } from '../../markers/crown-jewel.js';
 import { accountParameter, parseIamArn, qualify } from './account.js';
 import { createCloudnetSource } from './cloudnet.js';
@@ -77,7 +85,7 @@ export function createTerraformSource(): IngestSource {
     name: 'terraform',
     version: '2',
     description:
-      'A Terraform plan (terraform show -json): security groups, instances and profiles, IAM roles and policies, buckets and load balancers, on the cloud sources’ nodes.',
+      'A Terraform plan (terraform show -json): security groups, instances and profiles, IAM roles and policies, buckets and their policies, RDS databases and load balancers, on the cloud sources’ nodes.',
     snapshots: 'query',
     normalize({ body, query, receivedAt }) {
       // A raw `terraform.tfstate` is read as `terraform show -json` prints it (terraform-state.ts).
@@ -173,21 +181,98 @@ export function createTerraformSource(): IngestSource {
           grants.map((g) => ({ Grantee: { URI: g.URI }, Permission: g.Permission })),
         );
         const blocked = block?.values.block_public_acls === true && block.values.ignore_public_acls === true;
+        // A public policy is ignored (S3 admits only the owner's account and AWS services) under
+        // `restrict_public_buckets`.
+        const restricted = block?.values.restrict_public_buckets === true;
+        const policy = bucketPolicy(bucket, resources, plan);
+        const byPolicy = restricted || policy === 'unknown' ? {} : bucketPolicyExposure(policy);
+        const opened = [...(blocked ? [] : [exposure]), byPolicy].filter((e) => e.internet_exposed);
         const tags = readTags(tagList(bucket.values.tags));
         out.node('Bucket', qualify(name, account), {
           account,
           region,
           terraform_address: bucket.address,
-          ...(blocked || bucket.deleted || !exposure.internet_exposed
+          ...(opened.length && !bucket.deleted
             ? {
-                internet_exposed: false,
-                public_access: false,
-                exposure_basis: blocked ? 'terraform:public-access-block' : 'terraform:no-public-acl',
+                internet_exposed: true,
+                ...(opened.some((e) => e.public_access) && { public_access: true }),
+                exposure_basis: opened.map((e) => e.exposure_basis).join(' '),
               }
-            : exposure),
+            : policy === 'unknown' && !restricted && !bucket.deleted
+              ? // Its policy is known only at apply (built from values the plan does not know): left unstated.
+                { exposure_basis: 'terraform:policy-known-after-apply' }
+              : {
+                  internet_exposed: false,
+                  public_access: false,
+                  exposure_basis:
+                    blocked && (restricted || policy === undefined)
+                      ? 'terraform:public-access-block'
+                      : policy === undefined
+                        ? 'terraform:no-public-acl'
+                        : 'terraform:no-public-acl-or-policy',
+                }),
           ...crownJewel({ label: 'Bucket', name, tags }),
         });
       }
+      // A policy on a bucket the document does not hold (another configuration's, named by its name) names that
+      // bucket, stated exposed when the policy opens it; else its exposure is not said (its ACL is not known).
+      const buckets = byType('aws_s3_bucket');
+      for (const policy of byType('aws_s3_bucket_policy')) {
+        const name = policy.values.bucket;
+        if (policy.deleted || typeof name !== 'string' || buckets.some((b) => sameBucket(policy, b, plan)))
+          continue;
+        const exposure = bucketPolicyExposure(
+          typeof policy.values.policy === 'string'
+            ? policy.values.policy
+            : deferredPolicyDocument(plan, policy),
+        );
+        out.node('Bucket', qualify(name, account), {
+          account,
+          region,
+          terraform_address: policy.address,
+          ...(exposure.internet_exposed && exposure),
+        });
+      }
+      // Databases: each RDS instance (`aws_db_instance`, an Aurora cluster's `aws_rds_cluster_instance`) as the
+      // Database custodian draws for it (DescribeDBInstances: one per instance, named by its identifier), exposed
+      // as custodian reads it, by `publicly_accessible` alone. A plan states it completely: one not publicly
+      // accessible, or deleted, is stated closed.
+      const clusters = byType('aws_rds_cluster');
+      for (const db of [...byType('aws_db_instance'), ...byType('aws_rds_cluster_instance')]) {
+        const name = dbIdentifier(db);
+        const cluster = db.type === 'aws_rds_cluster_instance' ? clusterOf(db, clusters, plan) : undefined;
+        // An Aurora instance holds its cluster's data: the cluster's tags mark it where its own say nothing.
+        const tags = readTags({ ...(cluster?.values.tags ?? {}), ...(db.values.tags ?? {}) });
+        const open = db.values.publicly_accessible === true && !db.deleted;
+        const marker = crownJewel({ label: 'Database', name, tags });
+        out.node('Database', qualify(name, account), {
+          account,
+          region,
+          terraform_address: db.address,
+          engine: db.values.engine ?? cluster?.values.engine,
+          arn: db.values.arn,
+          db_cluster: cluster ? clusterIdentifier(cluster) : undefined,
+          publicly_accessible: open,
+          internet_exposed: open,
+          exposure_basis: open
+            ? 'publicly-accessible'
+            : db.deleted
+              ? 'terraform:deleted'
+              : 'terraform:not-publicly-accessible',
+          ...(marker.crown_jewel !== undefined || !cluster
+            ? marker
+            : crownJewel({ label: 'Database', name: clusterIdentifier(cluster), tags: {} })),
+        });
+      }
+      const instancesOf = new Set(
+        byType('aws_rds_cluster_instance').map((i) => clusterOf(i, clusters, plan)?.address),
+      );
+      const bare = clusters.filter((c) => !c.deleted && !instancesOf.has(c.address));
+      if (bare.length)
+        warnings.push(
+          `terraform ${isState(plan) ? 'state' : 'plan'}: RDS clusters with no aws_rds_cluster_instance in the ` +
+            `document (no database drawn): ${bare.map((c) => c.address).join(', ')}`,
+        );
       for (const lb of [...byType('aws_lb'), ...byType('aws_alb')]) {
         const name = lb.values.name;
         if (typeof name !== 'string') continue;
@@ -249,6 +334,10 @@ const READ_TYPES = [
   'aws_s3_bucket',
   'aws_s3_bucket_acl',
   'aws_s3_bucket_public_access_block',
+  'aws_s3_bucket_policy',
+  'aws_db_instance',
+  'aws_rds_cluster',
+  'aws_rds_cluster_instance',
   'aws_lb',
   'aws_alb',
 ];
@@ -861,6 +950,106 @@ function sameBucket(r: PlanResource, bucket: PlanResource, plan: Values): boolea
   return references(plan, r.address, 'bucket').some(
     (ref) => ref === bucket.address || ref.startsWith(`${bucket.address}.`),
   );
+}
+
+/**
+ * An RDS instance's identifier, the name DescribeDBInstances gives it; else (Terraform names it at apply,
+ * `terraform-<timestamp>`) its address, as a role with no name is.
+ */
+function dbIdentifier(db: PlanResource): string {
+  return typeof db.values.identifier === 'string' && db.values.identifier ? db.values.identifier : db.address;
+}
+
+function clusterIdentifier(cluster: PlanResource): string {
+  const id = cluster.values.cluster_identifier;
+  return typeof id === 'string' && id ? id : cluster.address;
+}
+
+/** The `aws_rds_cluster` of the document an Aurora instance belongs to: by identifier, or by reference. */
+function clusterOf(instance: PlanResource, clusters: PlanResource[], plan: Values): PlanResource | undefined {
+  const named = instance.values.cluster_identifier;
+  if (typeof named === 'string' && named)
+    return clusters.find((c) => c.values.cluster_identifier === named || c.values.id === named);
+  const refs = references(plan, instance.address, 'cluster_identifier');
+  return clusters.find((c) => refs.some((ref) => ref === c.address || ref.startsWith(`${c.address}.`)));
+}
+
+/**
+ * The bucket's policy: an `aws_s3_bucket_policy` of the document for it (none when the plan deletes it), else
+ * the bucket's own `policy` (an argument before provider 4, and what a state holds whatever set it). In a
+ * plan with an `aws_s3_bucket_policy`, the bucket's own value is the policy before the change and is not read.
+ * `unknown` when the policy is known only after apply (built from a value the plan does not know).
+ */
+function bucketPolicy(bucket: PlanResource, resources: PlanResource[], plan: Values): unknown {
+  const standalone = resources.filter(
+    (r) => r.type === 'aws_s3_bucket_policy' && sameBucket(r, bucket, plan),
+  );
+  const live = standalone.find((r) => !r.deleted);
+  if (live)
+    return typeof live.values.policy === 'string' && live.values.policy
+      ? live.values.policy
+      : (deferredPolicyDocument(plan, live) ?? 'unknown');
+  if (standalone.length) return undefined;
+  const own = bucket.values.policy;
+  return typeof own === 'string' && own ? own : undefined;
+}
+
+/**
+ * A policy written `policy = data.aws_iam_policy_document.<name>.json` whose document Terraform reads only at
+ * apply (its statements use values the plan does not know, such as a new bucket's ARN): the plan still holds
+ * the data source's statements, with what it knows of them, under `planned_values`. Read as the JSON they will
+ * print; undefined when the policy is not such a document, merges others (`source_policy_documents`,
+ * `override_policy_documents`, `source_json`, `override_json`), or has a condition whose values are known
+ * only at apply (it confines to something not known here). A principal not yet known is no `*` (a literal `*`
+ * is always known), so it never makes a statement public.
+ */
+function deferredPolicyDocument(plan: Values, r: PlanResource): Values | undefined {
+  const ref = references(plan, r.address, 'policy').find((x) =>
+    /(^|\.)data\.aws_iam_policy_document\.[^.]+$/.test(x),
+  );
+  if (!ref) return undefined;
+  let document: Values | undefined;
+  const walk = (module: PlanModule | undefined) => {
+    for (const x of module?.resources ?? []) if (x.mode === 'data' && x.address === ref) document = x.values;
+    for (const child of module?.child_modules ?? []) walk(child);
+  };
+  walk(plan.planned_values?.root_module);
+  const doc = document;
+  if (!doc || !Array.isArray(doc.statement)) return undefined;
+  const given = (v: unknown) => v !== null && v !== undefined && !(Array.isArray(v) && !v.length);
+  if (
+    ['source_policy_documents', 'override_policy_documents', 'source_json', 'override_json'].some((k) =>
+      given(doc[k]),
+    )
+  )
+    return undefined;
+  const statements = doc.statement as Values[];
+  const conditions = statements.flatMap((st) => (st?.condition ?? []) as Values[]);
+  if (
+    conditions.some((c) => !Array.isArray(c?.values) || c.values.some((v: unknown) => typeof v !== 'string'))
+  )
+    return undefined;
+  const strings = (v: unknown) =>
+    Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  return {
+    Statement: statements.map((st) => {
+      const principal: Record<string, string[]> = {};
+      for (const p of (st.principals ?? []) as Values[])
+        if (typeof p?.type === 'string')
+          principal[p.type] = [...(principal[p.type] ?? []), ...strings(p.identifiers)];
+      const condition: Record<string, Record<string, string[]>> = {};
+      for (const c of (st.condition ?? []) as Values[])
+        if (typeof c?.test === 'string' && typeof c.variable === 'string')
+          condition[c.test] = { ...condition[c.test], [c.variable]: strings(c.values) };
+      return {
+        Effect: st.effect ?? 'Allow',
+        // A principal of type `*` prints as `"Principal": "*"`.
+        Principal: principal['*']?.includes('*') ? '*' : principal,
+        Action: strings(st.actions),
+        ...(Object.keys(condition).length && { Condition: condition }),
+      };
+    }),
+  };
 }
 
 function aclGrants(cannedOnBucket: unknown, acl: Values | undefined): { URI: string; Permission: string }[] {

@@ -112,7 +112,14 @@ describe('Terraform plans (trivy and checkov testdata)', () => {
       public_access: true,
       exposure_basis: 'acl:AllUsers:READ',
     });
-    expect(out.warnings.join()).toMatch(/resource types not read: aws_db_instance, /);
+    // Its database is publicly accessible: exposed as custodian reads an RDS instance (terraform-databases.test.ts).
+    expect(out.node('Database', 'rds-123456789123-acme-corp').properties).toMatchObject({
+      publicly_accessible: true,
+      internet_exposed: true,
+      exposure_basis: 'publicly-accessible',
+      engine: 'mysql',
+    });
+    expect(out.warnings.join()).toMatch(/resource types not read: aws_db_option_group, /);
   });
 
   it("checkov's IAM plan: a role named only at apply is read, its inline `iam:*` an escalation", () => {
@@ -210,7 +217,15 @@ describe('Terraform states (infracost testdata)', () => {
         ]),
       );
       // Their group (the default VPC's, sg-5277e14a) is not in the state: exposure is not stated either way.
-      expect(out.nodes.filter((n) => n.properties?.internet_exposed !== undefined)).toEqual([]);
+      // The database's is: it is not publicly accessible.
+      expect(
+        out.nodes.filter((n) => n.properties?.internet_exposed !== undefined).map((n) => n.name),
+      ).toEqual([`${STATE_ACCOUNT}/demodb`]);
+      expect(out.node('Database', `${STATE_ACCOUNT}/demodb`).properties).toMatchObject({
+        internet_exposed: false,
+        exposure_basis: 'terraform:not-publicly-accessible',
+        arn: `arn:aws:rds:us-east-1:${STATE_ACCOUNT}:db:demodb`,
+      });
       // A module's resources, and those of count, keep their whole address (0.12 prints neither part).
       expect(out.nodes.map((n) => n.properties?.terraform_address)).toEqual(
         expect.arrayContaining([
@@ -228,7 +243,7 @@ describe('Terraform states (infracost testdata)', () => {
       expect(out.edges).toEqual([]);
       expect(out.warnings).toEqual([
         `1 Name tag(s) carried by several instances, each of which is named by its instance id: "${STATE_ACCOUNT}/test.1"`,
-        'terraform state: resource types not read: aws_db_instance, aws_db_option_group, aws_db_parameter_group, aws_db_subnet_group, aws_default_vpc',
+        'terraform state: resource types not read: aws_db_option_group, aws_db_parameter_group, aws_db_subnet_group, aws_default_vpc',
       ]);
     });
 });

@@ -1,0 +1,185 @@
+// Internet-to-data routes a Terraform change opens, end to end through the service: the plan posted to
+// /ingest/terraform as it is, the crown jewel marked by its own tags, by a data-classification record, or by
+// a Cloud Custodian report of the same database (each through its own source; the joins are the writer's,
+// by name). A bucket policy letting anyone read a crown-jewel bucket is an attack path (direct access);
+// confined to a VPC endpoint it is none; at the gate, a pull request adding such a policy to a crown-jewel
+// bucket Custodian reports is blocked, and one confined to the organization is clean. A publicly accessible crown-jewel database is a CRITICAL violation
+// whichever report says so (the plan's Database is custodian's node), and a plan that makes it private
+// again closes it.
+import { readFile } from 'node:fs/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { requestGate } from '../../app/gate-client.js';
+import { custodianBody } from '../helpers/placebo.js';
+import { makeService, type TestService } from '../helpers/service.js';
+import { ACCOUNT, res } from '../helpers/terraform-plan.js';
+
+const real = async (name: string) =>
+  readFile(new URL(`../../fixtures/unseen/terraform/${name}`, import.meta.url), 'utf8');
+const plan = (resources: unknown[]) => ({
+  format_version: '1.2',
+  terraform_version: '1.9.8',
+  planned_values: { root_module: { resources } },
+  resource_changes: [],
+});
+const PATHS = '{ attackPaths { directAccess priority nodes { name label } } }';
+const VIOLATIONS = '{ violations { invariant severity node { name label } } }';
+
+let service: TestService;
+beforeEach(async () => {
+  service = await makeService();
+});
+afterEach(async () => {
+  await service.dispose();
+});
+
+const post = async (body: unknown, source: string, query?: string) => {
+  const response = await service.ingest(body, { source, query });
+  expect(response.status, JSON.stringify(response.json)).toBe(202);
+};
+const paths = async () => (await service.graphql(PATHS)).attackPaths as any[];
+const violations = async () => (await service.graphql(VIOLATIONS)).violations as any[];
+
+describe('Terraform plans opening data to the internet', () => {
+  it('a bucket policy open to anyone, on a crown-jewel bucket: a direct-access attack path; confined: none', async () => {
+    const bucket = (name: string) =>
+      res(`aws_s3_bucket.${name}`, { bucket: name, tags: { classification: 'pii' } });
+    const policy = (name: string, condition?: Record<string, unknown>) =>
+      res(`aws_s3_bucket_policy.${name}`, {
+        bucket: name,
+        policy: JSON.stringify({
+          Version: '2012-10-17',
+          Statement: [
+            {
+              Effect: 'Allow',
+              Principal: '*',
+              Action: 's3:GetObject',
+              Resource: `arn:aws:s3:::${name}/*`,
+              ...(condition && { Condition: condition }),
+            },
+          ],
+        }),
+      });
+    await post(
+      plan([
+        bucket('exports'),
+        policy('exports'),
+        bucket('partner-drop'),
+        policy('partner-drop', { StringEquals: { 'aws:SourceVpce': 'vpce-1a2b3c4d' } }),
+      ]),
+      'terraform',
+      `account=${ACCOUNT}`,
+    );
+    await service.settle();
+    expect(await paths()).toEqual([
+      { directAccess: true, priority: 'P1', nodes: [{ name: `${ACCOUNT}/exports`, label: 'Bucket' }] },
+    ]);
+  });
+
+  it('at the gate: a policy opening a crown-jewel bucket Custodian reports is blocked; confined to the org, clean', async () => {
+    await post(
+      custodianBody(ACCOUNT, [
+        {
+          resource: 'aws.s3',
+          resources: [{ Name: 'exports', Tags: [{ Key: 'classification', Value: 'pii' }] }],
+        },
+      ]),
+      'custodian',
+    );
+    await service.settle();
+    const apiUrl = await service.apiApp.listen({ host: '127.0.0.1', port: 0 });
+    const gate = (condition?: Record<string, unknown>) =>
+      requestGate({
+        apiUrl,
+        report: JSON.stringify(
+          plan([
+            res('aws_s3_bucket_policy.exports', {
+              bucket: 'exports',
+              policy: JSON.stringify({
+                Statement: [
+                  {
+                    Effect: 'Allow',
+                    Principal: { AWS: '*' },
+                    Action: ['s3:GetObject', 's3:ListBucket'],
+                    Resource: ['arn:aws:s3:::exports', 'arn:aws:s3:::exports/*'],
+                    ...(condition && { Condition: condition }),
+                  },
+                ],
+              }),
+            }),
+          ]),
+        ),
+        query: {
+          slug: 'acme/infra',
+          pr: '7',
+          sha: '7c0ffee1234567890abcdef1234567890abcdef1',
+          account: ACCOUNT,
+        },
+      }) as Promise<any>;
+    const open = await gate();
+    expect(open.verdict).toBe('blocked');
+    expect(open.opened.map((p: any) => p.nodes.map((n: any) => n.name))).toEqual([[`${ACCOUNT}/exports`]]);
+    expect((await gate({ StringEquals: { 'aws:PrincipalOrgID': 'o-abc123' } })).verdict).toBe('clean');
+  });
+
+  it("terraform-compliance's plan as it is, a classification record naming one bucket: that bucket's path only", async () => {
+    await post(await real('terraform-compliance-test_issue-174-plan.out.json'), 'terraform');
+    // Its twin: a bucket whose policy names no principal, classified too, opens nothing.
+    await post(await real('terraform-compliance-test_issue-255-plan.out.json'), 'terraform');
+    await post(
+      {
+        source: 'macie',
+        records: [
+          { asset: 'my_test_bucket_noncompliant', label: 'Bucket', kind: 'pii' },
+          { asset: 'my_tf_test_bucket', label: 'Bucket', kind: 'pii' },
+        ],
+      },
+      'dataclass',
+    );
+    await service.settle();
+    expect((await paths()).map((p) => p.nodes.map((n: any) => n.name))).toEqual([
+      ['my_test_bucket_noncompliant'],
+    ]);
+  });
+
+  it('a publicly accessible database: the plan and a Custodian report meet on one node; a private plan closes it', async () => {
+    // TerraGoat's plan as it is, in the account its names carry; Custodian reports the same instance, tagged.
+    const account = '123456789123';
+    const identifier = 'rds-123456789123-acme-corp';
+    await post(await real('checkov-terragoat-tfplan.json'), 'terraform', `account=${account}`);
+    await post(
+      custodianBody(account, [
+        {
+          resource: 'aws.rds',
+          resources: [
+            {
+              DBInstanceIdentifier: identifier,
+              PubliclyAccessible: true,
+              Engine: 'mysql',
+              TagList: [{ Key: 'classification', Value: 'pii' }],
+            },
+          ],
+        },
+      ]),
+      'custodian',
+    );
+    await service.settle();
+    const databases: string[] = [];
+    service.engine.tenant('default')!.graph.forEachNode((_id, a) => {
+      if (a.label === 'Database') databases.push(a.name);
+    });
+    expect(databases).toEqual([`${account}/${identifier}`]);
+    expect(await violations()).toContainEqual({
+      invariant: 'no-internet-exposed-sensitive-asset',
+      severity: 'CRITICAL',
+      node: { name: `${account}/${identifier}`, label: 'Database' },
+    });
+    // The next plan makes it private: the exposure is stated closed, and the violation is gone.
+    await post(
+      plan([res('aws_db_instance.default', { identifier, engine: 'mysql', publicly_accessible: false })]),
+      'terraform',
+      `account=${account}`,
+    );
+    await service.settle();
+    expect((await violations()).filter((v) => v.node.label === 'Database')).toEqual([]);
+  });
+});
