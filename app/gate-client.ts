@@ -54,7 +54,20 @@ export interface GateAnswer {
     closed: boolean;
     nodes: { id: string; name: string; label: string }[];
   }[];
+  /** crown jewels the change exposes to the internet (each blocks), and those it no longer exposes */
+  exposed?: GateExposure[];
+  unexposed?: GateExposure[];
   errors?: { pointer: string; detail: string }[];
+}
+
+/** A crown jewel the change puts on (or takes off) the internet: the invariant it breaks and where. */
+export interface GateExposure {
+  id: string;
+  invariant: string;
+  severity: string;
+  detail: string;
+  node: { id: string; name: string; label: string };
+  origin?: GateRoute['origin'];
 }
 
 export class GateRequestError extends Error {}
@@ -141,6 +154,8 @@ export function renderText(answer: GateAnswer): string {
       lines.push(`  fix: ${r.fix}`);
     }
   }
+  for (const v of answer.exposed ?? []) lines.push(`! exposed: ${v.detail}`);
+  for (const v of answer.unexposed ?? []) lines.push(`no longer exposed: ${v.node.label} ${v.node.name}`);
   for (const p of answer.improved ?? [])
     lines.push(
       `improved: ${p.nodes.map((n) => n.name).join(' → ')} (${p.closed ? `closed, was ${p.previousScore.toFixed(3)}` : `${p.previousScore.toFixed(3)} → ${p.score!.toFixed(3)}`})`,
@@ -168,6 +183,17 @@ export function renderMarkdown(answer: GateAnswer): string {
     for (const [status, r] of rows.slice(0, MAX_DIAGRAMS))
       out.push(`**${status}: ${route(r)}**`, '', renderMermaid(r), '');
   }
+  const exposed = answer.exposed ?? [];
+  if (exposed.length) {
+    out.push('Crown jewels this change exposes to the internet:', '');
+    for (const v of exposed) out.push(`- ⛔ ${v.detail.replace(/\|/g, '\\|')}`);
+    out.push('');
+  }
+  if (answer.unexposed?.length)
+    out.push(
+      `No longer exposed: ${answer.unexposed.map((v) => `${v.node.label} ${v.node.name}`).join('; ')}.`,
+      '',
+    );
   const improved = answer.improved ?? [];
   if (improved.length) {
     out.push(
@@ -240,6 +266,18 @@ const SARIF_RULES = [
     helpUri: 'https://github.com/pathgate/pathgate/blob/main/docs/gate.md',
     help: { text: 'Keep the previous version, or apply the suggested fix.' },
   },
+  {
+    id: 'pathgate/crown-jewel-exposed',
+    name: 'CrownJewelExposed',
+    shortDescription: { text: 'The change exposes a crown jewel to the internet' },
+    fullDescription: {
+      text: 'A sensitive asset (a crown jewel) that this change makes reachable from the internet itself: the invariant no-internet-exposed-sensitive-asset.',
+    },
+    helpUri: 'https://github.com/pathgate/pathgate/blob/main/docs/gate.md',
+    help: {
+      text: 'Keep the asset private (no public access, no public address), or take its sensitive data elsewhere.',
+    },
+  },
 ];
 
 export interface SarifOptions {
@@ -254,7 +292,7 @@ export interface SarifOptions {
 export function toSarif(answer: GateAnswer, options: SarifOptions): Record<string, unknown> {
   const files = new FileIndex(options.root);
   const rows = [...answer.opened.map((r) => [0, r] as const), ...answer.worsened.map((r) => [1, r] as const)];
-  const results = rows.map(([ruleIndex, r]) => {
+  const results: Record<string, unknown>[] = rows.map(([ruleIndex, r]) => {
     const where = files.locate(r, options.reportPath);
     return {
       ruleId: SARIF_RULES[ruleIndex].id,
@@ -284,6 +322,35 @@ export function toSarif(answer: GateAnswer, options: SarifOptions): Record<strin
       },
     };
   });
+  const exposureRule = SARIF_RULES.findIndex((r) => r.id === 'pathgate/crown-jewel-exposed');
+  for (const v of answer.exposed ?? []) {
+    const where = files.locate(v, options.reportPath);
+    results.push({
+      ruleId: SARIF_RULES[exposureRule].id,
+      ruleIndex: exposureRule,
+      level: 'error',
+      message: { text: `Crown jewel exposed to the internet: ${v.detail}` },
+      locations: [
+        {
+          physicalLocation: {
+            artifactLocation: { uri: where.uri, uriBaseId: '%SRCROOT%' },
+            region: { startLine: where.line },
+          },
+          message: { text: where.why },
+        },
+      ],
+      partialFingerprints: { 'pathgate/path/v1': v.id },
+      properties: {
+        pathId: v.id,
+        priority: 'P1',
+        previousPriority: null,
+        score: 1,
+        previousScore: null,
+        route: [v.node.name],
+        'security-severity': '9.0',
+      },
+    });
+  }
   return {
     $schema: 'https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json',
     version: '2.1.0',
@@ -330,7 +397,7 @@ class FileIndex {
 
   constructor(private readonly root: string) {}
 
-  locate(r: GateRoute, reportPath?: string): { uri: string; line: number; why: string } {
+  locate(r: Pick<GateRoute, 'origin'>, reportPath?: string): { uri: string; line: number; why: string } {
     const origin = r.origin ?? {};
     // A code weakness is where its scanner found it, when the checkout holds that file.
     if (origin.code && this.files().includes(path.normalize(origin.code.path)))

@@ -103,14 +103,18 @@ export async function reconcile(
   // and leaves them alone.
   if (options.comments !== false) await reconcileComments(forge, target, current, link, out);
   const critical = current.filter((c) => c.path.critical);
-  out.status = critical.length ? 'failure' : result.verdict === 'unknown' ? 'pending' : 'success';
+  const exposed = result.exposed ?? [];
+  out.status =
+    critical.length || exposed.length ? 'failure' : result.verdict === 'unknown' ? 'pending' : 'success';
   const description = critical.length
     ? `${critical.length} critical attack path${critical.length > 1 ? 's' : ''} opened or made likelier`
-    : result.verdict === 'unknown'
-      ? `not analysed: ${result.reason}`
-      : current.length
-        ? `${current.length} attack path(s) opened or made likelier, none critical`
-        : 'no attack path opened or made likelier';
+    : exposed.length
+      ? `${exposed.length} crown jewel${exposed.length > 1 ? 's' : ''} exposed to the internet: ${exposed[0].node.name}`
+      : result.verdict === 'unknown'
+        ? `not analysed: ${result.reason}`
+        : current.length
+          ? `${current.length} attack path(s) opened or made likelier, none critical`
+          : 'no attack path opened or made likelier';
   await forge.setStatus(target.repo, target.sha, {
     context: STATUS_CONTEXT,
     state: out.status,

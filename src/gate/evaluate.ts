@@ -19,6 +19,8 @@ import type { FieldError } from '../ingest/envelope.js';
 import { checkSnapshotRequest, readIngestContext, stampPullRequest } from '../ingest/context.js';
 import { recognizeReport } from '../ingest/recognize.js';
 import type { IngestSource } from '../ingest/sources/source.js';
+import { exposedSensitiveAsset } from '../invariants/no-internet-exposed-sensitive-asset.js';
+import type { Violation } from '../invariants/violation.js';
 import { priceWeakness, serverSideClass } from '../model/code-weakness.js';
 import { priceCve, priceHop } from '../model/probability.js';
 import {
@@ -135,10 +137,23 @@ export interface GateResult {
     reason: string;
     decidedAt: string;
   }[];
+  /**
+   * crown jewels the change exposes to the internet (the CRITICAL invariant
+   * `no-internet-exposed-sensitive-asset`): each blocks, as a critical route does
+   */
+  exposed?: GateViolation[];
+  /** crown jewels the live estate exposes and the change no longer does */
+  unexposed?: GateViolation[];
   /** pull-request images evaluated in place of the live images of their repository */
   successors?: Omit<Succession, 'image' | 'workloads'>[];
   errors?: FieldError[];
   commit?: string;
+}
+
+/** An invariant violation the change brings or mends, with the node it is about and where it comes from. */
+export interface GateViolation extends Violation {
+  node: { id: string; name: string; label: string };
+  origin?: RouteOrigin;
 }
 
 export interface SuppressedRoute extends SuppressionNote {
@@ -267,7 +282,9 @@ export async function evaluateGate(
   const { before, after } = await beforeAndAfter(overlay, tenant, deps);
   const result = compare(before, after, overlay, successions, deps.suppression);
   const critical = [...result.opened, ...result.worsened].filter((p) => p.critical);
-  const verdict: Verdict = critical.length ? 'blocked' : 'clean';
+  // A crown jewel the change itself puts on the internet is the shortest route of all (no hop to price).
+  const exposure = exposureChanges(overlay);
+  const verdict: Verdict = critical.length || exposure.exposed.length ? 'blocked' : 'clean';
   const improvedNote = result.improved.length
     ? `; ${result.improved.length} route(s) ${result.improved.some((p) => !p.closed) ? 'made less likely or closed' : 'closed'}: ${result.improved
         .slice(0, 3)
@@ -282,19 +299,60 @@ export async function evaluateGate(
     : result.opened.length || result.worsened.length
       ? `${result.opened.length} route(s) opened and ${result.worsened.length} made likelier, none critical`
       : 'the change opens no route and makes none likelier';
+  const exposedNote = exposure.exposed.length
+    ? `${exposure.exposed.length} crown jewel${exposure.exposed.length > 1 ? 's' : ''} exposed to the internet: ${exposure.exposed
+        .slice(0, 3)
+        .map((v) => `${v.node.label} ${v.node.name}`)
+        .join('; ')}; `
+    : '';
+  const unexposedNote = exposure.unexposed.length
+    ? `; ${exposure.unexposed.length} crown jewel(s) no longer exposed to the internet: ${exposure.unexposed
+        .slice(0, 3)
+        .map((v) => v.node.name)
+        .join('; ')}`
+    : '';
   return {
     verdict,
-    reason: reason + improvedNote + suppressedNote(result.suppressed),
+    reason: exposedNote + reason + improvedNote + unexposedNote + suppressedNote(result.suppressed),
     analysed: true,
     attribution,
     source,
     ...(artifact && { artifact }),
     ...result,
+    ...(exposure.exposed.length && { exposed: exposure.exposed }),
+    ...(exposure.unexposed.length && { unexposed: exposure.unexposed }),
     ...(successions.length && {
       successors: successions.map(({ imageName, replaces, basis }) => ({ imageName, replaces, basis })),
     }),
     ...(sha && { commit: sha }),
   };
+}
+
+/**
+ * The crown jewels the change exposes to the internet, and those it takes off it: the invariant
+ * `no-internet-exposed-sensitive-asset` (CRITICAL) on the nodes the report adds or changes. Every other node
+ * is as the live estate has it.
+ */
+function exposureChanges(overlay: Overlay): { exposed: GateViolation[]; unexposed: GateViolation[] } {
+  const ids = new Set(overlay.touched);
+  overlay.forEachAddedNode((id) => ids.add(id));
+  const exposed: GateViolation[] = [];
+  const unexposed: GateViolation[] = [];
+  for (const id of ids) {
+    const attrs = overlay.getNodeAttributes(id);
+    const after = exposedSensitiveAsset(id, attrs);
+    const live = overlay.base.hasNode(id) ? overlay.base.getNodeAttributes(id) : undefined;
+    const before = live && exposedSensitiveAsset(id, live);
+    const node = { id, name: attrs.name, label: attrs.label };
+    const origin =
+      overlay.isOwn(id) && typeof attrs.props.terraform_address === 'string'
+        ? { terraform: [attrs.props.terraform_address] }
+        : undefined;
+    if (after && !before) exposed.push({ ...after, node, ...(origin && { origin }) });
+    else if (before && !after) unexposed.push({ ...before, node });
+  }
+  const byName = (a: GateViolation, b: GateViolation) => a.node.name.localeCompare(b.node.name);
+  return { exposed: exposed.sort(byName), unexposed: unexposed.sort(byName) };
 }
 
 /** A normalizer's refusal for want of `?repo=` alone. */

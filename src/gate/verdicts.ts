@@ -223,6 +223,11 @@ function combine(reports: ReportEntry[]): GateResult {
       }
     return [...byId.values()].sort((a, b) => b.score - a.score);
   };
+  const byId = <T extends { id: string }>(pick: (r: Omit<GateResult, 'paths'>) => T[] | undefined) => [
+    ...new Map(sorted.flatMap((e) => pick(e.result) ?? []).map((v) => [v.id, v])).values(),
+  ];
+  const exposed = byId((r) => r.exposed);
+  const unexposed = byId((r) => r.unexposed).filter((v) => !exposed.some((x) => x.id === v.id));
   const worsened = merge((r) => r.worsened);
   const opened = merge((r) => r.opened).filter((p) => !worsened.some((w) => w.id === p.id));
   const changed = new Set([...opened, ...worsened].map((p) => p.id));
@@ -246,6 +251,8 @@ function combine(reports: ReportEntry[]): GateResult {
     worsened,
     preexisting: Math.max(...sorted.map((e) => e.result.preexisting)),
     improved: [...improved.values()],
+    ...(exposed.length && { exposed }),
+    ...(unexposed.length && { unexposed }),
     paths: [],
     reports: sorted.map((e) => ({
       source: e.result.source,

@@ -2,13 +2,13 @@
 // (`signed: false`, from the supply-chain source) must not run where the internet reaches. Reachability
 // follows the network hops (ROUTES_TO, EXPOSES, CONNECTS_TO, HOSTS) from every internet-exposed node to
 // the workloads (Service) that DEPENDS_ON the image. `signed` absent raises nothing: unknown is not unsigned.
-import type { TenantGraph } from '../graph/model.js';
+import type { GraphView } from '../graph/model.js';
 import type { Violation } from './violation.js';
 
 export const NO_INTERNET_TO_UNSIGNED_IMAGE = 'no-internet-to-unsigned-image';
 const NETWORK = new Set(['ROUTES_TO', 'EXPOSES', 'CONNECTS_TO', 'HOSTS']);
 
-export function internetToUnsignedImage(graph: TenantGraph): Violation[] {
+export function internetToUnsignedImage(graph: GraphView): Violation[] {
   const queue: string[] = [];
   const reached = new Set<string>();
   graph.forEachNode((id, attrs) => {
@@ -28,7 +28,7 @@ export function internetToUnsignedImage(graph: TenantGraph): Violation[] {
   const out: Violation[] = [];
   const flagged = new Set<string>();
   for (const workload of reached) {
-    if (graph.getNodeAttribute(workload, 'label') !== 'Service') continue;
+    if (graph.getNodeAttributes(workload).label !== 'Service') continue;
     graph.forEachOutEdge(workload, (_key, attrs, _source, image, _sa, imageAttrs) => {
       if (attrs.type !== 'DEPENDS_ON' || imageAttrs.label !== 'Image' || imageAttrs.props.signed !== false)
         return;
@@ -39,7 +39,7 @@ export function internetToUnsignedImage(graph: TenantGraph): Violation[] {
         invariant: NO_INTERNET_TO_UNSIGNED_IMAGE,
         severity: 'HIGH',
         nodeId: image,
-        detail: `Image ${imageAttrs.name} is unsigned and runs in ${graph.getNodeAttribute(workload, 'name')}, which the internet reaches`,
+        detail: `Image ${imageAttrs.name} is unsigned and runs in ${graph.getNodeAttributes(workload).name}, which the internet reaches`,
       });
     });
   }

@@ -156,6 +156,42 @@ describe('SARIF 2.1.0', () => {
   });
 });
 
+describe('SARIF for an exposed crown jewel', () => {
+  it('is an error of its own rule, at the Terraform block that exposes it', () => {
+    const answer: GateAnswer = {
+      verdict: 'blocked',
+      reason: 'x',
+      analysed: true,
+      attribution: 'report',
+      opened: [],
+      worsened: [],
+      preexisting: 0,
+      exposed: [
+        {
+          id: 'no-internet-exposed-sensitive-asset:Database:1',
+          invariant: 'no-internet-exposed-sensitive-asset',
+          severity: 'CRITICAL',
+          detail:
+            'Database 111122223333/batch is a crown jewel reachable from the internet (publicly-accessible)',
+          node: { id: 'Database:1', name: '111122223333/batch', label: 'Database' },
+          origin: { terraform: ['aws_instance.batch_worker'] },
+        },
+      ],
+    };
+    const log: any = toSarif(answer, { root: checkout });
+    expect(validate(log), JSON.stringify(validate.errors?.slice(0, 5))).toBe(true);
+    const [result] = log.runs[0].results;
+    expect(result).toMatchObject({
+      ruleId: 'pathgate/crown-jewel-exposed',
+      level: 'error',
+      locations: [
+        { physicalLocation: { artifactLocation: { uri: 'infra/batch.tf' }, region: { startLine: 5 } } },
+      ],
+    });
+    expect(log.runs[0].tool.driver.rules[result.ruleIndex].id).toBe('pathgate/crown-jewel-exposed');
+  });
+});
+
 describe('Mermaid diagrams', () => {
   it('draws each hop, highlighting the hops the change added or repriced and an exposed start', () => {
     const diagram = renderMermaid({

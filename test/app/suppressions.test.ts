@@ -5,7 +5,7 @@
 // bad input is a problem naming the value.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../../app/github/pull-request.js';
-import type { CommitStatus, Forge } from '../../src/forge/forge.js';
+import { recordingForge } from '../helpers/recording-forge.js';
 import { edge, envelope, node } from '../helpers/envelope.js';
 import { IMAGE, KEV_CVE, LOW_CVE, trivyReport } from '../helpers/gate-estate.js';
 import { makeService, type TestService } from '../helpers/service.js';
@@ -78,26 +78,6 @@ const gateKev = () =>
     trivyReport([LOW_CVE, KEV_CVE]),
   );
 
-/** A forge that records the statuses it is asked to set. */
-function recordingForge(): Forge & { statuses: CommitStatus[] } {
-  const statuses: CommitStatus[] = [];
-  const none = async () => {
-    throw new Error('not used');
-  };
-  return {
-    statuses,
-    listComments: async () => [],
-    createComment: async () => undefined,
-    updateComment: async () => undefined,
-    deleteComment: async () => undefined,
-    setStatus: async (_repo, _sha, status) => void statuses.push(status),
-    defaultBranch: none,
-    getFile: none,
-    createBranch: none,
-    putFile: none,
-    createPullRequest: none,
-  };
-}
 const target = {
   repo: { owner: 'acme', repo: 'checkout' },
   number: 7,

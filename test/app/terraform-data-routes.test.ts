@@ -3,13 +3,15 @@
 // a Cloud Custodian report of the same database (each through its own source; the joins are the writer's,
 // by name). A bucket policy letting anyone read a crown-jewel bucket is an attack path (direct access);
 // confined to a VPC endpoint it is none; at the gate, a pull request adding such a policy to a crown-jewel
-// bucket Custodian reports is blocked, and one confined to the organization is clean. A publicly accessible crown-jewel database is a CRITICAL violation
-// whichever report says so (the plan's Database is custodian's node), and a plan that makes it private
-// again closes it.
+// bucket Custodian reports is blocked, and one confined to the organization is clean. A publicly accessible
+// crown-jewel database is a CRITICAL violation whichever report says so (the plan's Database is custodian's
+// node), and a plan that makes it private again closes it; at the gate, a plan that exposes one blocks.
 import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { requestGate } from '../../app/gate-client.js';
+import { reconcile } from '../../app/github/pull-request.js';
 import { custodianBody } from '../helpers/placebo.js';
+import { recordingForge } from '../helpers/recording-forge.js';
 import { makeService, type TestService } from '../helpers/service.js';
 import { ACCOUNT, res } from '../helpers/terraform-plan.js';
 
@@ -181,5 +183,78 @@ describe('Terraform plans opening data to the internet', () => {
     );
     await service.settle();
     expect((await violations()).filter((v) => v.node.label === 'Database')).toEqual([]);
+  });
+
+  it('at the gate: a plan that makes a crown-jewel database publicly accessible blocks; private stays clean; closing it is said', async () => {
+    const identifier = 'customers';
+    const custodian = (publiclyAccessible: boolean) =>
+      custodianBody(ACCOUNT, [
+        {
+          resource: 'aws.rds',
+          resources: [
+            {
+              DBInstanceIdentifier: identifier,
+              PubliclyAccessible: publiclyAccessible,
+              Engine: 'postgres',
+              TagList: [{ Key: 'classification', Value: 'pii' }],
+            },
+          ],
+        },
+      ]);
+    await post(custodian(false), 'custodian');
+    await service.settle();
+    const apiUrl = await service.apiApp.listen({ host: '127.0.0.1', port: 0 });
+    const gate = (publiclyAccessible: boolean) =>
+      requestGate({
+        apiUrl,
+        report: JSON.stringify(
+          plan([
+            res('aws_db_instance.customers', {
+              identifier,
+              engine: 'postgres',
+              publicly_accessible: publiclyAccessible,
+            }),
+          ]),
+        ),
+        query: {
+          slug: 'acme/infra',
+          pr: '9',
+          sha: '9c0ffee1234567890abcdef1234567890abcdef1',
+          account: ACCOUNT,
+        },
+      }) as Promise<any>;
+    const opened = await gate(true);
+    expect(opened.verdict, opened.reason).toBe('blocked');
+    // No hop to price: the database itself is on the internet, so no route is listed, only the exposure.
+    expect([...opened.opened, ...opened.worsened]).toEqual([]);
+    expect(opened.exposed).toEqual([
+      expect.objectContaining({
+        invariant: 'no-internet-exposed-sensitive-asset',
+        severity: 'CRITICAL',
+        node: expect.objectContaining({ name: `${ACCOUNT}/${identifier}`, label: 'Database' }),
+        origin: { terraform: ['aws_db_instance.customers'] },
+      }),
+    ]);
+    expect(opened.reason).toMatch(/^1 crown jewel exposed to the internet: Database \d+\/customers; /);
+    // The app turns the pull request's status red, naming the database.
+    const forge = recordingForge();
+    const target = { repo: { owner: 'acme', repo: 'infra' }, number: 9, sha: opened.commit };
+    expect((await reconcile(forge, target, opened)).status).toBe('failure');
+    expect(forge.statuses[0].description).toBe(
+      `1 crown jewel exposed to the internet: ${ACCOUNT}/${identifier}`,
+    );
+    // Twin: the plan keeps it private.
+    const kept = await gate(false);
+    expect(kept.verdict, kept.reason).toBe('clean');
+    expect(kept.exposed).toBeUndefined();
+    // The estate exposes it today; a plan that makes it private is clean and says what it closes.
+    await post(custodian(true), 'custodian');
+    await service.settle();
+    const closed = await gate(false);
+    expect(closed.verdict).toBe('clean');
+    expect(closed.unexposed.map((v: any) => v.node.name)).toEqual([`${ACCOUNT}/${identifier}`]);
+    expect(closed.reason).toContain('no longer exposed to the internet');
+    // A plan that leaves it as public as it is brings nothing new.
+    expect((await gate(true)).verdict).toBe('clean');
   });
 });
