@@ -292,15 +292,20 @@ export interface SarifOptions {
 export function toSarif(answer: GateAnswer, options: SarifOptions): Record<string, unknown> {
   const files = new FileIndex(options.root);
   const rows = [...answer.opened.map((r) => [0, r] as const), ...answer.worsened.map((r) => [1, r] as const)];
-  const results: Record<string, unknown>[] = rows.map(([ruleIndex, r]) => {
-    const where = files.locate(r, options.reportPath);
+  /** One result of rule `ruleIndex`, at the file that explains `subject`, fingerprinted by its id. */
+  const result = (
+    ruleIndex: number,
+    subject: Pick<GateRoute, 'id' | 'origin'>,
+    level: 'error' | 'warning',
+    text: string,
+    properties: Record<string, unknown>,
+  ) => {
+    const where = files.locate(subject, options.reportPath);
     return {
       ruleId: SARIF_RULES[ruleIndex].id,
       ruleIndex,
-      level: r.critical ? 'error' : 'warning',
-      message: {
-        text: `${r.critical ? 'Critical attack path' : 'Attack path'} ${ruleIndex === 0 ? 'opened' : 'made likelier'}: ${route(r)} (${r.priority}, score ${score(r)}). Fix: ${r.fix}`,
-      },
+      level,
+      message: { text },
       locations: [
         {
           physicalLocation: {
@@ -310,9 +315,17 @@ export function toSarif(answer: GateAnswer, options: SarifOptions): Record<strin
           message: { text: where.why },
         },
       ],
-      partialFingerprints: { 'pathgate/path/v1': r.id },
-      properties: {
-        pathId: r.id,
+      partialFingerprints: { 'pathgate/path/v1': subject.id },
+      properties: { pathId: subject.id, ...properties },
+    };
+  };
+  const results = rows.map(([ruleIndex, r]) =>
+    result(
+      ruleIndex,
+      r,
+      r.critical ? 'error' : 'warning',
+      `${r.critical ? 'Critical attack path' : 'Attack path'} ${ruleIndex === 0 ? 'opened' : 'made likelier'}: ${route(r)} (${r.priority}, score ${score(r)}). Fix: ${r.fix}`,
+      {
         priority: r.priority,
         previousPriority: r.previousPriority,
         score: r.score,
@@ -320,37 +333,20 @@ export function toSarif(answer: GateAnswer, options: SarifOptions): Record<strin
         route: r.nodes.map((n) => n.name),
         'security-severity': r.critical ? '9.0' : r.priority === 'P2' ? '6.0' : '3.0',
       },
-    };
-  });
+    ),
+  );
   const exposureRule = SARIF_RULES.findIndex((r) => r.id === 'pathgate/crown-jewel-exposed');
-  for (const v of answer.exposed ?? []) {
-    const where = files.locate(v, options.reportPath);
-    results.push({
-      ruleId: SARIF_RULES[exposureRule].id,
-      ruleIndex: exposureRule,
-      level: 'error',
-      message: { text: `Crown jewel exposed to the internet: ${v.detail}` },
-      locations: [
-        {
-          physicalLocation: {
-            artifactLocation: { uri: where.uri, uriBaseId: '%SRCROOT%' },
-            region: { startLine: where.line },
-          },
-          message: { text: where.why },
-        },
-      ],
-      partialFingerprints: { 'pathgate/path/v1': v.id },
-      properties: {
-        pathId: v.id,
+  for (const v of answer.exposed ?? [])
+    results.push(
+      result(exposureRule, v, 'error', `Crown jewel exposed to the internet: ${v.detail}`, {
         priority: 'P1',
         previousPriority: null,
         score: 1,
         previousScore: null,
         route: [v.node.name],
         'security-severity': '9.0',
-      },
-    });
-  }
+      }),
+    );
   return {
     $schema: 'https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json',
     version: '2.1.0',

@@ -10,6 +10,7 @@ import { SEVERITY_PROBABILITY } from '../../src/model/probability.js';
 import { readReal } from '../helpers/normalize.js';
 import { registryDump, type Json } from '../helpers/registry-dump.js';
 import { makeService, type TestService } from '../helpers/service.js';
+import { gateImpact, ingestOk } from '../helpers/service-calls.js';
 
 let service: TestService | undefined;
 afterEach(async () => {
@@ -33,10 +34,7 @@ async function estate(): Promise<TestService> {
   return s;
 }
 
-async function ingest(s: TestService, body: unknown, source: string, query = '') {
-  const response = await s.ingest(body, { source, query });
-  expect(response.status, JSON.stringify(response.json)).toBe(202);
-}
+const ingest = ingestOk;
 
 async function intoWorkload(s: TestService) {
   await s.settle();
@@ -47,16 +45,7 @@ async function intoWorkload(s: TestService) {
   return { id: attackPaths[0].id as string, step: (attackPaths[0].steps as Json[])[1] };
 }
 
-async function gate(s: TestService, body: unknown, query = PR) {
-  const response = await s.apiApp.inject({
-    method: 'POST',
-    url: `/gate/impact?source=semgrep&${query}`,
-    headers: { 'content-type': 'application/json' },
-    payload: JSON.stringify(body),
-  });
-  expect(response.statusCode, response.body).toBe(200);
-  return response.json();
-}
+const gate = (s: TestService, body: unknown, query = PR) => gateImpact(s, body, `source=semgrep&${query}`);
 
 describe('code weaknesses on the route', () => {
   it('a code scan of the repository an image was built from prices the hop into the workload running it', async () => {

@@ -6,8 +6,8 @@
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { ingestReal } from '../../app/ingest-real.js';
 import { REAL } from '../helpers/normalize.js';
+import { ingestRealRun } from '../helpers/ingest-real-run.js';
 import { makeService, tempDir } from '../helpers/service.js';
 
 const metadata = {
@@ -40,10 +40,8 @@ it('posts a policy’s resources.json with its metadata as one custodian report;
   await writeFile(path.join(ran, 'metadata.json'), JSON.stringify(metadata, null, 2));
   await copyFile(resources, path.join(bare, 'resources.json'));
   const service = await makeService();
-  const url = await service.ingestApp.listen({ host: '127.0.0.1', port: 0 });
-  const lines: string[] = [];
   try {
-    const summary = await ingestReal({ dir, url, out: (l) => lines.push(l) });
+    const { summary, lines } = await ingestRealRun(service, dir);
     expect(lines).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^out\/ec2-running-instances\/resources\.json: custodian -> 202, \d+ nodes/),

@@ -4,9 +4,9 @@
 import { copyFile, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { ingestReal } from '../../app/ingest-real.js';
 import { nodeId } from '../../src/graph/ids.js';
 import { edgeLines } from '../helpers/graph-lines.js';
+import { ingestRealRun, unseenFolder } from '../helpers/ingest-real-run.js';
 import { makeService, tempDir } from '../helpers/service.js';
 
 const FILES = [
@@ -27,14 +27,10 @@ const FILES = [
 ];
 
 it('posts the unseen reports by content: each to its source, an SPDX SBOM as the folder repository’s', async () => {
-  const dir = await tempDir('pathgate-ingestreal-unseen-');
-  for (const f of FILES)
-    await copyFile(new URL(`../../fixtures/unseen/${f}`, import.meta.url), path.join(dir, path.basename(f)));
+  const dir = await unseenFolder(FILES, 'pathgate-ingestreal-unseen-');
   const service = await makeService();
-  const url = await service.ingestApp.listen({ host: '127.0.0.1', port: 0 });
-  const lines: string[] = [];
   try {
-    const summary = await ingestReal({ dir, url, repo: 'github.com/acme/web', out: (l) => lines.push(l) });
+    const { summary, lines } = await ingestRealRun(service, dir, { repo: 'github.com/acme/web' });
     expect(lines).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^defectdojo-fingerprint_test\.json: semgrep -> 202, 3 nodes, 2 edges/),
@@ -113,10 +109,8 @@ it('posts custodian run folders with their metadata, and a Falco host alert to i
     path.join(dir, falcoFile),
   );
   const service = await makeService();
-  const url = await service.ingestApp.listen({ host: '127.0.0.1', port: 0 });
-  const lines: string[] = [];
   try {
-    const summary = await ingestReal({ dir, url, out: (l) => lines.push(l) });
+    const { summary, lines } = await ingestRealRun(service, dir);
     expect(lines).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^c7n-ec2-running-instances\/resources\.json: custodian -> 202, 1 nodes/),
@@ -147,14 +141,10 @@ it('posts signatures and summaries: a blob bundle is said, not refused; PEP 740 
     'provenance/pypi-attestations-rfc8785-0.1.2-py3-none-any.whl.publish.attestation',
     'provenance/slsa-verifier-vsa-gce-v1-gke-gce-pre.bcid-vsa.jsonl',
   ];
-  const dir = await tempDir('pathgate-ingestreal-signatures-');
-  for (const f of files)
-    await copyFile(new URL(`../../fixtures/unseen/${f}`, import.meta.url), path.join(dir, path.basename(f)));
+  const dir = await unseenFolder(files, 'pathgate-ingestreal-signatures-');
   const service = await makeService();
-  const url = await service.ingestApp.listen({ host: '127.0.0.1', port: 0 });
-  const lines: string[] = [];
   try {
-    const summary = await ingestReal({ dir, url, out: (l) => lines.push(l) });
+    const { summary, lines } = await ingestRealRun(service, dir);
     expect(lines).toEqual(
       expect.arrayContaining([
         expect.stringMatching(

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readReal } from '../helpers/normalize.js';
 import { registryDump, SCANNED, type Json } from '../helpers/registry-dump.js';
 import { makeService, type TestService } from '../helpers/service.js';
+import { gateImpact, ingestOk } from '../helpers/service-calls.js';
 
 let service: TestService | undefined;
 afterEach(async () => {
@@ -19,10 +20,7 @@ afterEach(async () => {
 const SCAN = 'trivy/debian-buster-archive.json';
 const CRITICAL = 'CVE-2019-18224';
 
-async function ingest(s: TestService, body: unknown, source: string, query = '') {
-  const response = await s.ingest(body, { source, query });
-  expect(response.status, JSON.stringify(response.json)).toBe(202);
-}
+const ingest = ingestOk;
 
 async function routes(s: TestService) {
   await s.settle();
@@ -38,16 +36,7 @@ async function routes(s: TestService) {
   }[];
 }
 
-async function gate(s: TestService, body: unknown, query: string) {
-  const response = await s.apiApp.inject({
-    method: 'POST',
-    url: `/gate/impact?source=trivy&${query}`,
-    headers: { 'content-type': 'application/json' },
-    payload: JSON.stringify(body),
-  });
-  expect(response.statusCode, response.body).toBe(200);
-  return response.json();
-}
+const gate = (s: TestService, body: unknown, query: string) => gateImpact(s, body, `source=trivy&${query}`);
 
 describe('a Kubernetes dump and a Trivy scan of its image', () => {
   it('give one route whose hop into the workload is priced from the CVE; the gate sees a fix and a worse CVE', async () => {

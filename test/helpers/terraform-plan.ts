@@ -1,5 +1,10 @@
 // Minimal `terraform show -json` pieces for the terraform source's unit tests: a managed resource named by
-// its address (`aws_instance.web` is of type `aws_instance`, named `web`).
+// its address (`aws_instance.web` is of type `aws_instance`, named `web`), a plan of such resources, and the
+// real public plans and states kept in fixtures/unseen/terraform, read as `pathgate ingestreal` reads them.
+import { readFileSync } from 'node:fs';
+import { expect } from 'vitest';
+import { decodeReportFile, readReport, recognizeReport } from '../../src/ingest/recognize.js';
+
 export const ACCOUNT = '111122223333';
 
 export const res = (address: string, values: Record<string, unknown>) => ({
@@ -9,3 +14,20 @@ export const res = (address: string, values: Record<string, unknown>) => ({
   name: address.split('.')[1],
   values,
 });
+
+/** A plan holding `resources` (planned values only), with any other top-level fields. */
+export const plan = (resources: unknown[], extra: Record<string, unknown> = {}) => ({
+  format_version: '1.2',
+  planned_values: { root_module: { resources } },
+  resource_changes: [],
+  ...extra,
+});
+
+/** A real plan or state of fixtures/unseen/terraform as it is, checked to be recognised as Terraform's. */
+export const unseenPlan = (path: string): Record<string, unknown> => {
+  const { body } = readReport(
+    decodeReportFile(readFileSync(new URL(`../../fixtures/unseen/terraform/${path}`, import.meta.url))),
+  );
+  expect(recognizeReport(body), path).toBe('terraform');
+  return body as Record<string, unknown>;
+};

@@ -5,27 +5,13 @@
 // `restrict_public_buckets` takes it back, as S3 does. A policy document Terraform reads at apply is read
 // from the statements the plan holds; one whose confining values are known only at apply is left unstated.
 // Real plans: terraform-compliance's issues 174 and 255, checkov's plan with a policy document data source.
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decodeReportFile, readReport, recognizeReport } from '../../../src/ingest/recognize.js';
 import { createTerraformSource } from '../../../src/ingest/sources/terraform.js';
 import { normalize } from '../../helpers/normalize.js';
-import { ACCOUNT, res } from '../../helpers/terraform-plan.js';
+import { ACCOUNT, plan, res, unseenPlan } from '../../helpers/terraform-plan.js';
 
 const terraform = createTerraformSource();
-const plan = (resources: unknown[], extra: Record<string, unknown> = {}) => ({
-  format_version: '1.2',
-  planned_values: { root_module: { resources } },
-  resource_changes: [],
-  ...extra,
-});
-const file = (path: string): Record<string, unknown> => {
-  const { body } = readReport(
-    decodeReportFile(readFileSync(new URL(`../../../fixtures/unseen/terraform/${path}`, import.meta.url))),
-  );
-  expect(recognizeReport(body), path).toBe('terraform');
-  return body as Record<string, unknown>;
-};
+
 const statement = (extra: Record<string, unknown>) =>
   JSON.stringify({
     Version: '2012-10-17',
@@ -178,7 +164,7 @@ describe('terraform bucket policies', () => {
   });
 
   it('terraform-compliance issue 174 (Terraform 0.12.12): both buckets open to anyone by policy, TLS deny or not', () => {
-    const out = normalize(terraform, file('terraform-compliance-test_issue-174-plan.out.json'));
+    const out = normalize(terraform, unseenPlan('terraform-compliance-test_issue-174-plan.out.json'));
     for (const name of ['my_test_bucket', 'my_test_bucket_noncompliant'])
       expect(out.node('Bucket', name).properties, name).toMatchObject({
         internet_exposed: true,
@@ -190,7 +176,7 @@ describe('terraform bucket policies', () => {
   });
 
   it('terraform-compliance issue 255 (Terraform 0.12.24): a policy with no principal opens nothing', () => {
-    const out = normalize(terraform, file('terraform-compliance-test_issue-255-plan.out.json'));
+    const out = normalize(terraform, unseenPlan('terraform-compliance-test_issue-255-plan.out.json'));
     expect(out.node('Bucket', 'my_tf_test_bucket').properties).toMatchObject({
       internet_exposed: false,
       exposure_basis: 'terraform:no-public-acl-or-policy',
@@ -200,7 +186,7 @@ describe('terraform bucket policies', () => {
   it("checkov's plan (Terraform 1.3.9): a policy document read at apply, its planned statements read now", () => {
     // Its `aws_iam_policy_document` uses the new bucket's ARN, so Terraform reads it at apply; the plan holds its
     // statements as far as known: as this file holds them, `*` on `*` to the AWS principal `*`.
-    const out = normalize(terraform, file('checkov-plan_with_iam_data_block-tfplan.json'));
+    const out = normalize(terraform, unseenPlan('checkov-plan_with_iam_data_block-tfplan.json'));
     expect(out.node('Bucket', 'my-tf-test-bucket').properties).toMatchObject({
       internet_exposed: true,
       public_access: true,

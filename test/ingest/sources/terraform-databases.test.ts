@@ -4,28 +4,13 @@
 // Aurora instance by its cluster's too) or a sensitive-data name. A plan states it completely: one made
 // private, or deleted, is stated closed. Real plans and states: TerraGoat (checkov), terraform-compliance's
 // issue 401, infracost's Terraform 0.14 state (fixtures/unseen/SOURCES.md).
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decodeReportFile, readReport, recognizeReport } from '../../../src/ingest/recognize.js';
 import { createCustodianSource } from '../../../src/ingest/sources/custodian.js';
 import { createTerraformSource } from '../../../src/ingest/sources/terraform.js';
 import { normalize } from '../../helpers/normalize.js';
-import { ACCOUNT, res } from '../../helpers/terraform-plan.js';
+import { ACCOUNT, plan, res, unseenPlan } from '../../helpers/terraform-plan.js';
 
 const terraform = createTerraformSource();
-const plan = (resources: unknown[], extra: Record<string, unknown> = {}) => ({
-  format_version: '1.2',
-  planned_values: { root_module: { resources } },
-  resource_changes: [],
-  ...extra,
-});
-const file = (path: string): Record<string, unknown> => {
-  const { body } = readReport(
-    decodeReportFile(readFileSync(new URL(`../../../fixtures/unseen/terraform/${path}`, import.meta.url))),
-  );
-  expect(recognizeReport(body), path).toBe('terraform');
-  return body as Record<string, unknown>;
-};
 
 describe('terraform databases', () => {
   it('a publicly accessible aws_db_instance is the Database custodian draws for it, exposed and tagged', () => {
@@ -182,7 +167,9 @@ describe('terraform databases', () => {
   });
 
   it('TerraGoat (checkov, Terraform 0.12): its MySQL is publicly accessible', () => {
-    const out = normalize(terraform, file('checkov-terragoat-tfplan.json'), { account: '123456789123' });
+    const out = normalize(terraform, unseenPlan('checkov-terragoat-tfplan.json'), {
+      account: '123456789123',
+    });
     expect(out.node('Database', '123456789123/rds-123456789123-acme-corp').properties).toMatchObject({
       publicly_accessible: true,
       internet_exposed: true,
@@ -193,7 +180,7 @@ describe('terraform databases', () => {
   });
 
   it('terraform-compliance issue 401 (Terraform 0.12.25): a public database named only at apply, by its address', () => {
-    const out = normalize(terraform, file('terraform-compliance-test_issue_401-plan.out.json'));
+    const out = normalize(terraform, unseenPlan('terraform-compliance-test_issue_401-plan.out.json'));
     expect(out.names('Database')).toEqual(['aws_db_instance.default']);
     expect(out.node('Database', 'aws_db_instance.default').properties).toMatchObject({
       internet_exposed: true,
@@ -203,7 +190,7 @@ describe('terraform databases', () => {
   });
 
   it("infracost's Terraform 0.14 state: the deployed database, private, in its ARN's account", () => {
-    const out = normalize(terraform, file('infracost-terraform_v0.14_state.json'));
+    const out = normalize(terraform, unseenPlan('infracost-terraform_v0.14_state.json'));
     expect(out.node('Database', '123123123123/demodb').properties).toMatchObject({
       publicly_accessible: false,
       internet_exposed: false,
