@@ -161,3 +161,17 @@ export function bucketPolicyExposure(policy: unknown): Exposure {
     exposure_basis: `policy:*:${[...new Set(written)].join('+')}`,
   };
 }
+
+/**
+ * What a bucket's ACL and policy say together: exposed when either opens it, publicly readable when either
+ * lets anyone read, with both bases named; empty when neither opens it.
+ */
+export function eitherExposure(...exposures: Exposure[]): Exposure {
+  const opened = exposures.filter((e) => e.internet_exposed);
+  if (!opened.length) return {};
+  return {
+    internet_exposed: true,
+    ...(opened.some((e) => e.public_access) && { public_access: true }),
+    exposure_basis: opened.map((e) => e.exposure_basis).join(' '),
+  };
+}

@@ -8,7 +8,12 @@
 // (docs/model.md). Unknown resource types are reported as warnings, not refused.
 import { sharedNameTags, sharedNameWarning, vmName } from '../../identity/vm-name.js';
 import { crownJewel, readTags } from '../../markers/crown-jewel.js';
-import { bucketExposure, roleTrustExposure } from '../../markers/exposure.js';
+import {
+  bucketExposure,
+  bucketPolicyExposure,
+  eitherExposure,
+  roleTrustExposure,
+} from '../../markers/exposure.js';
 import { imdsPrice } from '../../model/probability.js';
 import { accountParameter, qualify } from './account.js';
 import { instanceProfileAlias } from './iam.js';
@@ -190,7 +195,11 @@ export function createCustodianSource(): IngestSource {
             const tags = readTags(resource.Tags);
             out.node('Bucket', qualify(name, account), {
               ...common,
-              ...bucketExposure(resource.Acl?.Grants),
+              // Its ACL or its policy (GetBucketPolicy's `Policy`, as terraform reads `aws_s3_bucket_policy`).
+              ...eitherExposure(
+                bucketExposure(resource.Acl?.Grants),
+                resource.Policy !== undefined ? bucketPolicyExposure(resource.Policy) : {},
+              ),
               has_bucket_policy: resource.Policy !== undefined ? true : undefined,
               ...crownJewel({ label: 'Bucket', name, tags }),
             });

@@ -31,7 +31,7 @@
 // `configuration` (resources point at each other only by their values: ids, names, ARNs, all known in a
 // state), a public address that is known (`public_ip`, empty when there is none), a bucket's ACL as S3
 // holds it (`grant`), and the region is the one its ARNs name.
-import { bucketExposure, bucketPolicyExposure } from '../../markers/exposure.js';
+import { bucketExposure, bucketPolicyExposure, eitherExposure } from '../../markers/exposure.js';
 import { crownJewel, readTags } from '../../markers/crown-jewel.js';
 import { accountParameter, parseIamArn, qualify } from './account.js';
 import { createCloudnetSource } from './cloudnet.js';
@@ -186,18 +186,14 @@ export function createTerraformSource(): IngestSource {
         const restricted = block?.values.restrict_public_buckets === true;
         const policy = bucketPolicy(bucket, resources, plan);
         const byPolicy = restricted || policy === 'unknown' ? {} : bucketPolicyExposure(policy);
-        const opened = [...(blocked ? [] : [exposure]), byPolicy].filter((e) => e.internet_exposed);
+        const opened = eitherExposure(blocked ? {} : exposure, byPolicy);
         const tags = readTags(tagList(bucket.values.tags));
         out.node('Bucket', qualify(name, account), {
           account,
           region,
           terraform_address: bucket.address,
-          ...(opened.length && !bucket.deleted
-            ? {
-                internet_exposed: true,
-                ...(opened.some((e) => e.public_access) && { public_access: true }),
-                exposure_basis: opened.map((e) => e.exposure_basis).join(' '),
-              }
+          ...(opened.internet_exposed && !bucket.deleted
+            ? opened
             : policy === 'unknown' && !restricted && !bucket.deleted
               ? // Its policy is known only at apply (built from values the plan does not know): left unstated.
                 { exposure_basis: 'terraform:policy-known-after-apply' }

@@ -208,6 +208,43 @@ describe('custodian: IAM roles', () => {
 });
 
 describe('custodian: buckets and databases', () => {
+  it('reads a bucket policy as terraform does: open to anyone is public, confined to a VPC endpoint is not', () => {
+    const policy = (condition?: Record<string, unknown>) =>
+      JSON.stringify({
+        Version: '2012-10-17',
+        Statement: [
+          {
+            Effect: 'Allow',
+            Principal: '*',
+            Action: 's3:GetObject',
+            Resource: 'arn:aws:s3:::exports/*',
+            ...(condition && { Condition: condition }),
+          },
+        ],
+      });
+    const bucket = (name: string, p: string) => ({ Name: name, Acl: { Grants: [] }, Policy: p });
+    const out = normalize(
+      custodian,
+      custodianBody(ACCOUNT, [
+        {
+          resource: 'aws.s3',
+          resources: [
+            bucket('exports', policy()),
+            bucket('exports-vpc', policy({ StringEquals: { 'aws:SourceVpce': 'vpce-1a2b3c4d' } })),
+          ],
+        },
+      ]),
+    );
+    expect(props(out, 'Bucket', `${ACCOUNT}/exports`)).toMatchObject({
+      internet_exposed: true,
+      public_access: true,
+      exposure_basis: 'policy:*:s3:GetObject',
+      has_bucket_policy: true,
+    });
+    // Twin: the same grant confined to a VPC endpoint.
+    expect(props(out, 'Bucket', `${ACCOUNT}/exports-vpc`)).not.toHaveProperty('internet_exposed');
+  });
+
   it('tells AllUsers, AuthenticatedUsers and private ACLs apart', () => {
     const grants = placebo('custodian/test_s3_grants');
     const global = placebo('custodian/test_s3_global_grants_filter');
