@@ -15,8 +15,9 @@
 //   names and marks them. A bucket is exposed by a public ACL or by a policy letting anyone (`Principal: "*"`)
 //   reach its data under no condition that confines it (src/markers/exposure.ts); a database by
 //   `publicly_accessible` alone, as custodian reads `PubliclyAccessible` (its security groups do not decide).
-// Load balancers route to nothing here (`aws_lb_listener`, `aws_lb_target_group_attachment` are not read): no
-// cloud source draws a load balancer's targets.
+// A load balancer ROUTES_TO the instances its listeners forward to (`aws_lb_listener`'s default action and
+// `aws_lb_listener_rule`s, through `aws_lb_target_group`s and their `aws_lb_target_group_attachment`s), so an
+// internet-facing load balancer in front of private instances is a route to them.
 // Names are qualified by the account (`?account=`, else the account in the plan's ARNs; without either,
 // no name is, the plan's roles included: ARNs built here leave the account empty). A plan states
 // each resource it manages completely, so an instance whose groups the plan holds and none opens, or that
@@ -102,6 +103,8 @@ export function createTerraformSource(): IngestSource {
       const groups = securityGroups(resources, plan);
       const instances = byType('aws_instance');
       const profiles = byType('aws_iam_instance_profile');
+      /** Each instance's VirtualMachine node, by its address: what load balancers route to. */
+      const machines = new Map<string, string>();
       if (instances.length || groups.size) {
         const reservations = instances.map((r) => instanceRecord(r, plan, account));
         const network = cloudnet.normalize({
@@ -130,6 +133,7 @@ export function createTerraformSource(): IngestSource {
             const props = node.properties ?? (node.properties = {});
             props.region ??= region;
             props.terraform_address = record.address;
+            machines.set(record.address, node.id!);
             if (props.internet_exposed === true && !reachable) {
               props.internet_exposed = false;
               props.exposure_basis = record.deleted
@@ -269,11 +273,12 @@ export function createTerraformSource(): IngestSource {
           `terraform ${isState(plan) ? 'state' : 'plan'}: RDS clusters with no aws_rds_cluster_instance in the ` +
             `document (no database drawn): ${bare.map((c) => c.address).join(', ')}`,
         );
+      const targets = loadBalancerTargets(resources, plan);
       for (const lb of [...byType('aws_lb'), ...byType('aws_alb')]) {
         const name = lb.values.name;
         if (typeof name !== 'string') continue;
         const external = lb.values.internal === false && !lb.deleted;
-        out.node('LoadBalancer', qualify(name, account), {
+        const id = out.node('LoadBalancer', qualify(name, account), {
           account,
           region,
           terraform_address: lb.address,
@@ -282,6 +287,12 @@ export function createTerraformSource(): IngestSource {
           ...(external && { exposure_basis: 'scheme:internet-facing' }),
           ...crownJewel({ label: 'LoadBalancer', name, tags: readTags(tagList(lb.values.tags)) }),
         });
+        // What its listeners forward to: the instances registered in those target groups.
+        if (!lb.deleted)
+          for (const { instance, targetGroup } of targets.get(lb.address) ?? []) {
+            const machine = machines.get(instance);
+            if (machine) out.edge('ROUTES_TO', id, machine, { properties: { target_group: targetGroup } });
+          }
       }
       const own = out.build();
       if (own.nodes.length) envelopes.push(own);
@@ -336,6 +347,14 @@ const READ_TYPES = [
   'aws_rds_cluster_instance',
   'aws_lb',
   'aws_alb',
+  'aws_lb_listener',
+  'aws_alb_listener',
+  'aws_lb_listener_rule',
+  'aws_alb_listener_rule',
+  'aws_lb_target_group',
+  'aws_alb_target_group',
+  'aws_lb_target_group_attachment',
+  'aws_alb_target_group_attachment',
 ];
 
 function readPlan(body: unknown): Values {
@@ -939,6 +958,103 @@ function authorizationDetails(resources: PlanResource[], plan: Values, account: 
       PolicyVersionList: [{ VersionId: 'v1', IsDefaultVersion: true, Document: p.values.policy }],
     })),
   };
+}
+
+/**
+ * The resource of `pool` an attribute names: by its value (an ARN or id, known in a state and for existing
+ * resources) or, for one Terraform creates, by the reference the configuration records (`refs`).
+ */
+function named(
+  value: unknown,
+  refs: readonly string[],
+  pool: readonly PlanResource[],
+): PlanResource | undefined {
+  return pool.find(
+    (p) =>
+      (typeof value === 'string' && value !== '' && (value === p.values.arn || value === p.values.id)) ||
+      refs.some((ref) => ref === p.address || ref.startsWith(`${p.address}.`)),
+  );
+}
+
+/**
+ * For each load balancer (by address), the instances its listeners forward to: a listener's `default_action`
+ * (and its rules' `action`s) of type forward name target groups (`target_group_arn`, or a `forward` block's
+ * weighted `target_group`s), and each target group's `aws_lb_target_group_attachment`s register instances
+ * (`target_id`). Deleted listeners, rules and attachments forward nothing; a target that is no instance of
+ * the document (an IP, a Lambda function) is left out.
+ */
+function loadBalancerTargets(
+  resources: PlanResource[],
+  plan: Values,
+): Map<string, { instance: string; targetGroup: string }[]> {
+  const live = (...types: string[]) => resources.filter((r) => types.includes(r.type) && !r.deleted);
+  const lbs = live('aws_lb', 'aws_alb');
+  const groups = live('aws_lb_target_group', 'aws_alb_target_group');
+  const listeners = live('aws_lb_listener', 'aws_alb_listener');
+  const instances = live('aws_instance');
+  /** The target groups a resource's action blocks forward to. */
+  const forwarded = (r: PlanResource, block: 'default_action' | 'action'): PlanResource[] => {
+    const actions = (Array.isArray(r.values[block]) ? r.values[block] : []) as Values[];
+    const refs = blockReferences(plan, r.address, block, 'target_group_arn');
+    return actions.flatMap((action, i) => {
+      if (action?.type !== undefined && action.type !== 'forward') return [];
+      const weighted = ((action?.forward ?? []) as Values[]).flatMap(
+        (f) => (f?.target_group ?? []) as Values[],
+      );
+      return [
+        named(action?.target_group_arn, refs[i] ?? [], groups),
+        ...weighted.map((t) => named(t?.arn, [], groups)),
+      ].filter((g): g is PlanResource => g !== undefined);
+    });
+  };
+  const byLb = new Map<string, Set<PlanResource>>();
+  const route = (lb: PlanResource | undefined, to: PlanResource[]) => {
+    if (!lb) return;
+    let set = byLb.get(lb.address);
+    if (!set) byLb.set(lb.address, (set = new Set()));
+    for (const g of to) set.add(g);
+  };
+  for (const listener of listeners)
+    route(
+      named(listener.values.load_balancer_arn, references(plan, listener.address, 'load_balancer_arn'), lbs),
+      forwarded(listener, 'default_action'),
+    );
+  for (const rule of live('aws_lb_listener_rule', 'aws_alb_listener_rule')) {
+    const listener = named(
+      rule.values.listener_arn,
+      references(plan, rule.address, 'listener_arn'),
+      listeners,
+    );
+    if (!listener) continue;
+    route(
+      named(listener.values.load_balancer_arn, references(plan, listener.address, 'load_balancer_arn'), lbs),
+      forwarded(rule, 'action'),
+    );
+  }
+  const registered = new Map<string, string[]>();
+  for (const attachment of live('aws_lb_target_group_attachment', 'aws_alb_target_group_attachment')) {
+    const group = named(
+      attachment.values.target_group_arn,
+      references(plan, attachment.address, 'target_group_arn'),
+      groups,
+    );
+    const instance = named(
+      attachment.values.target_id,
+      references(plan, attachment.address, 'target_id'),
+      instances,
+    );
+    if (group && instance)
+      registered.set(group.address, [...(registered.get(group.address) ?? []), instance.address]);
+  }
+  const out = new Map<string, { instance: string; targetGroup: string }[]>();
+  for (const [lb, set] of byLb)
+    out.set(
+      lb,
+      [...set].flatMap((g) =>
+        (registered.get(g.address) ?? []).map((instance) => ({ instance, targetGroup: g.address })),
+      ),
+    );
+  return out;
 }
 
 function sameBucket(r: PlanResource, bucket: PlanResource, plan: Values): boolean {

@@ -1,0 +1,145 @@
+// An internet-facing load balancer in front of private instances (src/ingest/sources/terraform.ts,
+// loadBalancerTargets): its listeners forward to target groups whose attachments register instances, so the
+// balancer ROUTES_TO each of them, in a plan (new resources joined by the configuration's references) and in
+// a state (by ARNs and ids). Twins: a target group no listener forwards to, a redirecting listener, a deleted
+// attachment, a target that is no instance of the document: no route.
+import { describe, expect, it } from 'vitest';
+import { createTerraformSource } from '../../../src/ingest/sources/terraform.js';
+import { normalize } from '../../helpers/normalize.js';
+import { ACCOUNT, plan, res } from '../../helpers/terraform-plan.js';
+import { makeService } from '../../helpers/service.js';
+
+const terraform = createTerraformSource();
+const LB_ARN = `arn:aws:elasticloadbalancing:us-east-1:${ACCOUNT}:loadbalancer/app/web/50dc6c495c0c9188`;
+const TG_ARN = `arn:aws:elasticloadbalancing:us-east-1:${ACCOUNT}:targetgroup/app/73e2d6bc24d8a067`;
+
+/** A private instance whose role may do anything, behind an internet-facing ALB (all new: references). */
+function newStack(options: { action?: Record<string, unknown>; attach?: boolean } = {}) {
+  const resources = [
+    res('aws_lb.web', { name: 'web', internal: false, load_balancer_type: 'application' }),
+    res('aws_lb_target_group.app', { name: 'app', port: 8080, protocol: 'HTTP', target_type: 'instance' }),
+    res('aws_lb_listener.http', {
+      port: 80,
+      protocol: 'HTTP',
+      default_action: [options.action ?? { type: 'forward' }],
+    }),
+    res('aws_instance.app', {
+      instance_type: 't3.micro',
+      tags: { Name: 'app-1' },
+      iam_instance_profile: 'app',
+    }),
+    res('aws_iam_instance_profile.app', { name: 'app', role: 'app' }),
+    res('aws_iam_role.app', {
+      name: 'app',
+      assume_role_policy: JSON.stringify({
+        Statement: [
+          { Effect: 'Allow', Principal: { Service: 'ec2.amazonaws.com' }, Action: 'sts:AssumeRole' },
+        ],
+      }),
+    }),
+    res('aws_iam_role_policy_attachment.app', {
+      role: 'app',
+      policy_arn: 'arn:aws:iam::aws:policy/AdministratorAccess',
+    }),
+    ...(options.attach === false ? [] : [res('aws_lb_target_group_attachment.app', { port: 8080 })]),
+  ];
+  const configuration = {
+    root_module: {
+      resources: [
+        {
+          address: 'aws_lb_listener.http',
+          expressions: {
+            load_balancer_arn: { references: ['aws_lb.web.arn', 'aws_lb.web'] },
+            default_action: [
+              {
+                target_group_arn: { references: ['aws_lb_target_group.app.arn', 'aws_lb_target_group.app'] },
+              },
+            ],
+          },
+        },
+        {
+          address: 'aws_lb_target_group_attachment.app',
+          expressions: {
+            target_group_arn: { references: ['aws_lb_target_group.app.arn', 'aws_lb_target_group.app'] },
+            target_id: { references: ['aws_instance.app.id', 'aws_instance.app'] },
+          },
+        },
+      ],
+    },
+  };
+  return plan(resources, { configuration });
+}
+
+const routes = (body: unknown) => {
+  const out = normalize(terraform, body, { account: ACCOUNT });
+  const name = (id: string) => out.envelopes.flatMap((e) => e.nodes).find((n) => n.id === id)?.name;
+  return out.envelopes
+    .flatMap((e) => e.edges)
+    .filter((e) => e.type === 'ROUTES_TO')
+    .map((e) => `${name(e.from)} -> ${name(e.to)}`);
+};
+
+describe('terraform: load balancers and their targets', () => {
+  it('in a plan, the listener forwards through the target group to the registered instance', () => {
+    expect(routes(newStack())).toEqual([`${ACCOUNT}/web -> ${ACCOUNT}/app-1`]);
+  });
+
+  it('in a state, by the ARNs and ids it holds, a weighted forward block included', () => {
+    const body = {
+      format_version: '1.0',
+      values: {
+        root_module: {
+          resources: [
+            res('aws_lb.web', { name: 'web', internal: false, arn: LB_ARN, id: LB_ARN }),
+            res('aws_lb_target_group.app', { name: 'app', arn: TG_ARN, id: TG_ARN }),
+            res('aws_lb_listener.https', {
+              load_balancer_arn: LB_ARN,
+              default_action: [
+                {
+                  type: 'forward',
+                  target_group_arn: '',
+                  forward: [{ target_group: [{ arn: TG_ARN, weight: 100 }] }],
+                },
+              ],
+            }),
+            res('aws_instance.app', { id: 'i-0abc1234def567890', tags: { Name: 'app-1' }, public_ip: '' }),
+            res('aws_lb_target_group_attachment.app', {
+              target_group_arn: TG_ARN,
+              target_id: 'i-0abc1234def567890',
+            }),
+          ],
+        },
+      },
+    };
+    expect(routes(body)).toEqual([`${ACCOUNT}/web -> ${ACCOUNT}/app-1`]);
+  });
+
+  it('twins: no listener forwards to the group, the listener redirects, or nothing is registered', () => {
+    const unforwarded = newStack();
+    const configured = unforwarded.configuration.root_module.resources[0];
+    configured.expressions.default_action = [{ target_group_arn: { references: [] } }];
+    expect(routes(unforwarded)).toEqual([]);
+    expect(
+      routes(newStack({ action: { type: 'redirect', redirect: [{ protocol: 'HTTPS', port: '443' }] } })),
+    ).toEqual([]);
+    expect(routes(newStack({ attach: false }))).toEqual([]);
+  });
+
+  it('through the service, the private instance behind the balancer is on a route to its administrator role', async () => {
+    const service = await makeService();
+    try {
+      const posted = await service.ingest(newStack(), { source: 'terraform', query: `account=${ACCOUNT}` });
+      expect(posted.status, JSON.stringify(posted.json)).toBe(202);
+      await service.settle();
+      const { attackPaths } = await service.graphql('{ attackPaths { nodes { name } } }');
+      const routed = (attackPaths as { nodes: { name: string }[] }[]).map((p) => p.nodes.map((n) => n.name));
+      expect(routed).toContainEqual(expect.arrayContaining([`${ACCOUNT}/web`, `${ACCOUNT}/app-1`]));
+      const fromBalancer = routed.find((r) => r[0] === `${ACCOUNT}/web`)!;
+      expect(fromBalancer[1]).toBe(`${ACCOUNT}/app-1`);
+      // The instance's role holds AdministratorAccess: a crown jewel, the route's end.
+      expect(fromBalancer.at(-1)).toBe(`${ACCOUNT}/app`);
+    } finally {
+      await service.dispose();
+    }
+  });
+});
