@@ -575,14 +575,20 @@ class DumpMapping {
       const serviceName = nameOf(o);
       const type = o.spec?.type ?? 'ClusterIP';
       const internal = type === 'LoadBalancer' ? internalLoadBalancer(o.metadata?.annotations) : undefined;
+      const ranges = type === 'LoadBalancer' ? sourceRanges(o) : undefined;
+      // Source ranges that admit no address of the internet at large (a VPC's, an office's) close it, as a
+      // security group open only to them does (cloudnet: only 0.0.0.0/0 or ::/0 opens one).
+      const confined = ranges !== undefined && !ranges.some((r) => r === '0.0.0.0/0' || r === '::/0');
       const id = out.node('LoadBalancer', this.q(`${namespace}/service/${serviceName}`), {
         cluster,
         namespace,
         k8s_kind: 'Service',
         service_type: type,
         internal_lb_annotation: internal,
+        load_balancer_source_ranges: ranges,
         ...((type === 'LoadBalancer' || type === 'NodePort') &&
-          !internal && {
+          !internal &&
+          !confined && {
             internet_exposed: true,
             exposure_basis: `service-type:${type}`,
           }),
@@ -1023,6 +1029,22 @@ function internalLoadBalancer(annotations: unknown): string | undefined {
     if (typeof value === 'string' && values.includes(value.trim().toLowerCase())) return key;
   }
   return undefined;
+}
+
+/**
+ * The client ranges a LoadBalancer Service admits (`spec.loadBalancerSourceRanges`, else the older
+ * `service.beta.kubernetes.io/load-balancer-source-ranges` annotation, comma-separated); undefined when it
+ * names none (every client).
+ */
+function sourceRanges(o: K8sObject): string[] | undefined {
+  const spec: unknown = o.spec?.loadBalancerSourceRanges;
+  const annotation: unknown =
+    o.metadata?.annotations?.['service.beta.kubernetes.io/load-balancer-source-ranges'];
+  const ranges = (Array.isArray(spec) ? spec : typeof annotation === 'string' ? annotation.split(',') : [])
+    .filter((r): r is string => typeof r === 'string')
+    .map((r) => r.trim())
+    .filter(Boolean);
+  return ranges.length ? ranges : undefined;
 }
 
 /** Whether a value may name a cluster: it is the first part of every qualified name, so no `/`. */

@@ -223,6 +223,28 @@ describe('exposure of LoadBalancer Services', () => {
     }
   });
 
+  it('source ranges that admit none of the internet (a VPC, an office) close it, as a security group does', () => {
+    const ranged = (spec: Record<string, unknown>, annotations?: Record<string, string>) =>
+      normalize(
+        k8s,
+        { ...service(annotations), spec: { type: 'LoadBalancer', selector: { app: 'api' }, ...spec } },
+        { cluster: 'c' },
+      ).node('LoadBalancer', 'c/shop/service/api').properties;
+    const office = ranged({ loadBalancerSourceRanges: ['10.0.0.0/8', '203.0.113.0/24'] });
+    expect(office?.internet_exposed).toBeUndefined();
+    expect(office?.load_balancer_source_ranges).toEqual(['10.0.0.0/8', '203.0.113.0/24']);
+    // The older annotation says the same, comma-separated.
+    expect(
+      ranged({}, { 'service.beta.kubernetes.io/load-balancer-source-ranges': '10.0.0.0/8, 172.16.0.0/12' })
+        ?.internet_exposed,
+    ).toBeUndefined();
+    // Twin: a range of the whole internet (IPv4 or IPv6) leaves it open.
+    for (const all of ['0.0.0.0/0', '::/0'])
+      expect(ranged({ loadBalancerSourceRanges: ['10.0.0.0/8', all] })).toMatchObject({
+        internet_exposed: true,
+      });
+  });
+
   it('twin: without them, or with them saying otherwise, it is', () => {
     expect(exposed()).toMatchObject({ internet_exposed: true, exposure_basis: 'service-type:LoadBalancer' });
     expect(
