@@ -64,6 +64,7 @@ async function run(): Promise<number> {
   core.setOutput('verdict', answer.verdict);
   core.setOutput('opened', String(answer.opened.length));
   core.setOutput('worsened', String(answer.worsened.length));
+  core.setOutput('exposed', String(answer.exposed?.length ?? 0));
   core.setOutput('preexisting', String(answer.preexisting));
   core.setOutput('exit-code', String(code));
   await core.summary.addRaw(renderMarkdown(answer)).write();

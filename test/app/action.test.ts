@@ -95,6 +95,7 @@ describe('the bundled Action', () => {
       verdict: 'blocked',
       opened: '0',
       worsened: '1',
+      exposed: '0',
       preexisting: '0',
       sarif: path.join(dir, 'pathgate.sarif'),
       'exit-code': '1',
