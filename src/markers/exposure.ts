@@ -81,6 +81,8 @@ const CONFINING_KEYS = new Set([
   's3:dataaccesspointaccount',
   's3:dataaccesspointarn',
 ]);
+const CONFINING_OPERATOR =
+  /^(?:ForAnyValue:|ForAllValues:)?(?:StringEquals|StringEqualsIgnoreCase|StringLike|ArnEquals|ArnLike|IpAddress)$/i;
 /** Actions that read a bucket's data (public_access, as an ACL's READ), then those that change it. */
 const READ_ACTIONS = ['s3:GetObject', 's3:ListBucket'];
 const WRITE_ACTIONS = ['s3:PutObject', 's3:DeleteObject', 's3:PutObjectAcl', 's3:PutBucketPolicy'];
@@ -116,8 +118,10 @@ function anyone(principal: unknown): boolean {
 function confined(condition: unknown): boolean {
   if (!condition || typeof condition !== 'object') return false;
   for (const [operator, tests] of Object.entries(condition as Record<string, unknown>)) {
-    // A negated test (`StringNotEquals`, `NotIpAddress`) admits everyone but the values it names.
-    if (/not/i.test(operator) || !tests || typeof tests !== 'object') continue;
+    // Only a test that the request's value equals (or lies in) the ones named confines: a negated one
+    // (`StringNotEquals`, `NotIpAddress`) admits everyone else, `…IfExists` admits a request without the key,
+    // and `Null` or `Bool` only ask whether a key is there.
+    if (!CONFINING_OPERATOR.test(operator) || !tests || typeof tests !== 'object') continue;
     for (const [key, values] of Object.entries(tests as Record<string, unknown>)) {
       const fixed = list(values).every((v) => typeof v === 'string' && !/[*?]/.test(v));
       if (CONFINING_KEYS.has(key.toLowerCase()) && fixed && list(values).length) return true;

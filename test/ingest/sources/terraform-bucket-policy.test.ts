@@ -88,6 +88,15 @@ describe('terraform bucket policies', () => {
     ).toMatchObject({
       internet_exposed: true,
     });
+    // So do tests that only ask whether a key is there, or that pass when it is not.
+    for (const Condition of [
+      { Null: { 'aws:SourceVpce': 'false' } },
+      { StringEqualsIfExists: { 'aws:SourceVpce': 'vpce-1a2b3c4d' } },
+      { Bool: { 'aws:SecureTransport': 'true' } },
+    ])
+      expect(withPolicy(statement({ Condition })), JSON.stringify(Condition)).toMatchObject({
+        internet_exposed: true,
+      });
     // An unconditioned Deny to anyone takes the read back.
     const denied = JSON.stringify({
       Statement: [
