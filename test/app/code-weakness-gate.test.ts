@@ -4,6 +4,7 @@
 // prices the hop into the workload (basis `severity`); at the gate, a pull request's code scan that brings
 // the weakness makes the route likelier and names the rule and file to fix; code scans that find only
 // client-side or credential weaknesses (XSS, CSRF, a hard-coded secret: real outputs too) change no route.
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CODE_FINDING_CONFIDENCE } from '../../src/model/code-weakness.js';
 import { SEVERITY_PROBABILITY } from '../../src/model/probability.js';
@@ -88,6 +89,24 @@ describe('code weaknesses on the route', () => {
     });
     // Nothing was written to the live estate.
     expect((await intoWorkload(service)).step.weightBasis).toBe('heuristic');
+  });
+
+  it('a SARIF log of the pull request (Semgrep OSS 1.69 --sarif, real) is gated the same way', async () => {
+    service = await estate();
+    const { id } = await intoWorkload(service);
+    const sarif = JSON.parse(
+      readFileSync(
+        new URL('../../fixtures/unseen/sarif/defectdojo-semgrep-oss-1.69-issue_10191.sarif', import.meta.url),
+        'utf8',
+      ),
+    );
+    const answer = await gateImpact(service, sarif, `source=sarif&${PR}`);
+    expect(answer.worsened.map((p: Json) => p.id)).toEqual([id]);
+    // Its worst server-side finding is a HIGH one at very-high precision: NoSQL injection, SSRF, deserialization…
+    expect(answer.worsened[0].why[0]).toMatchObject({ change: 'repriced', weightBasis: 'severity' });
+    expect(answer.worsened[0].fix).toMatch(
+      /^fix the (NoSQL injection|server-side request forgery|unsafe deserialization|XPath injection) /,
+    );
   });
 
   it('the gate takes the repository from the pull request’s slug when the call names none (as the Action calls)', async () => {
