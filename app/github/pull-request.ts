@@ -1,14 +1,17 @@
-// What the app shows on a pull request: one comment per attack path the change opened or made likelier
-// (a hidden marker with the path id makes the upsert idempotent; a path that no longer applies gets its
-// comment marked resolved), and the `service/attack-paths` commit status on the head SHA.
+// What the app shows on a pull request: one comment per attack path the change opened or made likelier, and
+// per crown jewel it exposes to the internet (a hidden marker with the subject's id makes the upsert
+// idempotent; one that no longer applies gets its comment marked resolved), and the `service/attack-paths`
+// commit status on the head SHA.
+import { createHash } from 'node:crypto';
 import type { Forge, RepoRef } from '../../src/forge/forge.js';
-import type { GatePath, GateResult } from '../../src/gate/evaluate.js';
+import type { GatePath, GateResult, GateViolation } from '../../src/gate/evaluate.js';
 import { renderMermaid } from '../gate-client.js';
 
 export const STATUS_CONTEXT = 'service/attack-paths';
 /** routes commented on one pull request at most */
 export const MAX_COMMENTS = 20;
-const MARKER = /<!-- pathgate:path=(ap-[0-9a-f]{16}) -->/;
+/** A comment's subject: a route (`ap-<hex>`), or an exposed crown jewel (`exposed-<hex>`). */
+const MARKER = /<!-- pathgate:path=((?:ap|exposed)-[0-9a-f]{16}) -->/;
 const RESOLVED = '<!-- pathgate:resolved -->';
 
 export interface PullRequestTarget {
@@ -101,7 +104,21 @@ export async function reconcile(
   ];
   // Comments belong to the pull request's head commit: an older commit's late verdict sets its own status
   // and leaves them alone.
-  if (options.comments !== false) await reconcileComments(forge, target, current, link, out);
+  if (options.comments !== false) {
+    const items: CommentItem[] = [
+      ...current.map(({ path, status }) => ({
+        id: path.id,
+        critical: path.critical,
+        score: path.score,
+        body: renderComment(path, status, link(path.id)),
+      })),
+      ...(result.exposed ?? []).map((v) => {
+        const id = exposureId(v.id);
+        return { id, critical: true, score: 1, body: renderExposure(v, id, link()) };
+      }),
+    ];
+    await reconcileComments(forge, target, items, out);
+  }
   const critical = current.filter((c) => c.path.critical);
   const exposed = result.exposed ?? [];
   out.status =
@@ -124,11 +141,40 @@ export async function reconcile(
   return out;
 }
 
+/** One comment the pull request should hold: its subject's id, how it ranks, and its text. */
+interface CommentItem {
+  id: string;
+  critical: boolean;
+  score: number;
+  body: string;
+}
+
+/** A comment id for an exposed crown jewel: stable per invariant and node, in the marker's form. */
+function exposureId(violationId: string): string {
+  return `exposed-${createHash('sha256').update(violationId).digest('hex').slice(0, 16)}`;
+}
+
+/** A crown jewel the change puts on the internet: no hop to draw, so the asset, why, and the fix. */
+export function renderExposure(v: GateViolation, id: string, link?: string): string {
+  return [
+    `<!-- pathgate:path=${id} -->`,
+    `### ⛔ Crown jewel exposed to the internet: ${v.node.name}`,
+    `**${v.severity}**, invariant \`${v.invariant}\``,
+    '',
+    v.detail,
+    ...(v.origin?.terraform?.length
+      ? ['', `Declared at ${v.origin.terraform.map((a) => `\`${a}\``).join(', ')}.`]
+      : []),
+    '',
+    `**Fix**: keep ${v.node.label} ${v.node.name} off the internet (no public address, access or policy), or move its sensitive data elsewhere`,
+    ...(link ? ['', `[Open in pathgate](${link})`] : []),
+  ].join('\n');
+}
+
 async function reconcileComments(
   forge: Forge,
   target: PullRequestTarget,
-  current: { path: GatePath; status: 'opened' | 'worsened' }[],
-  link: (id?: string) => string | undefined,
+  current: CommentItem[],
   out: Reconciled,
 ): Promise<void> {
   const existing = new Map<string, { id: number; body: string }>();
@@ -139,13 +185,10 @@ async function reconcileComments(
   let wrote = false;
   // A pull request is read by people: the worst routes get a comment each (critical first, then by score);
   // the status counts them all. A route past the cap keeps the comment it already has.
-  const ranked = [...current].sort(
-    (a, b) => Number(b.path.critical) - Number(a.path.critical) || b.path.score - a.path.score,
-  );
-  for (const { path } of ranked.slice(MAX_COMMENTS)) existing.delete(path.id);
-  for (const { path, status } of ranked.slice(0, MAX_COMMENTS)) {
-    const body = renderComment(path, status, link(path.id));
-    const comment = existing.get(path.id);
+  const ranked = [...current].sort((a, b) => Number(b.critical) - Number(a.critical) || b.score - a.score);
+  for (const item of ranked.slice(MAX_COMMENTS)) existing.delete(item.id);
+  for (const { id, body } of ranked.slice(0, MAX_COMMENTS)) {
+    const comment = existing.get(id);
     if (!comment) {
       await forge.createComment(target.repo, target.number, body);
       out.created++;
@@ -155,7 +198,7 @@ async function reconcileComments(
       out.updated++;
       wrote = true;
     }
-    existing.delete(path.id);
+    existing.delete(id);
   }
   for (const [id, comment] of existing) {
     if (comment.body.includes(RESOLVED)) continue;

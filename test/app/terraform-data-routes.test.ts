@@ -243,6 +243,15 @@ describe('Terraform plans opening data to the internet', () => {
     expect(forge.statuses[0].description).toBe(
       `1 crown jewel exposed to the internet: ${ACCOUNT}/${identifier}`,
     );
+    // And comments on it: the exposure, where the plan declares it, what to do.
+    expect(forge.comments).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^<!-- pathgate:path=exposed-[0-9a-f]{16} -->\n### ⛔ Crown jewel exposed to the internet: ${ACCOUNT}/${identifier}\n`,
+        ),
+      ),
+    ]);
+    expect(forge.comments[0]).toContain('Declared at `aws_db_instance.customers`.');
     // Twin: the plan keeps it private.
     const kept = await gate(false);
     expect(kept.verdict, kept.reason).toBe('clean');
