@@ -31,3 +31,18 @@ export const unseenPlan = (path: string): Record<string, unknown> => {
   expect(recognizeReport(body), path).toBe('terraform');
   return body as Record<string, unknown>;
 };
+
+/** A bucket policy letting anyone get the `exports` bucket's objects, with the statement's other fields. */
+export const publicReadPolicy = (extra: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    Version: '2012-10-17',
+    Statement: [
+      {
+        Effect: 'Allow',
+        Principal: '*',
+        Action: 's3:GetObject',
+        Resource: 'arn:aws:s3:::exports/*',
+        ...extra,
+      },
+    ],
+  });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createCustodianSource } from '../../../src/ingest/sources/custodian.js';
 import { IMDS_V1_PROBABILITY } from '../../../src/model/probability.js';
+import { publicReadPolicy } from '../../helpers/terraform-plan.js';
 import { normalize, REAL, rejection } from '../../helpers/normalize.js';
 import { custodianBody, placebo } from '../../helpers/placebo.js';
 
@@ -210,18 +211,7 @@ describe('custodian: IAM roles', () => {
 describe('custodian: buckets and databases', () => {
   it('reads a bucket policy as terraform does: open to anyone is public, confined to a VPC endpoint is not', () => {
     const policy = (condition?: Record<string, unknown>) =>
-      JSON.stringify({
-        Version: '2012-10-17',
-        Statement: [
-          {
-            Effect: 'Allow',
-            Principal: '*',
-            Action: 's3:GetObject',
-            Resource: 'arn:aws:s3:::exports/*',
-            ...(condition && { Condition: condition }),
-          },
-        ],
-      });
+      publicReadPolicy(condition && { Condition: condition });
     const bucket = (name: string, p: string) => ({ Name: name, Acl: { Grants: [] }, Policy: p });
     const out = normalize(
       custodian,

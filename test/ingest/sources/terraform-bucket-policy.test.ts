@@ -8,23 +8,11 @@
 import { describe, expect, it } from 'vitest';
 import { createTerraformSource } from '../../../src/ingest/sources/terraform.js';
 import { normalize } from '../../helpers/normalize.js';
-import { ACCOUNT, plan, res, unseenPlan } from '../../helpers/terraform-plan.js';
+import { ACCOUNT, plan, publicReadPolicy, res, unseenPlan } from '../../helpers/terraform-plan.js';
 
 const terraform = createTerraformSource();
 
-const statement = (extra: Record<string, unknown>) =>
-  JSON.stringify({
-    Version: '2012-10-17',
-    Statement: [
-      {
-        Effect: 'Allow',
-        Principal: '*',
-        Action: 's3:GetObject',
-        Resource: 'arn:aws:s3:::exports/*',
-        ...extra,
-      },
-    ],
-  });
+const statement = publicReadPolicy;
 const bucket = res('aws_s3_bucket.exports', { bucket: 'exports', tags: { classification: 'pii' } });
 const withPolicy = (policy: string, more: unknown[] = []) =>
   normalize(
