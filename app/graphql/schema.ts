@@ -152,6 +152,8 @@ export const SCHEMA_SDL = /* GraphQL */ `
     attribution: String!
     opened: Int!
     worsened: Int!
+    "Crown jewels the commit's reports expose to the internet themselves (each blocks)."
+    exposed: Int!
     preexisting: Int!
     slug: String
     pr: Int

@@ -18,6 +18,8 @@ export interface StoredVerdict {
   attribution: string;
   opened: number;
   worsened: number;
+  /** crown jewels the commit's reports expose to the internet */
+  exposed: number;
   preexisting: number;
   slug: string | null;
   pr: number | null;
@@ -138,6 +140,7 @@ export class VerdictStore {
         reports.length === 1
           ? (reports[0].result.counts?.worsened ?? view.worsened.length)
           : view.worsened.length,
+      exposed: view.exposed?.length ?? 0,
       preexisting: view.preexisting,
       slug: last.slug,
       pr: last.pr,

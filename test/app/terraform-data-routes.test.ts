@@ -252,6 +252,11 @@ describe('Terraform plans opening data to the internet', () => {
       ),
     ]);
     expect(forge.comments[0]).toContain('Declared at `aws_db_instance.customers`.');
+    // The commit's verdict counts it.
+    const { prVerdict } = await service.graphql(
+      `{ prVerdict(sha: "${opened.commit}") { verdict exposed opened } }`,
+    );
+    expect(prVerdict).toEqual({ verdict: 'blocked', exposed: 1, opened: 0 });
     // Twin: the plan keeps it private.
     const kept = await gate(false);
     expect(kept.verdict, kept.reason).toBe('clean');
