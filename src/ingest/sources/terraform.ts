@@ -17,7 +17,8 @@
 //   `publicly_accessible` alone, as custodian reads `PubliclyAccessible` (its security groups do not decide).
 // A load balancer ROUTES_TO the instances its listeners forward to (`aws_lb_listener`'s default action and
 // `aws_lb_listener_rule`s, through `aws_lb_target_group`s and their `aws_lb_target_group_attachment`s), so an
-// internet-facing load balancer in front of private instances is a route to them.
+// internet-facing load balancer in front of private instances is a route to them. An instance whose group a
+// database's groups admit (by group, as cloudnet reads instance to instance) CONNECTS_TO the database.
 // Names are qualified by the account (`?account=`, else the account in the plan's ARNs; without either,
 // no name is, the plan's roles included: ARNs built here leave the account empty). A plan states
 // each resource it manages completely, so an instance whose groups the plan holds and none opens, or that
@@ -105,8 +106,8 @@ export function createTerraformSource(): IngestSource {
       const profiles = byType('aws_iam_instance_profile');
       /** Each instance's VirtualMachine node, by its address: what load balancers route to. */
       const machines = new Map<string, string>();
+      const reservations = instances.map((r) => instanceRecord(r, plan, account));
       if (instances.length || groups.size) {
-        const reservations = instances.map((r) => instanceRecord(r, plan, account));
         const network = cloudnet.normalize({
           body: {
             provider: 'aws',
@@ -245,7 +246,7 @@ export function createTerraformSource(): IngestSource {
         const tags = readTags({ ...(cluster?.values.tags ?? {}), ...(db.values.tags ?? {}) });
         const open = db.values.publicly_accessible === true && !db.deleted;
         const marker = crownJewel({ label: 'Database', name, tags });
-        out.node('Database', qualify(name, account), {
+        const database = out.node('Database', qualify(name, account), {
           account,
           region,
           terraform_address: db.address,
@@ -263,6 +264,17 @@ export function createTerraformSource(): IngestSource {
             ? marker
             : crownJewel({ label: 'Database', name: clusterIdentifier(cluster), tags: {} })),
         });
+        // Who reaches it: the instances of a group its own groups admit (an Aurora instance's are its
+        // cluster's), as cloudnet draws instance to instance.
+        if (db.deleted) continue;
+        for (const [from, via] of admittedInstances(
+          pointed(plan, resources, cluster ?? db, 'vpc_security_group_ids'),
+          groups,
+          reservations,
+        )) {
+          const machine = machines.get(from);
+          if (machine) out.edge('CONNECTS_TO', machine, database, { properties: { via } });
+        }
       }
       const instancesOf = new Set(
         byType('aws_rds_cluster_instance').map((i) => clusterOf(i, clusters, plan)?.address),
@@ -958,6 +970,27 @@ function authorizationDetails(resources: PlanResource[], plan: Values, account: 
       PolicyVersionList: [{ VersionId: 'v1', IsDefaultVersion: true, Document: p.values.policy }],
     })),
   };
+}
+
+/**
+ * The instances (by address) a resource's security groups admit by group (`UserIdGroupPairs`), each with the
+ * rule that admits it (`<their group>-><its group>`); the first rule found for each instance.
+ */
+function admittedInstances(
+  groupIds: readonly string[],
+  groups: ReadonlyMap<string, Values>,
+  instances: readonly Values[],
+): Map<string, string> {
+  const admitted = new Map<string, string>();
+  for (const id of groupIds)
+    for (const permission of (groups.get(id)?.IpPermissions ?? []) as Values[])
+      for (const pair of (permission.UserIdGroupPairs ?? []) as Values[])
+        for (const instance of instances) {
+          if (instance.deleted || admitted.has(instance.address)) continue;
+          if ((instance.SecurityGroups as Values[]).some((g) => g.GroupId === pair.GroupId))
+            admitted.set(instance.address, `${pair.GroupId}->${id}`);
+        }
+  return admitted;
 }
 
 /**

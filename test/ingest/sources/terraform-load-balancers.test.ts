@@ -1,8 +1,8 @@
-// An internet-facing load balancer in front of private instances (src/ingest/sources/terraform.ts,
-// loadBalancerTargets): its listeners forward to target groups whose attachments register instances, so the
-// balancer ROUTES_TO each of them, in a plan (new resources joined by the configuration's references) and in
-// a state (by ARNs and ids). Twins: a target group no listener forwards to, a redirecting listener, a deleted
-// attachment, a target that is no instance of the document: no route.
+// Tiers a Terraform plan wires together (src/ingest/sources/terraform.ts): an internet-facing load balancer's
+// listeners forward to target groups whose attachments register instances, so the balancer ROUTES_TO each of
+// them, in a plan (new resources joined by the configuration's references) and in a state (by ARNs and ids);
+// an instance whose group a database's group admits CONNECTS_TO the database. Twins: a target group no
+// listener forwards to, a redirecting listener, nothing registered, a database admitting another group.
 import { describe, expect, it } from 'vitest';
 import { createTerraformSource } from '../../../src/ingest/sources/terraform.js';
 import { normalize } from '../../helpers/normalize.js';
@@ -75,6 +75,53 @@ function newStack(options: { action?: Record<string, unknown>; attach?: boolean;
   return plan(resources, { configuration });
 }
 
+/** The app instance's group, the database's group, and a rule letting `admitted` reach the database. */
+function tiers(admitted: 'aws_security_group.app' | 'aws_security_group.ops') {
+  const stack = newStack();
+  const resources = stack.planned_values.root_module.resources as Record<string, unknown>[];
+  resources.push(
+    res('aws_security_group.app', { name: 'app', ingress: [] }),
+    res('aws_security_group.ops', { name: 'ops', ingress: [] }),
+    res('aws_security_group.db', { name: 'db', ingress: [] }),
+    res('aws_security_group_rule.db_in', {
+      type: 'ingress',
+      protocol: 'tcp',
+      from_port: 5432,
+      to_port: 5432,
+    }),
+    res('aws_db_instance.orders', {
+      identifier: 'orders',
+      engine: 'postgres',
+      publicly_accessible: false,
+      tags: { classification: 'pii' },
+    }),
+  );
+  const configured = (stack as unknown as { configuration: { root_module: { resources: unknown[] } } })
+    .configuration.root_module.resources;
+  configured.push(
+    {
+      address: 'aws_instance.app',
+      expressions: {
+        vpc_security_group_ids: { references: ['aws_security_group.app.id', 'aws_security_group.app'] },
+      },
+    },
+    {
+      address: 'aws_db_instance.orders',
+      expressions: {
+        vpc_security_group_ids: { references: ['aws_security_group.db.id', 'aws_security_group.db'] },
+      },
+    },
+    {
+      address: 'aws_security_group_rule.db_in',
+      expressions: {
+        security_group_id: { references: ['aws_security_group.db.id', 'aws_security_group.db'] },
+        source_security_group_id: { references: [`${admitted}.id`, admitted] },
+      },
+    },
+  );
+  return stack;
+}
+
 const routes = (body: unknown) => {
   const out = normalize(terraform, body, { account: ACCOUNT });
   const name = (id: string) => out.envelopes.flatMap((e) => e.nodes).find((n) => n.id === id)?.name;
@@ -127,6 +174,24 @@ describe('terraform: load balancers and their targets', () => {
     expect(routes(newStack({ attach: false }))).toEqual([]);
   });
 
+  it('through the service, three tiers are one route: balancer, app instance, the crown-jewel database', async () => {
+    const service = await makeService();
+    try {
+      const posted = await service.ingest(tiers('aws_security_group.app'), {
+        source: 'terraform',
+        query: `account=${ACCOUNT}`,
+      });
+      expect(posted.status, JSON.stringify(posted.json)).toBe(202);
+      await service.settle();
+      const { attackPaths } = await service.graphql('{ attackPaths { nodes { name } } }');
+      expect(
+        (attackPaths as { nodes: { name: string }[] }[]).map((p) => p.nodes.map((n) => n.name)),
+      ).toContainEqual([`${ACCOUNT}/web`, `${ACCOUNT}/app-1`, `${ACCOUNT}/orders`]);
+    } finally {
+      await service.dispose();
+    }
+  });
+
   it('through the service, the private instance behind the balancer is on a route to its administrator role', async () => {
     const service = await makeService();
     try {
@@ -143,5 +208,20 @@ describe('terraform: load balancers and their targets', () => {
     } finally {
       await service.dispose();
     }
+  });
+
+  it('three tiers: the balancer, the app instance, and the database its group admits (twin: a group it does not)', () => {
+    const connects = (body: unknown) => {
+      const out = normalize(terraform, body, { account: ACCOUNT });
+      const name = (id: string) => out.envelopes.flatMap((e) => e.nodes).find((n) => n.id === id)?.name;
+      return out.envelopes
+        .flatMap((e) => e.edges)
+        .filter((e) => e.type === 'CONNECTS_TO')
+        .map((e) => `${name(e.from)} -> ${name(e.to)} (${e.properties?.via})`);
+    };
+    expect(connects(tiers('aws_security_group.app'))).toEqual([
+      `${ACCOUNT}/app-1 -> ${ACCOUNT}/orders (aws_security_group.app->aws_security_group.db)`,
+    ]);
+    expect(connects(tiers('aws_security_group.ops'))).toEqual([]);
   });
 });
