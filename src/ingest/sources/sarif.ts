@@ -2,7 +2,8 @@
 // Gitleaks, ...) for the repository named by `?repo=` (required, as for semgrep). Read as the semgrep source
 // reads its JSON, so both of one scan meet on the same nodes:
 // - each result is a Weakness named `<repo>:<path>:<line>:<rule>` that AFFECTS the Repository, with its
-//   CWEs (tags, CodeQL's `external/cwe/cwe-089`, CWE taxa) and severity (`security-severity`, else level);
+//   CWEs (tags, CodeQL's `external/cwe/cwe-089`, `cwe` properties, CWE taxa, a MITRE CWE help page) and
+//   severity (`security-severity`, else the tool's own CRITICAL..LOW word, else the level, `warning` unsaid);
 //   results of code-quality rules (tagged maintainability, correctness, ... and not security: an unused
 //   variable) are counted, not drawn;
 // - a secret scanner's results are Secret nodes named as Trivy names a repository's secrets, never holding
@@ -26,8 +27,16 @@ interface SarifRule {
   id?: string;
   name?: string;
   shortDescription?: { text?: string };
+  helpUri?: unknown;
   defaultConfiguration?: { level?: string };
-  properties?: { tags?: unknown; 'security-severity'?: unknown; precision?: unknown; cwe?: unknown };
+  properties?: {
+    tags?: unknown;
+    'security-severity'?: unknown;
+    precision?: unknown;
+    cwe?: unknown;
+    severity?: unknown;
+    issue_severity?: unknown;
+  };
   relationships?: { target?: { id?: unknown; toolComponent?: { name?: unknown } } }[];
 }
 
@@ -54,7 +63,13 @@ interface SarifResult {
       region?: { startLine?: number; endLine?: number };
     };
   }[];
-  properties?: { 'security-severity'?: unknown; tags?: unknown; cwe?: unknown };
+  properties?: {
+    'security-severity'?: unknown;
+    tags?: unknown;
+    cwe?: unknown;
+    severity?: unknown;
+    issue_severity?: unknown;
+  };
 }
 
 /** Scanners whose SARIF lists vulnerable packages without naming them: their JSON is what is read. */
@@ -69,6 +84,17 @@ const SECRET_SCANNERS = new Set(['gitleaks', 'trufflehog', 'detect-secrets', 'gg
 
 /** SARIF levels on the engine's severity scale (a `security-severity` score, when given, comes first). */
 const LEVEL_SEVERITY: Readonly<Record<string, string>> = { error: 'HIGH', warning: 'MEDIUM', note: 'LOW' };
+
+/**
+ * A tool's own severity words in a result's or rule's properties (Contrast Scan's `severity`, ShiftLeft
+ * scan's and Bandit's `issue_severity`): finer than the level, which folds CRITICAL and HIGH into `error`.
+ */
+const TOOL_SEVERITY: Readonly<Record<string, string>> = {
+  CRITICAL: 'CRITICAL',
+  HIGH: 'HIGH',
+  MEDIUM: 'MEDIUM',
+  LOW: 'LOW',
+};
 
 /** Result kinds that are no finding (SARIF §3.27.9): only `fail`, `open` and `review` ask for attention. */
 const NOT_FINDINGS = new Set(['pass', 'notApplicable', 'informational']);
@@ -209,11 +235,13 @@ function readRun(
       continue;
     }
     const cwe = cwesOf(rule, result);
-    const level = text(result.level) ?? text(rule?.defaultConfiguration?.level);
+    // SARIF §3.27.10: a result whose level neither it nor its rule states is a `warning`.
+    const level = text(result.level) ?? text(rule?.defaultConfiguration?.level) ?? 'warning';
     const weakness = out.node('Weakness', `${repo}:${file}${at}:${ruleId}`, {
       rule_id: ruleId,
       cwe: cwe.length ? cwe : undefined,
-      severity: score !== undefined ? scoreSeverity(score) : level ? LEVEL_SEVERITY[level] : undefined,
+      severity:
+        score !== undefined ? scoreSeverity(score) : (toolSeverity(rule, result) ?? LEVEL_SEVERITY[level]),
       security_severity: score,
       scanner_severity: level,
       precision: typeof rule?.properties?.precision === 'string' ? rule.properties.precision : undefined,
@@ -254,20 +282,27 @@ function pathOf(uri: string | undefined): string | undefined {
   return path.replace(/^\/(?=[A-Za-z]:\/)/, '').replace(/^(\.\/)+/, '');
 }
 
-const CWE_TAG = /^(?:external\/cwe\/)?cwe[- ]0*(\d+)/i;
+const CWE_TAG = /^(?:external\/cwe\/)?cwe[-_: ]?0*(\d+)/i;
+/** A rule whose help is MITRE's page of one CWE is of that CWE (ShiftLeft scan's `helpUri`). */
+const CWE_PAGE = /^https?:\/\/cwe\.mitre\.org\/data\/definitions\/(\d+)\.html$/i;
 
-/** The CWE ids a rule names: in its tags (`CWE-89: ...`, CodeQL's `external/cwe/cwe-089`) or as CWE taxa. */
+/**
+ * The CWE ids a rule names: in its tags (`CWE-89: ...`, CodeQL's `external/cwe/cwe-089`, `cwe:89`), in a
+ * `cwe` property (a tag, or a bare number as Contrast Scan writes it), as CWE taxa, or by its help page.
+ */
 function cwesOf(rule: SarifRule | undefined, result: SarifResult): string[] {
   const ids = new Set<string>();
   for (const tag of [
     ...strings(rule?.properties?.tags),
     ...strings(result.properties?.tags),
-    ...strings(rule?.properties?.cwe),
-    ...strings(result.properties?.cwe),
+    ...cweProperty(rule?.properties?.cwe),
+    ...cweProperty(result.properties?.cwe),
   ]) {
     const match = CWE_TAG.exec(tag.trim());
     if (match) ids.add(`CWE-${match[1]}`);
   }
+  const page = CWE_PAGE.exec(text(rule?.helpUri)?.trim() ?? '');
+  if (page) ids.add(`CWE-${page[1]}`);
   for (const relation of Array.isArray(rule?.relationships) ? rule.relationships : []) {
     const target = relation?.target;
     if (String(target?.toolComponent?.name ?? '').toUpperCase() !== 'CWE') continue;
@@ -324,6 +359,27 @@ function ruleOfMessage(rules: Map<string, SarifRule>, message: string | undefine
   for (const id of rules.keys())
     if (message.startsWith(`${id} `) && (found === undefined || id.length > found.length)) found = id;
   return found;
+}
+
+/** A `cwe` property's ids as tags: `CWE-89`, or a bare number (`89`, `"89"`) naming a CWE. */
+function cweProperty(value: unknown): string[] {
+  const items = Array.isArray(value) ? value : [value];
+  return items.flatMap((v) => {
+    if (typeof v === 'number' && Number.isInteger(v) && v > 0) return [`CWE-${v}`];
+    if (typeof v === 'string') return [/^\s*\d+\s*$/.test(v) ? `CWE-${v.trim()}` : v];
+    return [];
+  });
+}
+
+/** The tool's own severity word for a result, from its properties or its rule's; undefined if none. */
+function toolSeverity(rule: SarifRule | undefined, result: SarifResult): string | undefined {
+  for (const props of [result.properties, rule?.properties]) {
+    for (const value of [props?.issue_severity, props?.severity]) {
+      const word = text(value)?.trim().toUpperCase();
+      if (word && TOOL_SEVERITY[word]) return TOOL_SEVERITY[word];
+    }
+  }
+  return undefined;
 }
 
 function strings(value: unknown): string[] {

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createSarifSource } from '../../../src/ingest/sources/sarif.js';
+import { priceWeakness } from '../../../src/model/code-weakness.js';
 import { normalize, rejection } from '../../helpers/normalize.js';
 
 const sarif = createSarifSource();
@@ -88,6 +89,83 @@ describe('sarif: code weaknesses', () => {
       cwe: ['CWE-327'],
       severity: 'HIGH',
     });
+  });
+
+  it('reads a `cwe` property written as a bare number (Contrast Scan), `cwe:89` tags, and MITRE help pages', () => {
+    const rules = [
+      { id: 'A' },
+      { id: 'B', properties: { tags: ['security', 'cwe:89'] } },
+      { id: 'C', helpUri: 'https://cwe.mitre.org/data/definitions/91.html' },
+    ];
+    const out = read(
+      log('Scanner', rules, [
+        result('A', { properties: { cwe: 89 } }),
+        result('B'),
+        result('C'),
+        result('A', { locations: at('src/q.js'), properties: { cwe: ['78', 'CWE-77'] } }),
+      ]),
+    );
+    const cwe = (rule: string, file = 'src/db.js') =>
+      out.node('Weakness', `${REPO}:${file}:12:${rule}`).properties?.cwe;
+    expect([cwe('A'), cwe('B'), cwe('C'), cwe('A', 'src/q.js')]).toEqual([
+      ['CWE-89'],
+      ['CWE-89'],
+      ['CWE-91'],
+      ['CWE-77', 'CWE-78'],
+    ]);
+  });
+
+  it('twin: a null `cwe`, the bare tag `cwe` (Semgrep 0.17) and a help page that is no CWE name none', () => {
+    const rules = [
+      { id: 'A', properties: { tags: ['cwe', 'owasp'] } },
+      { id: 'B', helpUri: 'https://cwe.mitre.org/data/index.html' },
+    ];
+    const out = read(log('Scanner', rules, [result('A', { properties: { cwe: null } }), result('B')]));
+    expect(out.nodes.filter((n) => n.label === 'Weakness').map((n) => n.properties?.cwe)).toEqual([
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it("the tool's own severity word (`severity`, `issue_severity`) before the level, after a score", () => {
+    const rules = [{ id: 'A', defaultConfiguration: { level: 'error' } }];
+    const out = read(
+      log('Scanner', rules, [
+        result('A', { properties: { severity: 'CRITICAL' } }),
+        result('A', { locations: at('src/b.js'), properties: { issue_severity: 'low' } }),
+        result('A', {
+          locations: at('src/c.js'),
+          properties: { severity: 'LOW', 'security-severity': '9.1' },
+        }),
+      ]),
+    );
+    const severity = (file: string) => out.node('Weakness', `${REPO}:${file}:12:A`).properties?.severity;
+    expect([severity('src/db.js'), severity('src/b.js'), severity('src/c.js')]).toEqual([
+      'CRITICAL',
+      'LOW',
+      'CRITICAL',
+    ]);
+  });
+
+  it("twin: a severity word off the scale (SonarQube's MAJOR) leaves the level to say", () => {
+    const out = read(
+      log('Scanner', [{ id: 'A' }], [result('A', { level: 'note', properties: { severity: 'MAJOR' } })]),
+    );
+    expect(out.node('Weakness', `${REPO}:src/db.js:12:A`).properties?.severity).toBe('LOW');
+  });
+
+  it('a result whose level neither it nor its rule states is a warning (SARIF §3.27.10): MEDIUM', () => {
+    const out = read(log('nodejsscan', [{ id: 'A' }], [result('A')]));
+    expect(out.node('Weakness', `${REPO}:src/db.js:12:A`).properties).toMatchObject({
+      severity: 'MEDIUM',
+      scanner_severity: 'warning',
+    });
+  });
+
+  it("twin: the rule's default level still comes before the default warning", () => {
+    const rules = [{ id: 'A', defaultConfiguration: { level: 'note' } }];
+    const out = read(log('nodejsscan', rules, [result('A')]));
+    expect(out.node('Weakness', `${REPO}:src/db.js:12:A`).properties?.severity).toBe('LOW');
   });
 
   it('names files as the repository does: `file://`, `./` and percent-escapes dropped', () => {
@@ -260,6 +338,47 @@ describe('sarif: real logs', () => {
     const [error] = rejection(sarif, unseen('defectdojo-cxf-3.4.6.sarif'), { repo: REPO });
     expect(error).toMatchObject({ pointer: '/runs/0/tool/driver/name', value: 'Grype' });
     expect(error.detail).toContain('/ingest/grype');
+  });
+
+  it('ShiftLeft scan: CWEs from MITRE help pages, its CRITICAL, and the XML injection priced', () => {
+    const out = read(unseen('defectdojo-shiftleft-scan-taint-python-report.sarif'));
+    const weakness = (file: string, line: number, rule: string) =>
+      out.node('Weakness', `${REPO}:/home/damien/dd/${file}:${line}:${rule}`).properties!;
+    expect(weakness('dojo/tools/veracode/parser.py', 35, 'taint-xmli')).toMatchObject({
+      cwe: ['CWE-91'],
+      severity: 'HIGH',
+      precision: 'high',
+    });
+    expect(priceWeakness(weakness('dojo/tools/veracode/parser.py', 35, 'taint-xmli'))).toEqual({
+      p: 0.5,
+      basis: 'severity',
+    });
+    expect(weakness('dojo/cred/views.py', 592, 'taint-idor').cwe).toEqual(['CWE-639']);
+    expect(weakness('dojo/forms.py', 2577, 'taint-file-write')).toMatchObject({
+      cwe: ['CWE-732'],
+      severity: 'CRITICAL',
+    });
+  });
+
+  it('Contrast Scan on WebGoat: CWEs written as numbers, its own CRITICAL over the level', () => {
+    const out = read(unseen('contrast-scan-webgoat-trimmed.sarif'));
+    const props = out.nodes.filter((n) => n.label === 'Weakness').map((n) => n.properties);
+    expect(props.map((p) => [p?.rule_id, p?.cwe, p?.severity])).toEqual([
+      ['OPT.JAVASCRIPT.ResourceInjection', ['CWE-99'], 'CRITICAL'],
+      ['OPT.JAVASCRIPT.HeaderManipulation', ['CWE-113'], 'HIGH'],
+      ['OPT.JAVASCRIPT.ESTILO.NeverUseHistory', undefined, 'LOW'],
+    ]);
+  });
+
+  it('mobsfscan and njsscan: results of rules that state no level are warnings', () => {
+    const mobsf = read(unseen('defectdojo-mobsfscan-0.0.8.sarif')).nodes.find(
+      (n) => n.properties?.rule_id === 'sqlite_injection',
+    );
+    expect(mobsf?.properties).toMatchObject({ cwe: ['CWE-78'], severity: 'MEDIUM' });
+    const njs = read(unseen('defectdojo-njsscan-0.2.3.sarif')).nodes.find(
+      (n) => n.properties?.rule_id === 'node_insecure_random_generator',
+    );
+    expect(njs?.properties).toMatchObject({ cwe: ['CWE-327'], severity: 'MEDIUM' });
   });
 
   it('a log of no run is partial (it retracts nothing); the SARIF suppression examples keep what is open', () => {
