@@ -1,9 +1,9 @@
 // Source `sarif`: a code scanner's SARIF 2.1.0 log (CodeQL, `semgrep --sarif`, SpotBugs, Flawfinder,
 // Gitleaks, ...) for the repository named by `?repo=` (required, as for semgrep). Read as the semgrep source
 // reads its JSON, so both of one scan meet on the same nodes:
-// - each result is a Weakness named `<repo>:<path>:<line>:<rule>` that AFFECTS the Repository, with its
-//   CWEs (tags, CodeQL's `external/cwe/cwe-089`, `cwe` properties, CWE taxa, a MITRE CWE help page) and
-//   severity (`security-severity`, else the tool's own CRITICAL..LOW word, else the level, `warning` unsaid);
+// - each result is a Weakness named `<repo>:<path>:<line>:<rule>` (a path under the directory the tool ran
+//   in named from there) that AFFECTS the Repository, with its CWEs (tags, CodeQL's `external/cwe/cwe-089`,
+//   `cwe` properties, CWE taxa, a MITRE CWE help page) and severity (`security-severity`, else the tool's own CRITICAL..LOW word, else the level, `warning` unsaid);
 //   results of code-quality rules (tagged maintainability, correctness, ... and not security: an unused
 //   variable) are counted, not drawn;
 // - a secret scanner's results are Secret nodes named as Trivy names a repository's secrets, never holding
@@ -45,6 +45,8 @@ interface SarifRun {
     driver: { name: string; version?: string; semanticVersion?: string; rules?: SarifRule[] };
     extensions?: { rules?: SarifRule[] }[];
   };
+  invocations?: { workingDirectory?: { uri?: unknown } }[];
+  originalUriBaseIds?: Record<string, { uri?: unknown } | undefined>;
   results?: SarifResult[] | null;
 }
 
@@ -131,7 +133,7 @@ export function createSarifSource(): IngestSource {
   });
   return {
     name: 'sarif',
-    version: '1',
+    version: '2',
     description:
       "a code scanner's SARIF 2.1.0 log for ?repo=<repository>: Weakness (or Secret) AFFECTS Repository; complete per repo and tool.",
     snapshots: 'self',
@@ -190,6 +192,7 @@ function readRun(
   const extensionRules = (run.tool.extensions ?? []).flatMap((e) => (Array.isArray(e?.rules) ? e.rules : []));
   for (const rule of [...rules, ...extensionRules])
     if (typeof rule?.id === 'string' && !byId.has(rule.id)) byId.set(rule.id, rule);
+  const roots = sourceRoots(run);
   for (const result of run.results ?? []) {
     if (NOT_FINDINGS.has(result.kind ?? 'fail') || result.baselineState === 'absent' || suppressed(result)) {
       skipped.suppressed++;
@@ -208,7 +211,7 @@ function readRun(
       text(rule?.id) ??
       ruleOfMessage(byId, text(result.message?.text));
     const location = Array.isArray(result.locations) ? result.locations[0]?.physicalLocation : undefined;
-    const file = pathOf(location?.artifactLocation?.uri);
+    const file = underRoot(pathOf(location?.artifactLocation?.uri), roots);
     if (!ruleId || !file) {
       skipped.unplaced++;
       continue;
@@ -280,6 +283,29 @@ function pathOf(uri: string | undefined): string | undefined {
   }
   // `file:///C:/code/x.c` names `C:/code/x.c`.
   return path.replace(/^\/(?=[A-Za-z]:\/)/, '').replace(/^(\.\/)+/, '');
+}
+
+/**
+ * Where a run's tool ran, as absolute paths: its invocations' working directories and its absolute
+ * `originalUriBaseIds` (ShiftLeft scan writes `file:///home/<user>/<checkout>/dojo/forms.py`), longest first.
+ */
+function sourceRoots(run: SarifRun): string[] {
+  const uris = [
+    ...(Array.isArray(run.invocations) ? run.invocations.map((i) => i?.workingDirectory?.uri) : []),
+    ...(run.originalUriBaseIds && typeof run.originalUriBaseIds === 'object'
+      ? Object.values(run.originalUriBaseIds).map((base) => base?.uri)
+      : []),
+  ];
+  const roots = uris
+    .map((uri) => pathOf(text(uri))?.replace(/\/+$/, ''))
+    .filter((root): root is string => !!root && (root.startsWith('/') || /^[A-Za-z]:\//.test(root)));
+  return [...new Set(roots)].sort((a, b) => b.length - a.length);
+}
+
+/** A file under the directory the tool ran in, named from there as the repository (and Semgrep) name it. */
+function underRoot(path: string | undefined, roots: string[]): string | undefined {
+  const root = path ? roots.find((r) => path.startsWith(`${r}/`)) : undefined;
+  return root && path ? path.slice(root.length + 1) : path;
 }
 
 const CWE_TAG = /^(?:external\/cwe\/)?cwe[-_: ]?0*(\d+)/i;

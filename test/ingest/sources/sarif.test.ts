@@ -91,6 +91,40 @@ describe('sarif: code weaknesses', () => {
     });
   });
 
+  it('names a file under the directory the tool ran in (working directory, absolute base URI) from there', () => {
+    const body = log(
+      'Python Security Analysis',
+      [SQLI],
+      [
+        result('js/sql-injection', { locations: at('file:///home/dev/shop/src/db.js', 3) }),
+        result('js/sql-injection', { locations: at('file:///opt/build/lib/q.js', 4) }),
+      ],
+    );
+    const run = body.runs[0] as Json;
+    run.invocations = [{ workingDirectory: { uri: 'file:///home/dev/shop/' } }];
+    run.originalUriBaseIds = { SRC: { uri: 'file:///opt/build' } };
+    expect(read(body).names('Weakness').sort()).toEqual([
+      `${REPO}:lib/q.js:4:js/sql-injection`,
+      `${REPO}:src/db.js:3:js/sql-injection`,
+    ]);
+  });
+
+  it('twin: a file outside it, or beside it under a longer name, keeps its path as written', () => {
+    const body = log(
+      'Python Security Analysis',
+      [SQLI],
+      [
+        result('js/sql-injection', { locations: at('file:///home/dev/shop2/src/db.js', 3) }),
+        result('js/sql-injection', { locations: at('file:///etc/app/db.js', 4) }),
+      ],
+    );
+    (body.runs[0] as Json).invocations = [{ workingDirectory: { uri: 'file:///home/dev/shop' } }];
+    expect(read(body).names('Weakness').sort()).toEqual([
+      `${REPO}:/etc/app/db.js:4:js/sql-injection`,
+      `${REPO}:/home/dev/shop2/src/db.js:3:js/sql-injection`,
+    ]);
+  });
+
   it('reads a `cwe` property written as a bare number (Contrast Scan), `cwe:89` tags, and MITRE help pages', () => {
     const rules = [
       { id: 'A' },
@@ -340,10 +374,10 @@ describe('sarif: real logs', () => {
     expect(error.detail).toContain('/ingest/grype');
   });
 
-  it('ShiftLeft scan: CWEs from MITRE help pages, its CRITICAL, and the XML injection priced', () => {
+  it('ShiftLeft scan: files named from where it ran, CWEs from MITRE pages, its CRITICAL, XML injection priced', () => {
     const out = read(unseen('defectdojo-shiftleft-scan-taint-python-report.sarif'));
     const weakness = (file: string, line: number, rule: string) =>
-      out.node('Weakness', `${REPO}:/home/damien/dd/${file}:${line}:${rule}`).properties!;
+      out.node('Weakness', `${REPO}:${file}:${line}:${rule}`).properties!;
     expect(weakness('dojo/tools/veracode/parser.py', 35, 'taint-xmli')).toMatchObject({
       cwe: ['CWE-91'],
       severity: 'HIGH',
