@@ -89,7 +89,8 @@ const LEVEL_SEVERITY: Readonly<Record<string, string>> = { error: 'HIGH', warnin
 
 /**
  * A tool's own severity words in a result's or rule's properties (Contrast Scan's `severity`, ShiftLeft
- * scan's and Bandit's `issue_severity`): finer than the level, which folds CRITICAL and HIGH into `error`.
+ * scan's and Bandit's `issue_severity`) or tags (gosec): finer than the level, which folds CRITICAL and HIGH
+ * (gosec: and MEDIUM) into `error`.
  */
 const TOOL_SEVERITY: Readonly<Record<string, string>> = {
   CRITICAL: 'CRITICAL',
@@ -397,7 +398,11 @@ function cweProperty(value: unknown): string[] {
   });
 }
 
-/** The tool's own severity word for a result, from its properties or its rule's; undefined if none. */
+/**
+ * The tool's own severity word for a result, from its properties or its rule's, else a tag that is one in
+ * capitals (gosec tags each rule `["security", "MEDIUM"]` and writes MEDIUM as level `error`); undefined if
+ * none.
+ */
 function toolSeverity(rule: SarifRule | undefined, result: SarifResult): string | undefined {
   for (const props of [result.properties, rule?.properties]) {
     for (const value of [props?.issue_severity, props?.severity]) {
@@ -405,7 +410,10 @@ function toolSeverity(rule: SarifRule | undefined, result: SarifResult): string 
       if (word && TOOL_SEVERITY[word]) return TOOL_SEVERITY[word];
     }
   }
-  return undefined;
+  const tag = [...strings(result.properties?.tags), ...strings(rule?.properties?.tags)].find((t) =>
+    Object.hasOwn(TOOL_SEVERITY, t.trim()),
+  );
+  return tag ? TOOL_SEVERITY[tag.trim()] : undefined;
 }
 
 function strings(value: unknown): string[] {

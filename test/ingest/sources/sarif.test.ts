@@ -181,6 +181,20 @@ describe('sarif: code weaknesses', () => {
     ]);
   });
 
+  it('a rule tagged with a severity word in capitals (gosec) says its severity over its level', () => {
+    const rules = [
+      { id: 'G201', properties: { tags: ['security', 'MEDIUM'] }, defaultConfiguration: { level: 'error' } },
+    ];
+    const out = read(log('gosec', rules, [result('G201', { level: 'error' })]));
+    expect(out.node('Weakness', `${REPO}:src/db.js:12:G201`).properties?.severity).toBe('MEDIUM');
+  });
+
+  it('twin: tags that only mention a word (`HIGH CONFIDENCE`, `high`) leave the level to say', () => {
+    const rules = [{ id: 'A', properties: { tags: ['security', 'LOW CONFIDENCE', 'low'] } }];
+    const out = read(log('Semgrep OSS', rules, [result('A', { level: 'error' })]));
+    expect(out.node('Weakness', `${REPO}:src/db.js:12:A`).properties?.severity).toBe('HIGH');
+  });
+
   it("twin: a severity word off the scale (SonarQube's MAJOR) leaves the level to say", () => {
     const out = read(
       log('Scanner', [{ id: 'A' }], [result('A', { level: 'note', properties: { severity: 'MAJOR' } })]),
@@ -402,6 +416,27 @@ describe('sarif: real logs', () => {
       ['OPT.JAVASCRIPT.HeaderManipulation', ['CWE-113'], 'HIGH'],
       ['OPT.JAVASCRIPT.ESTILO.NeverUseHistory', undefined, 'LOW'],
     ]);
+  });
+
+  it('gosec: the severity its rules are tagged with, not the `error` it writes for MEDIUM', () => {
+    const out = read(unseen('go-query-builder-gosec.sarif'));
+    const props = (file: string, line: number, rule: string) =>
+      out.node('Weakness', `${REPO}:${file}:${line}:${rule}`).properties;
+    expect(props('optimization/optimizer.go', 317, 'G401')).toMatchObject({
+      cwe: ['CWE-328'],
+      severity: 'MEDIUM',
+      scanner_severity: 'error',
+    });
+    expect(props('database/connection.go', 111, 'G115')?.severity).toBe('HIGH');
+    expect(props('execution/chunking.go', 303, 'G104')?.severity).toBe('LOW');
+  });
+
+  it('Bandit 1.9.3: a result without level is read by its own `issue_severity`', () => {
+    const out = read(unseen('todo-list-aws-bandit-1.9.3.sarif'));
+    expect(out.node('Weakness', `${REPO}:src/todoList.py:48:B307`).properties).toMatchObject({
+      severity: 'MEDIUM',
+      scanner_severity: 'warning',
+    });
   });
 
   it('mobsfscan and njsscan: results of rules that state no level are warnings', () => {
