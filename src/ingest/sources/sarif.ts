@@ -10,9 +10,10 @@
 //   the matched text (Gitleaks writes it as `offender`);
 // - a result that is suppressed (`accepted`), absent from the baseline, or not a failure (`pass`,
 //   `notApplicable`, `informational`) is no finding; one that names no file is not placed and is said.
-// A vulnerability scanner's SARIF (Trivy, Grype, OWASP dependency-check) names no package a CVE sits in: it
-// is refused by name, pointing at the JSON the trivy and grype sources read. Complete per repository and tool:
-// the next log of one tool retracts what it no longer reports, never another tool's findings.
+// A vulnerability scanner's SARIF (Trivy, Grype, OWASP dependency-check, Snyk Open Source) names no package a
+// CVE sits in: it is refused by name, pointing at the JSON the trivy and grype sources read. Complete per
+// repository and tool: the next log of one tool retracts what it no longer reports, never another tool's
+// findings.
 import { EnvelopeBuilder } from './envelope-builder.js';
 import { reportProblem, reportSchema } from './report-schema.js';
 import { cweId, scannedRepository } from './semgrep.js';
@@ -79,6 +80,8 @@ const VULNERABILITY_SCANNERS: Readonly<Record<string, string>> = {
   trivy: 'send `trivy ... --format json` to /ingest/trivy',
   grype: 'send `grype ... -o json` to /ingest/grype',
   'dependency-check': 'scan the project with Trivy or Grype and send their JSON',
+  // `snyk test --sarif`: each result a dependency's vulnerability placed at the manifest's line 1.
+  'snyk open source': 'scan the project with Trivy or Grype and send their JSON',
 };
 
 /** Secret scanners: their findings are credentials in the repository, Secret nodes. */

@@ -326,6 +326,20 @@ describe('sarif: secrets and vulnerability scans', () => {
     expect(errors[0].detail).toContain('/ingest/trivy');
   });
 
+  it('Snyk Open Source (`snyk test --sarif`) is a vulnerability scan too: refused by name', () => {
+    const errors = rejection(sarif, log('Snyk Open Source', [], [result('SNYK-JS-ADMZIP-1065796')]), {
+      repo: REPO,
+    });
+    expect(errors).toEqual([
+      expect.objectContaining({ pointer: '/runs/0/tool/driver/name', value: 'Snyk Open Source' }),
+    ]);
+  });
+
+  it("twin: Snyk's code scanner (SnykCode) is read, its results weaknesses", () => {
+    const out = read(log('SnykCode', [SQLI], [result('js/sql-injection')]));
+    expect(out.names('Weakness')).toEqual([`${REPO}:src/db.js:12:js/sql-injection`]);
+  });
+
   it('needs ?repo=, and SARIF 2.1.0', () => {
     expect(rejection(sarif, log('CodeQL', [], []), {})[0].pointer).toBe('/query/repo');
     expect(rejection(sarif, { ...log('CodeQL', [], []), version: '2.0.0' }, { repo: REPO })).toEqual([
@@ -386,6 +400,12 @@ describe('sarif: real logs', () => {
     const [error] = rejection(sarif, unseen('defectdojo-cxf-3.4.6.sarif'), { repo: REPO });
     expect(error).toMatchObject({ pointer: '/runs/0/tool/driver/name', value: 'Grype' });
     expect(error.detail).toContain('/ingest/grype');
+  });
+
+  it("Snyk Open Source's `snyk test --sarif` of Snyk's own fixture: refused, not four weaknesses of package.json", () => {
+    const [error] = rejection(sarif, unseen('snyk-fixtures-npm-two-vuln-deps-snyk.sarif'), { repo: REPO });
+    expect(error).toMatchObject({ pointer: '/runs/0/tool/driver/name', value: 'Snyk Open Source' });
+    expect(error.detail).toContain('Trivy or Grype');
   });
 
   it('ShiftLeft scan: files named from where it ran, CWEs from MITRE pages, its CRITICAL, XML injection priced', () => {
