@@ -312,7 +312,7 @@ function underRoot(path: string | undefined, roots: string[]): string | undefine
   return root && path ? path.slice(root.length + 1) : path;
 }
 
-const CWE_TAG = /^(?:external\/cwe\/)?cwe[-_: ]?0*(\d+)/i;
+const CWE_TAG = /^(?:external\/cwe\/)?cwe[-_: ]0*(\d+)/i;
 /** A rule whose help is MITRE's page of one CWE is of that CWE (ShiftLeft scan's `helpUri`). */
 const CWE_PAGE = /^https?:\/\/cwe\.mitre\.org\/data\/definitions\/(\d+)\.html$/i;
 

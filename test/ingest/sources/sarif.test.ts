@@ -149,9 +149,9 @@ describe('sarif: code weaknesses', () => {
     ]);
   });
 
-  it('twin: a null `cwe`, the bare tag `cwe` (Semgrep 0.17) and a help page that is no CWE name none', () => {
+  it('twin: a null `cwe`, the bare tag `cwe` (Semgrep 0.17), `cwe2021-top25` and a help page that is no CWE name none', () => {
     const rules = [
-      { id: 'A', properties: { tags: ['cwe', 'owasp'] } },
+      { id: 'A', properties: { tags: ['cwe', 'owasp', 'cwe2021-top25'] } },
       { id: 'B', helpUri: 'https://cwe.mitre.org/data/index.html' },
     ];
     const out = read(log('Scanner', rules, [result('A', { properties: { cwe: null } }), result('B')]));
