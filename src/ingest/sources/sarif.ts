@@ -1,17 +1,19 @@
 // Source `sarif`: a code scanner's SARIF 2.1.0 log (CodeQL, `semgrep --sarif`, SpotBugs, Flawfinder,
 // Gitleaks, ...) for the repository named by `?repo=` (required, as for semgrep). Read as the semgrep source
 // reads its JSON, so both of one scan meet on the same nodes:
-// - each result is a Weakness named `<repo>:<path>:<line>:<rule>` that AFFECTS the Repository, with its
-//   CWEs (tags, CodeQL's `external/cwe/cwe-089`, CWE taxa) and severity (`security-severity`, else level);
+// - each result is a Weakness named `<repo>:<path>:<line>:<rule>` (a path under the directory the tool ran
+//   in named from there) that AFFECTS the Repository, with its CWEs (tags, CodeQL's `external/cwe/cwe-089`,
+//   `cwe` properties, CWE taxa, a MITRE CWE help page) and severity (`security-severity`, else the tool's own CRITICAL..LOW word, else the level, `warning` unsaid);
 //   results of code-quality rules (tagged maintainability, correctness, ... and not security: an unused
 //   variable) are counted, not drawn;
 // - a secret scanner's results are Secret nodes named as Trivy names a repository's secrets, never holding
 //   the matched text (Gitleaks writes it as `offender`);
 // - a result that is suppressed (`accepted`), absent from the baseline, or not a failure (`pass`,
 //   `notApplicable`, `informational`) is no finding; one that names no file is not placed and is said.
-// A vulnerability scanner's SARIF (Trivy, Grype, OWASP dependency-check) names no package a CVE sits in: it
-// is refused by name, pointing at the JSON the trivy and grype sources read. Complete per repository and tool:
-// the next log of one tool retracts what it no longer reports, never another tool's findings.
+// A vulnerability scanner's SARIF (Trivy, Grype, OWASP dependency-check, Snyk Open Source) names no package a
+// CVE sits in: it is refused by name, pointing at the JSON the trivy and grype sources read. Complete per
+// repository and tool: the next log of one tool retracts what it no longer reports, never another tool's
+// findings.
 import { EnvelopeBuilder } from './envelope-builder.js';
 import { reportProblem, reportSchema } from './report-schema.js';
 import { cweId, scannedRepository } from './semgrep.js';
@@ -26,8 +28,16 @@ interface SarifRule {
   id?: string;
   name?: string;
   shortDescription?: { text?: string };
+  helpUri?: unknown;
   defaultConfiguration?: { level?: string };
-  properties?: { tags?: unknown; 'security-severity'?: unknown; precision?: unknown; cwe?: unknown };
+  properties?: {
+    tags?: unknown;
+    'security-severity'?: unknown;
+    precision?: unknown;
+    cwe?: unknown;
+    severity?: unknown;
+    issue_severity?: unknown;
+  };
   relationships?: { target?: { id?: unknown; toolComponent?: { name?: unknown } } }[];
 }
 
@@ -36,6 +46,8 @@ interface SarifRun {
     driver: { name: string; version?: string; semanticVersion?: string; rules?: SarifRule[] };
     extensions?: { rules?: SarifRule[] }[];
   };
+  invocations?: { workingDirectory?: { uri?: unknown } }[];
+  originalUriBaseIds?: Record<string, { uri?: unknown } | undefined>;
   results?: SarifResult[] | null;
 }
 
@@ -54,7 +66,13 @@ interface SarifResult {
       region?: { startLine?: number; endLine?: number };
     };
   }[];
-  properties?: { 'security-severity'?: unknown; tags?: unknown; cwe?: unknown };
+  properties?: {
+    'security-severity'?: unknown;
+    tags?: unknown;
+    cwe?: unknown;
+    severity?: unknown;
+    issue_severity?: unknown;
+  };
 }
 
 /** Scanners whose SARIF lists vulnerable packages without naming them: their JSON is what is read. */
@@ -62,6 +80,8 @@ const VULNERABILITY_SCANNERS: Readonly<Record<string, string>> = {
   trivy: 'send `trivy ... --format json` to /ingest/trivy',
   grype: 'send `grype ... -o json` to /ingest/grype',
   'dependency-check': 'scan the project with Trivy or Grype and send their JSON',
+  // `snyk test --sarif`: each result a dependency's vulnerability placed at the manifest's line 1.
+  'snyk open source': 'scan the project with Trivy or Grype and send their JSON',
 };
 
 /** Secret scanners: their findings are credentials in the repository, Secret nodes. */
@@ -69,6 +89,18 @@ const SECRET_SCANNERS = new Set(['gitleaks', 'trufflehog', 'detect-secrets', 'gg
 
 /** SARIF levels on the engine's severity scale (a `security-severity` score, when given, comes first). */
 const LEVEL_SEVERITY: Readonly<Record<string, string>> = { error: 'HIGH', warning: 'MEDIUM', note: 'LOW' };
+
+/**
+ * A tool's own severity words in a result's or rule's properties (Contrast Scan's `severity`, ShiftLeft
+ * scan's and Bandit's `issue_severity`) or tags (gosec): finer than the level, which folds CRITICAL and HIGH
+ * (gosec: and MEDIUM) into `error`.
+ */
+const TOOL_SEVERITY: Readonly<Record<string, string>> = {
+  CRITICAL: 'CRITICAL',
+  HIGH: 'HIGH',
+  MEDIUM: 'MEDIUM',
+  LOW: 'LOW',
+};
 
 /** Result kinds that are no finding (SARIF §3.27.9): only `fail`, `open` and `review` ask for attention. */
 const NOT_FINDINGS = new Set(['pass', 'notApplicable', 'informational']);
@@ -105,7 +137,7 @@ export function createSarifSource(): IngestSource {
   });
   return {
     name: 'sarif',
-    version: '1',
+    version: '2',
     description:
       "a code scanner's SARIF 2.1.0 log for ?repo=<repository>: Weakness (or Secret) AFFECTS Repository; complete per repo and tool.",
     snapshots: 'self',
@@ -164,6 +196,7 @@ function readRun(
   const extensionRules = (run.tool.extensions ?? []).flatMap((e) => (Array.isArray(e?.rules) ? e.rules : []));
   for (const rule of [...rules, ...extensionRules])
     if (typeof rule?.id === 'string' && !byId.has(rule.id)) byId.set(rule.id, rule);
+  const roots = sourceRoots(run);
   for (const result of run.results ?? []) {
     if (NOT_FINDINGS.has(result.kind ?? 'fail') || result.baselineState === 'absent' || suppressed(result)) {
       skipped.suppressed++;
@@ -182,7 +215,7 @@ function readRun(
       text(rule?.id) ??
       ruleOfMessage(byId, text(result.message?.text));
     const location = Array.isArray(result.locations) ? result.locations[0]?.physicalLocation : undefined;
-    const file = pathOf(location?.artifactLocation?.uri);
+    const file = underRoot(pathOf(location?.artifactLocation?.uri), roots);
     if (!ruleId || !file) {
       skipped.unplaced++;
       continue;
@@ -209,11 +242,13 @@ function readRun(
       continue;
     }
     const cwe = cwesOf(rule, result);
-    const level = text(result.level) ?? text(rule?.defaultConfiguration?.level);
+    // SARIF §3.27.10: a result whose level neither it nor its rule states is a `warning`.
+    const level = text(result.level) ?? text(rule?.defaultConfiguration?.level) ?? 'warning';
     const weakness = out.node('Weakness', `${repo}:${file}${at}:${ruleId}`, {
       rule_id: ruleId,
       cwe: cwe.length ? cwe : undefined,
-      severity: score !== undefined ? scoreSeverity(score) : level ? LEVEL_SEVERITY[level] : undefined,
+      severity:
+        score !== undefined ? scoreSeverity(score) : (toolSeverity(rule, result) ?? LEVEL_SEVERITY[level]),
       security_severity: score,
       scanner_severity: level,
       precision: typeof rule?.properties?.precision === 'string' ? rule.properties.precision : undefined,
@@ -254,20 +289,50 @@ function pathOf(uri: string | undefined): string | undefined {
   return path.replace(/^\/(?=[A-Za-z]:\/)/, '').replace(/^(\.\/)+/, '');
 }
 
-const CWE_TAG = /^(?:external\/cwe\/)?cwe[- ]0*(\d+)/i;
+/**
+ * Where a run's tool ran, as absolute paths: its invocations' working directories and its absolute
+ * `originalUriBaseIds` (ShiftLeft scan writes `file:///home/<user>/<checkout>/dojo/forms.py`), longest first.
+ */
+function sourceRoots(run: SarifRun): string[] {
+  const uris = [
+    ...(Array.isArray(run.invocations) ? run.invocations.map((i) => i?.workingDirectory?.uri) : []),
+    ...(run.originalUriBaseIds && typeof run.originalUriBaseIds === 'object'
+      ? Object.values(run.originalUriBaseIds).map((base) => base?.uri)
+      : []),
+  ];
+  const roots = uris
+    .map((uri) => pathOf(text(uri))?.replace(/\/+$/, ''))
+    .filter((root): root is string => !!root && (root.startsWith('/') || /^[A-Za-z]:\//.test(root)));
+  return [...new Set(roots)].sort((a, b) => b.length - a.length);
+}
 
-/** The CWE ids a rule names: in its tags (`CWE-89: ...`, CodeQL's `external/cwe/cwe-089`) or as CWE taxa. */
+/** A file under the directory the tool ran in, named from there as the repository (and Semgrep) name it. */
+function underRoot(path: string | undefined, roots: string[]): string | undefined {
+  const root = path ? roots.find((r) => path.startsWith(`${r}/`)) : undefined;
+  return root && path ? path.slice(root.length + 1) : path;
+}
+
+const CWE_TAG = /^(?:external\/cwe\/)?cwe[-_: ]0*(\d+)/i;
+/** A rule whose help is MITRE's page of one CWE is of that CWE (ShiftLeft scan's `helpUri`). */
+const CWE_PAGE = /^https?:\/\/cwe\.mitre\.org\/data\/definitions\/(\d+)\.html$/i;
+
+/**
+ * The CWE ids a rule names: in its tags (`CWE-89: ...`, CodeQL's `external/cwe/cwe-089`, `cwe:89`), in a
+ * `cwe` property (a tag, or a bare number as Contrast Scan writes it), as CWE taxa, or by its help page.
+ */
 function cwesOf(rule: SarifRule | undefined, result: SarifResult): string[] {
   const ids = new Set<string>();
   for (const tag of [
     ...strings(rule?.properties?.tags),
     ...strings(result.properties?.tags),
-    ...strings(rule?.properties?.cwe),
-    ...strings(result.properties?.cwe),
+    ...cweProperty(rule?.properties?.cwe),
+    ...cweProperty(result.properties?.cwe),
   ]) {
     const match = CWE_TAG.exec(tag.trim());
     if (match) ids.add(`CWE-${match[1]}`);
   }
+  const page = CWE_PAGE.exec(text(rule?.helpUri)?.trim() ?? '');
+  if (page) ids.add(`CWE-${page[1]}`);
   for (const relation of Array.isArray(rule?.relationships) ? rule.relationships : []) {
     const target = relation?.target;
     if (String(target?.toolComponent?.name ?? '').toUpperCase() !== 'CWE') continue;
@@ -324,6 +389,34 @@ function ruleOfMessage(rules: Map<string, SarifRule>, message: string | undefine
   for (const id of rules.keys())
     if (message.startsWith(`${id} `) && (found === undefined || id.length > found.length)) found = id;
   return found;
+}
+
+/** A `cwe` property's ids as tags: `CWE-89`, or a bare number (`89`, `"89"`) naming a CWE. */
+function cweProperty(value: unknown): string[] {
+  const items = Array.isArray(value) ? value : [value];
+  return items.flatMap((v) => {
+    if (typeof v === 'number' && Number.isInteger(v) && v > 0) return [`CWE-${v}`];
+    if (typeof v === 'string') return [/^\s*\d+\s*$/.test(v) ? `CWE-${v.trim()}` : v];
+    return [];
+  });
+}
+
+/**
+ * The tool's own severity word for a result, from its properties or its rule's, else a tag that is one in
+ * capitals (gosec tags each rule `["security", "MEDIUM"]` and writes MEDIUM as level `error`); undefined if
+ * none.
+ */
+function toolSeverity(rule: SarifRule | undefined, result: SarifResult): string | undefined {
+  for (const props of [result.properties, rule?.properties]) {
+    for (const value of [props?.issue_severity, props?.severity]) {
+      const word = text(value)?.trim().toUpperCase();
+      if (word && TOOL_SEVERITY[word]) return TOOL_SEVERITY[word];
+    }
+  }
+  const tag = [...strings(result.properties?.tags), ...strings(rule?.properties?.tags)].find((t) =>
+    Object.hasOwn(TOOL_SEVERITY, t.trim()),
+  );
+  return tag ? TOOL_SEVERITY[tag.trim()] : undefined;
 }
 
 function strings(value: unknown): string[] {

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createSarifSource } from '../../../src/ingest/sources/sarif.js';
+import { priceWeakness } from '../../../src/model/code-weakness.js';
 import { normalize, rejection } from '../../helpers/normalize.js';
 
 const sarif = createSarifSource();
@@ -88,6 +89,131 @@ describe('sarif: code weaknesses', () => {
       cwe: ['CWE-327'],
       severity: 'HIGH',
     });
+  });
+
+  it('names a file under the directory the tool ran in (working directory, absolute base URI) from there', () => {
+    const body = log(
+      'Python Security Analysis',
+      [SQLI],
+      [
+        result('js/sql-injection', { locations: at('file:///home/dev/shop/src/db.js', 3) }),
+        result('js/sql-injection', { locations: at('file:///opt/build/lib/q.js', 4) }),
+      ],
+    );
+    const run = body.runs[0] as Json;
+    run.invocations = [{ workingDirectory: { uri: 'file:///home/dev/shop/' } }];
+    run.originalUriBaseIds = { SRC: { uri: 'file:///opt/build' } };
+    expect(read(body).names('Weakness').sort()).toEqual([
+      `${REPO}:lib/q.js:4:js/sql-injection`,
+      `${REPO}:src/db.js:3:js/sql-injection`,
+    ]);
+  });
+
+  it('twin: a file outside it, or beside it under a longer name, keeps its path as written', () => {
+    const body = log(
+      'Python Security Analysis',
+      [SQLI],
+      [
+        result('js/sql-injection', { locations: at('file:///home/dev/shop2/src/db.js', 3) }),
+        result('js/sql-injection', { locations: at('file:///etc/app/db.js', 4) }),
+      ],
+    );
+    (body.runs[0] as Json).invocations = [{ workingDirectory: { uri: 'file:///home/dev/shop' } }];
+    expect(read(body).names('Weakness').sort()).toEqual([
+      `${REPO}:/etc/app/db.js:4:js/sql-injection`,
+      `${REPO}:/home/dev/shop2/src/db.js:3:js/sql-injection`,
+    ]);
+  });
+
+  it('reads a `cwe` property written as a bare number (Contrast Scan), `cwe:89` tags, and MITRE help pages', () => {
+    const rules = [
+      { id: 'A' },
+      { id: 'B', properties: { tags: ['security', 'cwe:89'] } },
+      { id: 'C', helpUri: 'https://cwe.mitre.org/data/definitions/91.html' },
+    ];
+    const out = read(
+      log('Scanner', rules, [
+        result('A', { properties: { cwe: 89 } }),
+        result('B'),
+        result('C'),
+        result('A', { locations: at('src/q.js'), properties: { cwe: ['78', 'CWE-77'] } }),
+      ]),
+    );
+    const cwe = (rule: string, file = 'src/db.js') =>
+      out.node('Weakness', `${REPO}:${file}:12:${rule}`).properties?.cwe;
+    expect([cwe('A'), cwe('B'), cwe('C'), cwe('A', 'src/q.js')]).toEqual([
+      ['CWE-89'],
+      ['CWE-89'],
+      ['CWE-91'],
+      ['CWE-77', 'CWE-78'],
+    ]);
+  });
+
+  it('twin: a null `cwe`, the bare tag `cwe` (Semgrep 0.17), `cwe2021-top25` and a help page that is no CWE name none', () => {
+    const rules = [
+      { id: 'A', properties: { tags: ['cwe', 'owasp', 'cwe2021-top25'] } },
+      { id: 'B', helpUri: 'https://cwe.mitre.org/data/index.html' },
+    ];
+    const out = read(log('Scanner', rules, [result('A', { properties: { cwe: null } }), result('B')]));
+    expect(out.nodes.filter((n) => n.label === 'Weakness').map((n) => n.properties?.cwe)).toEqual([
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it("the tool's own severity word (`severity`, `issue_severity`) before the level, after a score", () => {
+    const rules = [{ id: 'A', defaultConfiguration: { level: 'error' } }];
+    const out = read(
+      log('Scanner', rules, [
+        result('A', { properties: { severity: 'CRITICAL' } }),
+        result('A', { locations: at('src/b.js'), properties: { issue_severity: 'low' } }),
+        result('A', {
+          locations: at('src/c.js'),
+          properties: { severity: 'LOW', 'security-severity': '9.1' },
+        }),
+      ]),
+    );
+    const severity = (file: string) => out.node('Weakness', `${REPO}:${file}:12:A`).properties?.severity;
+    expect([severity('src/db.js'), severity('src/b.js'), severity('src/c.js')]).toEqual([
+      'CRITICAL',
+      'LOW',
+      'CRITICAL',
+    ]);
+  });
+
+  it('a rule tagged with a severity word in capitals (gosec) says its severity over its level', () => {
+    const rules = [
+      { id: 'G201', properties: { tags: ['security', 'MEDIUM'] }, defaultConfiguration: { level: 'error' } },
+    ];
+    const out = read(log('gosec', rules, [result('G201', { level: 'error' })]));
+    expect(out.node('Weakness', `${REPO}:src/db.js:12:G201`).properties?.severity).toBe('MEDIUM');
+  });
+
+  it('twin: tags that only mention a word (`HIGH CONFIDENCE`, `high`) leave the level to say', () => {
+    const rules = [{ id: 'A', properties: { tags: ['security', 'LOW CONFIDENCE', 'low'] } }];
+    const out = read(log('Semgrep OSS', rules, [result('A', { level: 'error' })]));
+    expect(out.node('Weakness', `${REPO}:src/db.js:12:A`).properties?.severity).toBe('HIGH');
+  });
+
+  it("twin: a severity word off the scale (SonarQube's MAJOR) leaves the level to say", () => {
+    const out = read(
+      log('Scanner', [{ id: 'A' }], [result('A', { level: 'note', properties: { severity: 'MAJOR' } })]),
+    );
+    expect(out.node('Weakness', `${REPO}:src/db.js:12:A`).properties?.severity).toBe('LOW');
+  });
+
+  it('a result whose level neither it nor its rule states is a warning (SARIF §3.27.10): MEDIUM', () => {
+    const out = read(log('nodejsscan', [{ id: 'A' }], [result('A')]));
+    expect(out.node('Weakness', `${REPO}:src/db.js:12:A`).properties).toMatchObject({
+      severity: 'MEDIUM',
+      scanner_severity: 'warning',
+    });
+  });
+
+  it("twin: the rule's default level still comes before the default warning", () => {
+    const rules = [{ id: 'A', defaultConfiguration: { level: 'note' } }];
+    const out = read(log('nodejsscan', rules, [result('A')]));
+    expect(out.node('Weakness', `${REPO}:src/db.js:12:A`).properties?.severity).toBe('LOW');
   });
 
   it('names files as the repository does: `file://`, `./` and percent-escapes dropped', () => {
@@ -200,6 +326,20 @@ describe('sarif: secrets and vulnerability scans', () => {
     expect(errors[0].detail).toContain('/ingest/trivy');
   });
 
+  it('Snyk Open Source (`snyk test --sarif`) is a vulnerability scan too: refused by name', () => {
+    const errors = rejection(sarif, log('Snyk Open Source', [], [result('SNYK-JS-ADMZIP-1065796')]), {
+      repo: REPO,
+    });
+    expect(errors).toEqual([
+      expect.objectContaining({ pointer: '/runs/0/tool/driver/name', value: 'Snyk Open Source' }),
+    ]);
+  });
+
+  it("twin: Snyk's code scanner (SnykCode) is read, its results weaknesses", () => {
+    const out = read(log('SnykCode', [SQLI], [result('js/sql-injection')]));
+    expect(out.names('Weakness')).toEqual([`${REPO}:src/db.js:12:js/sql-injection`]);
+  });
+
   it('needs ?repo=, and SARIF 2.1.0', () => {
     expect(rejection(sarif, log('CodeQL', [], []), {})[0].pointer).toBe('/query/repo');
     expect(rejection(sarif, { ...log('CodeQL', [], []), version: '2.0.0' }, { repo: REPO })).toEqual([
@@ -260,6 +400,74 @@ describe('sarif: real logs', () => {
     const [error] = rejection(sarif, unseen('defectdojo-cxf-3.4.6.sarif'), { repo: REPO });
     expect(error).toMatchObject({ pointer: '/runs/0/tool/driver/name', value: 'Grype' });
     expect(error.detail).toContain('/ingest/grype');
+  });
+
+  it("Snyk Open Source's `snyk test --sarif` of Snyk's own fixture: refused, not four weaknesses of package.json", () => {
+    const [error] = rejection(sarif, unseen('snyk-fixtures-npm-two-vuln-deps-snyk.sarif'), { repo: REPO });
+    expect(error).toMatchObject({ pointer: '/runs/0/tool/driver/name', value: 'Snyk Open Source' });
+    expect(error.detail).toContain('Trivy or Grype');
+  });
+
+  it('ShiftLeft scan: files named from where it ran, CWEs from MITRE pages, its CRITICAL, XML injection priced', () => {
+    const out = read(unseen('defectdojo-shiftleft-scan-taint-python-report.sarif'));
+    const weakness = (file: string, line: number, rule: string) =>
+      out.node('Weakness', `${REPO}:${file}:${line}:${rule}`).properties!;
+    expect(weakness('dojo/tools/veracode/parser.py', 35, 'taint-xmli')).toMatchObject({
+      cwe: ['CWE-91'],
+      severity: 'HIGH',
+      precision: 'high',
+    });
+    expect(priceWeakness(weakness('dojo/tools/veracode/parser.py', 35, 'taint-xmli'))).toEqual({
+      p: 0.5,
+      basis: 'severity',
+    });
+    expect(weakness('dojo/cred/views.py', 592, 'taint-idor').cwe).toEqual(['CWE-639']);
+    expect(weakness('dojo/forms.py', 2577, 'taint-file-write')).toMatchObject({
+      cwe: ['CWE-732'],
+      severity: 'CRITICAL',
+    });
+  });
+
+  it('Contrast Scan on WebGoat: CWEs written as numbers, its own CRITICAL over the level', () => {
+    const out = read(unseen('contrast-scan-webgoat-trimmed.sarif'));
+    const props = out.nodes.filter((n) => n.label === 'Weakness').map((n) => n.properties);
+    expect(props.map((p) => [p?.rule_id, p?.cwe, p?.severity])).toEqual([
+      ['OPT.JAVASCRIPT.ResourceInjection', ['CWE-99'], 'CRITICAL'],
+      ['OPT.JAVASCRIPT.HeaderManipulation', ['CWE-113'], 'HIGH'],
+      ['OPT.JAVASCRIPT.ESTILO.NeverUseHistory', undefined, 'LOW'],
+    ]);
+  });
+
+  it('gosec: the severity its rules are tagged with, not the `error` it writes for MEDIUM', () => {
+    const out = read(unseen('go-query-builder-gosec.sarif'));
+    const props = (file: string, line: number, rule: string) =>
+      out.node('Weakness', `${REPO}:${file}:${line}:${rule}`).properties;
+    expect(props('optimization/optimizer.go', 317, 'G401')).toMatchObject({
+      cwe: ['CWE-328'],
+      severity: 'MEDIUM',
+      scanner_severity: 'error',
+    });
+    expect(props('database/connection.go', 111, 'G115')?.severity).toBe('HIGH');
+    expect(props('execution/chunking.go', 303, 'G104')?.severity).toBe('LOW');
+  });
+
+  it('Bandit 1.9.3: a result without level is read by its own `issue_severity`', () => {
+    const out = read(unseen('todo-list-aws-bandit-1.9.3.sarif'));
+    expect(out.node('Weakness', `${REPO}:src/todoList.py:48:B307`).properties).toMatchObject({
+      severity: 'MEDIUM',
+      scanner_severity: 'warning',
+    });
+  });
+
+  it('mobsfscan and njsscan: results of rules that state no level are warnings', () => {
+    const mobsf = read(unseen('defectdojo-mobsfscan-0.0.8.sarif')).nodes.find(
+      (n) => n.properties?.rule_id === 'sqlite_injection',
+    );
+    expect(mobsf?.properties).toMatchObject({ cwe: ['CWE-78'], severity: 'MEDIUM' });
+    const njs = read(unseen('defectdojo-njsscan-0.2.3.sarif')).nodes.find(
+      (n) => n.properties?.rule_id === 'node_insecure_random_generator',
+    );
+    expect(njs?.properties).toMatchObject({ cwe: ['CWE-327'], severity: 'MEDIUM' });
   });
 
   it('a log of no run is partial (it retracts nothing); the SARIF suppression examples keep what is open', () => {
