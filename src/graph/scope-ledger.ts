@@ -3,47 +3,133 @@
 // scope's claim lapses; an item no scope claims any more, and that no partial report ever asserted, is
 // retracted. Items only partial reports carry are never swept (GRAPH_TTL ages them out instead).
 // Item keys are the writer's (src/graph/writer.ts): a node id, the graph's key of an edge in the graph, or
-// `type|from|to` for an edge parked until an endpoint arrives (renamed to its graph key when it lands). The
-// graph keys are short strings whose hash V8 already holds: claiming 100,000 edges builds no new string.
+// `type|from|to` for an edge parked until an endpoint arrives (renamed to its graph key when it lands).
 // Snapshots store every edge as `type|from|to` (serialize/restore translate), so the format is unchanged.
+//
+// An edge in the graph is kept by number: its graph key is the writer's counter, so the key's number indexes
+// typed arrays (claim counts, the arrival that last claimed it) and each scope lists its edges in a growable
+// Int32Array. Claiming the 102,000 edges of a 50,000-object cluster dump then hashes nothing; as strings in a
+// Set per scope and a Map of counts they were about a fifth of its graph write (docs/perf.md, "Tenth
+// session"). Node ids and parked edges stay strings in Sets and Maps.
 
 export interface ScopeState {
   scopes: [string, string[]][];
   asserted: string[];
 }
 
+/** The number of an edge's graph key (the writer's counter: digits only), or -1 for any other item. */
+function edgeNumber(item: string): number {
+  const c = item.charCodeAt(0);
+  return c >= 48 && c <= 57 ? Number(item) : -1;
+}
+
+/** A list of edge numbers that grows by doubling. */
+class EdgeList {
+  items = new Int32Array(16);
+  length = 0;
+
+  push(n: number): void {
+    if (this.length === this.items.length) {
+      const grown = new Int32Array(this.items.length * 2);
+      grown.set(this.items);
+      this.items = grown;
+    }
+    this.items[this.length++] = n;
+  }
+}
+
+/** The complete report of a scope now arriving, chunk by chunk. */
+interface Arrival {
+  /** Marks the edges this arrival claimed in `arrivedBy` (unique among arrivals). */
+  readonly token: number;
+  readonly items: Set<string>;
+  readonly edges: EdgeList;
+  /**
+   * Edges this arrival claimed whose mark another arrival, claiming them after, took over: only when two
+   * complete reports arrive at once and carry the same edge.
+   */
+  overtaken?: Set<number>;
+}
+
+const NO_ITEMS: ReadonlySet<string> = new Set();
+const NO_EDGES = new EdgeList();
+
 export class ScopeLedger {
-  /** scope -> items its last complete report held */
+  /** scope -> node ids and parked edges its last complete report held */
   private readonly held = new Map<string, Set<string>>();
-  /** scope -> items of the complete report now arriving (its chunks) */
-  private readonly arriving = new Map<string, Set<string>>();
-  /** item -> number of scopes whose last complete report held it */
+  /** scope -> the edges in the graph its last complete report held, each once */
+  private readonly heldEdges = new Map<string, EdgeList>();
+  /** scope -> the complete report now arriving */
+  private readonly arriving = new Map<string, Arrival>();
+  /** arrival token -> the arrival, while it arrives */
+  private readonly arrivals = new Map<number, Arrival>();
+  private nextToken = 1;
+  /** The arrival the last claim went to: a report's items come one after another. */
+  private lastScope: string | undefined;
+  private lastArrival: Arrival | undefined;
+  /** string item -> number of scopes whose last complete report held it */
   private readonly claims = new Map<string, number>();
+  /** edge number -> number of scopes whose last complete report held it */
+  private edgeClaims = new Int32Array(0);
+  /** edge number -> token of the arrival that last claimed it */
+  private arrivedBy = new Int32Array(0);
+  /** edge number -> scratch mark of complete() */
+  private marks = new Int32Array(0);
   /** claimed items that a partial report also asserted: they outlive their scopes' claims */
   private readonly asserted = new Set<string>();
+  private readonly assertedEdges = new Set<number>();
 
   /** Notes an item written by a complete report of `scope`. `existed`: it was in the graph before. */
   claim(scope: string, item: string, existed: boolean): void {
-    let items = this.arriving.get(scope);
-    if (!items) this.arriving.set(scope, (items = new Set()));
-    // An item that was already there and nobody claimed came from a partial report.
-    if (existed && !this.claims.has(item) && !items.has(item) && !this.held.get(scope)?.has(item))
-      this.asserted.add(item);
-    items.add(item);
+    let arrival = this.lastScope === scope ? this.lastArrival : this.arriving.get(scope);
+    if (!arrival) {
+      arrival = { token: this.nextToken++, items: new Set(), edges: new EdgeList() };
+      this.arriving.set(scope, arrival);
+      this.arrivals.set(arrival.token, arrival);
+    }
+    this.lastScope = scope;
+    this.lastArrival = arrival;
+    const n = edgeNumber(item);
+    if (n < 0) {
+      const items = arrival.items;
+      // An item that was already there and nobody claimed came from a partial report.
+      if (existed && !this.claims.has(item) && !items.has(item) && !this.held.get(scope)?.has(item))
+        this.asserted.add(item);
+      items.add(item);
+      return;
+    }
+    this.reserve(n);
+    const by = this.arrivedBy[n];
+    if (by === arrival.token || arrival.overtaken?.has(n)) return;
+    // Claimed by a scope's last report means counted in edgeClaims: this scope's included.
+    if (existed && this.edgeClaims[n] === 0) this.assertedEdges.add(n);
+    if (by !== 0) {
+      const other = this.arrivals.get(by);
+      if (other) (other.overtaken ??= new Set()).add(n);
+    }
+    this.arrivedBy[n] = arrival.token;
+    arrival.edges.push(n);
   }
 
   /** Notes an item written by a partial report. */
   assert(item: string): void {
-    if (this.claims.has(item)) this.asserted.add(item);
+    const n = edgeNumber(item);
+    if (n < 0) {
+      if (this.claims.has(item)) this.asserted.add(item);
+    } else if (n < this.edgeClaims.length && this.edgeClaims[n] > 0) this.assertedEdges.add(n);
   }
 
   /** Ends the complete report of `scope`; returns the items to retract. */
   complete(scope: string): string[] {
-    const next = this.arriving.get(scope) ?? new Set<string>();
+    const arrival = this.arriving.get(scope);
     this.arriving.delete(scope);
-    const previous = this.held.get(scope) ?? new Set<string>();
-    for (const item of next) if (!previous.has(item)) this.claims.set(item, (this.claims.get(item) ?? 0) + 1);
+    if (arrival) this.arrivals.delete(arrival.token);
+    this.lastScope = this.lastArrival = undefined;
     const retract: string[] = [];
+
+    const next = arrival?.items ?? new Set<string>();
+    const previous = this.held.get(scope) ?? NO_ITEMS;
+    for (const item of next) if (!previous.has(item)) this.claims.set(item, (this.claims.get(item) ?? 0) + 1);
     for (const item of previous) {
       if (next.has(item)) continue;
       const left = (this.claims.get(item) ?? 1) - 1;
@@ -56,22 +142,84 @@ export class ScopeLedger {
       retract.push(item);
     }
     this.held.set(scope, next);
+
+    // Every edge the arrival claimed is in its list once, overtaken or not.
+    const nextEdges = arrival?.edges ?? new EdgeList();
+    const before = this.heldEdges.get(scope) ?? NO_EDGES;
+    const arrived = (n: number) =>
+      arrival !== undefined && (this.arrivedBy[n] === arrival.token || arrival.overtaken?.has(n) === true);
+    // Marks what this scope held before (a landed parked edge may be listed twice).
+    const mark = this.nextToken++;
+    for (let i = 0; i < before.length; i++) this.marks[before.items[i]] = mark;
+    for (let i = 0; i < nextEdges.length; i++) {
+      const n = nextEdges.items[i];
+      if (this.marks[n] !== mark) this.edgeClaims[n]++;
+    }
+    for (let i = 0; i < before.length; i++) {
+      const n = before.items[i];
+      // Once each; and a forgotten edge (no claim left) is no longer this scope's to retract.
+      if (this.marks[n] !== mark || arrived(n) || this.edgeClaims[n] === 0) continue;
+      this.marks[n] = 0;
+      const left = --this.edgeClaims[n];
+      if (left > 0 || this.assertedEdges.delete(n)) continue;
+      retract.push(String(n));
+    }
+    if (arrival)
+      for (let i = 0; i < arrival.edges.length; i++) {
+        const n = arrival.edges.items[i];
+        if (this.arrivedBy[n] === arrival.token) this.arrivedBy[n] = 0;
+      }
+    this.heldEdges.set(scope, nextEdges);
     return retract;
   }
 
   /** Gives an item a new key (a parked edge that landed), keeping every claim and assertion on it. */
   rename(from: string, to: string): void {
+    const n = edgeNumber(to);
+    if (n < 0 || edgeNumber(from) >= 0) {
+      this.renameString(from, to);
+      return;
+    }
+    const holders: string[] = [];
+    for (const [scope, items] of this.held) if (items.delete(from)) holders.push(scope);
+    const arriving: Arrival[] = [];
+    for (const arrival of this.arriving.values()) if (arrival.items.delete(from)) arriving.push(arrival);
+    const asserted = this.asserted.delete(from);
+    this.claims.delete(from);
+    if (!holders.length && !arriving.length && !asserted) return;
+    this.reserve(n);
+    // The landed edge may be one a scope already holds (rare: both keys held by one scope): count anew.
+    const already = this.edgeClaims[n] > 0 ? this.holdersOf(n) : new Set<string>();
+    for (const scope of holders) {
+      if (already.has(scope)) continue;
+      this.heldEdges.get(scope)!.push(n);
+      this.edgeClaims[n]++;
+    }
+    for (const arrival of arriving) {
+      const by = this.arrivedBy[n];
+      if (by === arrival.token || arrival.overtaken?.has(n)) continue;
+      if (by !== 0) {
+        const other = this.arrivals.get(by);
+        if (other) (other.overtaken ??= new Set()).add(n);
+      }
+      this.arrivedBy[n] = arrival.token;
+      arrival.edges.push(n);
+    }
+    if (asserted) this.assertedEdges.add(n);
+  }
+
+  /** rename() between two string keys (the writer renames only onto graph keys; kept for any other caller). */
+  private renameString(from: string, to: string): void {
     let held = false;
     for (const items of this.held.values()) {
       if (!items.delete(from)) continue;
       items.add(to);
       held = true;
     }
-    for (const items of this.arriving.values()) if (items.delete(from)) items.add(to);
+    for (const arrival of this.arriving.values()) if (arrival.items.delete(from)) arrival.items.add(to);
     if (this.asserted.delete(from)) this.asserted.add(to);
     if (!held && !this.claims.has(from)) return;
     this.claims.delete(from);
-    // Both keys may have been held by one scope: count the scopes anew.
     let count = 0;
     for (const items of this.held.values()) if (items.has(to)) count++;
     if (count) this.claims.set(to, count);
@@ -80,20 +228,28 @@ export class ScopeLedger {
 
   /** Forgets an item that left the graph another way (pruned, or dropped with its node). */
   forget(item: string): void {
+    const n = edgeNumber(item);
+    if (n >= 0) {
+      // The scopes' lists keep the number; complete() skips an edge with no claim left.
+      if (n >= this.edgeClaims.length || this.edgeClaims[n] === 0) return;
+      this.edgeClaims[n] = 0;
+      this.assertedEdges.delete(n);
+      return;
+    }
     if (!this.claims.has(item)) return;
     this.claims.delete(item);
     this.asserted.delete(item);
     for (const items of this.held.values()) items.delete(item);
   }
 
+  /** How many scopes completed a report (held and heldEdges have the same keys). */
   get scopeCount(): number {
     return this.held.size;
   }
 
   /** The ledger as stored, each item as `stored` names it (items it maps to undefined are left out). */
   serialize(stored: (item: string) => string | undefined = (item) => item): ScopeState {
-    const names = (items: Iterable<string>) => {
-      const out: string[] = [];
+    const names = (items: Iterable<string>, out: string[] = []) => {
       for (const item of items) {
         const name = stored(item);
         if (name !== undefined) out.push(name);
@@ -101,18 +257,79 @@ export class ScopeLedger {
       return out;
     };
     return {
-      scopes: [...this.held].map(([scope, items]) => [scope, names(items)]),
-      asserted: names(this.asserted),
+      scopes: [...this.held].map(([scope, items]) => [scope, names(this.liveEdges(scope), names(items))]),
+      asserted: names(
+        [...this.assertedEdges].map((n) => String(n)),
+        names(this.asserted),
+      ),
     };
   }
 
   /** Restores a serialized ledger, each stored name mapped back to an item key by `item`. */
   restore(state: ScopeState, item: (stored: string) => string = (stored) => stored): void {
     for (const [scope, stored] of state.scopes) {
-      const items = new Set(stored.map(item));
-      this.held.set(scope, items);
-      for (const key of items) this.claims.set(key, (this.claims.get(key) ?? 0) + 1);
+      const keys = new Set(stored.map(item));
+      const strings = new Set<string>();
+      const edges = new EdgeList();
+      for (const key of keys) {
+        const n = edgeNumber(key);
+        if (n < 0) {
+          strings.add(key);
+          this.claims.set(key, (this.claims.get(key) ?? 0) + 1);
+        } else {
+          this.reserve(n);
+          edges.push(n);
+          this.edgeClaims[n]++;
+        }
+      }
+      this.held.set(scope, strings);
+      this.heldEdges.set(scope, edges);
     }
-    for (const stored of state.asserted) this.asserted.add(item(stored));
+    for (const stored of state.asserted) {
+      const key = item(stored);
+      const n = edgeNumber(key);
+      if (n < 0) this.asserted.add(key);
+      else this.assertedEdges.add(n);
+    }
+  }
+
+  /** The edges `scope` holds that still have a claim (forgotten ones are skipped), as graph keys, each once. */
+  private liveEdges(scope: string): string[] {
+    const list = this.heldEdges.get(scope) ?? NO_EDGES;
+    const mark = this.nextToken++;
+    const out: string[] = [];
+    for (let i = 0; i < list.length; i++) {
+      const n = list.items[i];
+      if (this.edgeClaims[n] === 0 || this.marks[n] === mark) continue;
+      this.marks[n] = mark;
+      out.push(String(n));
+    }
+    return out;
+  }
+
+  /** The scopes whose lists hold edge `n` (a scan of every list: only for the rare rename onto a held edge). */
+  private holdersOf(n: number): Set<string> {
+    const holders = new Set<string>();
+    for (const [scope, list] of this.heldEdges)
+      for (let i = 0; i < list.length; i++)
+        if (list.items[i] === n) {
+          holders.add(scope);
+          break;
+        }
+    return holders;
+  }
+
+  /** Makes the per-edge arrays long enough for edge `n`. */
+  private reserve(n: number): void {
+    if (n < this.edgeClaims.length) return;
+    const length = Math.max(1024, n + 1, this.edgeClaims.length * 2);
+    const grow = (from: Int32Array) => {
+      const to = new Int32Array(length);
+      to.set(from);
+      return to;
+    };
+    this.edgeClaims = grow(this.edgeClaims);
+    this.arrivedBy = grow(this.arrivedBy);
+    this.marks = grow(this.marks);
   }
 }

@@ -16,8 +16,14 @@ import type { IngestSource } from './sources/source.js';
 const NAMESPACES = 12;
 /** Assets in the synthetic envelope, four hops each. */
 const ASSETS = 800;
-/** V8 optimizes a function after enough calls; two rounds get the per-item code there. */
-const ROUNDS = 2;
+/** V8 optimizes a function after enough calls; two rounds get the writer's per-item code there. */
+export const ROUNDS = 2;
+/**
+ * The normalizers' per-object code needs more: after two rounds of the 300-object dump the first 50,000-
+ * object dump still ran 450–490 ms against 260–300 ms for the next ones; after 20 more normalizer-only
+ * rounds (about 75 ms at start), 360–370 ms (docs/perf.md, "Tenth session").
+ */
+export const NORMALIZE_ROUNDS = 20;
 
 /** A small cluster that uses every kind and field the k8s normalizer maps. */
 export function warmUpClusterDump(namespaces = NAMESPACES): {
@@ -188,6 +194,17 @@ export function warmUpIngest(sources: ReadonlyMap<string, IngestSource>): number
     ['k8s', 'k8s:cluster/warm-up', () => warmUpClusterDump()],
     ['events', 'events:warm-up', () => warmUpEnvelope()],
   ];
+  for (const [name, , sample] of samples) {
+    const source = sources.get(name);
+    if (!source) continue;
+    const text = JSON.stringify(sample());
+    for (let round = 0; round < NORMALIZE_ROUNDS; round++)
+      source.normalize({
+        body: JSON.parse(text) as unknown,
+        query: {},
+        receivedAt: new Date().toISOString(),
+      });
+  }
   for (let round = 0; round < ROUNDS; round++) {
     const writer = new GraphWriter(createTenantGraph(), { log: silentLog(), parkedTtlMs: 60_000 });
     for (const [name, scope, sample] of samples) {

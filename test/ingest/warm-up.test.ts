@@ -4,7 +4,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSources } from '../../src/ingest/sources/index.js';
 import type { IngestSource } from '../../src/ingest/sources/source.js';
-import { warmUpClusterDump, warmUpEnvelope, warmUpIngest } from '../../src/ingest/warm-up.js';
+import {
+  NORMALIZE_ROUNDS,
+  ROUNDS,
+  warmUpClusterDump,
+  warmUpEnvelope,
+  warmUpIngest,
+} from '../../src/ingest/warm-up.js';
 import { makeService, type TestService } from '../helpers/service.js';
 
 const sources = createSources();
@@ -46,8 +52,9 @@ describe('ingest warm-up samples', () => {
     });
     const ms = warmUpIngest(new Map([['k8s', spy(sources.get('k8s')!)]]));
     expect(Number.isFinite(ms)).toBe(true);
-    // two rounds of the one sample whose source exists; `events` is absent and skipped
-    expect(called).toEqual(['k8s', 'k8s']);
+    // the normalizer-only rounds, then the whole path's rounds, of the one sample whose source exists;
+    // `events` is absent and skipped
+    expect(called).toEqual(Array(NORMALIZE_ROUNDS + ROUNDS).fill('k8s'));
   });
 });
 

@@ -1,0 +1,132 @@
+// The scope ledger keeps edges in the graph by number (src/graph/scope-ledger.ts). Driven by the same random
+// operations as the string-keyed ledger it replaced (test/helpers/reference-scope-ledger.ts), it must retract
+// and store the same live items. Dead edges (forgotten: dropped from the graph, so never written again) are
+// left out of the comparison: the writer skips any retraction of an edge it no longer has.
+import { describe, expect, it } from 'vitest';
+import { ScopeLedger, type ScopeState } from '../../src/graph/scope-ledger.js';
+import { ReferenceScopeLedger } from '../helpers/reference-scope-ledger.js';
+
+/** mulberry32: a small seeded generator, so that a failing sequence can be replayed from its seed. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const SCOPES = ['k8s|cluster/a', 'k8s|cluster/b', 'trivy|image:shop'];
+const NODES = ['Service:a', 'Service:b', 'Image:c', 'CVE:d', 'Secret:e'];
+const TRIPLES = ['AFFECTS|CVE:d|Image:c', 'EXPOSES|Service:a|Service:b', 'DEPENDS_ON|Service:b|Image:c'];
+
+type Ledger = Pick<ScopeLedger, 'claim' | 'assert' | 'complete' | 'rename' | 'forget' | 'serialize'> & {
+  readonly scopeCount: number;
+};
+
+function run(seed: number, steps: number): void {
+  const next = random(seed);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)];
+  let ours: Ledger = new ScopeLedger();
+  let reference: Ledger = new ReferenceScopeLedger();
+  let edges = 0;
+  const dead = new Set<string>();
+  const live = () => [...Array(edges).keys()].map(String).filter((key) => !dead.has(key));
+  const item = () => {
+    const r = next();
+    const alive = live();
+    if (r < 0.3 || !alive.length) return pick(NODES);
+    if (r < 0.4) return pick(TRIPLES);
+    if (r < 0.55 || edges === 0) return String(edges++);
+    return pick(alive);
+  };
+  const liveOnly = (items: string[]) => items.filter((i) => !dead.has(i)).sort();
+  const stored = (i: string) => (dead.has(i) ? undefined : i);
+  const state = (s: ScopeState) => ({
+    scopes: Object.fromEntries(s.scopes.map(([scope, items]) => [scope, [...items].sort()])),
+    asserted: [...s.asserted].sort(),
+  });
+  const both = <R>(call: (l: Ledger) => R): [R, R] => [call(ours), call(reference)];
+
+  for (let step = 0; step < steps; step++) {
+    const r = next();
+    const where = `seed ${seed}, step ${step}`;
+    if (r < 0.45) {
+      const scope = pick(SCOPES);
+      const key = item();
+      const existed = next() < 0.5;
+      both((l) => l.claim(scope, key, existed));
+    } else if (r < 0.55) {
+      const key = item();
+      both((l) => l.assert(key));
+    } else if (r < 0.7) {
+      const scope = pick(SCOPES);
+      const [a, b] = both((l) => l.complete(scope));
+      expect(liveOnly(a), where).toEqual(liveOnly(b));
+      // The writer drops what is retracted: an edge among it is dead from here on.
+      for (const key of a) if (/^\d/.test(key)) dead.add(key);
+      for (const key of b) if (/^\d/.test(key)) dead.add(key);
+    } else if (r < 0.78) {
+      // A parked edge lands: on a new edge mostly, now and then on one already in the graph.
+      const from = pick(TRIPLES);
+      const alive = live();
+      const to = next() < 0.8 || !alive.length ? String(edges++) : pick(alive);
+      both((l) => l.rename(from, to));
+    } else if (r < 0.88) {
+      const key = item();
+      both((l) => l.forget(key));
+      if (/^\d/.test(key)) dead.add(key);
+    } else if (r < 0.95) {
+      const [a, b] = both((l) => l.serialize(stored));
+      expect(state(a), where).toEqual(state(b));
+      expect(ours.scopeCount, where).toBe(reference.scopeCount);
+    } else {
+      // A restart: both restored from what they stored.
+      const saved = JSON.parse(JSON.stringify(ours.serialize(stored))) as ScopeState;
+      const savedReference = JSON.parse(JSON.stringify(reference.serialize(stored))) as ScopeState;
+      const restored = new ScopeLedger();
+      restored.restore(saved);
+      const restoredReference = new ReferenceScopeLedger();
+      restoredReference.restore(savedReference);
+      ours = restored;
+      reference = restoredReference;
+    }
+  }
+}
+
+describe('scope ledger with numbered edges', () => {
+  it('retracts and stores what the string-keyed ledger does, over random operations', () => {
+    for (let seed = 1; seed <= 1500; seed++) run(seed, 120);
+  });
+
+  it('keeps a claim made by two complete reports arriving at once', () => {
+    const ledger = new ScopeLedger();
+    // Both snapshots carry edge 7; the second's claim takes over the first's mark.
+    ledger.claim('a', '7', false);
+    ledger.claim('b', '7', false);
+    ledger.claim('a', '7', false);
+    expect(ledger.complete('a')).toEqual([]);
+    expect(ledger.complete('b')).toEqual([]);
+    // a drops it: b still holds it. Then b drops it too: retracted.
+    ledger.claim('a', 'Service:x', false);
+    expect(ledger.complete('a')).toEqual([]);
+    ledger.claim('b', 'Service:x', false);
+    expect(ledger.complete('b')).toEqual(['7']);
+  });
+
+  it('does not retract an edge a partial report asserted', () => {
+    const ledger = new ScopeLedger();
+    ledger.claim('a', '3', false);
+    ledger.complete('a');
+    ledger.assert('3');
+    ledger.claim('a', 'Service:x', false);
+    expect(ledger.complete('a')).toEqual([]);
+    // Its negative twin: never asserted, so retracted.
+    ledger.claim('a', '4', false);
+    ledger.complete('a');
+    ledger.claim('a', 'Service:x', false);
+    expect(ledger.complete('a')).toEqual(['4']);
+  });
+});
