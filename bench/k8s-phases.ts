@@ -62,7 +62,7 @@ for (let round = 0; round < rounds; round++) {
     envelopeJson: json,
     scope: 'k8s:cluster',
   }));
-  await journal.appendSerialized(records.map(serializeRecord));
+  await journal.appendSerialized(records.map(serializeRecord), { stringified: true });
   keep('journal', performance.now() - t);
   await journal.close?.();
   const writer = new GraphWriter(createTenantGraph(), { log: silentLog(), parkedTtlMs: 1e12 });

@@ -13,7 +13,10 @@ export interface EmbeddedBus extends Bus {
 /** The logging the bus does; pino satisfies it. */
 export type BusLog = Pick<Log, 'info' | 'warn' | 'error'>;
 
-/** A record as one JSON line, splicing in the envelope's JSON when the producer supplied it. */
+/**
+ * A record as one JSON line, splicing in the envelope's JSON when the producer supplied it. Every piece is
+ * JSON.stringify output, so the line holds no newline (the journal's `stringified`).
+ */
 export function serializeRecord(record: BusRecord): string {
   const { envelope, envelopeJson, ...meta } = record;
   return `${JSON.stringify(meta).slice(0, -1)},"envelope":${envelopeJson ?? JSON.stringify(envelope)}}`;
@@ -142,7 +145,7 @@ export async function createEmbeddedBus(options: {
       } catch (error) {
         return Promise.reject(error as Error);
       }
-      const done = journal.appendSerialized(lines).then(
+      const done = journal.appendSerialized(lines, { stringified: true }).then(
         (seqs) => {
           // The same objects go on to the consumer, minus the JSON the journal needed.
           records.forEach(({ envelopeJson: _json, ...record }, i) =>

@@ -214,6 +214,18 @@ describe('Journal', () => {
     await journal.close();
   });
 
+  it('takes stringified lines without a scan: a newline inside a value is escaped, an empty line refused', async () => {
+    const dir = await tempDir();
+    const journal = await Journal.open(dir);
+    const record = { note: 'two\nlines' };
+    expect(await journal.appendSerialized([JSON.stringify(record)], { stringified: true })).toEqual([1]);
+    await expect(journal.appendSerialized(['{"a":1}', ''], { stringified: true })).rejects.toThrow(
+      /record 1 is not single-line/,
+    );
+    expect(await replayAll(journal)).toEqual([[1, record]]);
+    await journal.close();
+  });
+
   it('streams records longer than a read, across rotated segments', async () => {
     const dir = await tempDir();
     const journal = await Journal.open(dir, { rotateAt: 2 * 1024 * 1024 });
