@@ -19,9 +19,10 @@ const ASSETS = 800;
 /** V8 optimizes a function after enough calls; two rounds get the writer's per-item code there. */
 export const ROUNDS = 2;
 /**
- * The normalizers' per-object code needs more: after two rounds of the 300-object dump the first 50,000-
- * object dump still ran 450–490 ms against 260–300 ms for the next ones; after 20 more normalizer-only
- * rounds (about 75 ms at start), 360–370 ms (docs/perf.md, "Tenth session").
+ * The k8s normalizer's per-object code needs more: after two rounds of the 300-object dump the first 50,000-
+ * object dump still ran 435–530 ms against 210–300 ms for the next ones; after 20 more normalizer-only
+ * rounds (about 160 ms at start), 365–405 ms (docs/perf.md, "Tenth session"). More rounds, or a larger
+ * dump, did not shorten it further.
  */
 export const NORMALIZE_ROUNDS = 20;
 
@@ -185,8 +186,9 @@ export function warmUpEnvelope(assets = ASSETS): object {
 }
 
 /**
- * Normalizes, scrubs, chunks, serializes and applies the samples into a graph of its own, `ROUNDS` times.
- * Returns the milliseconds it took. A source missing from `sources` is skipped.
+ * Normalizes the cluster dump `NORMALIZE_ROUNDS` times, then normalizes, scrubs, chunks, serializes and
+ * applies the samples into a graph of its own, `ROUNDS` times. Returns the milliseconds it took. A source
+ * missing from `sources` is skipped.
  */
 export function warmUpIngest(sources: ReadonlyMap<string, IngestSource>): number {
   const began = performance.now();
@@ -194,16 +196,12 @@ export function warmUpIngest(sources: ReadonlyMap<string, IngestSource>): number
     ['k8s', 'k8s:cluster/warm-up', () => warmUpClusterDump()],
     ['events', 'events:warm-up', () => warmUpEnvelope()],
   ];
-  for (const [name, , sample] of samples) {
-    const source = sources.get(name);
-    if (!source) continue;
-    const text = JSON.stringify(sample());
+  // The cluster dump alone first: the per-object code a large dump runs is the normalizer's.
+  const k8s = sources.get('k8s');
+  if (k8s) {
+    const text = JSON.stringify(warmUpClusterDump());
     for (let round = 0; round < NORMALIZE_ROUNDS; round++)
-      source.normalize({
-        body: JSON.parse(text) as unknown,
-        query: {},
-        receivedAt: new Date().toISOString(),
-      });
+      k8s.normalize({ body: JSON.parse(text) as unknown, query: {}, receivedAt: new Date().toISOString() });
   }
   for (let round = 0; round < ROUNDS; round++) {
     const writer = new GraphWriter(createTenantGraph(), { log: silentLog(), parkedTtlMs: 60_000 });
