@@ -114,7 +114,7 @@ async function batchCompletedAt(
  * answers between slices of the very apply being timed: asked every 5 ms, they took 5-8 % of it (docs/perf.md,
  * "Tenth session"). The time reported is the batch's own completedAt, so asking less often loses nothing.
  */
-const POLL_MS = 25;
+const POLL_MS = Number(process.env.BENCH_POLL_MS ?? 25);
 
 /**
  * One report through a fresh bench service: prints how long until it was acknowledged (durable) and until
