@@ -288,14 +288,22 @@ export function scrubEnvelope(envelope: EventEnvelope): {
 } {
   // One walk for the whole envelope: no per-node pointer strings or arrays unless something is found.
   const walk: Walk = { base: '', segments: [], redactions: [] };
+  // Frozen property objects are shared by many edges of one kind (a normalizer's `handOver`): one found clean
+  // is clean for all of them (69,000 of a 50,000-object cluster dump's 102,000 edges).
+  const clean = new Set<object>();
   const scrubOwner = (owner: { properties?: Record<string, unknown> }, list: string, index: number) => {
     const properties = owner.properties;
     if (properties === undefined || properties === null || typeof properties !== 'object') return;
+    const shared = Object.isFrozen(properties);
+    if (shared && clean.has(properties)) return;
     const before = walk.redactions.length;
     walk.segments.push(list, index, 'properties');
     const props = scrubObject(properties, walk);
     walk.segments.length = 0;
-    if (walk.redactions.length === before) return;
+    if (walk.redactions.length === before) {
+      if (shared) clean.add(properties);
+      return;
+    }
     // `props` is a fresh copy whenever something was redacted, so marking it touches nothing shared.
     props[PROP.secretsScrubbed] = true;
     owner.properties = props;

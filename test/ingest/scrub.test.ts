@@ -291,6 +291,34 @@ describe('scrubEnvelope', () => {
     ]);
   });
 
+  it('scrubs a frozen property object shared by many edges once when clean, and each edge when it leaks', () => {
+    const a = node('Service', 'a');
+    const b = node('Service', 'b');
+    const c = node('Service', 'c');
+    const clean = Object.freeze({ via: 'mounted token' });
+    const leaky = Object.freeze({ note: `via ${SLACK}` });
+    const env = envelope(
+      [a, b, c],
+      [
+        { type: 'ASSUMES', from: a.id, to: b.id, properties: clean },
+        { type: 'ASSUMES', from: b.id, to: c.id, properties: clean },
+        { type: 'CONNECTS_TO', from: a.id, to: b.id, properties: leaky },
+        { type: 'CONNECTS_TO', from: b.id, to: c.id, properties: leaky },
+      ],
+    );
+    const { redactions } = scrubEnvelope(env);
+    expect(env.edges[0].properties).toBe(clean);
+    expect(env.edges[1].properties).toBe(clean);
+    // The leaking one is never marked clean: both edges get their own redacted copy, both are reported.
+    for (const e of env.edges.slice(2))
+      expect(e.properties).toEqual({ note: `via ${r('slack-token')}`, secrets_scrubbed: true });
+    expect(env.edges[2].properties).not.toBe(env.edges[3].properties);
+    expect(redactions).toEqual([
+      { kind: 'slack-token', pointer: '/edges/2/properties/note' },
+      { kind: 'slack-token', pointer: '/edges/3/properties/note' },
+    ]);
+  });
+
   it('points into nested values by index', () => {
     const svc = node('Service', 'a', {});
     const other = node('Service', 'b', { env: ['MODE=prod', `DB_PASSWORD=${PW}`] });
