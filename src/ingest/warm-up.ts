@@ -123,6 +123,25 @@ export function warmUpClusterDump(namespaces = NAMESPACES): {
           },
         });
     }
+    // As a pods-only listing (`kubectl get pods -A -o json`) gives them: no owner in the dump, so each Pod is
+    // a workload of its own, and a Service selects them all (the selector loop of a dense namespace).
+    for (let p = 0; p < 6; p++)
+      items.push({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: meta(`web-7d4b9c8f6d-x2z4${p}`, { labels: { app: 'web' } }),
+        spec: {
+          serviceAccountName: 'sa-0',
+          nodeName: 'node-0',
+          containers: [{ name: 'main', image: `registry.example/team-${n}/web:1.${p % 2}` }],
+        },
+      });
+    items.push({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: meta('web'),
+      spec: { selector: { app: 'web' } },
+    });
     items.push(
       {
         apiVersion: 'networking.k8s.io/v1',

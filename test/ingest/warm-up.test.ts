@@ -36,6 +36,14 @@ describe('ingest warm-up samples', () => {
     // A Deployment, its ReplicaSet and its two Pods are one workload.
     const workloads = envelope.nodes.filter((n) => n.label === 'Service' && /\/app-\d$/.test(n.name));
     expect(workloads).toHaveLength(namespaces * 3);
+    // A pods-only listing: six Pods with no owner in the dump, six workloads, all selected by one Service.
+    const web = envelope.nodes.filter(
+      (n) => n.label === 'Service' && /\/web-7d4b9c8f6d-x2z4\d$/.test(n.name),
+    );
+    expect(web).toHaveLength(namespaces * 6);
+    expect(envelope.edges.filter((e) => e.type === 'EXPOSES' && web.some((w) => w.id === e.to))).toHaveLength(
+      namespaces * 6,
+    );
   });
 
   it('the envelope sample passes the events source unchanged in size', () => {
