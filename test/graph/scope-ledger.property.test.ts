@@ -4,19 +4,8 @@
 // left out of the comparison: the writer skips any retraction of an edge it no longer has.
 import { describe, expect, it } from 'vitest';
 import { ScopeLedger, type ScopeState } from '../../src/graph/scope-ledger.js';
+import { prng } from '../helpers/random-estate.js';
 import { ReferenceScopeLedger } from '../helpers/reference-scope-ledger.js';
-
-/** mulberry32: a small seeded generator, so that a failing sequence can be replayed from its seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SCOPES = ['k8s|cluster/a', 'k8s|cluster/b', 'trivy|image:shop'];
 const NODES = ['Service:a', 'Service:b', 'Image:c', 'CVE:d', 'Secret:e'];
@@ -27,7 +16,7 @@ type Ledger = Pick<ScopeLedger, 'claim' | 'assert' | 'complete' | 'rename' | 'fo
 };
 
 function run(seed: number, steps: number): void {
-  const next = random(seed);
+  const next = prng(seed);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)];
   let ours: Ledger = new ScopeLedger();
   let reference: Ledger = new ReferenceScopeLedger();
