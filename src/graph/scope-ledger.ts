@@ -7,10 +7,11 @@
 // Snapshots store every edge as `type|from|to` (serialize/restore translate), so the format is unchanged.
 //
 // An edge in the graph is kept by number: its graph key is the writer's counter, so the key's number indexes
-// typed arrays (claim counts, the arrival that last claimed it) and each scope lists its edges in a growable
-// Int32Array. Claiming the 102,000 edges of a 50,000-object cluster dump then hashes nothing; as strings in a
-// Set per scope and a Map of counts they were about a fifth of its graph write (docs/perf.md, "Tenth
-// session"). Node ids and parked edges stay strings in Sets and Maps.
+// typed arrays (claim counts, the arrival that last claimed it; EdgeSlots) and each scope lists its edges in
+// a growable Int32Array. Claiming the 102,000 edges of a 50,000-object cluster dump then hashes nothing; as
+// strings in a Set per scope and a Map of counts they were about a fifth of its graph write (docs/perf.md,
+// "Tenth session"). Node ids and parked edges stay strings in Sets and Maps. Keys are never reused, so a
+// number a list still holds after its edge left the graph reads as unclaimed from then on.
 
 export interface ScopeState {
   scopes: [string, string[]][];
@@ -35,6 +36,80 @@ class EdgeList {
       this.items = grown;
     }
     this.items[this.length++] = n;
+  }
+}
+
+/**
+ * Per-edge counters by edge number, in pages of 2^pageBits edges: a page is allocated when one of its edges
+ * is first claimed and freed when none of them is claimed or arriving any more. Graph keys only grow (the
+ * writer's counter), so flat arrays would grow with every edge ever created since the start; pages follow the
+ * edges alive. An edge of a freed page reads as unclaimed, which it is: keys are never reused.
+ */
+class EdgeSlots {
+  /** Per page: claim counts, then arrival tokens, then scratch marks, 2^pageBits each. */
+  private pages: (Int32Array | undefined)[] = [];
+  /** Per page: how many of its edges are claimed or arriving. */
+  private alive: number[] = [];
+  private readonly size: number;
+  private readonly mask: number;
+
+  constructor(private readonly pageBits: number) {
+    this.size = 1 << pageBits;
+    this.mask = this.size - 1;
+  }
+
+  get allocatedPages(): number {
+    let count = 0;
+    for (const page of this.pages) if (page) count++;
+    return count;
+  }
+
+  claims(n: number): number {
+    const page = this.pages[n >>> this.pageBits];
+    return page ? page[n & this.mask] : 0;
+  }
+
+  arrivedBy(n: number): number {
+    const page = this.pages[n >>> this.pageBits];
+    return page ? page[this.size + (n & this.mask)] : 0;
+  }
+
+  mark(n: number): number {
+    const page = this.pages[n >>> this.pageBits];
+    return page ? page[2 * this.size + (n & this.mask)] : 0;
+  }
+
+  setMark(n: number, mark: number): void {
+    const page = this.pages[n >>> this.pageBits];
+    if (page) page[2 * this.size + (n & this.mask)] = mark;
+  }
+
+  setClaims(n: number, count: number): void {
+    this.set(n, 0, count);
+  }
+
+  setArrivedBy(n: number, token: number): void {
+    this.set(n, this.size, token);
+  }
+
+  private set(n: number, offset: number, value: number): void {
+    const index = n >>> this.pageBits;
+    const i = n & this.mask;
+    let page = this.pages[index];
+    if (!page) {
+      if (value === 0) return;
+      while (this.pages.length <= index) {
+        this.pages.push(undefined);
+        this.alive.push(0);
+      }
+      page = this.pages[index] = new Int32Array(3 * this.size);
+    }
+    const before = page[i] !== 0 || page[this.size + i] !== 0;
+    page[offset + i] = value;
+    const after = page[i] !== 0 || page[this.size + i] !== 0;
+    if (before === after) return;
+    this.alive[index] += after ? 1 : -1;
+    if (this.alive[index] === 0) this.pages[index] = undefined;
   }
 }
 
@@ -69,15 +144,21 @@ export class ScopeLedger {
   private lastArrival: Arrival | undefined;
   /** string item -> number of scopes whose last complete report held it */
   private readonly claims = new Map<string, number>();
-  /** edge number -> number of scopes whose last complete report held it */
-  private edgeClaims = new Int32Array(0);
-  /** edge number -> token of the arrival that last claimed it */
-  private arrivedBy = new Int32Array(0);
-  /** edge number -> scratch mark of complete() */
-  private marks = new Int32Array(0);
+  /** edge number -> number of scopes whose last complete report held it, the arrival that last claimed it */
+  private readonly edges: EdgeSlots;
   /** claimed items that a partial report also asserted: they outlive their scopes' claims */
   private readonly asserted = new Set<string>();
   private readonly assertedEdges = new Set<number>();
+
+  /** `pageBits`: 2^pageBits edges per page of counters (tests make pages small to see them freed). */
+  constructor(options: { pageBits?: number } = {}) {
+    this.edges = new EdgeSlots(options.pageBits ?? 12);
+  }
+
+  /** Pages of edge counters allocated now (tests). */
+  get edgePages(): number {
+    return this.edges.allocatedPages;
+  }
 
   /** Notes an item written by a complete report of `scope`. `existed`: it was in the graph before. */
   claim(scope: string, item: string, existed: boolean): void {
@@ -98,16 +179,15 @@ export class ScopeLedger {
       items.add(item);
       return;
     }
-    this.reserve(n);
-    const by = this.arrivedBy[n];
+    const by = this.edges.arrivedBy(n);
     if (by === arrival.token || arrival.overtaken?.has(n)) return;
-    // Claimed by a scope's last report means counted in edgeClaims: this scope's included.
-    if (existed && this.edgeClaims[n] === 0) this.assertedEdges.add(n);
+    // Claimed by a scope's last report means counted in the claims: this scope's included.
+    if (existed && this.edges.claims(n) === 0) this.assertedEdges.add(n);
     if (by !== 0) {
       const other = this.arrivals.get(by);
       if (other) (other.overtaken ??= new Set()).add(n);
     }
-    this.arrivedBy[n] = arrival.token;
+    this.edges.setArrivedBy(n, arrival.token);
     arrival.edges.push(n);
   }
 
@@ -116,7 +196,7 @@ export class ScopeLedger {
     const n = edgeNumber(item);
     if (n < 0) {
       if (this.claims.has(item)) this.asserted.add(item);
-    } else if (n < this.edgeClaims.length && this.edgeClaims[n] > 0) this.assertedEdges.add(n);
+    } else if (this.edges.claims(n) > 0) this.assertedEdges.add(n);
   }
 
   /** Ends the complete report of `scope`; returns the items to retract. */
@@ -146,28 +226,31 @@ export class ScopeLedger {
     // Every edge the arrival claimed is in its list once, overtaken or not.
     const nextEdges = arrival?.edges ?? new EdgeList();
     const before = this.heldEdges.get(scope) ?? NO_EDGES;
+    const edges = this.edges;
     const arrived = (n: number) =>
-      arrival !== undefined && (this.arrivedBy[n] === arrival.token || arrival.overtaken?.has(n) === true);
-    // Marks what this scope held before (a landed parked edge may be listed twice).
+      arrival !== undefined && (edges.arrivedBy(n) === arrival.token || arrival.overtaken?.has(n) === true);
+    // Marks what this scope held before (a landed parked edge may be listed twice; a forgotten edge's page
+    // may be gone, and it is unclaimed either way).
     const mark = this.nextToken++;
-    for (let i = 0; i < before.length; i++) this.marks[before.items[i]] = mark;
+    for (let i = 0; i < before.length; i++) edges.setMark(before.items[i], mark);
     for (let i = 0; i < nextEdges.length; i++) {
       const n = nextEdges.items[i];
-      if (this.marks[n] !== mark) this.edgeClaims[n]++;
+      if (edges.mark(n) !== mark) edges.setClaims(n, edges.claims(n) + 1);
     }
     for (let i = 0; i < before.length; i++) {
       const n = before.items[i];
       // Once each; and a forgotten edge (no claim left) is no longer this scope's to retract.
-      if (this.marks[n] !== mark || arrived(n) || this.edgeClaims[n] === 0) continue;
-      this.marks[n] = 0;
-      const left = --this.edgeClaims[n];
-      if (left > 0 || this.assertedEdges.delete(n)) continue;
+      const claims = edges.claims(n);
+      if (edges.mark(n) !== mark || arrived(n) || claims === 0) continue;
+      edges.setMark(n, 0);
+      edges.setClaims(n, claims - 1);
+      if (claims > 1 || this.assertedEdges.delete(n)) continue;
       retract.push(String(n));
     }
     if (arrival)
       for (let i = 0; i < arrival.edges.length; i++) {
         const n = arrival.edges.items[i];
-        if (this.arrivedBy[n] === arrival.token) this.arrivedBy[n] = 0;
+        if (edges.arrivedBy(n) === arrival.token) edges.setArrivedBy(n, 0);
       }
     this.heldEdges.set(scope, nextEdges);
     return retract;
@@ -187,22 +270,21 @@ export class ScopeLedger {
     const asserted = this.asserted.delete(from);
     this.claims.delete(from);
     if (!holders.length && !arriving.length && !asserted) return;
-    this.reserve(n);
     // The landed edge may be one a scope already holds (rare: both keys held by one scope): count anew.
-    const already = this.edgeClaims[n] > 0 ? this.holdersOf(n) : new Set<string>();
+    const already = this.edges.claims(n) > 0 ? this.holdersOf(n) : new Set<string>();
     for (const scope of holders) {
       if (already.has(scope)) continue;
       this.heldEdges.get(scope)!.push(n);
-      this.edgeClaims[n]++;
+      this.edges.setClaims(n, this.edges.claims(n) + 1);
     }
     for (const arrival of arriving) {
-      const by = this.arrivedBy[n];
+      const by = this.edges.arrivedBy(n);
       if (by === arrival.token || arrival.overtaken?.has(n)) continue;
       if (by !== 0) {
         const other = this.arrivals.get(by);
         if (other) (other.overtaken ??= new Set()).add(n);
       }
-      this.arrivedBy[n] = arrival.token;
+      this.edges.setArrivedBy(n, arrival.token);
       arrival.edges.push(n);
     }
     if (asserted) this.assertedEdges.add(n);
@@ -231,8 +313,8 @@ export class ScopeLedger {
     const n = edgeNumber(item);
     if (n >= 0) {
       // The scopes' lists keep the number; complete() skips an edge with no claim left.
-      if (n >= this.edgeClaims.length || this.edgeClaims[n] === 0) return;
-      this.edgeClaims[n] = 0;
+      if (this.edges.claims(n) === 0) return;
+      this.edges.setClaims(n, 0);
       this.assertedEdges.delete(n);
       return;
     }
@@ -277,9 +359,8 @@ export class ScopeLedger {
           strings.add(key);
           this.claims.set(key, (this.claims.get(key) ?? 0) + 1);
         } else {
-          this.reserve(n);
           edges.push(n);
-          this.edgeClaims[n]++;
+          this.edges.setClaims(n, this.edges.claims(n) + 1);
         }
       }
       this.held.set(scope, strings);
@@ -300,8 +381,8 @@ export class ScopeLedger {
     const out: string[] = [];
     for (let i = 0; i < list.length; i++) {
       const n = list.items[i];
-      if (this.edgeClaims[n] === 0 || this.marks[n] === mark) continue;
-      this.marks[n] = mark;
+      if (this.edges.claims(n) === 0 || this.edges.mark(n) === mark) continue;
+      this.edges.setMark(n, mark);
       out.push(String(n));
     }
     return out;
@@ -317,19 +398,5 @@ export class ScopeLedger {
           break;
         }
     return holders;
-  }
-
-  /** Makes the per-edge arrays long enough for edge `n`. */
-  private reserve(n: number): void {
-    if (n < this.edgeClaims.length) return;
-    const length = Math.max(1024, n + 1, this.edgeClaims.length * 2);
-    const grow = (from: Int32Array) => {
-      const to = new Int32Array(length);
-      to.set(from);
-      return to;
-    };
-    this.edgeClaims = grow(this.edgeClaims);
-    this.arrivedBy = grow(this.arrivedBy);
-    this.marks = grow(this.marks);
   }
 }

@@ -18,7 +18,9 @@ type Ledger = Pick<ScopeLedger, 'claim' | 'assert' | 'complete' | 'rename' | 'fo
 function run(seed: number, steps: number): void {
   const next = prng(seed);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)];
-  let ours: Ledger = new ScopeLedger();
+  // Pages of two edges now and then, so that pages are freed and reallocated all along the way.
+  const pageBits = seed % 2 ? 1 : 12;
+  let ours: Ledger = new ScopeLedger({ pageBits });
   let reference: Ledger = new ReferenceScopeLedger();
   let edges = 0;
   const dead = new Set<string>();
@@ -75,7 +77,7 @@ function run(seed: number, steps: number): void {
       // A restart: both restored from what they stored.
       const saved = JSON.parse(JSON.stringify(ours.serialize(stored))) as ScopeState;
       const savedReference = JSON.parse(JSON.stringify(reference.serialize(stored))) as ScopeState;
-      const restored = new ScopeLedger();
+      const restored = new ScopeLedger({ pageBits });
       restored.restore(saved);
       const restoredReference = new ReferenceScopeLedger();
       restoredReference.restore(savedReference);
@@ -103,6 +105,24 @@ describe('scope ledger with numbered edges', () => {
     expect(ledger.complete('a')).toEqual([]);
     ledger.claim('b', 'Service:x', false);
     expect(ledger.complete('b')).toEqual(['7']);
+  });
+
+  it('frees the counters of edges no scope claims any more, and counts anew on the same pages', () => {
+    const ledger = new ScopeLedger({ pageBits: 2 });
+    for (let n = 0; n < 12; n++) ledger.claim('a', String(n), false);
+    ledger.complete('a');
+    expect(ledger.edgePages).toBe(3);
+    // The next report keeps edges 12 and 13 only: edges 0-11 are retracted, their pages freed.
+    ledger.claim('a', '12', false);
+    ledger.claim('a', '13', false);
+    expect(ledger.complete('a').sort((x, y) => Number(x) - Number(y))).toEqual(
+      Array.from({ length: 12 }, (_, n) => String(n)),
+    );
+    expect(ledger.edgePages).toBe(1);
+    // Its negative twin: a page with one edge still claimed stays, and that edge is still swept in turn.
+    ledger.claim('a', '14', false);
+    expect(ledger.complete('a').sort()).toEqual(['12', '13']);
+    expect(ledger.edgePages).toBe(1);
   });
 
   it('does not retract an edge a partial report asserted', () => {
