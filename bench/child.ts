@@ -111,8 +111,9 @@ async function batchCompletedAt(
 
 /**
  * How often the bench asks whether a batch is complete. Each question is a GraphQL request the service
- * answers between slices of the very apply being timed: asked every 5 ms, they took 5-8 % of it (docs/perf.md,
- * "Tenth session"). The time reported is the batch's own completedAt, so asking less often loses nothing.
+ * answers between slices of the very apply being timed: asked every 5 ms, they took 20-50 ms of it
+ * (docs/perf.md, "Tenth session"). The time reported is the batch's own completedAt, so asking less often
+ * loses nothing.
  */
 const POLL_MS = Number(process.env.BENCH_POLL_MS ?? 25);
 

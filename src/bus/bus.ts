@@ -19,7 +19,11 @@ export interface BusRecord {
    * last chunk is applied, what the scope's previous snapshot held and this one omits is retracted.
    */
   scope?: string;
-  /** `envelope` as JSON when the producer already has it: a journaling bus writes it instead of re-serializing. */
+  /**
+   * `envelope` as JSON when the producer already has it: a journaling bus writes it instead of re-serializing.
+   * JSON.stringify output (or such outputs joined without a newline): the embedded journal does not look
+   * for a newline in it.
+   */
   envelopeJson?: string;
 }
 
