@@ -18,10 +18,18 @@ export interface ScopeState {
   asserted: string[];
 }
 
-/** The number of an edge's graph key (the writer's counter: digits only), or -1 for any other item. */
-function edgeNumber(item: string): number {
+/**
+ * Whether an item is the graph key of an edge (the writer's counter: digits only; node ids start with their
+ * label, parked edges are `type|from|to`).
+ */
+export function isGraphEdgeKey(item: string): boolean {
   const c = item.charCodeAt(0);
-  return c >= 48 && c <= 57 ? Number(item) : -1;
+  return c >= 48 && c <= 57;
+}
+
+/** The number of an edge's graph key, or -1 for any other item. */
+function edgeNumber(item: string): number {
+  return isGraphEdgeKey(item) ? Number(item) : -1;
 }
 
 /** A list of edge numbers that grows by doubling. */

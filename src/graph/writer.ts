@@ -25,7 +25,7 @@ import {
   type NodeRecord,
   type TenantGraph,
 } from './model.js';
-import { ScopeLedger, type ScopeState } from './scope-ledger.js';
+import { isGraphEdgeKey, ScopeLedger, type ScopeState } from './scope-ledger.js';
 import { isEdgeType, isNodeLabel, type EdgeType, type NodeLabel } from './vocabulary.js';
 
 export interface WriteResult {
@@ -724,11 +724,4 @@ function changesProps(current: Record<string, unknown>, incoming: Record<string,
     if (current[key] !== incoming[key]) return true;
   }
   return false;
-}
-
-/** Whether a scope-ledger item is the graph key of an edge (the writer's counter: digits only; node ids start
- * with their label, parked edges are `type|from|to`). */
-function isGraphEdgeKey(item: string): boolean {
-  const c = item.charCodeAt(0);
-  return c >= 48 && c <= 57;
 }
