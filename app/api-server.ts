@@ -27,6 +27,7 @@ import { AnalysisService } from '../src/analysis/analysis-service.js';
 import { SCHEMA_SDL } from './graphql/schema.js';
 import { AnswerBudget, limitOptions, registerLimitHooks } from './graphql/limits.js';
 import { unreadableReportHandler } from './gate-body.js';
+import { answerHealth } from './routes/healthz.js';
 
 export interface ApiServerDeps {
   engine: Engine;
@@ -76,7 +77,7 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
   });
   deps.audit?.register(app);
   app.get('/healthz', { config: { access: 'public' } }, async (_request, reply) =>
-    reply.type('text/plain').send('ok'),
+    answerHealth(reply, deps.engine.health),
   );
   app.get('/auth/config', { config: { access: 'public' } }, async () => {
     const { oidcPublic, oidc, apiTokens, anonymousRole } = deps.auth;
@@ -193,7 +194,7 @@ export function buildMetricsServer(deps: {
   https?: { cert: string; key: string };
 }): FastifyInstance {
   const app = createHttpApp({ logger: deps.logger, name: 'metrics', https: deps.https });
-  app.get('/healthz', async (_request, reply) => reply.type('text/plain').send('ok'));
+  app.get('/healthz', async (_request, reply) => answerHealth(reply, deps.engine.health));
   app.get('/metrics', metricsHandler(deps, { tenants: true }));
   return app;
 }

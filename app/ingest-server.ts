@@ -16,6 +16,7 @@ import { createHttpApp, DEFAULT_YAML_MAX_BYTES, registerReportBodies } from './p
 import type { Auditor } from './plugins/audit.js';
 import { registerClientGuard } from './plugins/client-guard.js';
 import { registerIngestAuth } from './plugins/ingest-auth.js';
+import { answerHealth } from './routes/healthz.js';
 import { registerIntelRoute } from './routes/intel.js';
 
 export function buildIngestServer(deps: {
@@ -67,7 +68,7 @@ export function buildIngestServer(deps: {
     keep: auth.keepBody,
   });
   const receiving = new WeakSet<object>();
-  app.get('/healthz', async (_request, reply) => reply.type('text/plain').send('ok'));
+  app.get('/healthz', async (_request, reply) => answerHealth(reply, deps.engine.health));
   registerIntelRoute(app, { engine: deps.engine, auth });
   app.post<{ Params: { source: string }; Querystring: Record<string, string | undefined> }>(
     '/ingest/:source',

@@ -2,7 +2,8 @@
 // leadership is a PostgreSQL advisory lock (DB_DSN); without, the embedded journal and a single leader.
 import type { AuditLog } from '../src/audit/audit-log.js';
 import type { Settings } from '../src/config/settings.js';
-import { createJetStreamBus, streamNames } from '../src/bus/jetstream.js';
+import { createJetStreamBus, redactUrl, streamNames } from '../src/bus/jetstream.js';
+import type { Health } from '../src/engine/health.js';
 import type { ScaleOutBus, SharedSnapshots } from '../src/engine/engine.js';
 import { createDb, migrate, type Db } from '../src/db/postgres.js';
 import { SnapshotTable } from '../src/db/snapshots.js';
@@ -26,7 +27,12 @@ export interface ScaleOut {
   close(): Promise<void>;
 }
 
-export async function openScaleOut(settings: Settings, log: Log, metrics: Metrics): Promise<ScaleOut> {
+export async function openScaleOut(
+  settings: Settings,
+  log: Log,
+  metrics: Metrics,
+  health?: Health,
+): Promise<ScaleOut> {
   const scale = settings.scaleOut;
   metrics.brokerConnected.set(1);
   if (!scale) return { leadership: SINGLE_PROCESS_LEADER, close: async () => undefined };
@@ -40,7 +46,16 @@ export async function openScaleOut(settings: Settings, log: Log, metrics: Metric
       if (applied.length) log.info({ applied }, 'applied database migrations');
     } catch (error) {
       await db.end().catch(() => undefined);
-      throw error;
+      const why = graphStoreStrictness(settings);
+      const cause = `DB_DSN=${JSON.stringify(redactUrl(scale.db.dsn))}: PostgreSQL cannot be reached (${(error as Error).message})`;
+      if (why) throw new Error(`${cause}; the start is refused because ${why}`, { cause: error });
+      // GRAPH_STRICT=false: serve from memory and the local store, in the reduced mode /healthz reports.
+      log.error({ err: error }, `${cause}; serving from memory and DATA_DIR (GRAPH_STRICT=false)`);
+      health?.reduce(
+        'graph-store',
+        'the graph store (DB_DSN) was unreachable at start: the graph is served from memory and DATA_DIR; restart once PostgreSQL is back',
+      );
+      return { leadership: SINGLE_PROCESS_LEADER, close: async () => undefined };
     }
     lock = new AdvisoryLockLeadership({
       dsn: scale.db.dsn,
@@ -74,7 +89,15 @@ export async function openScaleOut(settings: Settings, log: Log, metrics: Metric
         tls: busSettings.tls,
         afterSeq,
         logger: log,
-        onConnection: (up) => metrics.brokerConnected.set(up ? 1 : 0),
+        onConnection: (up) => {
+          metrics.brokerConnected.set(up ? 1 : 0);
+          if (up) health?.restore('bus');
+          else
+            health?.reduce(
+              'bus',
+              'the bus (BUS_URL) connection is lost; reconnecting, ingest answers 503 meanwhile',
+            );
+        },
       }));
   return {
     leadership,
@@ -89,6 +112,20 @@ export async function openScaleOut(settings: Settings, log: Log, metrics: Metric
       await db?.end().catch(() => undefined);
     },
   };
+}
+
+/**
+ * Why an unreachable graph store must stop the start, or undefined when the process may serve from memory:
+ * the spec's strict modes (GRAPH_STRICT=true, PG_ENV=production), and the shapes that cannot run without
+ * the database (replicas on a bus need its lock to elect one leader; postgres governance keeps its records
+ * there).
+ */
+export function graphStoreStrictness(settings: Settings): string | undefined {
+  if (settings.graphStrict) return 'GRAPH_STRICT=true';
+  if (settings.auth.production) return 'PG_ENV=production';
+  if (settings.scaleOut?.bus) return 'BUS_URL is set: replicas elect their leader through PostgreSQL';
+  if (settings.governance.backend === 'postgres') return 'GOVERNANCE_BACKEND=postgres keeps governance there';
+  return undefined;
 }
 
 /** One audit record to both chains: this replica's file and the shared one in PostgreSQL. */

@@ -11,6 +11,7 @@ import { TrustedProxies } from '../src/auth/client-ip.js';
 import { createOidcVerifier } from '../src/auth/oidc.js';
 import { Lockout } from '../src/auth/rate-limit.js';
 import { apiAuthEnabled, type Settings } from '../src/config/settings.js';
+import { Health, HEALTH_PARTS } from '../src/engine/health.js';
 import { createEngine, type Engine, type EngineConfig, type HandedVerdict } from '../src/engine/engine.js';
 import { LeaderInbox } from '../src/db/leader-inbox.js';
 import { createGovernance, type Governance } from '../src/governance/governance.js';
@@ -60,6 +61,7 @@ export function engineConfigFrom(settings: Settings): EngineConfig {
     seedIamUsers: settings.seedIamUsers,
     threatIntel: settings.threatIntel,
     graphTtlMs: settings.graphTtlMs,
+    graphSweep: settings.graphSweep,
     thresholds: { p1: settings.priorityP1Score, p2: settings.priorityP2Score },
   };
 }
@@ -73,7 +75,16 @@ export async function buildService(options: {
   const logger = options.logger ?? createLogger({ format: settings.logFormat, level: settings.logLevel });
   const metrics = createMetrics({ processMetrics: true });
   // Scale-out (BUS_URL, DB_DSN): the JetStream bus and the leader lock; embedded otherwise.
-  const scaleOut = await openScaleOut(settings, logger, metrics);
+  // The reduced modes (`/healthz` 503): the graph store fallen back, the bus away, the journal refusing.
+  const health = new Health(options.now);
+  for (const part of HEALTH_PARTS) metrics.reducedMode.set({ part }, 0);
+  health.onChange((part, reduced) => {
+    metrics.reducedMode.set({ part }, reduced ? 1 : 0);
+    const reason = health.reduced().find((c) => c.part === part)?.reason;
+    if (reduced) logger.warn({ part, reason }, 'serving in a reduced mode');
+    else logger.info({ part }, 'left a reduced mode');
+  });
+  const scaleOut = await openScaleOut(settings, logger, metrics, health);
   // Governance before the engine: it asks which paths are suppressed (the one critical definition).
   // Scale-out: what a follower may not do itself (write to GitHub) it hands to the leader through PostgreSQL.
   const inbox =
@@ -110,6 +121,7 @@ export async function buildService(options: {
       sharedSnapshots: scaleOut.sharedSnapshots,
       sharedPaths: scaleOut.sharedPaths,
       handOff: inbox && ((handed) => inbox.put('gate', handed)),
+      health,
     });
   } catch (error) {
     await governance.backend.close();

@@ -162,6 +162,9 @@ export function createResolvers() {
           prunedNodes: state?.pruning.prunedNodes ?? 0,
           prunedEdges: state?.pruning.prunedEdges ?? 0,
           lastPrunedAt: iso(state?.pruning.lastPrunedAt),
+          reduced: ctx.engine.health
+            .reduced()
+            .map((c) => ({ part: c.part, reason: c.reason, since: new Date(c.since).toISOString() })),
           graph: graphCounts(ctx),
           analyzer: {
             passes: state?.passes ?? 0,

@@ -242,6 +242,18 @@ export const SCHEMA_SDL = /* GraphQL */ `
     lastPrunedAt: String
     graph: GraphStatus!
     analyzer: AnalyzerStatus!
+    "The reduced modes the engine serves in now (GET /healthz answers 503 with the same reasons); empty when whole."
+    reduced: [ReducedCondition!]!
+  }
+
+  "A part of the engine serving in a reduced mode (docs/operations.md, 'Reduced modes')."
+  type ReducedCondition {
+    "graph-store, bus or journal"
+    part: String!
+    "Why, in words an operator acts on."
+    reason: String!
+    "When the condition began (ISO 8601)."
+    since: String!
   }
 
   type GraphStatus {

@@ -46,6 +46,10 @@ export interface Settings {
   scrubIngest: boolean;
   /** null: nodes and edges are never aged out. */
   graphTtlMs: number | null;
+  /** GRAPH_SWEEP: a complete snapshot retracts what its scope's previous snapshot held and it omits */
+  graphSweep: boolean;
+  /** GRAPH_STRICT: an unreachable graph store (DB_DSN) stops the start instead of serving from memory */
+  graphStrict: boolean;
   parkedEdgeTtlMs: number;
   snapshotIntervalMs: number;
   priorityP1Score: number;
@@ -254,6 +258,18 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     name: 'GRAPH_TTL',
     default: 'unset (off)',
     meaning: 'Remove nodes and edges not re-seen for this long (e.g. 168h).',
+  },
+  {
+    name: 'GRAPH_SWEEP',
+    default: 'true',
+    meaning:
+      'A complete snapshot (docs/architecture.md, "Snapshots and identity") retracts what its scope held before and now omits. `false` keeps everything a snapshot once held until GRAPH_TTL ages it out (scopes are still recorded, so turning it back on sweeps from the next snapshot on).',
+  },
+  {
+    name: 'GRAPH_STRICT',
+    default: 'false',
+    meaning:
+      'With DB_DSN set: `true` refuses to start when PostgreSQL (the graph store) cannot be reached. `false` serves from memory and the local store instead, and `/healthz` answers 503 `graph-store` until a restart finds it (docs/operations.md). Always strict under PG_ENV=production, with BUS_URL (replicas need the database for leadership) and with GOVERNANCE_BACKEND=postgres.',
   },
   {
     name: 'PARKED_EDGE_TTL',
@@ -658,6 +674,8 @@ function builtInDefaults(): Settings {
     attackerProfilePriors: { ...DEFAULT_PROFILE_PRIORS },
     scrubIngest: true,
     graphTtlMs: null,
+    graphSweep: true,
+    graphStrict: false,
     parkedEdgeTtlMs: 168 * 3_600_000,
     snapshotIntervalMs: 5 * 60_000,
     priorityP1Score: 0.5,
@@ -803,6 +821,8 @@ export function loadSettings(env: Env, defaults: Partial<Settings> = {}): Settin
     attackerProfilePriors: read('ATTACKER_PROFILE_PRIORS', parseProfilePriors, base.attackerProfilePriors),
     scrubIngest: read('SCRUB_INGEST', parseBoolean, base.scrubIngest),
     graphTtlMs: read<number | null>('GRAPH_TTL', durationParser(), base.graphTtlMs),
+    graphSweep: read('GRAPH_SWEEP', parseBoolean, base.graphSweep),
+    graphStrict: read('GRAPH_STRICT', parseBoolean, base.graphStrict),
     parkedEdgeTtlMs: read('PARKED_EDGE_TTL', durationParser(), base.parkedEdgeTtlMs),
     snapshotIntervalMs: read('SNAPSHOT_INTERVAL', durationParser({ timer: true }), base.snapshotIntervalMs),
     priorityP1Score: read('PRIORITY_P1_SCORE', parseScore, base.priorityP1Score),
@@ -843,6 +863,9 @@ export function loadSettings(env: Env, defaults: Partial<Settings> = {}): Settin
       problems.push(
         `PG_ENV=production needs both API auth (API_TOKENS or OIDC_JWKS_URL) and ingest auth (INGEST_HMAC_SECRET or INGEST_HMAC_SECRETS); missing: ${[!api && 'API', !ingest && 'ingest'].filter(Boolean).join(' and ')}`,
       );
+    // The spec: production refuses to start when the graph store is unavailable; unset is unavailable.
+    if (!settings.scaleOut?.db && !bad.has('DB_DSN'))
+      problems.push('PG_ENV=production needs the graph store: set DB_DSN (PostgreSQL, docs/deployment.md)');
   }
   // Cross-checks only between values that parsed, so one typo does not also report a phantom conflict.
   if (

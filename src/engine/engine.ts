@@ -38,6 +38,7 @@ import type { SharedPaths } from '../db/path-records.js';
 import { isCritical, plain, routeNodes, type PathRecord, type SuppressionNote } from '../paths/path-store.js';
 import { SINGLE_PROCESS_LEADER, type Leadership } from './leadership.js';
 import { readIngestContext } from '../ingest/context.js';
+import { Health } from './health.js';
 import { createIntelHook } from '../intel/engine-intel.js';
 import type { IntelSettings } from '../intel/threat-intel.js';
 
@@ -53,6 +54,8 @@ export interface EngineConfig extends AnalyzerConfig {
   threatIntel?: IntelSettings;
   /** Start even when acknowledged records are known lost, keeping copies aside (`verify-store -repair`). */
   storeRepair?: boolean;
+  /** GRAPH_SWEEP: complete snapshots retract what they omit (default true). */
+  graphSweep?: boolean;
 }
 
 export interface EngineDeps {
@@ -84,6 +87,8 @@ export interface EngineDeps {
   sharedPaths?: SharedPaths;
   /** On a follower: hands a gate verdict for a pull request to the leader (src/db/leader-inbox.ts). */
   handOff?: (handed: HandedVerdict) => Promise<void>;
+  /** The reduced modes `/healthz` reports (src/engine/health.ts); one is made when not given. */
+  health?: Health;
 }
 
 /** A follower's gate verdict, for the leader to write to the pull request. */
@@ -107,6 +112,7 @@ export type Engine = Awaited<ReturnType<typeof createEngine>>;
 export async function createEngine(deps: EngineDeps) {
   const { config, log, metrics } = deps;
   const now = deps.now ?? Date.now;
+  const health = deps.health ?? new Health(now);
   const tenants = new Map<string, TenantState>();
   // Batch progress is kept at least as long as an edge may wait for its endpoint (issue 13, item 11).
   const batches = new BatchTracker({ retainMs: config.parkedTtlMs });
@@ -191,12 +197,23 @@ export async function createEngine(deps: EngineDeps) {
     state.writer.apply(d.envelope, d.receivedAt, d.scope);
     intel.applied(d.tenant, state, d.envelope);
     if (d.scope !== undefined && d.chunk === d.chunks - 1) {
-      const swept = state.writer.completeScope(d.scope);
-      metrics.graphSweeps.inc({ tenant: d.tenant, source: d.ingestSource });
+      const swept = state.writer.completeScope(d.scope, { retract: config.graphSweep !== false });
+      const retracted = swept.nodes + swept.edges + swept.parked;
+      metrics.graphSweeps.inc({
+        tenant: d.tenant,
+        source: d.ingestSource,
+        result: config.graphSweep === false ? 'off' : retracted ? 'retracted' : 'unchanged',
+      });
       if (swept.nodes) metrics.graphSwept.inc({ tenant: d.tenant, kind: 'node' }, swept.nodes);
       if (swept.edges) metrics.graphSwept.inc({ tenant: d.tenant, kind: 'edge' }, swept.edges);
-      if (swept.nodes || swept.edges)
+      if (swept.parked) metrics.graphSwept.inc({ tenant: d.tenant, kind: 'parked' }, swept.parked);
+      if (retracted)
         log.info({ tenant: d.tenant, scope: d.scope, ...swept }, 'complete snapshot retracted what it omits');
+      else if (swept.kept)
+        log.info(
+          { tenant: d.tenant, scope: d.scope, kept: swept.kept },
+          'complete snapshot omits what its scope held before; kept (GRAPH_SWEEP=false)',
+        );
     }
     const appliedAt = now();
     state.lastWriteAt = appliedAt;
@@ -232,6 +249,7 @@ export async function createEngine(deps: EngineDeps) {
     metrics,
     scrub: config.scrubIngest,
     now,
+    health,
   });
 
   async function ingest(request: IngestRequest): Promise<IngestReceipt> {
@@ -725,6 +743,8 @@ export async function createEngine(deps: EngineDeps) {
     },
     tenant: (name: string) => tenants.get(name),
     tenants: () => tenants.values(),
+    /** The reduced modes the engine serves in now (`/healthz`, GraphQL `status.reduced`). */
+    health,
     /** DECISIONS.md "critical": P1 and not suppressed now (the one definition, `isCritical`). */
     isCritical: (tenantName: string, record: PathRecord) =>
       isCritical(record, tenants.get(tenantName)?.paths.suppressed),

@@ -3,6 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Bus, BusRecord } from '../bus/bus.js';
 import { ProblemError } from '../http/problems.js';
+import { BrokerUnavailableError } from '../bus/jetstream.js';
+import type { Health } from './health.js';
 import { ChunkError, chunkEnvelope, type Chunk } from '../ingest/chunk.js';
 import {
   checkSnapshotRequest,
@@ -37,6 +39,8 @@ export interface IngestPipelineDeps {
   metrics: Metrics;
   scrub: boolean;
   now: () => number;
+  /** Told when the bus refuses a batch (reduced mode `journal`) and when it takes one again. */
+  health?: Health;
 }
 
 /** The source named `name`, or the 404 problem for a source segment no normalizer handles. */
@@ -156,8 +160,10 @@ export function createIngestPipeline(deps: IngestPipelineDeps) {
     });
     try {
       await bus.publish(records);
-    } catch {
+    } catch (error) {
       // The journal error itself is logged by the bus; the client learns only that nothing was kept.
+      // A broker away is the bus's own condition (`bus`); anything else is the journal refusing writes.
+      if (!(error instanceof BrokerUnavailableError)) deps.health?.reduce('journal', journalReason(error));
       batches.forget(batchId);
       metrics.ingestBatches.inc({ source: source.name, result: 'failed' });
       throw new ProblemError(
@@ -166,7 +172,29 @@ export function createIngestPipeline(deps: IngestPipelineDeps) {
         {},
       );
     }
+    deps.health?.restore('journal');
     metrics.ingestBatches.inc({ source: source.name, result: 'accepted' });
     return warnings.length ? { batchId, nodes, edges, warnings } : { batchId, nodes, edges };
   };
+}
+
+/** The journal's refusal in words: the system error's code and text (a full disk is `ENOSPC`), no paths. */
+function journalReason(error: unknown): string {
+  // The system error may come wrapped (the journal adds what it was doing): its code is on a cause.
+  let code: string | undefined;
+  for (
+    let e = error as (NodeJS.ErrnoException & { cause?: unknown }) | undefined;
+    e && !code;
+    e = e.cause as typeof e
+  )
+    code = typeof e.code === 'string' ? e.code : undefined;
+  const known: Record<string, string> = {
+    ENOSPC: 'the disk is full',
+    EDQUOT: 'the disk quota is exhausted',
+    EROFS: 'the file system is read-only',
+    EIO: 'an I/O error',
+    EACCES: 'permission denied',
+  };
+  const what = code ? (known[code] ?? code) : 'the write failed';
+  return `the journal refuses writes (${what}); ingest answers 503 until a write succeeds`;
 }

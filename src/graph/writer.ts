@@ -39,6 +39,10 @@ export interface WriteResult {
 export interface SweepResult {
   nodes: number;
   edges: number;
+  /** edges still waiting for an endpoint that the snapshot no longer holds, dropped from the waiting room */
+  parked: number;
+  /** what GRAPH_SWEEP=false kept that the snapshot would have retracted (nodes, edges and parked edges) */
+  kept: number;
 }
 
 /** How a reference node of the envelope being applied was resolved: the stitched edges' join confidence. */
@@ -454,9 +458,15 @@ export class GraphWriter {
    * Ends a complete snapshot of `scope` (after its last chunk): retracts what the scope's previous snapshot
    * held and this one omitted, unless another scope still claims it or a partial report asserted it.
    */
-  completeScope(scope: string): SweepResult {
-    const swept: SweepResult = { nodes: 0, edges: 0 };
+  completeScope(scope: string, options: { retract?: boolean } = {}): SweepResult {
+    const swept: SweepResult = { nodes: 0, edges: 0, parked: 0, kept: 0 };
     for (const item of this.scopes.complete(scope)) {
+      // GRAPH_SWEEP=false: the ledger still moves on (the next snapshot claims afresh), nothing is retracted;
+      // what is kept is no scope's any more, as a partial report's assertion, and ages out by GRAPH_TTL.
+      if (options.retract === false) {
+        swept.kept++;
+        continue;
+      }
       if (isGraphEdgeKey(item)) {
         if (!this.graph.hasEdge(item)) continue;
         const type = this.graph.getEdgeAttribute(item, 'type');
@@ -477,7 +487,10 @@ export class GraphWriter {
       }
       // A parked edge leaves the waiting room; one a snapshot named before its endpoints were back is
       // found by its triple.
-      if (this.unpark(item)) continue;
+      if (this.unpark(item)) {
+        swept.parked++;
+        continue;
+      }
       const [type, from, to] = item.split('|');
       if (!this.graph.hasNode(from) || !this.graph.hasNode(to)) continue;
       const key = findEdge(this.graph, type as EdgeType, from, to);

@@ -16,7 +16,7 @@ export interface Metrics {
   graphDropped: Counter<'reason'>;
   /** CVE nodes threat intel (KEV, EPSS) set or changed (src/intel/) */
   threatIntelCvesEnriched: Counter<'tenant'>;
-  graphSweeps: Counter<'tenant' | 'source'>;
+  graphSweeps: Counter<'tenant' | 'source' | 'result'>;
   graphSwept: Counter<'tenant' | 'kind'>;
   graphPrunedNodes: Counter<'tenant'>;
   graphPrunedEdges: Counter<'tenant'>;
@@ -28,6 +28,8 @@ export interface Metrics {
   criticalPathEvents: Counter<'tenant'>;
   /** 1 while the bus's broker is reachable (always 1 for the embedded journal), 0 while it reconnects */
   brokerConnected: Gauge;
+  /** 1 while the engine serves in a reduced mode for that part (`/healthz` answers 503), else 0 */
+  reducedMode: Gauge<'part'>;
   /** Heavy GraphQL analyses refused: `request` (over 20 in one request) or `busy` (every slot and queue place taken). */
   apiHeavyRefused: Counter<'reason'>;
 }
@@ -98,15 +100,21 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
       help: '1 while the bus is connected to its broker (always 1 for the embedded journal), 0 while it reconnects; ingest answers 503 meanwhile.',
       registers,
     }),
+    reducedMode: new Gauge({
+      name: 'service_reduced_mode',
+      help: '1 while the engine serves in a reduced mode for `part` (`graph-store`, `bus`, `journal`), when `/healthz` answers 503 with the reason; else 0.',
+      labelNames: ['part'],
+      registers,
+    }),
     graphSweeps: new Counter({
       name: 'service_graph_sweeps_total',
-      help: 'Complete snapshots applied (each retracts what its scope no longer holds).',
-      labelNames: ['tenant', 'source'],
+      help: 'Complete snapshots applied, by result: `retracted` (it retracted what its scope no longer holds), `unchanged` (nothing to retract), `off` (GRAPH_SWEEP=false: nothing retracted).',
+      labelNames: ['tenant', 'source', 'result'],
       registers,
     }),
     graphSwept: new Counter({
       name: 'service_graph_swept_total',
-      help: 'Nodes and edges retracted by complete snapshots.',
+      help: 'What complete snapshots retracted, by kind: `node`, `edge`, `parked` (an edge still waiting for an endpoint).',
       labelNames: ['tenant', 'kind'],
       registers,
     }),

@@ -557,8 +557,17 @@ describe('settings that stop start-up', () => {
       /PG_ENV=production .* missing: ingest/,
     );
     expect(startupRefusal({ PG_ENV: 'production', INGEST_HMAC_SECRET: 'x' })).toMatch(/missing: API/);
+    // The spec: production also refuses to start without the graph store (DB_DSN).
     expect(
       startupRefusal({ PG_ENV: 'production', INGEST_HMAC_SECRET: 'x', API_TOKENS: `${VIEWER}:viewer` }),
+    ).toMatch(/PG_ENV=production needs the graph store: set DB_DSN/);
+    expect(
+      startupRefusal({
+        PG_ENV: 'production',
+        INGEST_HMAC_SECRET: 'x',
+        API_TOKENS: `${VIEWER}:viewer`,
+        DB_DSN: 'postgres://postgres@127.0.0.1:5432/test',
+      }),
     ).toBe('started');
     expect(startupRefusal({ API_TOKENS_FILE: '/nonexistent/tokens' })).toMatch(
       /API_TOKENS_FILE="\/nonexistent\/tokens" cannot be read/,

@@ -75,8 +75,10 @@ describe('snapshots', () => {
     const graph = service.engine.tenant('default')!.graph;
     expect(graph.hasNode(cache.id)).toBe(false);
     expect(graph.hasNode(db.id)).toBe(true);
+    // The spec's labels: service_graph_sweeps_total{source,result}; the first snapshot had nothing to retract.
     expect(await metric(service, 'service_graph_sweeps_total')).toEqual([
-      'service_graph_sweeps_total{tenant="default",source="events"} 2',
+      'service_graph_sweeps_total{tenant="default",source="events",result="unchanged"} 1',
+      'service_graph_sweeps_total{tenant="default",source="events",result="retracted"} 1',
     ]);
     expect(await metric(service, 'service_graph_swept_total')).toEqual(
       expect.arrayContaining([
@@ -84,6 +86,52 @@ describe('snapshots', () => {
         'service_graph_swept_total{tenant="default",kind="edge"} 1',
       ]),
     );
+  });
+
+  it('counts a parked edge the newer snapshot omits as swept kind="parked"', async () => {
+    service = await makeService();
+    const absent = node('Database', 'not-yet-reported');
+    // web -> absent waits for its endpoint (parked); the next snapshot of the scope no longer holds it.
+    await service.ingest(envelope([web], [edge('CONNECTS_TO', web, absent)]), {
+      query: 'snapshot=cluster:prod',
+    });
+    await service.ingest(envelope([web]), { query: 'snapshot=cluster:prod' });
+    await service.settle();
+    expect(await metric(service, 'service_graph_swept_total')).toEqual([
+      'service_graph_swept_total{tenant="default",kind="parked"} 1',
+    ]);
+    // The edge waits no longer: its endpoint arriving now draws nothing.
+    await service.ingest(envelope([absent]), { query: 'snapshot=none' });
+    await service.settle();
+    expect(service.engine.tenant('default')!.graph.size).toBe(0);
+  });
+
+  it('GRAPH_SWEEP=false: a complete snapshot retracts nothing and is counted result="off"', async () => {
+    service = await makeService({ GRAPH_SWEEP: 'false' });
+    await service.ingest(envelope([web, db, cache], [edge('CONNECTS_TO', web, cache)]), {
+      query: 'snapshot=cluster:prod',
+    });
+    await service.ingest(envelope([web, db]), { query: 'snapshot=cluster:prod' });
+    await service.settle();
+    const graph = service.engine.tenant('default')!.graph;
+    expect(graph.hasNode(cache.id)).toBe(true);
+    expect(graph.size).toBe(1);
+    expect(await metric(service, 'service_graph_sweeps_total')).toEqual([
+      'service_graph_sweeps_total{tenant="default",source="events",result="off"} 2',
+    ]);
+    expect(await metric(service, 'service_graph_swept_total')).toEqual([]);
+  });
+
+  it('GRAPH_SWEEP=true (the default) retracts the same sequence: the negative twin', async () => {
+    service = await makeService({ GRAPH_SWEEP: 'true' });
+    await service.ingest(envelope([web, db, cache], [edge('CONNECTS_TO', web, cache)]), {
+      query: 'snapshot=cluster:prod',
+    });
+    await service.ingest(envelope([web, db]), { query: 'snapshot=cluster:prod' });
+    await service.settle();
+    const graph = service.engine.tenant('default')!.graph;
+    expect(graph.hasNode(cache.id)).toBe(false);
+    expect(graph.size).toBe(0);
   });
 
   it('does not sweep on a partial report (snapshot=none) or a pull-request scan', async () => {

@@ -137,7 +137,8 @@ describe('complete scans', () => {
     expect(graph.hasNode(nodeId('CVE', 'CVE-2019-1551'))).toBe(false);
     expect(graph.hasNode(nodeId('CVE', 'CVE-2019-1549'))).toBe(true);
     expect(await metric(service, 'service_graph_sweeps_total')).toEqual([
-      'service_graph_sweeps_total{tenant="default",source="trivy"} 2',
+      'service_graph_sweeps_total{tenant="default",source="trivy",result="unchanged"} 1',
+      'service_graph_sweeps_total{tenant="default",source="trivy",result="retracted"} 1',
     ]);
   });
 

@@ -37,6 +37,8 @@ describe('loadSettings: defaults', () => {
       attackerProfilePriors: { commodity: 0.6, criminal: 0.3, apt: 0.1 },
       scrubIngest: true,
       graphTtlMs: null,
+      graphSweep: true,
+      graphStrict: false,
       parkedEdgeTtlMs: 168 * 3_600_000,
       snapshotIntervalMs: 5 * 60_000,
       priorityP1Score: 0.5,
