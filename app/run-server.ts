@@ -15,9 +15,17 @@ export async function runServer(options: { demoByDefault: boolean; version: stri
     }
     throw error;
   }
-  let service;
+  let service: Awaited<ReturnType<typeof startService>> | undefined;
+  // The spec: a bus connection or consumer that stops for good stops the process (an orchestrator
+  // restarts it; the start recreates the consumer after the restored snapshot).
+  const onFatal = (error: Error) => {
+    process.stderr.write(`pathgate: ${error.message}; exiting\n`);
+    const exit = () => process.exit(1);
+    if (!service) return exit();
+    service.close().then(exit, exit);
+  };
   try {
-    service = await startService({ settings, demo: settings.demoData });
+    service = await startService({ settings, demo: settings.demoData, onFatal });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {

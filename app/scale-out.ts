@@ -32,6 +32,8 @@ export async function openScaleOut(
   log: Log,
   metrics: Metrics,
   health?: Health,
+  /** The bus stopped for good (src/bus/jetstream.ts `onFatal`): the spec has the process exit. */
+  onFatal?: (error: Error) => void,
 ): Promise<ScaleOut> {
   const scale = settings.scaleOut;
   metrics.brokerConnected.set(1);
@@ -89,6 +91,7 @@ export async function openScaleOut(
         tls: busSettings.tls,
         afterSeq,
         logger: log,
+        onFatal,
         onConnection: (up) => {
           metrics.brokerConnected.set(up ? 1 : 0);
           if (up) health?.restore('bus');

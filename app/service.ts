@@ -70,6 +70,12 @@ export async function buildService(options: {
   settings: Settings;
   logger?: Logger;
   now?: () => number;
+  /**
+   * A part the engine cannot run without stopped for good (the bus: its connection closed, its consumer
+   * gone). `pathgate serve` and `npm start` close and exit non-zero (the spec's startup refusals); without
+   * it the condition is logged only.
+   */
+  onFatal?: (error: Error) => void;
 }): Promise<Service> {
   const { settings } = options;
   const logger = options.logger ?? createLogger({ format: settings.logFormat, level: settings.logLevel });
@@ -84,7 +90,7 @@ export async function buildService(options: {
     if (reduced) logger.warn({ part, reason }, 'serving in a reduced mode');
     else logger.info({ part }, 'left a reduced mode');
   });
-  const scaleOut = await openScaleOut(settings, logger, metrics, health);
+  const scaleOut = await openScaleOut(settings, logger, metrics, health, options.onFatal);
   // Governance before the engine: it asks which paths are suppressed (the one critical definition).
   // Scale-out: what a follower may not do itself (write to GitHub) it hands to the leader through PostgreSQL.
   const inbox =
@@ -314,6 +320,7 @@ export async function startService(options: {
   settings: Settings;
   demo: boolean;
   logger?: Logger;
+  onFatal?: (error: Error) => void;
 }): Promise<RunningService> {
   const service = await buildService(options);
   const { settings, logger } = { settings: options.settings, logger: service.logger };

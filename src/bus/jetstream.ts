@@ -44,6 +44,11 @@ export interface JetStreamBusOptions {
   logger?: BusLog;
   /** Told whenever the broker connection goes up (true) or down (false). */
   onConnection?: (connected: boolean) => void;
+  /**
+   * Told once when the bus stops for good (the spec: the process then exits): the connection closed by the
+   * client library (not by close()), or the stream or this consumer gone from a broker that is up.
+   */
+  onFatal?: (error: Error) => void;
   /** Delay before a failed record is delivered again; default 1 s. */
   retryDelayMs?: number;
   /** How long the first connection is tried before the start fails; default 30 s. */
@@ -67,6 +72,10 @@ export interface JetStreamBus extends Bus {
 export class BrokerUnavailableError extends Error {}
 
 const HEADER_META = 'Pathgate-Record';
+/** What the broker answers for a stream or consumer it does not have. */
+const NOT_FOUND = /consumer not found|stream not found/i;
+/** Answers in a row, from a broker that is up, before a missing consumer counts as gone for good. */
+const GONE_CONFIRMATIONS = 3;
 /** Chunks of one batch awaiting JetStream's acks at once. */
 const PUBLISH_WINDOW = 16;
 /** Acks kept to send again after a reconnect. */
@@ -147,6 +156,19 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
   const maxPayload = nc.info?.max_payload ?? 1024 * 1024;
 
   let closed = false;
+  let fatal = false;
+  const stopForGood = (error: Error) => {
+    if (closed || fatal) return;
+    fatal = true;
+    log?.error({ err: error }, 'bus: stopped for good');
+    options.onFatal?.(error);
+  };
+  // Reconnection is for ever, so the library closes the connection only when it gives up (an authorization
+  // the server no longer grants, for instance): nothing will bring it back.
+  void nc.closed().then((error) => {
+    if (!closed)
+      stopForGood(new Error(`bus: the NATS connection closed${error ? ` (${error.message})` : ''}`));
+  });
 
   let handler: BusHandler | null = null;
   let handled = options.afterSeq;
@@ -286,15 +308,35 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
   }
 
   async function consumeLoop(): Promise<void> {
-    // consume() keeps pulling across reconnects; it ends only when closed.
-    while (!closed) {
+    // consume() keeps pulling across reconnects; it ends only when closed, or when the broker, up and
+    // answering, says the stream or this consumer is gone (deleted by hand): that is for good, since
+    // recreating it here would choose where to resume behind the operator's back. A restart recreates it
+    // after the restored snapshot.
+    let gone = 0;
+    while (!closed && !fatal) {
       try {
         const consumer = await js.consumers.get(names.events, options.consumer);
+        gone = 0;
         // Short pulls: after the broker restarts, a pull it forgot is replaced within seconds.
-        messages = await consumer.consume({ max_messages: 256, expires: 5_000 });
+        // abort_on_missing_resource: a consumer deleted under the pull ends it (and is then looked up),
+        // instead of waiting silently for one to be made again.
+        messages = await consumer.consume({
+          max_messages: 256,
+          expires: 5_000,
+          abort_on_missing_resource: true,
+        });
         for await (const m of messages) await handle(m);
       } catch (error) {
         if (closed) return;
+        if (up && NOT_FOUND.test((error as Error).message) && ++gone >= GONE_CONFIRMATIONS) {
+          stopForGood(
+            new Error(
+              `bus: the consumer ${JSON.stringify(options.consumer)} on stream ${names.events} is gone (${(error as Error).message})`,
+              { cause: error },
+            ),
+          );
+          return;
+        }
         log?.warn({ err: error }, 'bus: consumer interrupted; resuming');
         await sleep(retryDelayMs);
       }
@@ -362,7 +404,8 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
       await Promise.allSettled([...publishing]);
       if (!handler) return;
       for (;;) {
-        if (closed) return;
+        // A bus stopped for good has nothing more to hand over.
+        if (closed || fatal) return;
         try {
           if (await consumerIdle()) return;
         } catch {

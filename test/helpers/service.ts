@@ -33,7 +33,7 @@ export interface TestService extends Service {
 
 export async function makeService(
   env: Record<string, string> = {},
-  options: { dataDir?: string; now?: () => number; logger?: Logger } = {},
+  options: { dataDir?: string; now?: () => number; logger?: Logger; onFatal?: (error: Error) => void } = {},
 ): Promise<TestService> {
   const dataDir = options.dataDir ?? (await tempDir());
   // Tests are one client firing requests back to back: per-IP rates well above them, unless a test sets its own.
@@ -42,7 +42,7 @@ export async function makeService(
     { demoData: false },
   );
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const service = await buildService({ settings, logger, now: options.now });
+  const service = await buildService({ settings, logger, now: options.now, onFatal: options.onFatal });
   return {
     ...service,
     dataDir,
