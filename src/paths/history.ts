@@ -51,7 +51,11 @@ export function trendPoint(at: number, open: Iterable<PathRecord>, suppressed?: 
 export interface History {
   openPaths: number;
   resolvedPaths: number;
-  /** Mean seconds from a path's (last) opening to its resolution, over resolved paths; null if none. */
+  /**
+   * Mean seconds from a path's first_seen to its resolution, over resolved paths (the spec: "resolved minus
+   * first_seen"; a path that came back is counted from when it was first seen, not from its reopening);
+   * null if none.
+   */
   mttrSeconds: number | null;
   /** Epoch ms the longest-open path has been open since; null when nothing is open. */
   oldestOpenSince: number | null;
@@ -69,7 +73,7 @@ export function historyOf(records: Iterable<PathRecord>, trend: readonly TrendPo
       if (oldest === null || r.openedAt < oldest) oldest = r.openedAt;
     } else {
       resolved++;
-      repairTotal += Math.max(0, (r.resolvedAt ?? r.openedAt) - r.openedAt);
+      repairTotal += Math.max(0, (r.resolvedAt ?? r.firstSeen) - r.firstSeen);
     }
   }
   return {

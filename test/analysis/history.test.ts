@@ -47,6 +47,24 @@ describe('history', () => {
     expect(store.takeChanges()).toEqual([]);
   });
 
+  it('measures MTTR as resolved minus first_seen, not from the last reopening (the spec)', () => {
+    const store = new PathStore(thresholds);
+    const open = graphWith(0.8);
+    const closed = compile(
+      estate({ a: { start: true }, b: { target: true }, c: { target: true } }, [['a', 'c', 0.5]]),
+    );
+    store.applyPass(open, bestPaths(open), 1_000); // a→b first seen
+    store.applyPass(closed, bestPaths(closed), 61_000); // resolved
+    store.applyPass(open, bestPaths(open), 121_000); // reopened
+    store.applyPass(closed, bestPaths(closed), 181_000); // resolved again
+    const resolved = [...store.all()].filter((r) => r.state === 'resolved');
+    expect(resolved.map((r) => [r.firstSeen, r.openedAt, r.resolvedAt, r.reopens])).toEqual([
+      [1_000, 121_000, 181_000, 1],
+    ]);
+    // 180 s from first_seen; measured from the reopening it would have been 60 s.
+    expect(historyOf(store.all(), store.trend.list()).mttrSeconds).toBe(180);
+  });
+
   it('keeps the last TREND_LIMIT points', () => {
     const store = new PathStore(thresholds);
     const g = graphWith(0.8);
