@@ -28,6 +28,7 @@ import { SCHEMA_SDL } from './graphql/schema.js';
 import { AnswerBudget, limitOptions, registerLimitHooks } from './graphql/limits.js';
 import { unreadableReportHandler } from './gate-body.js';
 import { answerHealth } from './routes/healthz.js';
+import { registerAuthConfigRoute } from './routes/auth-config.js';
 
 export interface ApiServerDeps {
   engine: Engine;
@@ -79,24 +80,7 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
   app.get('/healthz', { config: { access: 'public' } }, async (_request, reply) =>
     answerHealth(reply, deps.engine.health),
   );
-  app.get('/auth/config', { config: { access: 'public' } }, async () => {
-    const { oidcPublic, oidc, apiTokens, anonymousRole } = deps.auth;
-    const mode = [apiTokens.length ? 'token' : '', oidc ? 'oidc' : ''].filter(Boolean).join('+') || 'open';
-    return {
-      authRequired: authOn,
-      mode,
-      ...(oidc && {
-        oidc: {
-          clientId: oidcPublic.clientId ?? null,
-          authorizeUrl: oidcPublic.authorizeUrl ?? null,
-          tokenUrl: oidcPublic.tokenUrl ?? null,
-          logoutUrl: oidcPublic.logoutUrl ?? null,
-          issuer: oidc.issuer,
-        },
-      }),
-      ...(anonymousRole && { anonymousRole }),
-    };
-  });
+  registerAuthConfigRoute(app, deps.auth, authOn);
   app.get('/auth/me', { config: { access: 'self' } }, async (request) => {
     const p = request.principal;
     return {

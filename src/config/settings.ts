@@ -141,6 +141,8 @@ export interface AuthSettings {
   oidc?: OidcSettings;
   /** published by GET /auth/config for the SPA's PKCE login */
   oidcPublic: { clientId?: string; authorizeUrl?: string; tokenUrl?: string; logoutUrl?: string };
+  /** AUTH_CONFIG_LEGACY_MODE: `GET /auth/config` answers the 0.x `mode` words (deprecated; docs/security.md) */
+  legacyConfigMode?: boolean;
   ingestRateRps: number;
   apiRateRps: number;
   lockoutThreshold: number;
@@ -362,6 +364,12 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     meaning: 'Public client id for the dashboard login (GET /auth/config).',
   },
   { name: 'OIDC_AUTHORIZE_URL', default: 'unset', meaning: 'Authorization endpoint for the PKCE login.' },
+  {
+    name: 'AUTH_CONFIG_LEGACY_MODE',
+    default: 'false',
+    meaning:
+      'Deprecated, removed in 1.0: `true` makes `GET /auth/config` answer `mode` in the words before the spec\'s (`open`, `token`, `oidc`, `token+oidc`) instead of `none`, `token`, `both` (docs/security.md).',
+  },
   { name: 'OIDC_TOKEN_URL', default: 'unset', meaning: 'Token endpoint for the PKCE login.' },
   { name: 'OIDC_LOGOUT_URL', default: 'unset', meaning: 'Logout endpoint for the dashboard.' },
   {
@@ -1075,6 +1083,7 @@ function readAuth(env: Env, problems: string[], read: Reader): AuthSettings {
       tokenUrl: read<string | undefined>('OIDC_TOKEN_URL', parseUrl, undefined),
       logoutUrl: read<string | undefined>('OIDC_LOGOUT_URL', parseUrl, undefined),
     },
+    legacyConfigMode: read('AUTH_CONFIG_LEGACY_MODE', parseBoolean, false),
     ingestRateRps: read('INGEST_RATE_RPS', parseRate, 50),
     apiRateRps: read('API_RATE_RPS', parseRate, 20),
     lockoutThreshold: read('AUTH_LOCKOUT_THRESHOLD', parseCount, 10),

@@ -254,7 +254,8 @@ describe('the policy on every route, present and future', () => {
 
   it('publishes the auth configuration, and serves the playground only when the API is open', async () => {
     const open = await start({});
-    expect((await api(open, '/auth/config')).json).toEqual({ authRequired: false, mode: 'open' });
+    // The spec's words: none | token | both.
+    expect((await api(open, '/auth/config')).json).toEqual({ authRequired: false, mode: 'none' });
     expect((await open.apiApp.inject({ method: 'GET', url: '/graphiql' })).statusCode).toBe(200);
     expect((await api(open, '/auth/me')).json).toMatchObject({ subject: 'open', role: 'admin' });
     await open.dispose();
@@ -452,9 +453,10 @@ describe('OIDC', () => {
     );
     expect((await api(s, '/auth/me', { token: await jwt({}) })).json.role).toBe('viewer');
     expect(logs.join('')).toMatch(/OIDC_DEFAULT_ROLE=viewer/);
+    // Bearer credentials and the published SSO sign-in: `both`.
     expect((await api(s, '/auth/config')).json).toEqual({
       authRequired: true,
-      mode: 'oidc',
+      mode: 'both',
       oidc: {
         clientId: 'pathgate-web',
         authorizeUrl: 'https://idp.example.test/authorize',
@@ -463,6 +465,33 @@ describe('OIDC', () => {
         issuer: ISSUER,
       },
     });
+  });
+  it('/auth/config mode is token for OIDC bearer JWTs without a published sign-in, both once OIDC_CLIENT_ID and OIDC_AUTHORIZE_URL are set', async () => {
+    const bearerOnly = await start(oidcEnv({}));
+    expect((await api(bearerOnly, '/auth/config')).json.mode).toBe('token');
+    await bearerOnly.dispose();
+    const withClientOnly = await start(oidcEnv({ OIDC_CLIENT_ID: 'pathgate-web' }));
+    expect((await api(withClientOnly, '/auth/config')).json.mode).toBe('token');
+    await withClientOnly.dispose();
+    const tokensAndSso = await start(
+      oidcEnv({
+        API_TOKENS: TOKENS,
+        OIDC_CLIENT_ID: 'pathgate-web',
+        OIDC_AUTHORIZE_URL: 'https://idp.example.test/authorize',
+      }),
+    );
+    expect((await api(tokensAndSso, '/auth/config')).json.mode).toBe('both');
+  });
+
+  it('/auth/config answers the 0.x words behind AUTH_CONFIG_LEGACY_MODE=true (deprecated)', async () => {
+    const open = await start({ AUTH_CONFIG_LEGACY_MODE: 'true' });
+    expect((await api(open, '/auth/config')).json.mode).toBe('open');
+    await open.dispose();
+    const tokens = await start({ API_TOKENS: TOKENS, AUTH_CONFIG_LEGACY_MODE: 'true' });
+    expect((await api(tokens, '/auth/config')).json.mode).toBe('token');
+    await tokens.dispose();
+    const both = await start(oidcEnv({ API_TOKENS: TOKENS, AUTH_CONFIG_LEGACY_MODE: 'true' }));
+    expect((await api(both, '/auth/config')).json.mode).toBe('token+oidc');
   });
 });
 
