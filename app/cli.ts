@@ -138,7 +138,9 @@ export async function main(argv: string[]): Promise<number> {
         return 2;
       }
       if (verdict.ok) {
-        process.stdout.write(`audit log intact: ${verdict.records} records\n`);
+        process.stdout.write(
+          `audit log intact: ${verdict.records} records${verdict.prunedThrough !== undefined ? ` (pruned through record ${verdict.prunedThrough} by AUDIT_RETENTION)` : ''}\n`,
+        );
         return 0;
       }
       process.stdout.write(

@@ -29,7 +29,7 @@ import { yamlToList } from '../src/ingest/yaml.js';
 import { buildIngestServer } from './ingest-server.js';
 import { packageRoot } from './package-root.js';
 import { openScaleOut, teeAudit } from './scale-out.js';
-import { PgAuditChain } from '../src/db/audit-chain.js';
+import { PgAuditChain, pruneAuditTable } from '../src/db/audit-chain.js';
 
 export const DEMO_DIR = path.join(packageRoot(), 'fixtures', 'demo');
 
@@ -159,25 +159,36 @@ export async function buildService(options: {
     settings.audit.path !== undefined
       ? new AuditLog(settings.audit.path, settings.audit.key, now)
       : undefined;
-  // With DB_DSN the replicas also share one chain in PostgreSQL (`verify-audit -postgres`); each keeps its file.
+  // The shared chain in PostgreSQL: with DB_DSN beside a file log (each replica keeps its file too), or on its
+  // own with the database governance backend (the spec: "AUDIT_LOG_PATH (file) or the database governance
+  // backend"); `verify-audit -postgres` walks it.
   const sharedAudit =
-    auditLog && scaleOut.db
+    scaleOut.db && (auditLog || settings.governance.backend === 'postgres')
       ? new PgAuditChain(scaleOut.db, settings.audit.key, now, (error) =>
           logger.error({ err: error }, 'audit: a record could not be written to PostgreSQL'),
         )
       : undefined;
+  const auditSink = auditLog && sharedAudit ? teeAudit(auditLog, sharedAudit) : (auditLog ?? sharedAudit);
   const auditor =
-    auditLog &&
-    createAuditor(sharedAudit ? teeAudit(auditLog, sharedAudit) : auditLog, {
+    auditSink &&
+    createAuditor(auditSink, {
       exfilThreshold: settings.audit.exfilThreshold,
       now,
     });
-  // AUDIT_RETENTION: records older than the window are pruned, the chain kept verifiable (an anchor).
+  // AUDIT_RETENTION: records older than the window are pruned from both chains, each kept verifiable (an anchor).
+  const db = scaleOut.db;
   const retention =
-    auditLog && settings.audit.path !== undefined && settings.audit.retentionMs !== undefined
+    settings.audit.retentionMs !== undefined && (auditLog || sharedAudit)
       ? startAuditRetention({
           log: auditLog,
           file: settings.audit.path,
+          table:
+            sharedAudit && db
+              ? {
+                  prune: (retentionMs, at) => pruneAuditTable(db, settings.audit.key, retentionMs, at),
+                  record: (fields) => sharedAudit.append('audit.pruned', { subject: 'service', fields }),
+                }
+              : undefined,
           key: settings.audit.key,
           retentionMs: settings.audit.retentionMs,
           registry: metrics.registry,

@@ -1,4 +1,5 @@
-// Audit retention (AUDIT_RETENTION): records older than the window are pruned from the file chain, every
+// Audit retention (AUDIT_RETENTION): records older than the window are pruned from the file chain and from
+// the shared chain in PostgreSQL (src/db/audit-chain.ts `pruneAuditTable`, its anchor in a table), every
 // one sixth of the window (clamped between one hour and one day) and once at start. The chain stays
 // verifiable: before the log is rewritten, an anchor (`<log>.anchor`: the seq and hash of the last pruned
 // record) is written, so `verify-audit` starts from it; the first record kept names that hash as its
@@ -83,32 +84,72 @@ export function pruneAuditLog(
   return drop;
 }
 
-/** Starts pruning on its schedule; returns a stop function. */
+/** The shared chain in PostgreSQL, for retention: prune it and record the prune in it (src/db/audit-chain.ts). */
+export interface PrunableTable {
+  prune(
+    retentionMs: number,
+    now: number,
+  ): Promise<{ pruned: number; throughSeq?: number; throughHash?: string }>;
+  record(fields: Record<string, unknown>): void;
+}
+
+/**
+ * Starts pruning on its schedule; returns a stop function. Prunes the file chain (AUDIT_LOG_PATH) and the
+ * shared chain in PostgreSQL (the spec: "database chain only" is where retention must hold; the file chain
+ * is pruned the same way so a replica's file does not grow without bound either).
+ */
 export function startAuditRetention(options: {
-  log: AuditLog;
-  file: string;
+  log?: AuditLog;
+  file?: string;
+  table?: PrunableTable;
   key?: Buffer;
   retentionMs: number;
   registry: Registry;
   now: () => number;
   onError: (error: unknown) => void;
-}): { prune(): number; stop(): void } {
+}): { prune(): Promise<number>; stop(): void } {
   const pruned = new Counter({
     name: 'service_audit_pruned_records_total',
-    help: 'Audit records pruned because they were older than AUDIT_RETENTION.',
+    help: 'Audit records pruned because they were older than AUDIT_RETENTION (file and database chains).',
     registers: [options.registry],
   });
-  const prune = () => {
+  const pruneFile = (): number => {
+    if (!options.log || options.file === undefined) return 0;
     try {
-      const n = pruneAuditLog(options.log, options.file, options.key, options.retentionMs, options.now());
-      if (n) pruned.inc(n);
-      return n;
+      return pruneAuditLog(options.log, options.file, options.key, options.retentionMs, options.now());
     } catch (error) {
       options.onError(error);
       return 0;
     }
   };
-  prune();
-  const timer = setInterval(prune, pruneIntervalMs(options.retentionMs)).unref();
+  const pruneTable = async (): Promise<number> => {
+    if (!options.table) return 0;
+    try {
+      const done = await options.table.prune(options.retentionMs, options.now());
+      if (done.pruned)
+        options.table.record({
+          pruned: done.pruned,
+          through_seq: done.throughSeq,
+          through_hash: done.throughHash,
+          retention_ms: options.retentionMs,
+        });
+      return done.pruned;
+    } catch (error) {
+      options.onError(error);
+      return 0;
+    }
+  };
+  let running: Promise<number> | undefined;
+  const prune = (): Promise<number> => {
+    // One prune at a time: a slow database prune is not started again under itself.
+    running ??= (async () => {
+      const n = pruneFile() + (await pruneTable());
+      if (n) pruned.inc(n);
+      return n;
+    })().finally(() => (running = undefined));
+    return running;
+  };
+  void prune();
+  const timer = setInterval(() => void prune(), pruneIntervalMs(options.retentionMs)).unref();
   return { prune, stop: () => clearInterval(timer) };
 }

@@ -469,7 +469,7 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     name: 'AUDIT_RETENTION',
     default: 'unset (keep everything)',
     meaning:
-      'How long audit records are kept (e.g. 2160h): older ones are pruned every sixth of the window (between 1h and 1d) and at start, an anchor (`<AUDIT_LOG_PATH>.anchor`) keeping the chain verifiable; counted in `service_audit_pruned_records_total`.',
+      'How long audit records are kept (e.g. 2160h): older ones are pruned from the file chain and from the database chain (PostgreSQL) every sixth of the window (between 1h and 1d) and at start, an anchor (`<AUDIT_LOG_PATH>.anchor`, the `audit_anchor` table) keeping each chain verifiable; counted in `service_audit_pruned_records_total`.',
   },
   {
     name: 'STORE_ENCRYPTION_KEY',

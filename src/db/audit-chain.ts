@@ -49,8 +49,11 @@ export class PgAuditChain {
     try {
       await client.query('begin');
       await client.query("select pg_advisory_xact_lock(hashtext('pathgate-audit-chain'))");
+      // The chain goes on from its last record or, when retention pruned every one, from the anchor.
       const { rows } = await client.query<{ seq: string; hash: string }>(
-        'select seq, hash from audit_chain order by seq desc limit 1',
+        `select seq, hash from audit_chain
+         union all select seq, hash from audit_anchor where id
+         order by seq desc limit 1`,
       );
       const prev = rows[0]?.hash ?? GENESIS;
       const body: Omit<AuditRecord, 'hash'> = {
@@ -80,13 +83,64 @@ export class PgAuditChain {
   }
 }
 
-/** Walks the chain in seq order; names the first record that breaks it (as verifyAuditFile does). */
+/**
+ * AUDIT_RETENTION on the shared chain: removes the records older than `now - retentionMs` under the chain's
+ * lock, in the same transaction as the anchor (the last removed record's seq and hash) the chain left is
+ * verified from; returns how many went. The prune is then recorded in the chain (`audit.pruned`) by the
+ * caller's auditor, as the file chain's is.
+ */
+export async function pruneAuditTable(
+  db: Db,
+  key: Buffer | undefined,
+  retentionMs: number,
+  now: number,
+): Promise<{ pruned: number; throughSeq?: number; throughHash?: string }> {
+  const client = await db.connect();
+  try {
+    await client.query('begin');
+    await client.query("select pg_advisory_xact_lock(hashtext('pathgate-audit-chain'))");
+    const cutoff = new Date(now - retentionMs).toISOString();
+    const { rows } = await client.query<{ seq: string; line: string; hash: string; ts: Date; n: string }>(
+      `select seq, line, hash, ts, (select count(*) from audit_chain where ts < $1) as n
+         from audit_chain where ts < $1 order by seq desc limit 1`,
+      [cutoff],
+    );
+    const last = rows[0];
+    if (!last) {
+      await client.query('commit');
+      return { pruned: 0 };
+    }
+    // The record must read back (an encrypted chain needs its key) before anything is removed.
+    const record = JSON.parse(key && isSealed(last.line) ? open(key, last.line) : last.line) as AuditRecord;
+    if (record.hash !== last.hash) throw new Error(`audit chain record ${last.seq} does not match its hash`);
+    const pruned = Number(last.n);
+    await client.query(
+      `insert into audit_anchor (id, seq, hash, ts, pruned_at, pruned_total) values (true, $1, $2, $3, $4, $5)
+       on conflict (id) do update set seq = excluded.seq, hash = excluded.hash, ts = excluded.ts,
+         pruned_at = excluded.pruned_at, pruned_total = audit_anchor.pruned_total + excluded.pruned_total`,
+      [last.seq, last.hash, last.ts, new Date(now).toISOString(), pruned],
+    );
+    await client.query('delete from audit_chain where seq <= $1', [last.seq]);
+    await client.query('commit');
+    return { pruned, throughSeq: Number(last.seq), throughHash: last.hash };
+  } catch (error) {
+    await client.query('rollback').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** Walks the chain in seq order, from the retention anchor if any; names the first record that breaks it. */
 export async function verifyAuditTable(db: Db, key?: Buffer): Promise<AuditVerdict> {
   const { rows } = await db.query<{ seq: string; line: string; hash: string }>(
     'select seq, line, hash from audit_chain order by seq',
   );
-  let prev = GENESIS;
-  let expectedSeq = 1;
+  const anchor = (
+    await db.query<{ seq: string; hash: string }>('select seq, hash from audit_anchor where id')
+  ).rows[0];
+  let prev = anchor?.hash ?? GENESIS;
+  let expectedSeq = anchor ? Number(anchor.seq) + 1 : 1;
   let records = 0;
   for (const [index, row] of rows.entries()) {
     const broken = (seq: number | null, problem: string): AuditVerdict => ({
@@ -115,12 +169,17 @@ export async function verifyAuditTable(db: Db, key?: Buffer): Promise<AuditVerdi
     if (record.seq !== Number(row.seq) || record.seq !== expectedSeq)
       return broken(Number(row.seq), `sequence ${record.seq}, expected ${expectedSeq}`);
     if (record.prev !== prev)
-      return broken(record.seq, 'prev does not match the previous record (removed or reordered)');
+      return broken(
+        record.seq,
+        records === 0 && anchor
+          ? 'prev does not match the anchor of the pruned records (records removed after the anchor)'
+          : 'prev does not match the previous record (removed or reordered)',
+      );
     if (recordHash(prev, body) !== hash || row.hash !== hash)
       return broken(record.seq, 'hash does not match its contents (edited)');
     prev = hash;
     expectedSeq++;
     records++;
   }
-  return { ok: true, records };
+  return anchor ? { ok: true, records, prunedThrough: Number(anchor.seq) } : { ok: true, records };
 }

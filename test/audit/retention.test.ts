@@ -96,6 +96,8 @@ describe('audit retention', () => {
         throw error;
       },
     });
+    // The prune started at once is the one in flight: awaiting it waits for its count.
+    await retention.prune();
     retention.stop();
     expect(await registry.metrics()).toContain('service_audit_pruned_records_total 2');
   });

@@ -58,6 +58,7 @@ describe('loadSettings: defaults', () => {
           tokenUrl: undefined,
           logoutUrl: undefined,
         },
+        legacyConfigMode: false,
         ingestRateRps: 50,
         apiRateRps: 20,
         lockoutThreshold: 10,

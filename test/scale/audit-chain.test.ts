@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { verifyAuditFile } from '../../src/audit/verify.js';
 import { envelope, node } from '../helpers/envelope.js';
 import { makeService, tempDir, type TestService } from '../helpers/service.js';
@@ -95,5 +95,90 @@ describeWithServices('the audit chain in PostgreSQL', reason, () => {
     const refused = await verifyPostgres('');
     expect(refused.code).toBe(2);
     expect(refused.stdout).toMatch(/-postgres needs DB_DSN/);
+  });
+});
+
+describeWithServices('the audit chain in PostgreSQL: the database backend, retention', reason, () => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  });
+
+  async function rows(dsn: string, sql: string): Promise<Record<string, unknown>[]> {
+    const client = new pg.Client({ connectionString: dsn });
+    await client.connect();
+    try {
+      return (await client.query(sql)).rows;
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('audits with GOVERNANCE_BACKEND=postgres alone (no AUDIT_LOG_PATH); DB_DSN alone audits nothing', async () => {
+    const withBackend = await schemaDsn('auditdb');
+    cleanups.push(withBackend.drop);
+    const service = await makeService({ DB_DSN: withBackend.dsn, GOVERNANCE_BACKEND: 'postgres' });
+    expect((await service.ingest(envelope([node('Service', 'svc-db-audit')]))).status).toBe(202);
+    await service.apiApp.inject({
+      method: 'POST',
+      url: '/graphql',
+      payload: { query: '{ attackPaths { id } }' },
+    });
+    await service.dispose();
+    const audited = await rows(withBackend.dsn, 'select count(*)::int as n from audit_chain');
+    expect(audited[0].n).toBeGreaterThanOrEqual(2);
+    expect(await verifyPostgres(withBackend.dsn)).toEqual({
+      code: 0,
+      stdout: `audit log intact: ${audited[0].n} records\n`,
+    });
+    // The negative twin: DB_DSN with the file governance backend and no AUDIT_LOG_PATH keeps no audit chain.
+    const without = await schemaDsn('auditnone');
+    cleanups.push(without.drop);
+    const plain = await makeService({ DB_DSN: without.dsn });
+    expect((await plain.ingest(envelope([node('Service', 'svc-no-audit')]))).status).toBe(202);
+    await plain.dispose();
+    expect((await rows(without.dsn, 'select count(*)::int as n from audit_chain'))[0].n).toBe(0);
+  });
+
+  it('AUDIT_RETENTION prunes the database chain behind an anchor it stays verifiable from', async () => {
+    const { dsn, drop } = await schemaDsn('auditret');
+    cleanups.push(drop);
+    const HOUR = 3_600_000;
+    let clock = Date.parse('2026-11-01T00:00:00Z');
+    const env = { DB_DSN: dsn, GOVERNANCE_BACKEND: 'postgres' };
+    const first = await makeService(env, { now: () => clock });
+    for (let i = 0; i < 3; i++) await first.ingest(envelope([node('Service', `old-${i}`)]));
+    await first.dispose();
+    const old = (await rows(dsn, 'select max(seq)::int as seq from audit_chain'))[0].seq as number;
+    expect(old).toBeGreaterThanOrEqual(3);
+    clock += 48 * HOUR;
+    const second = await makeService({ ...env, AUDIT_RETENTION: '24h' }, { now: () => clock });
+    try {
+      await vi.waitFor(
+        async () => {
+          const metrics = await second.apiApp.inject({ method: 'GET', url: '/metrics' });
+          expect(metrics.body).toContain(`service_audit_pruned_records_total ${old}`);
+        },
+        { timeout: 10_000, interval: 100 },
+      );
+      await second.ingest(envelope([node('Service', 'new-0')]));
+    } finally {
+      await second.dispose();
+    }
+    const anchor = await rows(dsn, 'select seq::int as seq, pruned_total::int as total from audit_anchor');
+    expect(anchor).toEqual([{ seq: old, total: old }]);
+    expect((await rows(dsn, 'select min(seq)::int as seq from audit_chain'))[0].seq).toBe(old + 1);
+    const pruneRecord = await rows(dsn, "select line from audit_chain where line like '%audit.pruned%'");
+    expect(pruneRecord).toHaveLength(1);
+    const intact = await verifyPostgres(dsn);
+    expect(intact.code).toBe(0);
+    expect(intact.stdout).toMatch(
+      new RegExp(`^audit log intact: \\d+ records \\(pruned through record ${old} by AUDIT_RETENTION\\)\\n$`),
+    );
+    // A record removed right after the anchor is still caught.
+    await rows(dsn, `delete from audit_chain where seq = ${old + 1}`);
+    const broken = await verifyPostgres(dsn);
+    expect(broken.code).toBe(1);
+    expect(broken.stdout).toMatch(/sequence \d+, expected \d+/);
   });
 });
