@@ -135,6 +135,22 @@ export async function buildService(options: {
     throw error;
   }
   governance.preload(['default', ...[...engine.tenants()].map((t) => t.name)]);
+  // A 0.1 store kept its trend beside the path records: the posture history (the one trend store) adopts it
+  // once, so the trend a user saw survives the upgrade.
+  for (const state of engine.tenants()) {
+    const legacy = state.paths.legacyTrend.list();
+    if (!legacy.length) continue;
+    const points = legacy.map((p) => ({
+      at: new Date(p.at).toISOString(),
+      criticalPaths: p.criticalPaths,
+      riskPct: p.riskPct,
+    }));
+    await governance.history.adopt(state.name, points).then(
+      (n) => n && logger.info({ tenant: state.name, points: n }, 'posture history: adopted the 0.1 trend'),
+      (error: unknown) =>
+        logger.warn({ err: error, tenant: state.name }, 'posture history: 0.1 trend not adopted'),
+    );
+  }
   const { auth } = settings;
   const now = options.now ?? Date.now;
   const drift = createDriftMonitor({

@@ -61,7 +61,7 @@ export const ANALYSES_SDL = /* GraphQL */ `
     remediationPlan(title: String): [RemediationPlanItem!]
     "The k (1 to 100) best loopless routes to a target (by id or name) from any starting node. Heavy."
     kShortestPaths(target: String!, k: Int = 5): [RankedRoute!]
-    "Open and resolved counts, time to resolve, and a trend point per analyzer pass (the last 1,000)."
+    "Open and resolved counts, time to resolve, and the posture trend: a point whenever a pass changed the critical or open paths, their suppressions or the risk (HISTORY_PATH; the last 5,000)."
     history: History!
   }
 
@@ -232,7 +232,7 @@ export const ANALYSES_SDL = /* GraphQL */ `
   type History {
     openPaths: Int!
     resolvedPaths: Int!
-    "Mean seconds from opening to resolution over resolved paths; null when none has resolved."
+    "Mean seconds from first_seen to resolution over resolved paths; null when none has resolved."
     mttrSeconds: Float
     "When the longest-open path opened; null when none is open."
     oldestOpenSince: String
@@ -516,11 +516,24 @@ export function createAnalysisResolvers() {
         const state = ctx.engine.tenant(ctx.tenant);
         const records = state ? [...state.paths.all()] : [];
         const visible = ctx.principal.apps ? [] : records;
-        const h = historyOf(visible, ctx.principal.apps ? [] : (state?.paths.trend.list() ?? []));
+        const h = historyOf(visible);
+        // The one trend store: the posture history (HISTORY_PATH or PostgreSQL), the tenant's as a whole, so
+        // not for a principal bound to applications. Points from before 0.2 carry no risk and are left out.
+        const points = ctx.principal.apps || !ctx.governance ? [] : ctx.governance.history.list(ctx.tenant);
         return {
           ...h,
           oldestOpenSince: h.oldestOpenSince === null ? null : iso(h.oldestOpenSince),
-          trend: h.trend.map((t) => ({ ...t, at: iso(t.at) })),
+          trend: points.flatMap((p) =>
+            p.riskPct === undefined
+              ? []
+              : [
+                  {
+                    at: p.at,
+                    criticalPaths: p.criticalPaths,
+                    riskPct: Number(Math.min(100, Math.max(0, p.riskPct)).toPrecision(12)),
+                  },
+                ],
+          ),
         };
       },
     },

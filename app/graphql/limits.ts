@@ -48,7 +48,7 @@ import type { GraphqlLimits } from '../../src/config/settings.js';
 import { ProblemError } from '../../src/http/problems.js';
 import type { GraphqlContext } from './resolvers.js';
 import { AnalysisBusyError } from '../../src/analysis/analysis-service.js';
-import { TREND_LIMIT } from '../../src/paths/history.js';
+import { MAX_POINTS as HISTORY_MAX_POINTS } from '../../src/governance/history.js';
 
 export type LimitName =
   | 'GRAPHQL_MAX_ALIASES'
@@ -222,7 +222,7 @@ function estimator(schema: GraphQLSchema): ComplexityEstimator {
     else if (key === 'Query.remediationPlan') length = PLAN_ITEMS_ESTIMATE;
     else if (key === 'WhatIfResult.closedPaths' || key === 'WhatIfResult.remainingPaths')
       length = attackPathsLength(context as GraphqlContext, {});
-    else if (key === 'History.trend') length = TREND_LIMIT;
+    else if (key === 'History.trend') length = HISTORY_MAX_POINTS;
     else if (key === 'AttackPath.profileScores' || key === 'RiskSimulation.profileCompromise')
       length = PROFILE_COUNT;
     else if (key === 'RankedRoute.nodes' || key === 'WhatIfPath.nodes') length = ROUTE_NODES_ESTIMATE;

@@ -368,7 +368,7 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     name: 'AUTH_CONFIG_LEGACY_MODE',
     default: 'false',
     meaning:
-      'Deprecated, removed in 1.0: `true` makes `GET /auth/config` answer `mode` in the words before the spec\'s (`open`, `token`, `oidc`, `token+oidc`) instead of `none`, `token`, `both` (docs/security.md).',
+      "Deprecated, removed in 1.0: `true` makes `GET /auth/config` answer `mode` in the words before the spec's (`open`, `token`, `oidc`, `token+oidc`) instead of `none`, `token`, `both` (docs/security.md).",
   },
   { name: 'OIDC_TOKEN_URL', default: 'unset', meaning: 'Token endpoint for the PKCE login.' },
   { name: 'OIDC_LOGOUT_URL', default: 'unset', meaning: 'Logout endpoint for the dashboard.' },
@@ -555,7 +555,7 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
   {
     name: 'HISTORY_PATH',
     default: 'unset (DATA_DIR/governance/<tenant>/history.json)',
-    meaning: 'File of the posture trend (one point per analyzer pass that changed it), as SUPPRESSIONS_PATH.',
+    meaning: 'File of the posture trend, the one trend store: a point whenever an analyzer pass changed the critical or open paths, their suppressions or the risk; GraphQL `history.trend` serves it. As SUPPRESSIONS_PATH.',
   },
   {
     name: 'EXPORT_SIGNING_KEY',

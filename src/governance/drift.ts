@@ -11,6 +11,7 @@ import type { Engine } from '../engine/engine.js';
 import type { Log } from '../log/logger.js';
 import { routeNodes, type PathRecord } from '../paths/path-store.js';
 import type { PostureHistory } from './history.js';
+import { trendPoint } from '../paths/history.js';
 
 /** At most this many routes in each list of one payload; `truncated` says how many more. */
 export const MAX_LISTED = 100;
@@ -77,6 +78,7 @@ export function createDriftMonitor(deps: {
           criticalPaths: critical.size,
           openPaths: open.length,
           suppressedPaths: suppressed,
+          riskPct: trendPoint(deps.now(), open).riskPct,
         })
         .catch((error: unknown) =>
           deps.log.warn(

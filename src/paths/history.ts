@@ -1,7 +1,7 @@
-// Path history (spec "History"): open and resolved counts, mean time to resolve, the oldest open path, and
-// a trend point per analyzer pass. The trend lives with the path store's records, so it is kept by the same
-// snapshot and path lifecycle log (DATA_DIR/state) and survives restarts; it is bounded to the last
-// TREND_LIMIT passes.
+// Path history (spec "History"): open and resolved counts, mean time to resolve and the oldest open path,
+// from the path store; and the trend point a pass's open paths make (`trendPoint`), which the posture
+// history (src/governance/history.ts, HISTORY_PATH or PostgreSQL: the one trend store) records. `Trend`
+// only reads back the points a 0.1 store kept beside its path records, for that history to adopt.
 import { isCritical, type PathRecord, type SuppressedCheck } from './path-store.js';
 
 export const TREND_LIMIT = 1_000;
@@ -59,10 +59,9 @@ export interface History {
   mttrSeconds: number | null;
   /** Epoch ms the longest-open path has been open since; null when nothing is open. */
   oldestOpenSince: number | null;
-  trend: readonly TrendPoint[];
 }
 
-export function historyOf(records: Iterable<PathRecord>, trend: readonly TrendPoint[]): History {
+export function historyOf(records: Iterable<PathRecord>): History {
   let open = 0;
   let resolved = 0;
   let repairTotal = 0;
@@ -81,6 +80,5 @@ export function historyOf(records: Iterable<PathRecord>, trend: readonly TrendPo
     resolvedPaths: resolved,
     mttrSeconds: resolved ? repairTotal / resolved / 1000 : null,
     oldestOpenSince: oldest,
-    trend,
   };
 }

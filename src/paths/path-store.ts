@@ -7,7 +7,7 @@ import type { CompiledGraph } from '../analysis/compiled-graph.js';
 import type { PairPath } from '../analysis/best-paths.js';
 import { EDGE_TYPES, NODE_LABELS, WEIGHT_BASES } from '../graph/vocabulary.js';
 import type { EdgeType, NodeLabel, WeightBasis } from '../graph/vocabulary.js';
-import { Trend, trendPoint, type TrendPoint } from './history.js';
+import { Trend, type TrendPoint } from './history.js';
 
 export type Priority = 'P1' | 'P2' | 'P3';
 export type PathState = 'open' | 'resolved';
@@ -162,9 +162,12 @@ export class PathStore {
   /** Which paths are suppressed (set by the engine for live tenants); counts `critical` in a pass. */
   suppressed: SuppressedCheck = NOTHING_SUPPRESSED;
 
-  /** A point per pass (src/paths/history.ts), kept by the snapshot and the path log like the records. */
-  readonly trend = new Trend();
-  private trendPending: TrendPoint[] = [];
+  /**
+   * The trend a 0.1 store kept beside its records (a point per pass), read back from its snapshot and path
+   * log only so the posture history (src/governance/history.ts, the one trend store) can adopt it once;
+   * nothing adds to it and it is not written again.
+   */
+  readonly legacyTrend = new Trend();
 
   constructor(private thresholds: PriorityThresholds) {}
 
@@ -290,10 +293,6 @@ export class PathStore {
       }
     }
     this.sortedOpen = null;
-    const point = trendPoint(now, this.open(), this.suppressed);
-    point.criticalPaths = outcome.critical;
-    this.trend.add(point);
-    this.trendPending.push(point);
     return outcome;
   }
 
@@ -322,7 +321,6 @@ export class PathStore {
   /** Records as plain JSON for snapshots; routes are frozen so they outlive the compiled graph. */
   *serialize(): Iterable<object> {
     for (const r of this.byPair.values()) yield plain(r);
-    for (const point of this.trend.list()) yield { trendPoint: point };
   }
 
   /**
@@ -332,13 +330,12 @@ export class PathStore {
   takeChanges(): object[] {
     const records: object[] = [...this.changed].map(plain);
     this.changed.clear();
-    for (const point of this.trendPending.splice(0)) records.push({ trendPoint: point });
     return records;
   }
 
   restore(record: (Omit<PathRecord, 'route'> & { route: FrozenRoute }) | { trendPoint: TrendPoint }): void {
     if ('trendPoint' in record) {
-      this.trend.restore(record.trendPoint);
+      this.legacyTrend.restore(record.trendPoint);
       return;
     }
     const pair = record.directAccess

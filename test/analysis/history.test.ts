@@ -1,7 +1,7 @@
 // Path history from the path store: counts, mean time to resolve, oldest open, one trend point per pass,
 // bounded, and carried through the store's serialization (snapshot and path log) into a new store.
 import { describe, expect, it } from 'vitest';
-import { historyOf, TREND_LIMIT } from '../../src/paths/history.js';
+import { historyOf, trendPoint } from '../../src/paths/history.js';
 import { PathStore } from '../../src/paths/path-store.js';
 import { bestPaths } from '../../src/analysis/best-paths.js';
 import { compile, estate } from './small-estate.js';
@@ -16,7 +16,7 @@ const graphWith = (p: number) =>
   );
 
 describe('history', () => {
-  it('counts, MTTR, oldest open and a trend point per pass, kept across a restore', () => {
+  it('counts, MTTR and oldest open from the path store', () => {
     const store = new PathStore(thresholds);
     const open = graphWith(0.8);
     store.applyPass(open, bestPaths(open), 1_000);
@@ -25,26 +25,39 @@ describe('history', () => {
       estate({ a: { start: true }, b: { target: true }, c: { target: true } }, [['a', 'c', 0.5]]),
     );
     store.applyPass(closed, bestPaths(closed), 121_000);
-    const history = historyOf(store.all(), store.trend.list());
-    expect(history).toMatchObject({
+    expect(historyOf(store.all())).toEqual({
       openPaths: 1,
       resolvedPaths: 1,
       mttrSeconds: 120,
       oldestOpenSince: 1_000,
     });
-    // 1 − (1 − 0.8)(1 − 0.5) = 0.9 while both are open; 0.5 after.
-    expect(history.trend.map((t) => [t.at, t.criticalPaths, Math.round(t.riskPct * 1e9) / 1e9])).toEqual([
-      [1_000, 1, 90],
-      [61_000, 1, 90],
-      [121_000, 0, 50],
-    ]);
-    // The snapshot's lines restore into a new store; the path log's changes carry each pass's point.
+  });
+
+  it('the trend point of a pass: critical as everywhere, risk 100 × (1 − Π (1 − score))', () => {
+    const store = new PathStore(thresholds);
+    const open = graphWith(0.8);
+    store.applyPass(open, bestPaths(open), 1_000);
+    // 1 − (1 − 0.8)(1 − 0.5) = 0.9 while both are open.
+    const point = trendPoint(5_000, store.open());
+    expect([point.at, point.criticalPaths, Math.round(point.riskPct * 1e9) / 1e9]).toEqual([5_000, 1, 90]);
+  });
+
+  it("writes no trend beside the path records any more; reads a 0.1 store's back for adoption", () => {
+    const store = new PathStore(thresholds);
+    const g = graphWith(0.8);
+    store.applyPass(g, bestPaths(g), 1_000);
+    const lines = JSON.parse(JSON.stringify([...store.serialize()])) as object[];
+    expect(lines.some((l) => 'trendPoint' in l)).toBe(false);
+    expect(store.takeChanges().some((l) => 'trendPoint' in l)).toBe(false);
+    // A 0.1 snapshot's lines: records and trend points.
     const copy = new PathStore(thresholds);
-    for (const line of JSON.parse(JSON.stringify([...store.serialize()]))) copy.restore(line);
-    expect(copy.trend.list()).toEqual(store.trend.list());
-    const changes = store.takeChanges() as { trendPoint?: unknown }[];
-    expect(changes.filter((c) => c.trendPoint)).toHaveLength(3);
-    expect(store.takeChanges()).toEqual([]);
+    for (const line of lines) copy.restore(line as never);
+    copy.restore({ trendPoint: { at: 1_000, criticalPaths: 1, riskPct: 90 } });
+    copy.restore({ trendPoint: { at: 2_000, criticalPaths: 0, riskPct: 50 } });
+    expect(copy.legacyTrend.list()).toEqual([
+      { at: 1_000, criticalPaths: 1, riskPct: 90 },
+      { at: 2_000, criticalPaths: 0, riskPct: 50 },
+    ]);
   });
 
   it('measures MTTR as resolved minus first_seen, not from the last reopening (the spec)', () => {
@@ -62,15 +75,6 @@ describe('history', () => {
       [1_000, 121_000, 181_000, 1],
     ]);
     // 180 s from first_seen; measured from the reopening it would have been 60 s.
-    expect(historyOf(store.all(), store.trend.list()).mttrSeconds).toBe(180);
-  });
-
-  it('keeps the last TREND_LIMIT points', () => {
-    const store = new PathStore(thresholds);
-    const g = graphWith(0.8);
-    const found = bestPaths(g);
-    for (let i = 0; i < TREND_LIMIT + 5; i++) store.applyPass(g, found, i);
-    expect(store.trend.list()).toHaveLength(TREND_LIMIT);
-    expect(store.trend.list()[0].at).toBe(5);
+    expect(historyOf(store.all()).mttrSeconds).toBe(180);
   });
 });
