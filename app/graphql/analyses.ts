@@ -22,6 +22,11 @@ import { EDGE_TYPES, NODE_LABELS, WEIGHT_BASES } from '../../src/graph/vocabular
 import { ProblemError } from '../../src/http/problems.js';
 import { historyOf } from '../../src/paths/history.js';
 import {
+  hopJoinConfidence,
+  pathConfidence,
+  type PathConfidence,
+} from '../../src/analysis/path-confidence.js';
+import {
   directPathId,
   isCritical,
   pathId,
@@ -77,6 +82,10 @@ export const ANALYSES_SDL = /* GraphQL */ `
     "The attacker-profile mixture (ATTACKER_PROFILE_PRIORS): score <= mixtureScore <= scoreUpperBound."
     mixtureScore: Float!
     profileScores: [ProfileScore!]!
+    "How far the route rests on facts rather than inference, 0 to 1: the product of its hops' identity-join confidence times its weakest hop's evidence weight (docs/model.md, 'Confidence'). Not the score."
+    confidence: Float!
+    "confidence as a word: high (from 0.8), medium (from 0.5) or low."
+    confidenceLabel: String!
   }
 
   "The attacker profiles of the mixture (docs/model.md)."
@@ -372,6 +381,20 @@ function uncertainty(record: PathRecord, ctx: Context): PathUncertainty {
   return u;
 }
 
+/**
+ * The path's confidence from its hops' join confidence (read from the tenant graph: a hop whose edge is gone,
+ * as on a resolved path, counts as reported) and evidence (src/analysis/path-confidence.ts).
+ */
+function confidenceOf(record: PathRecord, ctx: Context): PathConfidence {
+  const graph = ctx.engine.tenant(ctx.tenant)?.graph;
+  return pathConfidence(
+    routeSteps(record).map((s) => ({
+      weightBasis: s.weightBasis,
+      joinConfidence: hopJoinConfidence(graph, s),
+    })),
+  );
+}
+
 export function createAnalysisResolvers() {
   return {
     Query: {
@@ -545,6 +568,8 @@ export function createAnalysisResolvers() {
       posteriorMean: (r: PathRecord, _: unknown, ctx: Context) => uncertainty(r, ctx).posteriorMean,
       mixtureScore: (r: PathRecord, _: unknown, ctx: Context) => uncertainty(r, ctx).mixtureScore,
       profileScores: (r: PathRecord, _: unknown, ctx: Context) => uncertainty(r, ctx).profileScores,
+      confidence: (r: PathRecord, _: unknown, ctx: Context) => confidenceOf(r, ctx).confidence,
+      confidenceLabel: (r: PathRecord, _: unknown, ctx: Context) => confidenceOf(r, ctx).label,
     },
   };
 }
