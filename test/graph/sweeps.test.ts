@@ -24,10 +24,10 @@ describe('complete snapshots', () => {
       1,
       SHOP,
     );
-    expect(writer.completeScope(SHOP)).toEqual({ nodes: 0, edges: 0 });
+    expect(writer.completeScope(SHOP)).toEqual({ nodes: 0, edges: 0, parked: 0, kept: 0 });
     writer.apply(envelope([image, kept], [edge('AFFECTS', kept, image)]), 2, SHOP);
     const version = writer.version;
-    expect(writer.completeScope(SHOP)).toEqual({ nodes: 1, edges: 1 });
+    expect(writer.completeScope(SHOP)).toEqual({ nodes: 1, edges: 1, parked: 0, kept: 0 });
     expect(writer.graph.hasNode(fixed.id)).toBe(false);
     expect(writer.graph.hasNode(kept.id)).toBe(true);
     expect(writer.version).toBeGreaterThan(version);
@@ -40,7 +40,7 @@ describe('complete snapshots', () => {
     writer.apply(envelope([other, shared], [edge('AFFECTS', shared, other)]), 1, API);
     writer.completeScope(API);
     writer.apply(envelope([image]), 2, SHOP);
-    expect(writer.completeScope(SHOP)).toEqual({ nodes: 0, edges: 1 });
+    expect(writer.completeScope(SHOP)).toEqual({ nodes: 0, edges: 1, parked: 0, kept: 0 });
     expect(writer.graph.hasNode(shared.id)).toBe(true);
     expect(findEdge(writer.graph, 'AFFECTS', shared.id, other.id)).toBeDefined();
     expect(findEdge(writer.graph, 'AFFECTS', shared.id, image.id)).toBeUndefined();
@@ -54,7 +54,7 @@ describe('complete snapshots', () => {
     writer.completeScope(SHOP);
     writer.apply(envelope([fixed]), 3); // a partial report also asserts it
     writer.apply(envelope([image]), 4, SHOP);
-    expect(writer.completeScope(SHOP)).toEqual({ nodes: 0, edges: 1 });
+    expect(writer.completeScope(SHOP)).toEqual({ nodes: 0, edges: 1, parked: 0, kept: 0 });
     expect(writer.graph.hasNode(before.id)).toBe(true);
     expect(writer.graph.hasNode(fixed.id)).toBe(true);
   });
@@ -69,7 +69,7 @@ describe('complete snapshots', () => {
     writer.completeScope(SHOP);
     writer.apply(envelope([image, kept]), 2, SHOP);
     writer.apply(envelope([], [edge('AFFECTS', kept, image)]), 2, SHOP);
-    expect(writer.completeScope(SHOP)).toEqual({ nodes: 1, edges: 1 });
+    expect(writer.completeScope(SHOP)).toEqual({ nodes: 1, edges: 1, parked: 0, kept: 0 });
     expect(findEdge(writer.graph, 'AFFECTS', kept.id, image.id)).toBeDefined();
   });
 
@@ -88,7 +88,7 @@ describe('complete snapshots', () => {
     copy.apply(envelope([image, fixed], [edge('AFFECTS', fixed, image)]), 1);
     copy.restoreScopes(stored);
     copy.apply(envelope([image]), 2, SHOP);
-    expect(copy.completeScope(SHOP)).toEqual({ nodes: 1, edges: 1 });
+    expect(copy.completeScope(SHOP)).toEqual({ nodes: 1, edges: 1, parked: 0, kept: 0 });
     expect(copy.graph.hasNode(kept.id)).toBe(true);
     expect(findEdge(copy.graph, 'AFFECTS', kept.id, other.id)).toBeDefined();
   });
@@ -98,7 +98,7 @@ describe('complete snapshots', () => {
     writer.apply(envelope([image, kept], [edge('AFFECTS', kept, image)]), 1, SHOP);
     writer.completeScope(SHOP);
     writer.apply(envelope([image, kept]), 2, SHOP);
-    expect(writer.completeScope(SHOP)).toEqual({ nodes: 0, edges: 1 });
+    expect(writer.completeScope(SHOP)).toEqual({ nodes: 0, edges: 1, parked: 0, kept: 0 });
     expect(writer.graph.hasNode(kept.id) && writer.graph.hasNode(image.id)).toBe(true);
     expect(findEdge(writer.graph, 'AFFECTS', kept.id, image.id)).toBeUndefined();
   });
@@ -119,7 +119,7 @@ describe('complete snapshots', () => {
     it('is still the scope’s once it lands: a newer report that omits it retracts it', () => {
       const writer = parkedThenLanded();
       writer.apply(envelope([image]), 3, SHOP);
-      expect(writer.completeScope(SHOP)).toEqual({ nodes: 0, edges: 1 });
+      expect(writer.completeScope(SHOP)).toEqual({ nodes: 0, edges: 1, parked: 0, kept: 0 });
       expect(findEdge(writer.graph, 'AFFECTS', fixed.id, image.id)).toBeUndefined();
       // The CVE came from a partial report: it stays.
       expect(writer.graph.hasNode(fixed.id)).toBe(true);
@@ -128,7 +128,7 @@ describe('complete snapshots', () => {
     it('stays when the newer report still draws it', () => {
       const writer = parkedThenLanded();
       writer.apply(envelope([image], [edge('AFFECTS', fixed, image)]), 3, SHOP);
-      expect(writer.completeScope(SHOP)).toEqual({ nodes: 0, edges: 0 });
+      expect(writer.completeScope(SHOP)).toEqual({ nodes: 0, edges: 0, parked: 0, kept: 0 });
       expect(findEdge(writer.graph, 'AFFECTS', fixed.id, image.id)).toBeDefined();
     });
 
@@ -142,7 +142,7 @@ describe('complete snapshots', () => {
       copy.restoreScopes(JSON.parse(JSON.stringify(writer.serializeScopes())));
       copy.apply(envelope([fixed]), 2);
       copy.apply(envelope([image]), 3, SHOP);
-      expect(copy.completeScope(SHOP)).toEqual({ nodes: 0, edges: 1 });
+      expect(copy.completeScope(SHOP)).toEqual({ nodes: 0, edges: 1, parked: 0, kept: 0 });
       expect(findEdge(copy.graph, 'AFFECTS', fixed.id, image.id)).toBeUndefined();
     });
   });
