@@ -75,6 +75,8 @@ export const SCHEMA_SDL = /* GraphQL */ `
     byWeightBasis: [BasisCalibration!]!
     "By path structure: direct-access, 1-hop, 2-hops, 3+-hops."
     byStructure: [StructureCalibration!]!
+    "The detection axis: verdicts whose attempt the defenders detected (segment detected) and those they did not (undetected); a verdict that does not say is in neither."
+    byDetection: [StructureCalibration!]!
     """
     Cross-validated recalibration map: an isotonic fit of outcomes on predicted scores, as steps over the
     predicted range (empty under 4 scored verdicts).

@@ -25,6 +25,8 @@ interface NewVerdict {
   source: string;
   evidence?: string;
   route?: string[] | string;
+  /** whether the defenders detected the attempt (the calibration's detection axis) */
+  detected?: boolean;
 }
 
 /** A red-team / BAS report (docs/governance.md): who ran it, and one result per route tried. */
@@ -38,6 +40,7 @@ export interface ValidationImport {
     target?: string;
     outcome: Outcome;
     evidence?: string;
+    detected?: boolean;
     /** node names along the route the tester took, start first */
     hops?: string[];
   }[];
@@ -78,6 +81,7 @@ export function registerValidationRoutes(
       outcome: { enum: [...OUTCOMES] },
       source: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
       evidence: { type: 'string', maxLength: 10_000 },
+      detected: { type: 'boolean' },
       route: {
         anyOf: [
           { type: 'string', minLength: 1, maxLength: 5_000 },
@@ -109,6 +113,7 @@ export function registerValidationRoutes(
             target: NAME,
             outcome: { enum: [...OUTCOMES] },
             evidence: { type: 'string', maxLength: 10_000 },
+            detected: { type: 'boolean' },
             hops: { type: 'array', minItems: 1, maxItems: 100, items: NAME },
           },
         },
@@ -178,6 +183,7 @@ export function registerValidationRoutes(
           evidence: body.evidence ?? null,
           route,
           predicted: predictionOf(record),
+          ...(body.detected !== undefined && { detected: body.detected }),
           ...stamp(request),
         },
       ]),
@@ -218,7 +224,13 @@ export function registerValidationRoutes(
           ? byEnds.get(`${start.toLowerCase()}>${target.toLowerCase()}`)
           : undefined;
       const route = hops ?? (start && target ? [start, target] : null);
-      const base = { source, evidence: result.evidence ?? null, importId, ...when };
+      const base = {
+        source,
+        evidence: result.evidence ?? null,
+        importId,
+        ...(result.detected !== undefined && { detected: result.detected }),
+        ...when,
+      };
       if (record && result.outcome !== 'missed') {
         const names = routeNodes(record).map((n) => n.name.toLowerCase());
         made.push({

@@ -45,6 +45,11 @@ export interface CalibrationReport {
   /** by path structure: direct access, 1 hop, 2 hops, 3 or more hops */
   byStructure: (ReliabilityRow & { segment: string })[];
   /**
+   * The detection axis: verdicts whose attempt the defenders detected, and those they did not (verdicts that
+   * do not say are in neither); segments with no verdict are left out.
+   */
+  byDetection: (ReliabilityRow & { segment: 'detected' | 'undetected' })[];
+  /**
    * Recalibration map: isotonic regression (pool adjacent violators) of outcomes on predicted scores, as
    * steps over the predicted range; empty with fewer than MIN_RECALIBRATION scored verdicts.
    */
@@ -54,6 +59,9 @@ export interface CalibrationReport {
   diagnosis: Diagnosis | null;
   diagnosisDetail: string;
 }
+
+/** Fewest verdicts on each side of the detection axis before it can be the diagnosis. */
+export const MIN_DETECTION_SAMPLES = 2;
 
 /** Fewest scored verdicts for a recalibration map; cross-validation uses up to five folds. */
 export const MIN_RECALIBRATION = 4;
@@ -112,6 +120,7 @@ function crossValidatedBrier(samples: readonly Sample[]): number | null {
 interface Sample {
   p: number;
   y: number;
+  detected?: boolean;
   bases: readonly WeightBasis[];
   hops: number;
   direct: boolean;
@@ -161,6 +170,7 @@ export function calibrate(verdicts: readonly Verdict[]): CalibrationReport {
       bases: v.predicted.weightBases,
       hops: v.predicted.hops,
       direct: v.predicted.directAccess,
+      ...(v.detected !== undefined && { detected: v.detected }),
     });
   }
   const binned: Sample[][] = Array.from({ length: BIN_COUNT }, () => []);
@@ -187,6 +197,12 @@ export function calibrate(verdicts: readonly Verdict[]): CalibrationReport {
   const byStructure = segments
     .map(([segment, test]) => ({ segment, ...row(samples.filter(test)) }))
     .filter((r) => r.count > 0);
+  const byDetection = (['detected', 'undetected'] as const)
+    .map((segment) => ({
+      segment,
+      ...row(samples.filter((s) => s.detected === (segment === 'detected'))),
+    }))
+    .filter((r) => r.count > 0);
   const overall = row(samples);
   const report: CalibrationReport = {
     scored: n,
@@ -197,6 +213,7 @@ export function calibrate(verdicts: readonly Verdict[]): CalibrationReport {
     bins,
     byWeightBasis,
     byStructure,
+    byDetection,
     recalibration:
       n >= MIN_RECALIBRATION
         ? isotonicFit(samples).map((b) => ({
@@ -217,8 +234,10 @@ export function calibrate(verdicts: readonly Verdict[]): CalibrationReport {
 /**
  * One diagnosis, the first that applies in this order: the order of the scores is wrong
  * (`inverted-order`); real routes are missing from the graph (`structural`); the scores cannot be told
- * apart (`low-resolution`); bases err in opposite directions (`per-basis`); the scores are off as a whole
- * (`recalibrate-first`). `detection-axis` needs detection outcomes the verdicts do not carry: never chosen.
+ * apart (`low-resolution`); what decided the outcomes is detection, which the scores do not price
+ * (`detection-axis`: detected and undetected attempts err in opposite directions, each by more than
+ * GAP_THRESHOLD over at least MIN_DETECTION_SAMPLES verdicts); bases err in opposite directions
+ * (`per-basis`); the scores are off as a whole (`recalibrate-first`).
  */
 function diagnose(
   samples: readonly Sample[],
@@ -243,6 +262,20 @@ function diagnose(
     return {
       diagnosis: 'low-resolution',
       diagnosisDetail: 'every tested path falls in one score bin: the scores do not tell paths apart',
+    };
+  const detected = report.byDetection.find((r) => r.segment === 'detected');
+  const undetected = report.byDetection.find((r) => r.segment === 'undetected');
+  if (
+    detected &&
+    undetected &&
+    detected.count >= MIN_DETECTION_SAMPLES &&
+    undetected.count >= MIN_DETECTION_SAMPLES &&
+    detected.gap! < -GAP_THRESHOLD &&
+    undetected.gap! > GAP_THRESHOLD
+  )
+    return {
+      diagnosis: 'detection-axis',
+      diagnosisDetail: `detected attempts succeeded ${(-detected.gap!).toFixed(2)} less often than predicted, undetected ones ${undetected.gap!.toFixed(2)} more often: detection decides the outcome, which the scores do not price; score runtime detection (Falco) rather than recalibrate the whole`,
     };
   const gaps = report.byWeightBasis.filter((r) => r.count >= 2 && Math.abs(r.gap!) > GAP_THRESHOLD);
   if (gaps.some((r) => r.gap! > 0) && gaps.some((r) => r.gap! < 0))

@@ -35,6 +35,11 @@ export interface Verdict {
   hopsMatched?: boolean;
   /** the import this verdict came from (POST /validations/import) */
   importId?: string;
+  /**
+   * The detection axis (spec "Calibration"): whether the defenders' controls detected (alerted on or
+   * blocked) the attempt, as the red team or BAS tool reports it; absent when not reported.
+   */
+  detected?: boolean;
   recordedAt: string;
   recordedBy: string;
 }

@@ -19,15 +19,13 @@ const OPS_ADMIN = 'validate-ops-admin-token-012345';
 let service: TestService;
 const ids: Record<string, string> = {};
 
-beforeAll(async () => {
-  service = await makeService({
-    API_TOKENS: `${ADMIN}:admin,${VIEWER}:viewer,${OPS_ADMIN}:admin::2030-01-01:ops`,
-  });
-  // Four routes from one load balancer, each scored as the product of two heuristic hops:
+/** Four routes from one load balancer; the open path ids by target name. */
+async function estate(svc: TestService): Promise<Record<string, string>> {
+  // Each scored as the product of two heuristic hops:
   // vault-db 0.9·0.9 = 0.81, logs-db 0.5·0.6 = 0.3, cache-db 0.2·0.6 = 0.12, archive-db 0.1·0.5 = 0.05.
   const lb = node('LoadBalancer', 'edge-lb', { internet_exposed: true });
-  const route = (svc: string, db: string, p1: number, p2: number, app: string) => {
-    const a = node('Service', svc, { app });
+  const route = (name: string, db: string, p1: number, p2: number, app: string) => {
+    const a = node('Service', name, { app });
     const d = node('Database', db, { crown_jewel: true });
     return { nodes: [a, d], edges: [edge('ROUTES_TO', lb, a, p1), edge('CONNECTS_TO', a, d, p2)] };
   };
@@ -37,15 +35,24 @@ beforeAll(async () => {
     route('worker', 'cache-db', 0.2, 0.6, 'ops'),
     route('archiver', 'archive-db', 0.1, 0.5, 'ops'),
   ];
-  await service.ingest(
+  await svc.ingest(
     envelope(
       [lb, ...parts.flatMap((p) => p.nodes)],
       parts.flatMap((p) => p.edges),
     ),
   );
-  await service.settle();
-  const state = service.engine.tenant('default')!;
-  for (const p of state.paths.open()) ids[state.graph.getNodeAttribute(p.targetId, 'name')] = p.id;
+  await svc.settle();
+  const state = svc.engine.tenant('default')!;
+  const found: Record<string, string> = {};
+  for (const p of state.paths.open()) found[state.graph.getNodeAttribute(p.targetId, 'name')] = p.id;
+  return found;
+}
+
+beforeAll(async () => {
+  service = await makeService({
+    API_TOKENS: `${ADMIN}:admin,${VIEWER}:viewer,${OPS_ADMIN}:admin::2030-01-01:ops`,
+  });
+  Object.assign(ids, await estate(service));
 });
 afterAll(() => service.dispose());
 
@@ -241,5 +248,69 @@ describe('validations and calibration', () => {
     expect(badImport.status).toBe(400);
     expect(badImport.json.errors.map((e: any) => e.pointer)).toContain('/results/1/outcome');
     expect((await call('GET', '/validations', ADMIN)).json.verdicts.length).toBe(before);
+  });
+});
+
+describe('the detection axis (spec "Calibration")', () => {
+  it('records whether the defenders detected an attempt, segments calibration by it and diagnoses detection-axis', async () => {
+    const own = await makeService({ API_TOKENS: `${ADMIN}:admin` });
+    try {
+      const paths = await estate(own);
+      const post = async (url: string, body: unknown) =>
+        own.apiApp.inject({
+          method: 'POST',
+          url,
+          headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+          payload: JSON.stringify(body),
+        });
+      // Detected attempts failed; the undetected ones worked, likelier than predicted.
+      for (const [target, outcome] of [
+        ['logs-db', 'refuted'],
+        ['cache-db', 'refuted'],
+      ] as const) {
+        const r = await post('/validations', {
+          pathId: paths[target],
+          outcome,
+          source: 'red team',
+          detected: true,
+        });
+        expect(r.statusCode, r.body).toBe(201);
+        expect(r.json()).toMatchObject({ detected: true });
+      }
+      const imported = await post('/validations/import', {
+        source: 'bas',
+        results: [
+          { pathId: paths['vault-db'], outcome: 'confirmed', detected: false },
+          { pathId: paths['archive-db'], outcome: 'confirmed', detected: false },
+        ],
+      });
+      expect(imported.statusCode, imported.body).toBe(201);
+      const query = '{ calibration { diagnosis diagnosisDetail byDetection { segment count gap } } }';
+      const r = await own.apiApp.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({ query }),
+      });
+      const c = r.json().data.calibration;
+      expect(
+        c.byDetection.map((row: { segment: string; count: number }) => [row.segment, row.count]),
+      ).toEqual([
+        ['detected', 2],
+        ['undetected', 2],
+      ]);
+      expect(c.diagnosis).toBe('detection-axis');
+      // A detected value that is not a boolean is refused, naming it.
+      const bad = await post('/validations', {
+        pathId: paths['vault-db'],
+        outcome: 'confirmed',
+        source: 'x',
+        detected: 'yes',
+      });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.body).toContain('/detected');
+    } finally {
+      await own.dispose();
+    }
   });
 });

@@ -70,6 +70,39 @@ describe('calibration diagnosis', () => {
     expect(same.diagnosis).not.toBe('per-basis');
   });
 
+  it('detection-axis when detected attempts failed and undetected ones worked beyond the prediction; not without the split', () => {
+    const seen = (verdict: Verdict, detected: boolean): Verdict => ({ ...verdict, detected });
+    const axis = calibrate([
+      seen(v(0.5, 'refuted'), true),
+      seen(v(0.5, 'refuted'), true),
+      seen(v(0.6, 'confirmed'), false),
+      seen(v(0.6, 'confirmed'), false),
+    ]);
+    expect(axis.byDetection.map((r) => [r.segment, r.count, r.gap])).toEqual([
+      ['detected', 2, -0.5],
+      ['undetected', 2, 0.4],
+    ]);
+    expect(axis.diagnosis).toBe('detection-axis');
+    expect(axis.diagnosisDetail).toMatch(/detection decides the outcome/);
+    // The same outcomes with no detection reported: off as a whole, a recalibration.
+    const unsaid = calibrate([
+      v(0.5, 'refuted'),
+      v(0.5, 'refuted'),
+      v(0.6, 'confirmed'),
+      v(0.6, 'confirmed'),
+    ]);
+    expect(unsaid.byDetection).toEqual([]);
+    expect(unsaid.diagnosis).toBe('recalibrate-first');
+    // Detection reported, but it does not split the error: both sides err the same way.
+    const mixed = calibrate([
+      seen(v(0.5, 'refuted'), true),
+      seen(v(0.6, 'confirmed'), true),
+      seen(v(0.5, 'refuted'), false),
+      seen(v(0.6, 'confirmed'), false),
+    ]);
+    expect(mixed.diagnosis).not.toBe('detection-axis');
+  });
+
   it('no diagnosis when calibrated within the threshold; nothing to say without predictions', () => {
     const fine = calibrate([v(0.95, 'confirmed'), v(0.05, 'refuted'), v(0.52, 'partial')]);
     expect(fine.ece).toBeCloseTo((0.05 + 0.05 + 0.02) / 3, 12);
