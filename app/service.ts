@@ -148,9 +148,10 @@ export async function buildService(options: {
           logger.error({ err: error }, 'audit: a record could not be written to PostgreSQL'),
         )
       : undefined;
+  const auditSink = auditLog && (sharedAudit ? teeAudit(auditLog, sharedAudit) : auditLog);
   const auditor =
-    auditLog &&
-    createAuditor(sharedAudit ? teeAudit(auditLog, sharedAudit) : auditLog, {
+    auditSink &&
+    createAuditor(auditSink, {
       exfilThreshold: settings.audit.exfilThreshold,
       now,
     });
@@ -222,6 +223,7 @@ export async function buildService(options: {
         logger,
         settings: settings.github,
         handOff: inbox && ((delivery) => inbox.put('webhook', delivery)),
+        audit: auditSink,
       })
     : undefined;
   inbox?.start(settings.scaleOut!.leaderPollMs, () => engine.isLeader(), {

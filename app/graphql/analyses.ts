@@ -336,14 +336,14 @@ function planFix(state: TenantState, g: CompiledGraph, item: PlanItem) {
       continue;
     const fromName = from >= 0 ? g.names[from] : '';
     for (const fix of fixesFor(record, state.graph)) {
-      // A fix is about the hop when its explanation names the hop into the node (upgrades, base images) or
-      // both ends (escapes, escalations): the fixes module states the hop it cuts in words only.
+      // A fix is about the hop it says it cuts: into the node (upgrades, base images), or both ends (escapes,
+      // escalations).
       const about =
         item.kind === 'block-public-access'
           ? fix.kind === 'block-public-access'
           : fix.kind !== 'block-public-access' &&
-            (fix.explanation.includes(`into \`${name}\``) ||
-              (fix.explanation.includes(`\`${fromName}\``) && fix.explanation.includes(`\`${name}\``)));
+            fix.cuts.into === name &&
+            (fix.cuts.from === undefined || fix.cuts.from === fromName);
       if (about)
         return {
           id: fix.id,
