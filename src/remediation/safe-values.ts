@@ -159,13 +159,7 @@ const BREAKS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
 
 /** One line of plain text (a title, a commit subject, a file comment): no control characters, no line breaks, no backticks. */
 export function plainLine(text: string, max = 200): string {
-  return capText(
-    text
-      .replace(BREAKS, ' ')
-      .replace(/`/g, "'")
-      .trim(),
-    max,
-  );
+  return capText(text.replace(BREAKS, ' ').replace(/`/g, "'").trim(), max);
 }
 
 /**

@@ -264,7 +264,7 @@ function plan(tenant: string) {
   return { fixes, refused };
 }
 
-const fixFor = (fixes: Fix[], repo: string) => fixes.find((f) => f.repo === repo);
+const fixFor = <T extends Fix>(fixes: T[], repo: string) => fixes.find((f) => f.repo === repo);
 
 describe('fixes from ingested values', () => {
   it('writes no fix with a shell command for a package name into a Dockerfile RUN line, and says why', () => {
