@@ -46,7 +46,9 @@ export interface Fix {
 export interface RefusedFix {
   id: string;
   kind: Fix['kind'];
+  /** why, naming the value */
   reason: string;
+  cuts: Fix['cuts'];
 }
 
 export function fixesFor(record: PathRecord, graph: TenantGraph): Fix[] {
@@ -63,7 +65,7 @@ export function planFixes(record: PathRecord, graph: TenantGraph): { fixes: Fix[
   const offer = (fix: Omit<Fix, 'id'>, refusal: safe.Refusal) => {
     const id = nextId(fix.kind);
     const reason = safe.firstRefusal(refusal, safe.repoSlug(fix.repo));
-    if (reason) refused.push({ id, kind: fix.kind, reason });
+    if (reason) refused.push({ id, kind: fix.kind, reason, cuts: fix.cuts });
     else fixes.push({ id, ...fix });
   };
   const nodes = routeNodes(record);

@@ -368,6 +368,29 @@ describe('fixes from ingested values', () => {
   });
 });
 
+describe('the remediation plan', () => {
+  it('says why an item has no fix when its fix was refused, and shows the twin’s fix', async () => {
+    const query = '{ remediationPlan { kind fix { id kind } fixRefused } }';
+    const hostile = (await service.graphql(query, { tenant: 'hostile' })).remediationPlan as {
+      fix: unknown;
+      fixRefused: string | null;
+    }[];
+    const reasons = hostile.map((i) => i.fixRefused).filter(Boolean);
+    expect(hostile.every((i) => i.fix === null)).toBe(true);
+    expect(
+      reasons.some((r) =>
+        /is not an S3 bucket name$|is not an IAM role name$|inside the repository$/.test(r!),
+      ),
+    ).toBe(true);
+    const twin = (await service.graphql(query, { tenant: 'twin' })).remediationPlan as {
+      fix: { kind: string } | null;
+      fixRefused: string | null;
+    }[];
+    expect(twin.every((i) => i.fixRefused === null)).toBe(true);
+    expect(twin.filter((i) => i.fix).length).toBe(reasons.length);
+  });
+});
+
 describe('POST /remediation/pr with hostile values', () => {
   const post = (body: unknown) =>
     service.apiApp.inject({
