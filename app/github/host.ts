@@ -121,8 +121,7 @@ export function registerGithubApp(
   }
   // Handlers are registered on the receiver; in token mode without WEBHOOK_SECRET there is none.
   const listen = ((events: never, handler: never) => receiver?.on(events, handler)) as Receiver['on'];
-  if (repos.empty && mode !== 'dry-run')
-    log.warn('REPO_ALLOWLIST is empty: every write to GitHub will be refused');
+  if (repos.empty) log.warn('REPO_ALLOWLIST is empty: every write to GitHub will be refused');
   // Every forge call of every mode (the dry run too) goes through the tenant guard: no path skips it.
   // The installation is not even looked up for a repository outside the caller's tenant.
   const forgeFor = async (repo: RepoRef, caller: ForgeCaller): Promise<Forge> => {
