@@ -173,8 +173,13 @@ export function registerGithubApp(
   }
 
   /** Queues a pull request's update and returns at once; failures are logged, refusals already were. */
-  const enqueue = (target: PullRequestTarget, work: () => Promise<void>) =>
-    queue.enqueue(prKey(target), target.sha.toLowerCase(), async () => {
+  // Work coalesces per tenant: another tenant's (refused) verdict for the commit never stands in for this one.
+  const enqueue = (
+    target: PullRequestTarget,
+    work: () => Promise<void>,
+    tenant = tenantOfRepo(target.repo),
+  ) =>
+    queue.enqueue(prKey(target), `${tenant}|${target.sha.toLowerCase()}`, async () => {
       try {
         await work();
       } catch (error) {
@@ -251,12 +256,15 @@ export function registerGithubApp(
     if (!slug || pr === undefined || !sha) return;
     const [owner, repo] = slug.split('/');
     const target = { repo: { owner, repo }, number: pr, sha };
-    enqueue(target, async () =>
-      update(
-        await forgeFor(target.repo, { tenant, actor: 'gate-verdict' }),
-        target,
-        engine.latestGate(tenant, sha) ?? result,
-      ),
+    enqueue(
+      target,
+      async () =>
+        update(
+          await forgeFor(target.repo, { tenant, actor: 'gate-verdict' }),
+          target,
+          engine.latestGate(tenant, sha) ?? result,
+        ),
+      tenant,
     );
   });
 

@@ -216,6 +216,42 @@ describe('forge writes are a tenant’s own', () => {
     expect(github.writesTo('victim/shop').map((w) => w.method)).toEqual(['POST', 'PUT', 'POST']);
   });
 
+  it('never lets acme’s refused verdict stand in for the default tenant’s next one', async () => {
+    const s = await start();
+    // GitHub is slow: the default tenant's first update waits while listing comments.
+    let release!: () => void;
+    const hold = new Promise<void>((r) => (release = r));
+    let listing = false;
+    github.beforeList = () => {
+      listing = true;
+      return hold;
+    };
+    const post = (token: string, report: unknown) =>
+      s.apiApp.inject({
+        method: 'POST',
+        url: `/gate/impact?source=trivy&slug=victim/shop&pr=8&sha=${SHA}`,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        payload: JSON.stringify(report),
+      });
+    try {
+      expect((await post(DEFAULT_OPERATOR, trivyReport([LOW_CVE, KEV_CVE]))).json().verdict).toBe('blocked');
+      for (let i = 0; i < 500 && !listing; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(listing).toBe(true);
+      // While it waits, acme's verdict for the same commit is queued, then the default tenant's fix arrives.
+      expect((await post(ACME_OPERATOR, trivyReport([LOW_CVE]))).statusCode).toBe(200);
+      expect((await post(DEFAULT_OPERATOR, trivyReport([LOW_CVE]))).json().verdict).toBe('clean');
+    } finally {
+      release();
+      github.beforeList = undefined;
+    }
+    await s.github!.idle();
+    expect(github.statuses.map((st) => `${st.slug} ${st.state}`)).toEqual([
+      'victim/shop failure',
+      'victim/shop success',
+    ]);
+    expect(audited().map((r) => [r.tenant, r.fields.slug])).toEqual([['acme', 'victim/shop']]);
+  });
+
   it('answers a webhook of acme’s repository from acme’s verdicts', async () => {
     const s = await start();
     await gate(s, ACME_OPERATOR, 'acme/app', 3);

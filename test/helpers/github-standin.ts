@@ -15,6 +15,8 @@ export class GithubStandIn {
   app: FastifyInstance = Fastify();
   url = '';
   nextId = 1;
+  /** awaited before comments are listed (a slow GitHub) */
+  beforeList?: () => Promise<void>;
 
   async start(): Promise<void> {
     const slugOf = (url: string) => /^\/repos\/([^/]+\/[^/?]+)/.exec(url)?.[1] ?? '';
