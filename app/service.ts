@@ -267,6 +267,7 @@ export async function buildService(options: {
         logger,
         settings: settings.github,
         handOff: inbox && ((delivery) => inbox.put('webhook', delivery)),
+        audit: auditSink,
       })
     : undefined;
   inbox?.start(settings.scaleOut!.leaderPollMs, () => engine.isLeader(), {

@@ -11,18 +11,12 @@ import { Webhooks, type EmitterWebhookEvent } from '@octokit/webhooks';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { Probot } from 'probot';
+import type { AuditLog } from '../../src/audit/audit-log.js';
 import type { GithubSettings } from '../../src/config/settings.js';
 import type { Engine } from '../../src/engine/engine.js';
 import { DEFAULT_TENANT } from '../../src/engine/tenant.js';
-import { RepoAllowlist } from '../../src/forge/allowlist.js';
-import {
-  allowlisted,
-  dryRunForge,
-  ForgeRefused,
-  githubForge,
-  type Forge,
-  type RepoRef,
-} from '../../src/forge/forge.js';
+import { dryRunForge, ForgeRefused, githubForge, type Forge, type RepoRef } from '../../src/forge/forge.js';
+import { TenantRepos, tenantForge, type ForgeCaller } from '../../src/forge/tenant-repos.js';
 import { problem } from '../../src/http/problems.js';
 import { sendProblem } from '../plugins/http-base.js';
 import { PullRequestQueue } from '../../src/forge/pull-request-queue.js';
@@ -61,14 +55,17 @@ export function registerGithubApp(
     settings: GithubSettings;
     /** Scale-out: a follower hands verified webhooks to the leader, which alone writes to GitHub. */
     handOff?: (delivery: HandedWebhook) => Promise<void>;
+    /** where refused forge calls are recorded (`forge.refused`) */
+    audit?: Pick<AuditLog, 'append'>;
   },
 ): GithubApp {
   const { engine, settings } = deps;
   const log = deps.logger.child({ component: 'github-app' });
-  const allowlist = new RepoAllowlist(settings.allowlist);
+  const repos = new TenantRepos(settings.allowlist);
   const installations = new Map<string, number>();
   let receiver: Receiver | undefined;
-  let forgeFor: (repo: RepoRef) => Promise<Forge>;
+  /** the forge as it writes, before the tenant guard every caller gets it behind (`forgeFor`) */
+  let rawForge: (repo: RepoRef) => Promise<Forge>;
   let mode: GithubApp['mode'];
   if (settings.appId !== undefined && settings.privateKey !== undefined) {
     mode = 'app';
@@ -91,7 +88,7 @@ export function registerGithubApp(
         return probot.webhooks.receive(event as never);
       },
     };
-    forgeFor = async (repo) => {
+    rawForge = async (repo) => {
       const slug = `${repo.owner}/${repo.repo}`.toLowerCase();
       let installation = installations.get(slug);
       if (installation === undefined) {
@@ -101,18 +98,14 @@ export function registerGithubApp(
         installations.set(slug, installation);
       }
       const octokit = await probot.auth(installation);
-      return allowlisted(githubForge(octokit.request as never), allowlist, log);
+      return githubForge(octokit.request as never);
     };
   } else if (settings.token !== undefined) {
     // Token mode: no App to install; the token writes, webhooks are taken when WEBHOOK_SECRET is set.
     mode = 'token';
     if (settings.webhookSecret) receiver = new Webhooks({ secret: settings.webhookSecret });
-    const forge = allowlisted(
-      githubForge(tokenRequest({ token: settings.token, apiUrl: settings.apiUrl })),
-      allowlist,
-      log,
-    );
-    forgeFor = async () => forge;
+    const forge = githubForge(tokenRequest({ token: settings.token, apiUrl: settings.apiUrl }));
+    rawForge = async () => forge;
     log.info(
       { apiUrl: settings.apiUrl, webhooks: receiver !== undefined },
       'GitHub in token mode (FORGE_TOKEN): gate verdicts for pull requests are posted with the token',
@@ -121,15 +114,24 @@ export function registerGithubApp(
     mode = 'dry-run';
     receiver = new Webhooks({ secret: settings.webhookSecret! });
     const dry = dryRunForge(log);
-    forgeFor = async () => dry;
+    rawForge = async () => dry;
     log.warn(
       'GitHub app without APP_ID and PRIVATE_KEY: running dry, logging the comments and statuses it would post',
     );
   }
   // Handlers are registered on the receiver; in token mode without WEBHOOK_SECRET there is none.
   const listen = ((events: never, handler: never) => receiver?.on(events, handler)) as Receiver['on'];
-  if (allowlist.empty && mode !== 'dry-run')
-    log.warn('REPO_ALLOWLIST is empty: every write to GitHub will be refused');
+  if (repos.empty) log.warn('REPO_ALLOWLIST is empty: every write to GitHub will be refused');
+  // Every forge call of every mode (the dry run too) goes through the tenant guard: no path skips it.
+  // The installation is not even looked up for a repository outside the caller's tenant.
+  const forgeFor = async (repo: RepoRef, caller: ForgeCaller): Promise<Forge> => {
+    const slug = `${repo.owner}/${repo.repo}`;
+    const sinks = { log, audit: deps.audit };
+    if (!repos.allows(caller.tenant, slug)) return tenantForge(dryRunForge(log), repos, caller, sinks);
+    return tenantForge(await rawForge(repo), repos, caller, sinks);
+  };
+  /** A webhook's repository speaks for the tenant REPO_ALLOWLIST gives it (the default tenant if none). */
+  const tenantOfRepo = (repo: RepoRef) => repos.tenantOf(`${repo.owner}/${repo.repo}`) ?? DEFAULT_TENANT;
 
   // One pull request's updates run one at a time, in order; a second request for the same commit while
   // one waits is the same work and is not queued twice.
@@ -140,14 +142,15 @@ export function registerGithubApp(
     `${target.repo.owner}/${target.repo.repo}#${target.number}`.toLowerCase();
 
   async function refresh(target: PullRequestTarget): Promise<void> {
-    const forge = await forgeFor(target.repo);
-    const result = engine.latestGate(DEFAULT_TENANT, target.sha);
+    const tenant = tenantOfRepo(target.repo);
+    const forge = await forgeFor(target.repo, { tenant, actor: 'webhook' });
+    const result = engine.latestGate(tenant, target.sha);
     if (!result) {
       // No report has been gated for this commit: count the routes through what was ingested with it
       // (the verdict listener then reconciles), or wait for a scan.
       const slug = `${target.repo.owner}/${target.repo.repo}`;
       await engine.gateImpact({
-        tenant: DEFAULT_TENANT,
+        tenant,
         body: {},
         query: { sha: target.sha, slug, pr: String(target.number) },
         attribution: 'commit',
@@ -170,8 +173,13 @@ export function registerGithubApp(
   }
 
   /** Queues a pull request's update and returns at once; failures are logged, refusals already were. */
-  const enqueue = (target: PullRequestTarget, work: () => Promise<void>) =>
-    queue.enqueue(prKey(target), target.sha.toLowerCase(), async () => {
+  // Work coalesces per tenant: another tenant's (refused) verdict for the commit never stands in for this one.
+  const enqueue = (
+    target: PullRequestTarget,
+    work: () => Promise<void>,
+    tenant = tenantOfRepo(target.repo),
+  ) =>
+    queue.enqueue(prKey(target), `${tenant}|${target.sha.toLowerCase()}`, async () => {
       try {
         await work();
       } catch (error) {
@@ -224,7 +232,8 @@ export function registerGithubApp(
     // Closed or merged: nothing more to post; its watch and head are dropped so state stays bounded.
     const target = pullRequestTarget(event.payload);
     heads.delete(prKey(target));
-    engine.forgetPullRequest(DEFAULT_TENANT, `${target.repo.owner}/${target.repo.repo}`, target.number);
+    const slug = `${target.repo.owner}/${target.repo.repo}`;
+    engine.forgetPullRequest(tenantOfRepo(target.repo), slug, target.number);
   });
   listen('check_suite.rerequested', async (event: EmitterWebhookEvent<'check_suite.rerequested'>) => {
     const { payload } = event;
@@ -242,12 +251,20 @@ export function registerGithubApp(
 
   // After every gate verdict for a pull request's commit (from the Action, the CLI or a rerun): the
   // update reads the commit's verdict over all its reports when its turn comes, not this one report's.
-  engine.onVerdict(async ({ slug, pr, sha, result }) => {
+  // The verdict's tenant is the caller: a verdict for another tenant's repository is refused by the guard.
+  engine.onVerdict(async ({ tenant, slug, pr, sha, result }) => {
     if (!slug || pr === undefined || !sha) return;
     const [owner, repo] = slug.split('/');
     const target = { repo: { owner, repo }, number: pr, sha };
-    enqueue(target, async () =>
-      update(await forgeFor(target.repo), target, engine.latestGate(DEFAULT_TENANT, sha) ?? result),
+    enqueue(
+      target,
+      async () =>
+        update(
+          await forgeFor(target.repo, { tenant, actor: 'gate-verdict' }),
+          target,
+          engine.latestGate(tenant, sha) ?? result,
+        ),
+      tenant,
     );
   });
 

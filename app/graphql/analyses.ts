@@ -34,7 +34,7 @@ import {
   type PathNode,
   type PathRecord,
 } from '../../src/paths/path-store.js';
-import { fixesFor } from '../../src/remediation/fixes.js';
+import { planFixes, type Fix } from '../../src/remediation/fixes.js';
 import type { GraphqlContext } from './resolvers.js';
 
 export const ANALYSES_SDL = /* GraphQL */ `
@@ -200,6 +200,8 @@ export const ANALYSES_SDL = /* GraphQL */ `
     node: PathNode
     "The generated fix (POST /remediation/pr opens it as a pull request), where one exists."
     fix: PlanFix
+    "Why no fix is generated for this item: a value it would write fails its grammar (a package name, a version, a role or bucket name); POST /remediation/pr answers 422 with the same reason. Null otherwise."
+    fixRefused: String
     "The critical attack paths this item eliminates."
     pathIds: [ID!]!
   }
@@ -325,16 +327,40 @@ function planTitle(g: CompiledGraph, item: PlanItem): string {
   return `Remove ${EDGE_TYPES[g.edgeType[e]]} ${g.names[g.edgeFrom[e]]} → ${g.names[g.edgeTo[e]]}`;
 }
 
+interface PlanFixView {
+  id: string;
+  pathId: string;
+  kind: Fix['kind'];
+  title: string;
+  repo: string;
+  branch: string;
+}
+
 /**
  * The generated fix for a plan item, where the fixes module has one: among the fixes for the open critical
- * paths through the item's hop (or to its public target), one about the node the hop leads into.
+ * paths through the item's hop (or to its public target), one about the node the hop leads into; or, when
+ * the only such fix was refused for a value no grammar accepts, the reason.
  */
-function planFix(state: TenantState, g: CompiledGraph, item: PlanItem) {
+function planFix(
+  state: TenantState,
+  g: CompiledGraph,
+  item: PlanItem,
+): { fix: PlanFixView | null; refused: string | null } {
   const into = item.kind === 'block-public-access' ? item.node : g.edgeTo[item.edge];
   const from = item.kind === 'block-public-access' ? -1 : g.edgeFrom[item.edge];
   const type = item.kind === 'block-public-access' ? '' : EDGE_TYPES[g.edgeType[item.edge]];
   const intoId = g.nodeIds[into];
   const name = g.names[into];
+  const fromName = from >= 0 ? g.names[from] : '';
+  // A fix is about the hop it says it cuts: into the node (upgrades, base images), or both ends (escapes,
+  // escalations).
+  const about = (fix: Pick<Fix, 'kind' | 'cuts'>) =>
+    item.kind === 'block-public-access'
+      ? fix.kind === 'block-public-access'
+      : fix.kind !== 'block-public-access' &&
+        fix.cuts.into === name &&
+        (fix.cuts.from === undefined || fix.cuts.from === fromName);
+  let refused: string | null = null;
   for (const record of state.paths.open()) {
     if (record.priority !== 'P1') continue;
     if (item.kind === 'block-public-access') {
@@ -343,28 +369,23 @@ function planFix(state: TenantState, g: CompiledGraph, item: PlanItem) {
       !routeSteps(record).some((s) => s.from === g.nodeIds[from] && s.to === intoId && s.type === type)
     )
       continue;
-    const fromName = from >= 0 ? g.names[from] : '';
-    for (const fix of fixesFor(record, state.graph)) {
-      // A fix is about the hop when its explanation names the hop into the node (upgrades, base images) or
-      // both ends (escapes, escalations): the fixes module states the hop it cuts in words only.
-      const about =
-        item.kind === 'block-public-access'
-          ? fix.kind === 'block-public-access'
-          : fix.kind !== 'block-public-access' &&
-            (fix.explanation.includes(`into \`${name}\``) ||
-              (fix.explanation.includes(`\`${fromName}\``) && fix.explanation.includes(`\`${name}\``)));
-      if (about)
-        return {
+    const plan = planFixes(record, state.graph);
+    const fix = plan.fixes.find(about);
+    if (fix)
+      return {
+        fix: {
           id: fix.id,
           pathId: record.id,
           kind: fix.kind,
           title: fix.title,
           repo: fix.repo,
           branch: fix.branch,
-        };
-    }
+        },
+        refused: null,
+      };
+    refused ??= plan.refused.find(about)?.reason ?? null;
   }
-  return null;
+  return { fix: null, refused };
 }
 
 // Uncertainty views are computed from a record's route once per route (routes change only in passes).
@@ -483,7 +504,7 @@ export function createAnalysisResolvers() {
           const wanted = args.title?.toLowerCase();
           return plan.items
             .map((item, i) => {
-              const fix = planFix(state, g, item);
+              const { fix, refused } = planFix(state, g, item);
               return {
                 rank: i + 1,
                 title: fix?.title ?? planTitle(g, item),
@@ -501,6 +522,7 @@ export function createAnalysisResolvers() {
                     : null,
                 node: item.kind === 'block-public-access' ? node(g, item.node) : null,
                 fix,
+                fixRefused: refused,
                 pathIds: item.eliminated.map((c) => pairId(g, c.start, c.target)),
               };
             })

@@ -24,6 +24,7 @@ export const AUDIT_EVENTS = [
   'export.ndjson',
   'exfil.alert',
   'audit.pruned',
+  'forge.refused',
 ] as const;
 
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];

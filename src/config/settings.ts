@@ -12,7 +12,7 @@ import type { OidcSettings } from '../auth/oidc.js';
 import { isRole, type Role } from '../auth/principal.js';
 import { TrustedProxies } from '../auth/client-ip.js';
 import type { IntelSettings } from '../intel/threat-intel.js';
-import { RepoAllowlist } from '../forge/allowlist.js';
+import { TenantRepos } from '../forge/tenant-repos.js';
 import { TENANT_NAME } from '../engine/tenant.js';
 import { parseDuration } from './duration.js';
 import {
@@ -116,8 +116,8 @@ export interface GithubSettings {
   privateKey?: string;
   /** FORGE_API_URL: GitHub's REST API (GitHub Enterprise Server: https://<host>/api/v3) */
   apiUrl: string;
-  /** REPO_ALLOWLIST entries */
-  allowlist: string[];
+  /** REPO_ALLOWLIST entries by the tenant whose repositories they name (src/forge/tenant-repos.ts) */
+  allowlist: Map<string, string[]>;
   /** PUBLIC_URL: where people open pathgate (links in comments and statuses) */
   publicUrl?: string;
 }
@@ -518,7 +518,8 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
   {
     name: 'REPO_ALLOWLIST',
     default: 'unset (no writes)',
-    meaning: 'Repositories the app may write to: `owner/repo` and `owner/*`, comma separated.',
+    meaning:
+      "Each tenant's repositories, the only ones the app may write to for it: `owner/repo` and `owner/*` (default tenant), `<tenant>:owner/repo` and `<tenant>:owner/*`, comma separated; a repository belongs to one tenant.",
   },
   {
     name: 'PUBLIC_URL',
@@ -1168,7 +1169,7 @@ function readGithub(env: Env, problems: string[], read: Reader): GithubSettings 
   const privateKey = readSecret(env, 'PRIVATE_KEY', problems)?.replace(/\\n/g, '\n');
   const token = readSecret(env, 'FORGE_TOKEN', problems)?.trim() || undefined;
   const apiUrl = read('FORGE_API_URL', parseUrl, 'https://api.github.com/');
-  const allowlist = read('REPO_ALLOWLIST', (t) => RepoAllowlist.parse(t), [] as string[]);
+  const allowlist = read('REPO_ALLOWLIST', (t) => TenantRepos.parse(t), new Map<string, string[]>());
   const publicUrl = read<string | undefined>('PUBLIC_URL', parseUrl, undefined);
   if (privateKey !== undefined && !/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(privateKey))
     problems.push('PRIVATE_KEY is not a PEM private key');

@@ -1,5 +1,6 @@
-// REPO_ALLOWLIST: where the app may write (comments, statuses, branches, pull requests). Entries are exact
-// `owner/repo` or `owner/*`, case-insensitive as GitHub's names are. An empty list allows no real write.
+// One tenant's part of REPO_ALLOWLIST (src/forge/tenant-repos.ts holds every tenant's): where the app may
+// write for it (comments, statuses, branches, pull requests). Entries are exact `owner/repo` or `owner/*`,
+// case-insensitive as GitHub's names are. An empty list allows no real write.
 
 export class RepoAllowlist {
   private readonly repos = new Set<string>();

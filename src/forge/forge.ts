@@ -1,8 +1,8 @@
 // What the app asks of a forge, as one narrow interface: read and write pull-request comments, set a
-// commit status. Implementations: GitHub through an authenticated Octokit, a dry run that only logs, and
-// an allowlist guard in front of either (a write outside REPO_ALLOWLIST is refused and logged).
+// commit status. Implementations: GitHub through an authenticated Octokit, and a dry run that only logs;
+// the app hands either out only behind the tenant guard (src/forge/tenant-repos.ts): a call for a
+// repository outside the caller's tenant is refused, logged and audited.
 import type { Log } from '../log/logger.js';
-import type { RepoAllowlist } from './allowlist.js';
 
 export interface RepoRef {
   owner: string;
@@ -187,52 +187,5 @@ export function dryRunForge(log: Log): Forge {
   };
 }
 
+/** A forge call refused by the tenant guard (already logged and audited). */
 export class ForgeRefused extends Error {}
-
-/** Writes only to allowlisted repositories; reads pass. A refusal is logged with the slug and thrown. */
-export function allowlisted(inner: Forge, allowlist: RepoAllowlist, log: Log): Forge {
-  const guard = (repo: RepoRef, what: string) => {
-    const slug = `${repo.owner}/${repo.repo}`;
-    if (allowlist.allows(slug)) return;
-    log.warn(
-      { slug, write: what },
-      allowlist.empty
-        ? 'forge write refused: REPO_ALLOWLIST is empty'
-        : 'forge write refused: repository not in REPO_ALLOWLIST',
-    );
-    throw new ForgeRefused(`${slug} is not in REPO_ALLOWLIST`);
-  };
-  return {
-    listComments: (repo, issue) => inner.listComments(repo, issue),
-    async createComment(repo, issue, body) {
-      guard(repo, 'comment');
-      await inner.createComment(repo, issue, body);
-    },
-    async updateComment(repo, id, body) {
-      guard(repo, 'comment');
-      await inner.updateComment(repo, id, body);
-    },
-    async deleteComment(repo, id) {
-      guard(repo, 'comment');
-      await inner.deleteComment(repo, id);
-    },
-    async setStatus(repo, sha, status) {
-      guard(repo, 'status');
-      await inner.setStatus(repo, sha, status);
-    },
-    defaultBranch: (repo) => inner.defaultBranch(repo),
-    getFile: (repo, path, branch) => inner.getFile(repo, path, branch),
-    async createBranch(repo, name, sha) {
-      guard(repo, 'branch');
-      await inner.createBranch(repo, name, sha);
-    },
-    async putFile(repo, change) {
-      guard(repo, 'commit');
-      await inner.putFile(repo, change);
-    },
-    async createPullRequest(repo, pr) {
-      guard(repo, 'pull request');
-      return inner.createPullRequest(repo, pr);
-    },
-  };
-}

@@ -29,6 +29,7 @@ export const PROBLEMS = {
   conflict: { status: 409, title: 'Conflicts with the current state' },
   'payload-too-large': { status: 413, title: 'Request body exceeds the size limit' },
   'unsupported-media-type': { status: 415, title: 'Unsupported content type' },
+  'fix-refused': { status: 422, title: 'The fix cannot be generated from the values the graph holds' },
   'too-many-requests': { status: 429, title: 'Too many requests' },
   internal: { status: 500, title: 'Internal error' },
   unavailable: { status: 503, title: 'Service unavailable', retryAfter: 5 },

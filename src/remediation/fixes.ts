@@ -12,10 +12,13 @@
 //   `privileged`, `hostPID`, `hostNetwork`, `hostIPC` and gains a restrictive securityContext.
 // - `deny-escalation`: the route escalates through an IAM role's primitives (CAN_ESCALATE_TO): a Terraform
 //   file adds an explicit Deny of those actions to the role (the role's `repo_slug` names the repository).
-// Fix ids are stable for a path as long as the graph says the same: `fx-<kind>-<n>`.
+// Fix ids are stable for a path as long as the graph says the same: `fx-<kind>-<n>`. Every value a fix
+// writes (package names, versions, roles, buckets, paths, the repository) passes its grammar first
+// (safe-values.ts); a fix with a value that does not is refused, keeps its id, and says why.
 import { isMap, isSeq, parseAllDocuments, type Document, type YAMLMap } from 'yaml';
 import type { TenantGraph } from '../graph/model.js';
 import { routeNodes, type PathRecord } from '../paths/path-store.js';
+import * as safe from './safe-values.js';
 
 export interface FileChange {
   path: string;
@@ -30,17 +33,46 @@ export interface Fix {
   kind:
     'upgrade-dependency' | 'block-public-access' | 'bump-base-image' | 'harden-workload' | 'deny-escalation';
   title: string;
-  /** what the pull request body explains: the hop it cuts and why */
+  /** what the pull request body explains, in Markdown (every value in it escaped): the hop it cuts and why */
   explanation: string;
+  /** the hop it cuts, by node name (`from` unknown for a fix to what the workload runs) */
+  cuts: { from?: string; into: string };
   repo: string;
   branch: string;
   changes: FileChange[];
 }
 
+/** A fix the route would have had, refused because a value it would write fails its grammar. */
+export interface RefusedFix {
+  id: string;
+  kind: Fix['kind'];
+  /** why, naming the value */
+  reason: string;
+  cuts: Fix['cuts'];
+}
+
 export function fixesFor(record: PathRecord, graph: TenantGraph): Fix[] {
+  return planFixes(record, graph).fixes;
+}
+
+/** The fixes of a path, and those refused (with the reason) for a value no grammar accepts. */
+export function planFixes(record: PathRecord, graph: TenantGraph): { fixes: Fix[]; refused: RefusedFix[] } {
   const fixes: Fix[] = [];
+  const refused: RefusedFix[] = [];
+  /** the next fix's id; a refused fix takes its number too, so the others' ids do not move */
+  const nextId = (kind: Fix['kind']) => `fx-${kind}-${fixes.length + refused.length + 1}`;
+  /** Adds the fix unless a check refused one of its values (or its repository). */
+  const offer = (fix: Omit<Fix, 'id'>, refusal: safe.Refusal) => {
+    const id = nextId(fix.kind);
+    const reason = safe.firstRefusal(refusal, safe.repoSlug(fix.repo));
+    if (reason) refused.push({ id, kind: fix.kind, reason, cuts: fix.cuts });
+    else fixes.push({ id, ...fix });
+  };
   const nodes = routeNodes(record);
-  const route = nodes.map((n) => n.name).join(' → ');
+  const code = safe.markdownCode;
+  const text = safe.markdownText;
+  const route = nodes.map((n) => code(n.name)).join(' → ');
+  const scored = `(score ${record.score.toFixed(3)}, ${record.priority})`;
   for (const workload of nodes.filter((n) => n.label === 'Service' && graph.hasNode(n.id))) {
     graph.forEachOutEdge(workload.id, (_k, dep, _s, imageId, _sa, image) => {
       if (dep.type !== 'DEPENDS_ON' || image.label !== 'Image') return;
@@ -62,42 +94,60 @@ export function fixesFor(record: PathRecord, graph: TenantGraph): Fix[] {
         const name = typeof library.props.package === 'string' ? library.props.package : undefined;
         const ecosystem = library.props.ecosystem;
         if (!upgrade || !name || (ecosystem !== 'npm' && ecosystem !== 'pypi')) return;
-        fixes.push({
-          id: `fx-upgrade-dependency-${fixes.length + 1}`,
-          kind: 'upgrade-dependency',
-          title: `Upgrade ${name} to ${upgrade.fixed} (${upgrade.cve})`,
-          explanation:
-            `${upgrade.cve} in ${name} ${library.props.version ?? ''} makes the hop into \`${workload.name}\` likelier ` +
-            `on the attack path ${route} (score ${record.score.toFixed(3)}, ${record.priority}). ` +
-            `Upgrading to ${upgrade.fixed} removes it from the image.`,
-          repo,
-          branch: `pathgate/upgrade-${slugify(name)}-${upgrade.fixed}`,
-          changes: [
-            ecosystem === 'npm'
-              ? { path: 'package.json', apply: (c) => bumpPackageJson(c, name, upgrade.fixed) }
-              : { path: 'requirements.txt', apply: (c) => bumpRequirements(c, name, upgrade.fixed) },
-          ],
-        });
+        const refusal =
+          ecosystem === 'npm'
+            ? safe.firstRefusal(safe.npmName(name), safe.npmVersion(upgrade.fixed))
+            : safe.firstRefusal(safe.pypiName(name), safe.pypiVersion(upgrade.fixed));
+        const current = typeof library.props.version === 'string' ? ` ${text(library.props.version)}` : '';
+        offer(
+          {
+            kind: 'upgrade-dependency',
+            title: `Upgrade ${name} to ${upgrade.fixed} (${upgrade.cve})`,
+            explanation:
+              `${text(upgrade.cve)} in ${code(name)}${current} makes the hop into ${code(workload.name)} likelier ` +
+              `on the attack path ${route} ${scored}. Upgrading to ${code(upgrade.fixed)} removes it from the image.`,
+            cuts: { into: workload.name },
+            repo,
+            branch: `pathgate/upgrade-${slugify(name)}-${slugify(upgrade.fixed)}`,
+            changes: [
+              ecosystem === 'npm'
+                ? { path: 'package.json', apply: (c) => bumpPackageJson(c, name, upgrade.fixed) }
+                : { path: 'requirements.txt', apply: (c) => bumpRequirements(c, name, upgrade.fixed) },
+            ],
+          },
+          refusal,
+        );
       });
       if (osPatches.length) {
         const os = typeof image.props.os === 'string' ? image.props.os.toLowerCase() : '';
         const worst = osPatches[0];
-        fixes.push({
-          id: `fx-bump-base-image-${fixes.length + 1}`,
-          kind: 'bump-base-image',
-          title: `Rebuild ${image.name} on a patched base (${osPatches
-            .map((p) => p.cve)
-            .slice(0, 3)
-            .join(', ')})`,
-          explanation:
-            `The base image of \`${image.name}\` (${os || 'its distribution'}) carries ${osPatches.length} package CVE(s) with ` +
-            `fixed versions (${worst.cve} in ${worst.name}, fixed in ${worst.fixed}), which make the hop into ` +
-            `\`${workload.name}\` likelier on the attack path ${route} (score ${record.score.toFixed(3)}, ${record.priority}). ` +
-            'The Dockerfile rebuilds on the current base of its tag and upgrades those packages.',
-          repo,
-          branch: `pathgate/patch-base-${slugify(image.name)}`,
-          changes: [{ path: 'Dockerfile', apply: (c) => bumpBaseImage(c, os, osPatches) }],
-        });
+        // One package the distribution's grammar refuses refuses the whole rebuild: its names go into `RUN`.
+        const family = safe.osFamily(os);
+        const refusal = safe.firstRefusal(
+          ...osPatches.flatMap((p) => [
+            safe.osPackageName(family, p.name),
+            safe.osPackageVersion(family, p.fixed),
+          ]),
+        );
+        offer(
+          {
+            kind: 'bump-base-image',
+            title: `Rebuild ${image.name} on a patched base (${osPatches
+              .map((p) => p.cve)
+              .slice(0, 3)
+              .join(', ')})`,
+            explanation:
+              `The base image of ${code(image.name)} (${text(os || 'its distribution')}) carries ${osPatches.length} package CVE(s) with ` +
+              `fixed versions (${text(worst.cve)} in ${code(worst.name)}, fixed in ${code(worst.fixed)}), which make the hop into ` +
+              `${code(workload.name)} likelier on the attack path ${route} ${scored}. ` +
+              'The Dockerfile rebuilds on the current base of its tag and upgrades those packages.',
+            cuts: { into: workload.name },
+            repo,
+            branch: `pathgate/patch-base-${slugify(image.name)}`,
+            changes: [{ path: 'Dockerfile', apply: (c) => bumpBaseImage(c, os, osPatches) }],
+          },
+          refusal,
+        );
       }
     });
   }
@@ -121,20 +171,26 @@ export function fixesFor(record: PathRecord, graph: TenantGraph): Fix[] {
       'k8s/deployment.yaml',
       'deploy/deployment.yaml',
     ];
-    fixes.push({
-      id: `fx-harden-workload-${fixes.length + 1}`,
-      kind: 'harden-workload',
-      title: `Harden ${name}: no privileged container, restricted securityContext`,
-      explanation:
-        `\`${node.name}\` can escape its container to \`${next.name}\` (T1611) on the attack path ${route} ` +
-        `(score ${record.score.toFixed(3)}, ${record.priority}). Its manifest drops privileged mode and host namespaces ` +
-        'and runs as non-root without privilege escalation and with every capability dropped.',
-      repo,
-      branch: `pathgate/harden-${slugify(name)}`,
-      changes: [
-        { path: candidates[0], alternatives: candidates.slice(1), apply: (c) => hardenManifest(c, name) },
-      ],
-    });
+    offer(
+      {
+        kind: 'harden-workload',
+        title: `Harden ${name}: no privileged container, restricted securityContext`,
+        explanation:
+          `${code(node.name)} can escape its container to ${code(next.name)} (T1611) on the attack path ${route} ` +
+          `${scored}. Its manifest drops privileged mode and host namespaces ` +
+          'and runs as non-root without privilege escalation and with every capability dropped.',
+        cuts: { from: node.name, into: next.name },
+        repo,
+        branch: `pathgate/harden-${slugify(name)}`,
+        changes: [
+          { path: candidates[0], alternatives: candidates.slice(1), apply: (c) => hardenManifest(c, name) },
+        ],
+      },
+      safe.firstRefusal(
+        safe.kubernetesName(name),
+        manifest === undefined ? undefined : safe.repoFilePath(manifest),
+      ),
+    );
   }
   // An IAM role's escalation primitives on the route: deny them to the role.
   for (const [i, node] of nodes.entries()) {
@@ -153,81 +209,89 @@ export function fixesFor(record: PathRecord, graph: TenantGraph): Fix[] {
     if (!actions.size) continue;
     const role = node.name.split('/').pop()!;
     const resource = slugify(role).replace(/[-.]/g, '_');
-    fixes.push({
-      id: `fx-deny-escalation-${fixes.length + 1}`,
-      kind: 'deny-escalation',
-      title: `Deny ${[...actions].sort().join(', ')} to ${role}`,
-      explanation:
-        `\`${role}\` may escalate to \`${next.name}\` with ${[...actions].sort().join(', ')} on the attack path ${route} ` +
-        `(score ${record.score.toFixed(3)}, ${record.priority}). An explicit Deny removes the grant whatever its ` +
-        'allowing policies say; check that nothing the role runs needs those actions.',
-      repo,
-      branch: `pathgate/deny-escalation-${slugify(role)}`,
-      changes: [
-        {
-          path: `pathgate/${slugify(role)}-deny-escalation.tf`,
-          apply: (current) =>
-            current ??
-            [
-              `# Added by pathgate: removes ${role}'s escalation to ${next.name}.`,
-              `resource "aws_iam_role_policy" "pathgate_deny_escalation_${resource}" {`,
-              `  name = "pathgate-deny-escalation"`,
-              `  role = "${role}"`,
-              '  policy = jsonencode({',
-              '    Version = "2012-10-17"',
-              '    Statement = [{',
-              '      Effect   = "Deny"',
-              `      Action   = [${[...actions]
-                .sort()
-                .map((a) => `"${a}"`)
-                .join(', ')}]`,
-              '      Resource = "*"',
-              '    }]',
-              '  })',
-              '}',
-              '',
-            ].join('\n'),
-        },
-      ],
-    });
+    offer(
+      {
+        kind: 'deny-escalation',
+        title: `Deny ${[...actions].sort().join(', ')} to ${role}`,
+        explanation:
+          `${code(role)} may escalate to ${code(next.name)} with ${[...actions].sort().map(code).join(', ')} on the attack path ${route} ` +
+          `${scored}. An explicit Deny removes the grant whatever its ` +
+          'allowing policies say; check that nothing the role runs needs those actions.',
+        cuts: { from: node.name, into: next.name },
+        repo,
+        branch: `pathgate/deny-escalation-${slugify(role)}`,
+        changes: [
+          {
+            path: `pathgate/${slugify(role)}-deny-escalation.tf`,
+            apply: (current) =>
+              current ??
+              [
+                `# Added by pathgate: removes ${role}'s escalation to ${safe.plainLine(next.name)}.`,
+                `resource "aws_iam_role_policy" "pathgate_deny_escalation_${resource}" {`,
+                `  name = "pathgate-deny-escalation"`,
+                `  role = "${role}"`,
+                '  policy = jsonencode({',
+                '    Version = "2012-10-17"',
+                '    Statement = [{',
+                '      Effect   = "Deny"',
+                `      Action   = [${[...actions]
+                  .sort()
+                  .map((a) => `"${a}"`)
+                  .join(', ')}]`,
+                '      Resource = "*"',
+                '    }]',
+                '  })',
+                '}',
+                '',
+              ].join('\n'),
+          },
+        ],
+      },
+      safe.iamRoleName(role),
+    );
   }
   const target = nodes.at(-1)!;
   if (target.label === 'Bucket' && graph.hasNode(target.id)) {
     const props = graph.getNodeAttribute(target.id, 'props');
     const repo = typeof props.repo_slug === 'string' ? props.repo_slug : undefined;
     if (repo && props.public_access === true) {
+      // Bucket nodes are named `<account>/<bucket>` when the account is known: the resource takes the bucket.
+      const bucket = target.name.split('/').pop()!;
       const resource = slugify(target.name).replace(/-/g, '_');
-      fixes.push({
-        id: `fx-block-public-access-${fixes.length + 1}`,
-        kind: 'block-public-access',
-        title: `Block public access to ${target.name}`,
-        explanation:
-          `The bucket \`${target.name}\` is readable by anyone: the attack path ${route} is direct access ` +
-          `(${record.priority}). An S3 public access block closes it; check nothing public relies on it.`,
-        repo,
-        branch: `pathgate/block-public-access-${slugify(target.name)}`,
-        changes: [
-          {
-            path: `pathgate/${slugify(target.name)}-public-access-block.tf`,
-            apply: (current) =>
-              current ??
-              [
-                `# Added by pathgate: closes the direct-access attack path to ${target.name}.`,
-                `resource "aws_s3_bucket_public_access_block" "${resource}" {`,
-                `  bucket                  = "${target.name}"`,
-                '  block_public_acls       = true',
-                '  block_public_policy     = true',
-                '  ignore_public_acls      = true',
-                '  restrict_public_buckets = true',
-                '}',
-                '',
-              ].join('\n'),
-          },
-        ],
-      });
+      offer(
+        {
+          kind: 'block-public-access',
+          title: `Block public access to ${target.name}`,
+          explanation:
+            `The bucket ${code(target.name)} is readable by anyone: the attack path ${route} is direct access ` +
+            `(${record.priority}). An S3 public access block closes it; check nothing public relies on it.`,
+          cuts: { into: target.name },
+          repo,
+          branch: `pathgate/block-public-access-${slugify(target.name)}`,
+          changes: [
+            {
+              path: `pathgate/${slugify(target.name)}-public-access-block.tf`,
+              apply: (current) =>
+                current ??
+                [
+                  `# Added by pathgate: closes the direct-access attack path to ${bucket}.`,
+                  `resource "aws_s3_bucket_public_access_block" "${resource}" {`,
+                  `  bucket                  = "${bucket}"`,
+                  '  block_public_acls       = true',
+                  '  block_public_policy     = true',
+                  '  ignore_public_acls      = true',
+                  '  restrict_public_buckets = true',
+                  '}',
+                  '',
+                ].join('\n'),
+            },
+          ],
+        },
+        safe.bucketName(bucket),
+      );
     }
   }
-  return fixes;
+  return { fixes, refused };
 }
 
 /** The repository of the image a workload runs (Service DEPENDS_ON Image BUILT_FROM Repository). */

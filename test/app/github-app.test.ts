@@ -633,6 +633,6 @@ describe('the GitHub app', () => {
       base: 'main',
       title: 'Upgrade lodash to 4.17.21 (CVE-2021-23337)',
     });
-    expect(pull.body.body).toMatch(/shop-alb → checkout → orders/);
+    expect(pull.body.body).toContain('`shop-alb` → `checkout` → `orders`');
   });
 });
