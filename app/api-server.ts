@@ -49,6 +49,8 @@ export interface ApiServerDeps {
   ticketWebhookUrl?: string;
   /** heavy analyses: SEED_IAM_USERS, ATTACKER_PROFILE_PRIORS, slots (app/graphql/analyses.ts) */
   analyses?: AnalysisService;
+  /** ANALYSIS_DEADLINE, for the analyses this listener builds when none is given */
+  analysisDeadlineMs?: number;
 }
 
 export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
@@ -160,12 +162,25 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
     // The in-browser playground only when nothing needs protecting.
     graphiql: !authOn,
     ...limitOptions(limits, { introspection: limits.introspection ?? !authOn }),
-    context: (request): GraphqlContext => {
-      analyses ??= deps.analyses ?? new AnalysisService({ seedIamUsers: false }, deps.metrics);
+    // GRAPHQL_MAX_BODY_BYTES: a body is refused while it is read, before JSON parsing (app/plugins/http-base.ts).
+    additionalRouteOptions: {
+      bodyLimit: limits.maxBodyBytes,
+      config: { bodyLimitSetting: 'GRAPHQL_MAX_BODY_BYTES' },
+    },
+    context: (request, reply): GraphqlContext => {
+      analyses ??=
+        deps.analyses ??
+        new AnalysisService({ seedIamUsers: false, deadlineMs: deps.analysisDeadlineMs }, deps.metrics);
       // Views reach the audit log once the answer is complete (a limit may still stop it).
       const answer = new AnswerBudget(limits.maxPaths);
       const audit = deps.audit;
+      // The connection closing before the answer is written: the client went away, its analyses stop.
+      const gone = new AbortController();
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) gone.abort();
+      });
       return {
+        signal: gone.signal,
         engine: deps.engine,
         governance: deps.governance,
         analyses,

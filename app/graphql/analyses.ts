@@ -280,7 +280,7 @@ function checkIterations(iterations: number): void {
 async function heavy<T>(
   ctx: Context,
   field: string,
-  task: (state: TenantState, g: CompiledGraph) => T | Promise<T>,
+  task: (state: TenantState, g: CompiledGraph, signal: AbortSignal) => T | Promise<T>,
 ) {
   const analyses = service(ctx);
   ctx.heavyUsed = (ctx.heavyUsed ?? 0) + 1;
@@ -297,7 +297,11 @@ async function heavy<T>(
     );
   const state = ctx.engine.tenant(ctx.tenant);
   if (!state) return null;
-  return analyses.run(() => task(state, analyses.compiled(state)));
+  // Fair turns per tenant; stopped (worker and all) when the client goes away or ANALYSIS_DEADLINE passes.
+  return analyses.run((signal) => task(state, analyses.compiled(state), signal), {
+    tenant: ctx.tenant,
+    signal: ctx.signal,
+  });
 }
 
 function riskView(sim: RiskSimulation, g: CompiledGraph) {
@@ -377,9 +381,9 @@ export function createAnalysisResolvers() {
     Query: {
       riskSimulation: (_: unknown, args: { iterations: number; seed: number }, ctx: Context) => {
         checkIterations(args.iterations);
-        return heavy(ctx, 'riskSimulation', async (_state, g) => {
+        return heavy(ctx, 'riskSimulation', async (_state, g, signal) => {
           const task = { kind: 'risk' as const, ...args, profiles: service(ctx).profiles };
-          return riskView((await service(ctx).compute(g, task)) as RiskSimulation, g);
+          return riskView((await service(ctx).compute(g, task, signal)) as RiskSimulation, g);
         });
       },
       whatIf: (
@@ -389,7 +393,7 @@ export function createAnalysisResolvers() {
       ) => {
         checkIterations(args.iterations);
         if (!args.cuts.length) invalid('cuts must name at least one hop');
-        return heavy(ctx, 'whatIf', async (_state, g) => {
+        return heavy(ctx, 'whatIf', async (_state, g, signal) => {
           let changes;
           try {
             changes = resolveSelectors(g, args.cuts);
@@ -398,7 +402,7 @@ export function createAnalysisResolvers() {
             throw error;
           }
           const task = { kind: 'whatIf' as const, changes, iterations: args.iterations, seed: args.seed };
-          const result = (await service(ctx).compute(g, task)) as WhatIfResult;
+          const result = (await service(ctx).compute(g, task, signal)) as WhatIfResult;
           const summary = (sim: RiskSimulation) => ({
             anyCompromiseProbability: sim.anyCompromiseProbability,
             expectedCompromised: sim.expectedCompromised,
@@ -446,7 +450,7 @@ export function createAnalysisResolvers() {
         });
       },
       remediationPlan: (_: unknown, args: { title?: string | null }, ctx: Context) =>
-        heavy(ctx, 'remediationPlan', async (state, g) => {
+        heavy(ctx, 'remediationPlan', async (state, g, signal) => {
           // Suppressed paths are not critical (DECISIONS.md "critical"): the plan leaves them be.
           const suppressed: string[] = [];
           for (const record of state.paths.open()) {
@@ -456,7 +460,7 @@ export function createAnalysisResolvers() {
             if (start >= 0 && target >= 0) suppressed.push(`${start}>${target}`);
           }
           const task = { kind: 'plan' as const, p1: state.paths.priorityThresholds.p1, suppressed };
-          const plan = (await service(ctx).compute(g, task)) as RemediationPlan;
+          const plan = (await service(ctx).compute(g, task, signal)) as RemediationPlan;
           const wanted = args.title?.toLowerCase();
           return plan.items
             .map((item, i) => {
@@ -486,14 +490,14 @@ export function createAnalysisResolvers() {
       kShortestPaths: (_: unknown, args: { target: string; k: number }, ctx: Context) => {
         if (!Number.isInteger(args.k) || args.k < 1 || args.k > MAX_K)
           invalid(`k must be from 1 to ${MAX_K}, got ${args.k}`);
-        return heavy(ctx, 'kShortestPaths', async (_state, g) => {
+        return heavy(ctx, 'kShortestPaths', async (_state, g, signal) => {
           const targets = resolveNode(g, args.target).filter((i) => g.targets.includes(i));
           if (!targets.length)
             invalid(
               `target ${JSON.stringify(args.target)} names no crown jewel (by id or name) in this tenant`,
             );
           const task = { kind: 'kShortest' as const, targets, k: args.k };
-          const routes = (await service(ctx).compute(g, task)) as RankedRoute[];
+          const routes = (await service(ctx).compute(g, task, signal)) as RankedRoute[];
           ctx.answer?.takePaths(routes.length);
           ctx.onGraphView?.([...new Set(routes.map((r) => pairId(g, r.nodes[0], r.nodes.at(-1)!)))]);
           return routes.map((r, i) => ({

@@ -29,6 +29,8 @@ export interface GraphqlContext {
   analyses?: AnalysisService;
   /** GRAPHQL_MAX_PATHS: the path records this request's answer may still carry (app/graphql/limits.ts) */
   answer?: AnswerBudget;
+  /** Aborts when the client goes away before its answer: heavy analyses stop (app/graphql/analyses.ts) */
+  signal?: AbortSignal;
 }
 
 /** The tenant's open (or all) paths this principal may see: app-scoped credentials see their apps' only. */
