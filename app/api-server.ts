@@ -27,6 +27,7 @@ import { AnalysisService } from '../src/analysis/analysis-service.js';
 import { SCHEMA_SDL } from './graphql/schema.js';
 import { AnswerBudget, limitOptions, registerLimitHooks } from './graphql/limits.js';
 import { unreadableReportHandler } from './gate-body.js';
+import { registerGraphiql } from './graphql/graphiql.js';
 
 export interface ApiServerDeps {
   engine: Engine;
@@ -159,8 +160,8 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
   void app.register(mercurius, {
     schema: SCHEMA_SDL,
     resolvers: createResolvers() as never,
-    // The in-browser playground only when nothing needs protecting.
-    graphiql: !authOn,
+    // GraphiQL is served from bundled assets (app/graphiql/graphiql.ts), not mercurius' CDN page.
+    graphiql: false,
     ...limitOptions(limits, { introspection: limits.introspection ?? !authOn }),
     // GRAPHQL_MAX_BODY_BYTES: a body is refused while it is read, before JSON parsing (app/plugins/http-base.ts).
     additionalRouteOptions: {
@@ -194,6 +195,7 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
     },
   });
   void app.register(async () => registerLimitHooks(app, limits));
+  registerGraphiql(app, { authRequired: authOn });
   return app;
 }
 
