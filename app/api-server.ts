@@ -25,9 +25,10 @@ import { createHttpApp } from './plugins/http-base.js';
 import { createResolvers, type GraphqlContext } from './graphql/resolvers.js';
 import { AnalysisService } from '../src/analysis/analysis-service.js';
 import { SCHEMA_SDL } from './graphql/schema.js';
-import { AnswerBudget, limitOptions, registerLimitHooks } from './graphql/limits.js';
+import { AnswerBudget, checkRequestShape, limitOptions, registerLimitHooks } from './graphql/limits.js';
 import { unreadableReportHandler } from './gate-body.js';
 import { registerGraphiql } from './graphql/graphiql.js';
+import { presentFloats } from './graphql/numbers.js';
 
 export interface ApiServerDeps {
   engine: Engine;
@@ -167,6 +168,11 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
     additionalRouteOptions: {
       bodyLimit: limits.maxBodyBytes,
       config: { bodyLimitSetting: 'GRAPHQL_MAX_BODY_BYTES' },
+      // A body that is JSON but no GraphQL request is a 400 problem naming what is wrong.
+      preValidation: async (request: FastifyRequest) => {
+        if (request.method === 'POST' && request.headers['content-type']?.includes('json'))
+          checkRequestShape(request.body);
+      },
     },
     context: (request, reply): GraphqlContext => {
       analyses ??=
@@ -194,7 +200,11 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
       };
     },
   });
-  void app.register(async () => registerLimitHooks(app, limits));
+  void app.register(async () => {
+    registerLimitHooks(app, limits);
+    // Probabilities in [0, 1], percentages in [0, 100], no float noise (app/graphql/numbers.ts).
+    presentFloats(app.graphql.schema);
+  });
   registerGraphiql(app, { authRequired: authOn });
   return app;
 }

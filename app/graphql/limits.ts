@@ -48,7 +48,7 @@ import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import type { GraphqlLimits } from '../../src/config/settings.js';
 import { ProblemError } from '../../src/http/problems.js';
-import type { GraphqlContext } from './resolvers.js';
+import { CONNECTION_PAGE, type GraphqlContext } from './resolvers.js';
 import { AnalysisBusyError, AnalysisDeadlineError } from '../../src/analysis/analysis-service.js';
 import { TREND_LIMIT } from '../../src/paths/history.js';
 
@@ -263,6 +263,13 @@ function estimator(schema: GraphQLSchema, limits: GraphqlLimits): (tally: Tally)
       }
       // A heavy analysis is priced for its work as well as its answer (at most 20 run per request anyway).
       const work = type.name === 'Query' && HEAVY_FIELD_NAMES.has(field.name) ? HEAVY_FIELD_COST : 0;
+      // A connection's edges are priced as one entry here and multiplied by the page where it is asked for.
+      if (type.name === 'Query' && field.name === 'attackPathsConnection')
+        return (
+          1 +
+          attackPathsLength(context as GraphqlContext, { first: CONNECTION_PAGE, ...args }) * childComplexity
+        );
+      if (type.name === 'AttackPathConnection' && field.name === 'edges') return 1 + childComplexity;
       if (!isListType(getNullableType(field.type))) return work + 1 + childComplexity;
       const key = `${type.name}.${field.name}`;
       let length: number;
@@ -411,6 +418,44 @@ export class AnswerBudget {
 }
 
 /** A limit error behind GraphQL's wrapping, if any: thrown from validation, a hook or a resolver. */
+/** Problems of the body as the listener read it (app/plugins/http-base.ts). */
+const BODY_PROBLEMS = new Set([
+  'malformed-json',
+  'nesting-too-deep',
+  'payload-too-large',
+  'unsupported-media-type',
+  'invalid-payload',
+]);
+
+/** A POST /graphql body that is JSON but not a GraphQL request: 400 `invalid-payload` naming the pointer. */
+export class RequestShapeError extends ProblemError {
+  constructor(pointer: string, expected: string, value: unknown) {
+    const shown = value === undefined ? 'nothing' : JSON.stringify(value)?.slice(0, 80);
+    super(
+      'invalid-payload',
+      `${pointer || 'the body'} must be ${expected} (a GraphQL request: {"query": "...", "variables": {...}, "operationName": "..."}), got ${shown}`,
+      { errors: [{ pointer, detail: `must be ${expected}`, value }] },
+    );
+  }
+}
+
+/**
+ * The body of POST /graphql: an object with `query` a string, `variables` an object and `operationName` a
+ * string (either may be null or absent), checked before mercurius reads it (a number in `query` reached
+ * the executor and answered 200 with an internal message).
+ */
+export function checkRequestShape(body: unknown): void {
+  const kind = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
+  if (kind(body) !== 'object') throw new RequestShapeError('', 'a JSON object', body);
+  const { query, variables, operationName } = body as Record<string, unknown>;
+  if (typeof query !== 'string' || query.trim() === '')
+    throw new RequestShapeError('/query', 'a non-empty string holding a GraphQL document', query);
+  if (variables !== undefined && variables !== null && kind(variables) !== 'object')
+    throw new RequestShapeError('/variables', 'an object (or null)', variables);
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string')
+    throw new RequestShapeError('/operationName', 'a string (or null)', operationName);
+}
+
 /** fastify's own refusals of a body (content type, JSON syntax, size): the listener answers them as problems. */
 function isBodyError(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;
@@ -421,11 +466,12 @@ function limitError(errors: readonly GraphQLError[]): Error | undefined {
   for (const error of errors) {
     const original: unknown = error.originalError;
     // Heavy analyses at capacity or past their deadline answer the whole request, as any limit does; so
-    // does a body the listener refused (too large, not JSON), which never reached GraphQL.
-    if (original instanceof ProblemError && !(original instanceof GraphQLError)) {
+    // does a body the listener refused (too large, not JSON, not a GraphQL request), which never reached
+    // GraphQL. Resolvers' own problems (a bad cursor, say) stay GraphQL errors.
+    if (original instanceof ProblemError) {
       if (original instanceof QueryLimitError || original instanceof AnalysisBusyError) return original;
-      if (original instanceof AnalysisDeadlineError) return original;
-      if (original.problem.status === 413 || original.problem.type.endsWith(':malformed-json'))
+      if (original instanceof AnalysisDeadlineError || original instanceof RequestShapeError) return original;
+      if (BODY_PROBLEMS.has(original.problem.type.slice(original.problem.type.lastIndexOf(':') + 1)))
         return original;
     }
     if (isBodyError(original)) return original as Error;
