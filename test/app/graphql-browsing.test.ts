@@ -54,6 +54,35 @@ describe('attackPathsConnection on the demo estate', () => {
     });
   });
 
+  it('is priced by its page: GRAPHQL_MAX_COST counts first (or 100) edges, not the whole listing', async () => {
+    const tight = await makeService({ GRAPHQL_MAX_COST: '10' });
+    try {
+      await loadDemo(tight);
+      await tight.settle();
+      const actual = async (first: number) => {
+        const response = await tight.apiApp.inject({
+          method: 'POST',
+          url: '/graphql',
+          headers: { 'content-type': 'application/json' },
+          payload: JSON.stringify({
+            query: `{ attackPathsConnection(first: ${first}) { edges { cursor node { id } } } }`,
+          }),
+        });
+        expect(response.json()).toMatchObject({ status: 400, limit: 'GRAPHQL_MAX_COST' });
+        return response.json().actual as number;
+      };
+      // One for the connection, then per edge: the entry, its cursor, the node and its id.
+      expect(await actual(3)).toBe(1 + 4 * 3);
+      expect(await actual(4)).toBe(1 + 4 * 4);
+      const { attackPathsConnection } = await tight.graphql(
+        '{ attackPathsConnection(first: 2) { edges { cursor node { id } } } }',
+      );
+      expect(attackPathsConnection.edges).toHaveLength(2);
+    } finally {
+      await tight.dispose();
+    }
+  });
+
   it('marks attackPaths deprecated in introspection, with the replacement named', async () => {
     const { __type } = await svc.graphql(
       '{ __type(name: "Query") { fields(includeDeprecated: true) { name isDeprecated deprecationReason } } }',
