@@ -25,10 +25,12 @@ import { createHttpApp } from './plugins/http-base.js';
 import { createResolvers, type GraphqlContext } from './graphql/resolvers.js';
 import { AnalysisService } from '../src/analysis/analysis-service.js';
 import { SCHEMA_SDL } from './graphql/schema.js';
-import { AnswerBudget, limitOptions, registerLimitHooks } from './graphql/limits.js';
+import { AnswerBudget, checkRequestShape, limitOptions, registerLimitHooks } from './graphql/limits.js';
 import { unreadableReportHandler } from './gate-body.js';
 import { answerHealth } from './routes/healthz.js';
 import { registerAuthConfigRoute } from './routes/auth-config.js';
+import { registerGraphiql } from './graphql/graphiql.js';
+import { presentFloats } from './graphql/numbers.js';
 
 export interface ApiServerDeps {
   engine: Engine;
@@ -51,6 +53,8 @@ export interface ApiServerDeps {
   ticketWebhookUrl?: string;
   /** heavy analyses: SEED_IAM_USERS, ATTACKER_PROFILE_PRIORS, slots (app/graphql/analyses.ts) */
   analyses?: AnalysisService;
+  /** ANALYSIS_DEADLINE, for the analyses this listener builds when none is given */
+  analysisDeadlineMs?: number;
 }
 
 export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
@@ -142,15 +146,33 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
   void app.register(mercurius, {
     schema: SCHEMA_SDL,
     resolvers: createResolvers() as never,
-    // The in-browser playground only when nothing needs protecting.
-    graphiql: !authOn,
+    // GraphiQL is served from bundled assets (app/graphiql/graphiql.ts), not mercurius' CDN page.
+    graphiql: false,
     ...limitOptions(limits, { introspection: limits.introspection ?? !authOn }),
-    context: (request): GraphqlContext => {
-      analyses ??= deps.analyses ?? new AnalysisService({ seedIamUsers: false }, deps.metrics);
+    // GRAPHQL_MAX_BODY_BYTES: a body is refused while it is read, before JSON parsing (app/plugins/http-base.ts).
+    additionalRouteOptions: {
+      bodyLimit: limits.maxBodyBytes,
+      config: { bodyLimitSetting: 'GRAPHQL_MAX_BODY_BYTES' },
+      // A body that is JSON but no GraphQL request is a 400 problem naming what is wrong.
+      preValidation: async (request: FastifyRequest) => {
+        if (request.method === 'POST' && request.headers['content-type']?.includes('json'))
+          checkRequestShape(request.body);
+      },
+    },
+    context: (request, reply): GraphqlContext => {
+      analyses ??=
+        deps.analyses ??
+        new AnalysisService({ seedIamUsers: false, deadlineMs: deps.analysisDeadlineMs }, deps.metrics);
       // Views reach the audit log once the answer is complete (a limit may still stop it).
       const answer = new AnswerBudget(limits.maxPaths);
       const audit = deps.audit;
+      // The connection closing before the answer is written: the client went away, its analyses stop.
+      const gone = new AbortController();
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) gone.abort();
+      });
       return {
+        signal: gone.signal,
         engine: deps.engine,
         governance: deps.governance,
         analyses,
@@ -163,7 +185,12 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
       };
     },
   });
-  void app.register(async () => registerLimitHooks(app, limits));
+  void app.register(async () => {
+    registerLimitHooks(app, limits);
+    // Probabilities in [0, 1], percentages in [0, 100], no float noise (app/graphql/numbers.ts).
+    presentFloats(app.graphql.schema);
+  });
+  registerGraphiql(app, { authRequired: authOn });
   return app;
 }
 

@@ -257,7 +257,11 @@ export async function buildService(options: {
     governance,
     ticketWebhookUrl: settings.ticketWebhookUrl,
     analyses: new AnalysisService(
-      { seedIamUsers: settings.seedIamUsers, profilePriors: settings.attackerProfilePriors },
+      {
+        seedIamUsers: settings.seedIamUsers,
+        profilePriors: settings.attackerProfilePriors,
+        deadlineMs: settings.analysisDeadlineMs,
+      },
       metrics,
     ),
   });

@@ -22,6 +22,7 @@
 import type { FastifyInstance } from 'fastify';
 import {
   GraphQLError,
+  Kind,
   Lexer,
   NoSchemaIntrospectionCustomRule,
   Source,
@@ -34,6 +35,7 @@ import {
   isEnumType,
   isInterfaceType,
   isUnionType,
+  getOperationAST,
   type DocumentNode,
   type GraphQLSchema,
   type ValidationContext,
@@ -46,8 +48,8 @@ import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import type { GraphqlLimits } from '../../src/config/settings.js';
 import { ProblemError } from '../../src/http/problems.js';
-import type { GraphqlContext } from './resolvers.js';
-import { AnalysisBusyError } from '../../src/analysis/analysis-service.js';
+import { CONNECTION_PAGE, type GraphqlContext } from './resolvers.js';
+import { AnalysisBusyError, AnalysisDeadlineError } from '../../src/analysis/analysis-service.js';
 import { MAX_POINTS as HISTORY_MAX_POINTS } from '../../src/governance/history.js';
 
 export type LimitName =
@@ -57,6 +59,9 @@ export type LimitName =
   | 'GRAPHQL_MAX_TOKENS'
   | 'GRAPHQL_MAX_COST'
   | 'GRAPHQL_MAX_PATHS'
+  | 'GRAPHQL_MAX_VARIABLES_BYTES'
+  | 'GRAPHQL_MAX_LIST_ITEMS'
+  | 'GRAPHQL_MAX_ITERATIONS'
   | 'GRAPHQL_INTROSPECTION';
 
 /** A request over a limit: the `query-limit` problem, with `limit`, `max` and (when counted) `actual`. */
@@ -123,6 +128,27 @@ const introspectionOff: ValidationRule = (context) =>
     }) as ValidationContext,
   );
 
+/** GRAPHQL_MAX_LIST_ITEMS for lists written in the document (variables are counted with the cost). */
+function listItemsRule(max: number): ValidationRule {
+  return (context) => ({
+    Argument(argument) {
+      const value = argument.value;
+      if (value.kind !== Kind.LIST || value.values.length <= max) return;
+      const field = context.getParentType()?.name === 'Query' ? context.getFieldDef()?.name : undefined;
+      throw listItemsError(`${field ?? 'field'}(${argument.name.value}:)`, value.values.length, max);
+    },
+  });
+}
+
+function listItemsError(argument: string, actual: number, max: number): QueryLimitError {
+  return new QueryLimitError(
+    'GRAPHQL_MAX_LIST_ITEMS',
+    max,
+    actual,
+    `${argument} has ${actual} entries; GRAPHQL_MAX_LIST_ITEMS allows ${max}`,
+  );
+}
+
 /** The validation rules (run once per distinct document; mercurius caches documents that pass). */
 export function limitRules(limits: GraphqlLimits, options: { introspection: boolean }): ValidationRule[] {
   const rules: ValidationRule[] = [
@@ -142,6 +168,7 @@ export function limitRules(limits: GraphqlLimits, options: { introspection: bool
       n: limits.maxDirectives,
       onReject: [armorReject('GRAPHQL_MAX_DIRECTIVES', limits.maxDirectives)],
     }),
+    listItemsRule(limits.maxListItems),
   ];
   if (!options.introspection) rules.push(introspectionOff);
   return rules;
@@ -208,57 +235,108 @@ function attackPathsLength(ctx: GraphqlContext, args: Record<string, unknown>): 
   return typeof args.first === 'number' ? Math.max(0, Math.min(args.first, total)) : total;
 }
 
-/** Each field is one value; a list is one value plus its length times one entry's cost. */
-function estimator(schema: GraphQLSchema): ComplexityEstimator {
+/** What one request asks of the heavy analyses, summed while it is priced (aliases and fragments included). */
+interface Tally {
+  iterations: number;
+}
+
+/**
+ * Each field is one value; a list is one value plus its length times one entry's cost. List arguments
+ * (GRAPHQL_MAX_LIST_ITEMS, here with variables coerced) and Monte Carlo iterations are checked on the way.
+ */
+function estimator(schema: GraphQLSchema, limits: GraphqlLimits): (tally: Tally) => ComplexityEstimator {
   const introspection = introspectionSizes(schema);
-  return ({ type, field, args, childComplexity, context }) => {
-    // A heavy analysis is priced for its work as well as its answer (at most 20 run per request anyway).
-    const work = type.name === 'Query' && HEAVY_FIELD_NAMES.has(field.name) ? HEAVY_FIELD_COST : 0;
-    if (!isListType(getNullableType(field.type))) return work + 1 + childComplexity;
-    const key = `${type.name}.${field.name}`;
-    let length: number;
-    if (key === 'Query.attackPaths') length = attackPathsLength(context as GraphqlContext, args);
-    else if (key === 'Query.kShortestPaths') length = typeof args.k === 'number' ? Math.max(0, args.k) : 5;
-    else if (key === 'Query.remediationPlan') length = PLAN_ITEMS_ESTIMATE;
-    else if (key === 'WhatIfResult.closedPaths' || key === 'WhatIfResult.remainingPaths')
-      length = attackPathsLength(context as GraphqlContext, {});
-    else if (key === 'History.trend') length = HISTORY_MAX_POINTS;
-    else if (key === 'AttackPath.profileScores' || key === 'RiskSimulation.profileCompromise')
-      length = PROFILE_COUNT;
-    else if (key === 'RankedRoute.nodes' || key === 'WhatIfPath.nodes') length = ROUTE_NODES_ESTIMATE;
-    else if (key === 'RankedRoute.steps') length = ROUTE_NODES_ESTIMATE - 1;
-    else if (key === 'AttackPath.nodes') length = ROUTE_NODES_ESTIMATE;
-    else if (key === 'AttackPath.steps') length = ROUTE_NODES_ESTIMATE - 1;
-    else length = introspection.get(key) ?? (isIntrospectionType(type) ? 1 : LIST_ESTIMATE);
-    return work + 1 + length * (1 + childComplexity);
-  };
+  return (tally) =>
+    ({ type, field, args, childComplexity, context }) => {
+      for (const [name, value] of Object.entries(args))
+        if (Array.isArray(value) && value.length > limits.maxListItems)
+          throw listItemsError(`${field.name}(${name}:)`, value.length, limits.maxListItems);
+      if (type.name === 'Query' && typeof args.iterations === 'number') {
+        tally.iterations += args.iterations;
+        if (tally.iterations > limits.maxIterations)
+          throw new QueryLimitError(
+            'GRAPHQL_MAX_ITERATIONS',
+            limits.maxIterations,
+            tally.iterations,
+            `the request asks for ${tally.iterations} Monte Carlo iterations (riskSimulation and whatIf together); GRAPHQL_MAX_ITERATIONS allows ${limits.maxIterations}`,
+          );
+      }
+      // A heavy analysis is priced for its work as well as its answer (at most 20 run per request anyway).
+      const work = type.name === 'Query' && HEAVY_FIELD_NAMES.has(field.name) ? HEAVY_FIELD_COST : 0;
+      // A connection's edges are priced as one entry here and multiplied by the page where it is asked for.
+      if (type.name === 'Query' && field.name === 'attackPathsConnection')
+        return (
+          1 +
+          attackPathsLength(context as GraphqlContext, { first: CONNECTION_PAGE, ...args }) * childComplexity
+        );
+      if (type.name === 'AttackPathConnection' && field.name === 'edges') return 1 + childComplexity;
+      if (!isListType(getNullableType(field.type))) return work + 1 + childComplexity;
+      const key = `${type.name}.${field.name}`;
+      let length: number;
+      if (key === 'Query.attackPaths') length = attackPathsLength(context as GraphqlContext, args);
+      else if (key === 'Query.kShortestPaths') length = typeof args.k === 'number' ? Math.max(0, args.k) : 5;
+      else if (key === 'Query.remediationPlan') length = PLAN_ITEMS_ESTIMATE;
+      else if (key === 'WhatIfResult.closedPaths' || key === 'WhatIfResult.remainingPaths')
+        length = attackPathsLength(context as GraphqlContext, {});
+      else if (key === 'History.trend') length = HISTORY_MAX_POINTS;
+      else if (key === 'AttackPath.profileScores' || key === 'RiskSimulation.profileCompromise')
+        length = PROFILE_COUNT;
+      else if (key === 'RankedRoute.nodes' || key === 'WhatIfPath.nodes') length = ROUTE_NODES_ESTIMATE;
+      else if (key === 'RankedRoute.steps') length = ROUTE_NODES_ESTIMATE - 1;
+      else if (key === 'AttackPath.nodes') length = ROUTE_NODES_ESTIMATE;
+      else if (key === 'AttackPath.steps') length = ROUTE_NODES_ESTIMATE - 1;
+      else length = introspection.get(key) ?? (isIntrospectionType(type) ? 1 : LIST_ESTIMATE);
+      return work + 1 + length * (1 + childComplexity);
+    };
 }
 
 const TOO_MANY_SELECTIONS = /maximum allowed number of nodes/;
 
+/** The operation the request names (GraphQL's own selection), or why none can be chosen. */
+function executedOperation(document: DocumentNode, operationName: string | undefined) {
+  const operation = getOperationAST(document, operationName);
+  if (operation) return operation;
+  const count = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION).length;
+  throw new Error(
+    operationName !== undefined
+      ? `the document has no operation named ${JSON.stringify(operationName)}`
+      : `the document holds ${count} operations and operationName names none of them`,
+  );
+}
+
 /**
- * GRAPHQL_MAX_COST for one request. Fragments are expanded where they are spread; a document whose
- * expansion alone passes the limit (fragments spreading fragments) is refused without being priced.
+ * GRAPHQL_MAX_COST for one request: exactly the operation that will run (the others never run, and their
+ * variables are not this request's). Fragments are expanded where they are spread; a document whose
+ * expansion alone passes the limit (fragments spreading fragments) is refused without being priced. A
+ * request that cannot be priced is refused (fail closed): it would otherwise run unpriced.
  */
 function checkCost(
   schema: GraphQLSchema,
-  estimate: ComplexityEstimator,
+  estimate: (tally: Tally) => ComplexityEstimator,
   document: DocumentNode,
+  operationName: string | undefined,
   variables: Record<string, unknown> | undefined,
   context: GraphqlContext,
   max: number,
 ): void {
   let cost: number;
   try {
+    const operation = executedOperation(document, operationName);
+    const priced: DocumentNode = {
+      kind: Kind.DOCUMENT,
+      definitions: [operation, ...document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION)],
+    };
     cost = getComplexity({
       schema,
-      query: document,
+      query: priced,
       variables,
+      operationName: operation.name?.value,
       context: context as unknown as Record<string, unknown>,
-      estimators: [estimate],
+      estimators: [estimate({ iterations: 0 })],
       maxQueryNodes: max,
     });
   } catch (error) {
+    if (error instanceof QueryLimitError) throw error;
     if (error instanceof GraphQLError && TOO_MANY_SELECTIONS.test(error.message))
       throw new QueryLimitError(
         'GRAPHQL_MAX_COST',
@@ -266,8 +344,12 @@ function checkCost(
         undefined,
         `the query expands to more than ${max} field selections; GRAPHQL_MAX_COST allows ${max}`,
       );
-    // Anything else (a variable missing, say) is for execution to report in GraphQL's own words.
-    return;
+    throw new QueryLimitError(
+      'GRAPHQL_MAX_COST',
+      max,
+      undefined,
+      `the request cannot be priced: ${(error as Error).message}; it is refused rather than run unpriced`,
+    );
   }
   if (cost > max)
     throw new QueryLimitError(
@@ -276,6 +358,31 @@ function checkCost(
       cost,
       `the answer would hold about ${cost} values; GRAPHQL_MAX_COST allows ${max}: ask for fewer fields or aliases, or page attackPaths with first/after`,
     );
+}
+
+/** GRAPHQL_MAX_VARIABLES_BYTES: the variables as sent (a GET's JSON text, a POST body's object re-encoded). */
+function checkVariables(variables: unknown, max: number): void {
+  if (variables === undefined || variables === null) return;
+  const bytes = Buffer.byteLength(typeof variables === 'string' ? variables : JSON.stringify(variables));
+  if (bytes > max)
+    throw new QueryLimitError(
+      'GRAPHQL_MAX_VARIABLES_BYTES',
+      max,
+      bytes,
+      `the variables take ${bytes} bytes; GRAPHQL_MAX_VARIABLES_BYTES allows ${max}`,
+    );
+}
+
+/** What the request itself says (mercurius hands its hooks neither operationName nor raw variables). */
+function requestParts(context: GraphqlContext): { operationName?: string; variables?: unknown } {
+  const request = (context as { reply?: { request?: { body?: unknown; query?: unknown } } }).reply?.request;
+  const from = (request?.body ?? request?.query) as
+    { operationName?: unknown; variables?: unknown } | undefined;
+  const name = from?.operationName;
+  return {
+    operationName: typeof name === 'string' && name !== '' ? name : undefined,
+    variables: from?.variables,
+  };
 }
 
 /**
@@ -311,11 +418,63 @@ export class AnswerBudget {
 }
 
 /** A limit error behind GraphQL's wrapping, if any: thrown from validation, a hook or a resolver. */
-function limitError(errors: readonly GraphQLError[]): ProblemError | undefined {
+/** Problems of the body as the listener read it (app/plugins/http-base.ts). */
+const BODY_PROBLEMS = new Set([
+  'malformed-json',
+  'nesting-too-deep',
+  'payload-too-large',
+  'unsupported-media-type',
+  'invalid-payload',
+]);
+
+/** A POST /graphql body that is JSON but not a GraphQL request: 400 `invalid-payload` naming the pointer. */
+export class RequestShapeError extends ProblemError {
+  constructor(pointer: string, expected: string, value: unknown) {
+    const shown = value === undefined ? 'nothing' : JSON.stringify(value)?.slice(0, 80);
+    super(
+      'invalid-payload',
+      `${pointer || 'the body'} must be ${expected} (a GraphQL request: {"query": "...", "variables": {...}, "operationName": "..."}), got ${shown}`,
+      { errors: [{ pointer, detail: `must be ${expected}`, value }] },
+    );
+  }
+}
+
+/**
+ * The body of POST /graphql: an object with `query` a string, `variables` an object and `operationName` a
+ * string (either may be null or absent), checked before mercurius reads it (a number in `query` reached
+ * the executor and answered 200 with an internal message).
+ */
+export function checkRequestShape(body: unknown): void {
+  const kind = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
+  if (kind(body) !== 'object') throw new RequestShapeError('', 'a JSON object', body);
+  const { query, variables, operationName } = body as Record<string, unknown>;
+  if (typeof query !== 'string' || query.trim() === '')
+    throw new RequestShapeError('/query', 'a non-empty string holding a GraphQL document', query);
+  if (variables !== undefined && variables !== null && kind(variables) !== 'object')
+    throw new RequestShapeError('/variables', 'an object (or null)', variables);
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string')
+    throw new RequestShapeError('/operationName', 'a string (or null)', operationName);
+}
+
+/** fastify's own refusals of a body (content type, JSON syntax, size): the listener answers them as problems. */
+function isBodyError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && code.startsWith('FST_ERR_CTP_');
+}
+
+function limitError(errors: readonly GraphQLError[]): Error | undefined {
   for (const error of errors) {
     const original: unknown = error.originalError;
-    // Heavy analyses at capacity answer the whole request with 429, as any other limit does.
-    if (original instanceof QueryLimitError || original instanceof AnalysisBusyError) return original;
+    // Heavy analyses at capacity or past their deadline answer the whole request, as any limit does; so
+    // does a body the listener refused (too large, not JSON, not a GraphQL request), which never reached
+    // GraphQL. Resolvers' own problems (a bad cursor, say) stay GraphQL errors.
+    if (original instanceof ProblemError) {
+      if (original instanceof QueryLimitError || original instanceof AnalysisBusyError) return original;
+      if (original instanceof AnalysisDeadlineError || original instanceof RequestShapeError) return original;
+      if (BODY_PROBLEMS.has(original.problem.type.slice(original.problem.type.lastIndexOf(':') + 1)))
+        return original;
+    }
+    if (isBodyError(original)) return original as Error;
     // mercurius wraps validation failures in one error carrying them as `errors`.
     const inner = (original as { errors?: unknown } | undefined)?.errors;
     if (Array.isArray(inner)) {
@@ -348,12 +507,14 @@ export function limitOptions(limits: GraphqlLimits, options: { introspection: bo
  * answer is complete. Call once mercurius is registered.
  */
 export function registerLimitHooks(app: FastifyInstance, limits: GraphqlLimits): void {
-  const estimate = estimator(app.graphql.schema);
-  app.graphql.addHook('preParsing', async (_schema, source) => {
+  const estimate = estimator(app.graphql.schema, limits);
+  app.graphql.addHook<GraphqlContext>('preParsing', async (_schema, source, context) => {
+    checkVariables(requestParts(context).variables, limits.maxVariablesBytes);
     checkTokens(source, limits.maxTokens);
   });
   app.graphql.addHook<GraphqlContext>('preExecution', async (schema, document, context, variables) => {
-    checkCost(schema, estimate, document, variables, context, limits.maxCost);
+    const { operationName } = requestParts(context);
+    checkCost(schema, estimate, document, operationName, variables, context, limits.maxCost);
   });
   // Reached only when the error formatter did not refuse the answer.
   app.graphql.addHook<Record<string, unknown>, GraphqlContext>(

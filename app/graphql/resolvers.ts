@@ -29,6 +29,8 @@ export interface GraphqlContext {
   analyses?: AnalysisService;
   /** GRAPHQL_MAX_PATHS: the path records this request's answer may still carry (app/graphql/limits.ts) */
   answer?: AnswerBudget;
+  /** Aborts when the client goes away before its answer: heavy analyses stop (app/graphql/analyses.ts) */
+  signal?: AbortSignal;
 }
 
 /** The tenant's open (or all) paths this principal may see: app-scoped credentials see their apps' only. */
@@ -49,9 +51,20 @@ interface AttackPathsArgs {
 const iso = (ms: number | null | undefined): string | null =>
   ms === null || ms === undefined ? null : new Date(ms).toISOString();
 
+/** One page of the listing and the size of the whole filtered listing. */
 function selectPaths(ctx: GraphqlContext, args: AttackPathsArgs): PathRecord[] {
+  return pagePaths(ctx, args).page;
+}
+
+/** A connection's default page size (attackPathsConnection without `first`). */
+export const CONNECTION_PAGE = 100;
+
+function pagePaths(
+  ctx: GraphqlContext,
+  args: AttackPathsArgs,
+): { page: PathRecord[]; total: number; hasNext: boolean } {
   const state = ctx.engine.tenant(ctx.tenant);
-  if (!state) return [];
+  if (!state) return { page: [], total: 0, hasNext: false };
   if (args.first !== undefined && args.first !== null && args.first < 0) {
     throw new ProblemError('invalid-query', `first must be 0 or more, got ${args.first}`);
   }
@@ -90,7 +103,7 @@ function selectPaths(ctx: GraphqlContext, args: AttackPathsArgs): PathRecord[] {
     from = index + 1;
   }
   const to = args.first === undefined || args.first === null ? list.length : from + args.first;
-  return list.slice(from, to);
+  return { page: list.slice(from, to), total: list.length, hasNext: to < list.length };
 }
 
 /**
@@ -127,6 +140,17 @@ export function createResolvers() {
         ctx.answer?.takePaths(paths.length);
         ctx.onView?.(paths.map((p) => p.id));
         return paths;
+      },
+      // The same listing as a connection: the cursor is the path id (what attackPaths' `after` takes).
+      attackPathsConnection: (_: unknown, args: AttackPathsArgs, ctx: GraphqlContext) => {
+        const { page, total, hasNext } = pagePaths(ctx, { ...args, first: args.first ?? CONNECTION_PAGE });
+        ctx.answer?.takePaths(page.length);
+        ctx.onView?.(page.map((p) => p.id));
+        return {
+          edges: page.map((node) => ({ cursor: node.id, node })),
+          pageInfo: { hasNextPage: hasNext, endCursor: page.at(-1)?.id ?? null },
+          totalCount: total,
+        };
       },
       attackPath: (_: unknown, args: { id: string }, ctx: GraphqlContext) => {
         const record = ctx.engine.tenant(ctx.tenant)?.paths.get(args.id);

@@ -28,6 +28,8 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     access?: Access;
+    /** the setting behind the route's own body limit, named in its 413 (app/plugins/http-base.ts) */
+    bodyLimitSetting?: string;
   }
 }
 

@@ -103,13 +103,31 @@ export const DEFAULT_YAML_MAX_BYTES = 8 * 1024 * 1024;
 /** Sees each report body's raw bytes before parsing (signed ingest verifies them). */
 export type KeepBody = (request: FastifyRequest, body: Buffer) => void;
 
+/** Route config naming the setting behind a route's own body limit (the 413 names it). */
+export interface BodyLimitConfig {
+  bodyLimitSetting?: string;
+}
+
+/** Over a route's own limit: a 413 naming the setting and its value, not the listener's 32 MiB. */
+function tooLarge(request: FastifyRequest, error: Error | null, limit: number): Error | null {
+  const setting = (request.routeOptions.config as BodyLimitConfig | undefined)?.bodyLimitSetting;
+  if (!setting || (error as FastifyError | null)?.code !== 'FST_ERR_CTP_BODY_TOO_LARGE') return error;
+  return new ProblemError(
+    'payload-too-large',
+    `request body exceeds ${limit} bytes; ${setting} allows ${limit}`,
+    { limit: setting, max: limit },
+  );
+}
+
 /** `application/json` through parseJsonBody: a syntax error names its line and column; the body is guarded. */
 function registerJsonBody(app: FastifyInstance, keep?: KeepBody): void {
   const buffers = new BodyBuffer();
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', (request, payload, done) => {
-    receiveBody(request, payload, { limit: BODY_LIMIT, buffers }, (failed, received) => {
-      if (failed || !received) return done(failed, undefined);
+    // A route may hold its bodies to less (POST /graphql: GRAPHQL_MAX_BODY_BYTES), named in its config.
+    const limit = Math.min(BODY_LIMIT, request.routeOptions.bodyLimit ?? BODY_LIMIT);
+    receiveBody(request, payload, { limit, buffers }, (failed, received) => {
+      if (failed || !received) return done(tooLarge(request, failed, limit), undefined);
       const { bytes, shared, release } = received;
       // The signature is checked later: it gets bytes of its own, not the listener's reused buffer.
       if (keep) keep(request, shared ? Buffer.from(bytes) : bytes);

@@ -43,6 +43,8 @@ export interface Settings {
   seedIamUsers: boolean;
   /** ATTACKER_PROFILE_PRIORS: weights of the attacker profiles (src/analysis/attacker-profiles.ts) */
   attackerProfilePriors: Record<ProfileName, number>;
+  /** ANALYSIS_DEADLINE: a heavy analysis' wait for a slot and run together (src/analysis/analysis-service.ts) */
+  analysisDeadlineMs: number;
   scrubIngest: boolean;
   /** null: nodes and edges are never aged out. */
   graphTtlMs: number | null;
@@ -165,6 +167,14 @@ export interface GraphqlLimits {
   maxCost: number;
   /** path records one answer may carry, all fields and aliases together */
   maxPaths: number;
+  /** bytes of one POST /graphql body, refused while it is read, before JSON parsing */
+  maxBodyBytes: number;
+  /** bytes of one request's variables (as JSON), refused before they are coerced */
+  maxVariablesBytes: number;
+  /** entries of one list argument (`whatIf(cuts:)`), written in the document or passed as a variable */
+  maxListItems: number;
+  /** Monte Carlo iterations one request may ask for, every riskSimulation and whatIf together */
+  maxIterations: number;
   /** GRAPHQL_INTROSPECTION; unset: introspection is on only while API auth is off */
   introspection?: boolean;
 }
@@ -176,6 +186,10 @@ export const DEFAULT_GRAPHQL_LIMITS: Readonly<GraphqlLimits> = {
   maxTokens: 2_000,
   maxCost: 250_000,
   maxPaths: 10_000,
+  maxBodyBytes: 256 * 1024,
+  maxVariablesBytes: 64 * 1024,
+  maxListItems: 100,
+  maxIterations: 1_000_000,
 };
 
 export function apiAuthEnabled(auth: AuthSettings): boolean {
@@ -415,6 +429,36 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     default: '10000',
     meaning:
       'Attack path records one GraphQL answer may carry, every field and alias together (1 to 10000000); page with `first`/`after`.',
+  },
+  {
+    name: 'GRAPHQL_MAX_BODY_BYTES',
+    default: '262144',
+    meaning:
+      'Bytes of one `POST /graphql` body (1024 to 33554432); a longer body is refused with a 413 while it is read, before it is parsed.',
+  },
+  {
+    name: 'GRAPHQL_MAX_VARIABLES_BYTES',
+    default: '65536',
+    meaning:
+      "Bytes of one GraphQL request's variables as JSON (0 to 33554432); more is refused with a 400 before they are coerced.",
+  },
+  {
+    name: 'GRAPHQL_MAX_LIST_ITEMS',
+    default: '100',
+    meaning:
+      'Entries of one list argument (`whatIf(cuts:)`), written in the document or passed as a variable (1 to 100000); more is refused with a 400 before execution.',
+  },
+  {
+    name: 'GRAPHQL_MAX_ITERATIONS',
+    default: '1000000',
+    meaning:
+      'Monte Carlo iterations one GraphQL request may ask for, every `riskSimulation` and `whatIf` (aliases included) together (1 to 100000000); more is refused with a 400 before execution.',
+  },
+  {
+    name: 'ANALYSIS_DEADLINE',
+    default: '30s',
+    meaning:
+      'How long a heavy analysis (`riskSimulation`, `whatIf`, `remediationPlan`, `kShortestPaths`) may wait for a slot and run; past it the worker is stopped and the request answered 503 `analysis-deadline`.',
   },
   {
     name: 'GRAPHQL_INTROSPECTION',
@@ -681,6 +725,7 @@ function builtInDefaults(): Settings {
     threatIntel: { enabled: false },
     seedIamUsers: false,
     attackerProfilePriors: { ...DEFAULT_PROFILE_PRIORS },
+    analysisDeadlineMs: 30_000,
     scrubIngest: true,
     graphTtlMs: null,
     graphSweep: true,
@@ -828,6 +873,7 @@ export function loadSettings(env: Env, defaults: Partial<Settings> = {}): Settin
     },
     seedIamUsers: read('SEED_IAM_USERS', parseBoolean, base.seedIamUsers),
     attackerProfilePriors: read('ATTACKER_PROFILE_PRIORS', parseProfilePriors, base.attackerProfilePriors),
+    analysisDeadlineMs: read('ANALYSIS_DEADLINE', durationParser({ timer: true }), base.analysisDeadlineMs),
     scrubIngest: read('SCRUB_INGEST', parseBoolean, base.scrubIngest),
     graphTtlMs: read<number | null>('GRAPH_TTL', durationParser(), base.graphTtlMs),
     graphSweep: read('GRAPH_SWEEP', parseBoolean, base.graphSweep),
@@ -1114,6 +1160,14 @@ function readGraphqlLimits(read: Reader): GraphqlLimits {
     maxTokens: read('GRAPHQL_MAX_TOKENS', wholeNumber(100, 1_000_000), d.maxTokens),
     maxCost: read('GRAPHQL_MAX_COST', wholeNumber(1, 100_000_000), d.maxCost),
     maxPaths: read('GRAPHQL_MAX_PATHS', wholeNumber(1, 10_000_000), d.maxPaths),
+    maxBodyBytes: read('GRAPHQL_MAX_BODY_BYTES', wholeNumber(1024, 32 * 1024 * 1024), d.maxBodyBytes),
+    maxVariablesBytes: read(
+      'GRAPHQL_MAX_VARIABLES_BYTES',
+      wholeNumber(0, 32 * 1024 * 1024),
+      d.maxVariablesBytes,
+    ),
+    maxListItems: read('GRAPHQL_MAX_LIST_ITEMS', wholeNumber(1, 100_000), d.maxListItems),
+    maxIterations: read('GRAPHQL_MAX_ITERATIONS', wholeNumber(1, 100_000_000), d.maxIterations),
     introspection: read<boolean | undefined>('GRAPHQL_INTROSPECTION', parseBoolean, undefined),
   };
 }

@@ -33,6 +33,7 @@ export const PROBLEMS = {
   'too-many-requests': { status: 429, title: 'Too many requests' },
   internal: { status: 500, title: 'Internal error' },
   unavailable: { status: 503, title: 'Service unavailable', retryAfter: 5 },
+  'analysis-deadline': { status: 503, title: 'The analysis did not finish within its deadline' },
 } as const satisfies Record<string, ProblemType>;
 
 export type ProblemCode = keyof typeof PROBLEMS;

@@ -32,6 +32,8 @@ export interface Metrics {
   reducedMode: Gauge<'part'>;
   /** Heavy GraphQL analyses refused: `request` (over 20 in one request) or `busy` (every slot and queue place taken). */
   apiHeavyRefused: Counter<'reason'>;
+  /** Heavy GraphQL analyses stopped before their end: `disconnect` (the client went away) or `deadline`. */
+  apiHeavyCancelled: Counter<'reason'>;
 }
 
 export function createMetrics(options: { processMetrics?: boolean } = {}): Metrics {
@@ -168,7 +170,13 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     }),
     apiHeavyRefused: new Counter({
       name: 'service_api_heavy_refused_total',
-      help: 'Heavy GraphQL analyses refused, by reason: request (more than 20 in one request), busy (429: every slot and queue place taken).',
+      help: "Heavy GraphQL analyses refused, by reason: request (more than 20 in one request), busy (429: every slot and queue place taken), tenant (429: the tenant's own queue places taken).",
+      labelNames: ['reason'],
+      registers,
+    }),
+    apiHeavyCancelled: new Counter({
+      name: 'service_api_heavy_cancelled_total',
+      help: 'Heavy GraphQL analyses stopped before their end (waiting or running: the worker thread is stopped), by reason: disconnect (the client went away), deadline (ANALYSIS_DEADLINE passed).',
       labelNames: ['reason'],
       registers,
     }),

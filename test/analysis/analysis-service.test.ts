@@ -27,7 +27,9 @@ describe('AnalysisService', () => {
     expect(runAnalysis(keyed, tasks[0])).not.toEqual(runAnalysis(g, tasks[0]));
     for (const graph of [g, keyed])
       for (const task of tasks) {
-        const there = await threaded.run(() => threaded.compute(graph, task));
+        const there = await threaded.run((signal) => threaded.compute(graph, task, signal), {
+          tenant: 'default',
+        });
         expect(JSON.parse(JSON.stringify(there))).toEqual(
           JSON.parse(JSON.stringify(runAnalysis(graph, task))),
         );
@@ -40,12 +42,15 @@ describe('AnalysisService', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const order: string[] = [];
-    const first = service.run(async () => {
-      order.push('first');
-      await gate;
-    });
-    const second = service.run(() => order.push('second'));
-    const third = service.run(() => order.push('third'));
+    const first = service.run(
+      async () => {
+        order.push('first');
+        await gate;
+      },
+      { tenant: 'default' },
+    );
+    const second = service.run(() => order.push('second'), { tenant: 'default' });
+    const third = service.run(() => order.push('third'), { tenant: 'default' });
     await expect(third).rejects.toBeInstanceOf(AnalysisBusyError);
     await expect(third).rejects.toMatchObject({
       problem: { status: 429, limit: 'heavy-analyses' },

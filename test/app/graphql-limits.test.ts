@@ -64,7 +64,7 @@ describe('limits on the demo estate (API open: playground and introspection on)'
   });
 
   it('refuses 1,000 and 5,000 aliases with GRAPHQL_MAX_ALIASES when tokens allow them', async () => {
-    const loose = await makeService({ GRAPHQL_MAX_TOKENS: '1000000' });
+    const loose = await makeService({ GRAPHQL_MAX_TOKENS: '1000000', GRAPHQL_MAX_BODY_BYTES: '4194304' });
     try {
       await loadDemo(loose);
       await loose.settle();

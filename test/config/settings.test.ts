@@ -35,6 +35,7 @@ describe('loadSettings: defaults', () => {
       threatIntel: { enabled: false },
       seedIamUsers: false,
       attackerProfilePriors: { commodity: 0.6, criminal: 0.3, apt: 0.1 },
+      analysisDeadlineMs: 30_000,
       scrubIngest: true,
       graphTtlMs: null,
       graphSweep: true,
