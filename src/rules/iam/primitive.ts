@@ -322,7 +322,8 @@ export function intoExisting(
     name,
     method,
     reach: 'principal',
-    requires: options.passRole ? ['iam', ...services] : services,
+    // PassRole is one way among others (the resource's own role needs none), unless it is the only one.
+    requires: options.passOnly ? ['iam', ...services] : services,
     find(principal, directory) {
       const act = allOf(principal, actions);
       if (!act) return [];
