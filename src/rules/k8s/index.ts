@@ -1,7 +1,9 @@
 // The RBAC escalation primitives, one file each.
 import { adminNamed } from './admin-named.js';
+import { admissionWebhooks } from './admission-webhooks.js';
 import { bindOrEscalate } from './bind-escalate.js';
 import { createPods } from './create-pods.js';
+import { csrApproval } from './csr-approval.js';
 import { ephemeralContainers } from './ephemeral-containers.js';
 import { impersonate } from './impersonate.js';
 import { nodesProxy } from './nodes-proxy.js';
@@ -26,6 +28,8 @@ export const RBAC_PRIMITIVES: readonly RbacPrimitive[] = [
   podPatch,
   ephemeralContainers,
   nodesProxy,
+  csrApproval,
+  admissionWebhooks,
 ];
 
 export interface Escalation {

@@ -32,6 +32,9 @@ const CLUSTER_SCOPED = new Set([
   'rbac.authorization.k8s.io/clusterroles',
   'rbac.authorization.k8s.io/clusterrolebindings',
   'certificates.k8s.io/certificatesigningrequests',
+  'certificates.k8s.io/signers',
+  'admissionregistration.k8s.io/mutatingwebhookconfigurations',
+  'admissionregistration.k8s.io/validatingwebhookconfigurations',
 ]);
 
 /** One API request a primitive needs: `group` is '' for the core group; `resource` may be `pods/exec`. */
@@ -104,8 +107,10 @@ function readGrant(rule: ReadRule, request: ApiRequest): Grant | undefined {
     if (subresource === '' || !rule.anySubresource.includes(subresource)) return undefined;
   }
   if (!rule.named) return 'any';
-  // A create (or a collection delete) carries no object name, so a rule limited to names never allows it.
-  if (request.verb === 'create' || request.verb === 'deletecollection') return undefined;
+  // A create (or a collection delete) carries no object name, so a rule limited to names never allows it;
+  // a create on a subresource (`serviceaccounts/token`, `pods/exec`) names its parent object, so it does.
+  if ((request.verb === 'create' && !request.resource.includes('/')) || request.verb === 'deletecollection')
+    return undefined;
   return 'named';
 }
 
