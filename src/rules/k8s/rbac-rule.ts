@@ -47,7 +47,18 @@ export interface ApiRequest {
 export interface RbacPrimitive {
   name: string;
   /** `rules` is undefined when the role is only named by a binding (the dump does not hold it). */
-  grants(rules: readonly PolicyRule[] | undefined, roleName: string, scope: GrantScope): Grant | undefined;
+  grants(
+    rules: readonly PolicyRule[] | undefined,
+    roleName: string,
+    scope: GrantScope,
+    context?: RoleContext,
+  ): Grant | undefined;
+}
+
+/** The other roles of the dump, for a primitive whose grant names them (`bind` limited by resourceNames). */
+export interface RoleContext {
+  /** Whether binding this role (a ClusterRole, or a Role of the grant's namespace) would escalate by itself. */
+  escalates(kind: 'Role' | 'ClusterRole', name: string): boolean;
 }
 
 /** Whether one rule authorizes a request, as the API server's RBAC authorizer decides it. */
