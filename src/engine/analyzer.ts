@@ -23,6 +23,7 @@ export async function runPass(
   const began = performance.now();
   const at = now();
   tenant.writer.expireParked(at);
+  tenant.writer.expireTimed(at);
   if (config.graphTtlMs !== null) {
     const removed = tenant.writer.prune(at - config.graphTtlMs);
     if (removed.nodes || removed.edges) {

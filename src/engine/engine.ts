@@ -293,6 +293,9 @@ export async function createEngine(deps: EngineDeps) {
       // A replica that has just taken the lifecycle over analyses every tenant from it now.
       const every = options.force || shared === 'took-over';
       for (const state of tenants.values()) {
+        // An edge true only until a date that has passed is retracted: the tenant is stale again and the
+        // pass re-judges its paths (DECISIONS "Time conditions", src/graph/truth-expiry.ts).
+        state.writer.expireTimed(now());
         if (!every && !state.stale) continue;
         if (
           options.scheduled &&

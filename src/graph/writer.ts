@@ -1,6 +1,7 @@
 // The only graph writer. Upserts nodes (merging properties, stamping last_seen) and edges keyed by
 // (type, from, to); parks an edge whose endpoint has not arrived and lands it in the write that brings
 // the endpoint; drops, with a log line, any label or type outside the vocabulary, whatever route it came by.
+import { TimedTruth, VALID_UNTIL } from './truth-expiry.js';
 import type { EnvelopeEdge, EventEnvelope } from '../ingest/envelope.js';
 import type { Log } from '../log/logger.js';
 import { parseImageRef } from '../identity/image-ref.js';
@@ -75,6 +76,8 @@ export class GraphWriter {
   /** The graph key of the edge the last writeEdge wrote (its scope-ledger item). */
   private writtenKey = '';
   readonly scopes = new ScopeLedger();
+  /** The earliest instant an edge of the graph ends (truth-expiry.ts). */
+  private readonly timed = new TimedTruth();
   /** What changed since the analysis last looked: every write an analysis could see is noted here. */
   readonly changes = new GraphChanges();
   /** graphology's node records (model.ts), read once: the map lives as long as the graph. */
@@ -426,14 +429,19 @@ export class GraphWriter {
         this.analysisVersion++;
         this.changes.edgeChanged(type, from, to);
       }
-      if (old.props && attrs.props) attrs.props = { ...old.props, ...attrs.props };
-      else if (old.props) attrs.props = old.props;
+      if (old.props && attrs.props) {
+        attrs.props = { ...old.props, ...attrs.props };
+        // Restated without an end: it no longer ends (truth-expiry.ts).
+        if (!(VALID_UNTIL in edge.properties!)) delete attrs.props[VALID_UNTIL];
+      } else if (old.props) attrs.props = old.props;
+      this.timed.note(attrs.props);
       attrs.lastSeen = Math.max(old.lastSeen, receivedAt);
       this.graph.replaceEdgeAttributes(existing, attrs);
       this.writtenKey = existing;
       return true;
     }
     this.addEdge(from, to, attrs);
+    this.timed.note(attrs.props);
     this.analysisVersion++;
     return false;
   }
@@ -452,6 +460,23 @@ export class GraphWriter {
   /** Restores an edge from a snapshot (its endpoints restored before it). */
   restoreEdge(from: string, to: string, attrs: EdgeAttributes): void {
     this.addEdge(from, to, attrs);
+    this.timed.note(attrs.props);
+  }
+
+  /** Retracts the edges whose `valid_until` has passed by `now` (truth-expiry.ts); returns how many. */
+  expireTimed(now: number): number {
+    const ended = this.timed.ended(this.graph, now);
+    for (const key of ended) {
+      this.changes.edgeRemoved(
+        this.graph.getEdgeAttribute(key, 'type'),
+        this.graph.source(key),
+        this.graph.target(key),
+      );
+      if (this.scopes.scopeCount) this.scopes.forget(key);
+      this.graph.dropEdge(key);
+    }
+    if (ended.length) this.analysisVersion++;
+    return ended.length;
   }
 
   /**

@@ -9,7 +9,12 @@
 import { crownJewel, readTags } from '../../markers/crown-jewel.js';
 import { roleTrustExposure } from '../../markers/exposure.js';
 import { ADMIN_HELD_PROBABILITY, escalationPrice } from '../../model/probability.js';
-import { readDirectory, type AuthorizationDetails, type Principal } from '../../rules/iam/directory.js';
+import {
+  readDirectory,
+  type AuthorizationDetails,
+  type Directory,
+  type Principal,
+} from '../../rules/iam/directory.js';
 import { findEscalations } from '../../rules/iam/index.js';
 import { readTrust } from '../../rules/iam/trust.js';
 import { accountParameter, parseIamArn, qualify } from './account.js';
@@ -29,7 +34,12 @@ export interface IamSourceOptions {
   seedIamUsers?: boolean;
 }
 
-export function createIamSource(options: IamSourceOptions = {}): IngestSource {
+/** What the body says of the resources some primitives need (the terraform source passes its own). */
+export type InventoryReader = (doc: AuthorizationDetails) => Directory['inventory'] | undefined;
+
+export function createIamSource(
+  options: IamSourceOptions & { inventory?: InventoryReader } = {},
+): IngestSource {
   const list = { type: 'array', items: { type: 'object' } };
   const check = reportSchema<AuthorizationDetails>('iam', {
     type: 'object',
@@ -52,7 +62,13 @@ export function createIamSource(options: IamSourceOptions = {}): IngestSource {
       const out = new EnvelopeBuilder('iam', 'asset', receivedAt);
       const accountOf = (arn: unknown) =>
         queryAccount ?? (typeof arn === 'string' ? (parseIamArn(arn)?.account ?? '') : '');
-      const directory = readDirectory(doc, accountOf);
+      // Time conditions are judged at the report's arrival (the injected clock); the edges they decide say
+      // until when (`valid_until`), and the writer retracts them then (src/graph/truth-expiry.ts).
+      const now = Date.parse(receivedAt);
+      const directory = readDirectory(doc, accountOf, {
+        now: Number.isNaN(now) ? Date.now() : now,
+        inventory: options.inventory?.(doc),
+      });
       const account = (p: Principal) => p.account || undefined;
 
       const ids = new Map<Principal, string>();
@@ -107,9 +123,13 @@ export function createIamSource(options: IamSourceOptions = {}): IngestSource {
       for (const role of directory.roles) {
         const roleId = ids.get(role)!;
         const trust = readTrust(role, directory);
-        for (const { from, via, conditional } of trust.assumedBy)
+        for (const { from, via, conditional, until } of trust.assumedBy)
           out.edge('ASSUMES', ids.get(from)!, roleId, {
-            properties: { via, conditional: conditional || undefined },
+            properties: {
+              via,
+              conditional: conditional || undefined,
+              valid_until: until === undefined ? undefined : new Date(until).toISOString(),
+            },
           });
         for (const repository of trust.repositories) {
           const repo = out.node('Repository', repository, {});
@@ -152,6 +172,9 @@ export function createIamSource(options: IamSourceOptions = {}): IngestSource {
           properties: {
             primitives: escalation.primitives,
             conditional: escalation.strength === 'conditional' || undefined,
+            reasons: escalation.reasons,
+            valid_until:
+              escalation.until === undefined ? undefined : new Date(escalation.until).toISOString(),
           },
         });
       }

@@ -44,7 +44,7 @@ import { ProblemError } from '../../http/problems.js';
 import { aggregateClusterRoles, type Aggregated } from '../../rules/k8s/aggregation.js';
 import { asksForHost, podEscapes, type Escape } from '../../rules/k8s/container-escape.js';
 import { CONTAINER_FIELDS } from '../../rules/k8s/pod-containers.js';
-import { rbacEscalation, type PolicyRule } from '../../rules/k8s/index.js';
+import { rbacEscalation, type PolicyRule, type RoleContext } from '../../rules/k8s/index.js';
 import { MAX_BODY_DEPTH } from '../body-guard.js';
 import { EnvelopeBuilder, type EdgeOptions } from './envelope-builder.js';
 import { admits, backendsOf, isGatewayApiObject, parentRefsOf } from './k8s-gateway-api.js';
@@ -63,6 +63,8 @@ import {
   triggeredImageStreamTags,
   triggeredImages,
 } from './k8s-openshift.js';
+import { roleContextOf, rulesByRole, tokenEscalation } from './k8s-rbac-context.js';
+import { secretsRead, tokenSecretAccount, TOKEN_SECRET } from './k8s-secrets.js';
 import { reportProblem } from './report-schema.js';
 import type { IngestSource, NormalizeOutput } from './source.js';
 
@@ -297,8 +299,9 @@ class DumpMapping {
   private readonly accountAutomount = new ByNamespace<boolean>();
   private readonly accounts = new ByNamespace<string>();
   /** Every account drawn, in the order drawn (group membership goes through them in that order). */
-  private readonly accountList: { id: string; namespace: string }[] = [];
-  private readonly listedSecrets = new ByNamespace<true>();
+  private readonly accountList: { id: string; namespace: string; name: string }[] = [];
+  /** Secrets the dump lists: `true`, or the account a service-account token Secret holds the token of. */
+  private readonly listedSecrets = new ByNamespace<true | string>();
   private readonly imageIds = new Map<string, string | undefined>();
   /** Container images that are no image reference (`ko://...`, an unrendered `${IMAGE}`): said, not joined. */
   private readonly unreadImages = new Set<string>();
@@ -326,7 +329,7 @@ class DumpMapping {
         this.accountAutomount.set(namespace, saName, o.automountServiceAccountToken);
     }
     for (const o of sorted.nodesAndSecrets)
-      if (o.kind === 'Secret') this.listedSecrets.set(nsOf(o), nameOf(o), true);
+      if (o.kind === 'Secret') this.listedSecrets.set(nsOf(o), nameOf(o), tokenSecretAccount(o) ?? true);
 
     // One workload per controller: pods and controllers fold into the top owner the dump names.
     const { workloads, byName } = collectWorkloads(sorted.podsAndControllers);
@@ -361,6 +364,8 @@ class DumpMapping {
     const roleRules = new Map<string, { id: string; rules: PolicyRule[]; name: string }>();
     // An aggregated ClusterRole's rules are those of the roles it aggregates (a manifest writes none).
     const aggregated = aggregateClusterRoles(sorted.roles);
+    // Every role's rules are known before any is judged: a `bind` limited to names is judged by the roles it names.
+    this.rulesByRole = rulesByRole(sorted.roles, aggregated);
     for (const o of sorted.roles) this.role(o, roleRules, aggregated?.get(o));
     const boundGroups = new Map<string, string>();
     for (const o of sorted.bindings) this.binding(o, roleRules, boundGroups);
@@ -426,7 +431,7 @@ class DumpMapping {
       namespace,
     });
     this.accounts.set(namespace, saName, id);
-    this.accountList.push({ id, namespace });
+    this.accountList.push({ id, namespace, name: saName });
     return id;
   }
 
@@ -520,7 +525,10 @@ class DumpMapping {
           namespace: w.namespace,
           k8s_kind: 'Secret',
         });
-        if (!this.listedSecrets.get(w.namespace, secret)) this.mentioned.add(secretId);
+        const listed = this.listedSecrets.get(w.namespace, secret);
+        if (!listed) this.mentioned.add(secretId);
+        // A service-account token Secret it mounts: it holds that account's token, as if it ran as it.
+        else if (listed !== true) out.edge('ASSUMES', id, this.account(w.namespace, listed), TOKEN_SECRET);
         out.edge('HAS_PERMISSION', id, secretId, {
           exploit_probability: WORKLOAD_SECRET_PROBABILITY,
           weight_basis: 'heuristic',
@@ -807,11 +815,15 @@ class DumpMapping {
 
   /** Whether a role's rules escalate (bound cluster-wide, or in `scope`'s namespace): CAN_ESCALATE_TO cluster-admin. */
   private escalate(roleId: string, rules: PolicyRule[] | undefined, roleName: string, scope?: string): void {
-    const { primitives, named } = rbacEscalation(
+    const { primitives, named, tokenAccounts } = rbacEscalation(
       rules,
       roleName,
       scope === undefined ? 'cluster' : 'namespace',
+      this.roleContext(scope),
     );
+    // Tokens of named accounts: the escalation is to them (k8s-rbac-context.ts).
+    if (tokenAccounts)
+      tokenEscalation(this.out, roleId, tokenAccounts, scope, this.accountList, this.account.bind(this));
     if (!primitives.length) return;
     // Drawn once: later escalations would only merge the same properties into it again.
     if (this.admin === undefined) {
@@ -853,6 +865,13 @@ class DumpMapping {
     });
     roleRules.set(roleName, { id, rules, name: nameOf(o) });
     this.escalate(id, rules, nameOf(o), clusterWide ? undefined : nsOf(o));
+  }
+
+  private rulesByRole = new Map<string, { rules: PolicyRule[] }>();
+
+  /** The dump's roles, for a `bind` grant limited to names bound in `namespace` (cluster-wide when undefined). */
+  private roleContext(namespace: string | undefined): RoleContext {
+    return roleContextOf(this.rulesByRole, namespace);
   }
 
   private binding(
@@ -1435,53 +1454,6 @@ const isPort = (value: unknown): value is number =>
 
 const isLoopback = (ip: unknown): boolean =>
   typeof ip === 'string' && (ip.startsWith('127.') || ip === '::1');
-
-/**
- * The secrets a workload's pod specs hand their containers, with how; undefined when none (most pods:
- * no Map, closure or list is made for them).
- */
-function secretsRead(specs: K8sObject[]): Map<string, Set<string>> | undefined {
-  let out: Map<string, Set<string>> | undefined;
-  for (const spec of specs) {
-    for (const field of CONTAINER_FIELDS) out = containerSecrets(out, spec[field]);
-    if (!Array.isArray(spec.volumes)) continue;
-    for (const volume of spec.volumes) {
-      out = addSecret(out, volume?.secret?.secretName, 'volume');
-      const sources = volume?.projected?.sources;
-      if (Array.isArray(sources))
-        for (const source of sources) out = addSecret(out, source?.secret?.name, 'volume');
-    }
-  }
-  return out;
-}
-
-function containerSecrets(
-  out: Map<string, Set<string>> | undefined,
-  containers: unknown,
-): Map<string, Set<string>> | undefined {
-  if (!Array.isArray(containers)) return out;
-  for (const c of containers) {
-    if (Array.isArray(c?.env))
-      for (const env of c.env)
-        if (env?.valueFrom) out = addSecret(out, env.valueFrom.secretKeyRef?.name, 'env');
-    if (Array.isArray(c?.envFrom))
-      for (const from of c.envFrom) out = addSecret(out, from?.secretRef?.name, 'envFrom');
-  }
-  return out;
-}
-
-function addSecret(
-  out: Map<string, Set<string>> | undefined,
-  secret: unknown,
-  via: string,
-): Map<string, Set<string>> | undefined {
-  if (typeof secret !== 'string' || !secret) return out;
-  out ??= new Map();
-  let ways = out.get(secret);
-  if (!ways) out.set(secret, (ways = new Set()));
-  ways.add(via);
-  return out;
-}
 
 /** Escapes over several specs of one workload, one entry per rule. */
 function mergeEscapes(lists: Escape[][]): Escape[] {

@@ -72,7 +72,24 @@ export interface Directory {
   byArn: Map<string, Principal>;
   /** principals with a finding of their own towards the administrator (pass one) */
   escalates: Set<string>;
+  /** the instant permissions are judged at (epoch ms): time conditions are decided for it */
+  now: number;
+  /**
+   * What the estate holds of the kinds of resource some primitives need (an instance, a function, a stack):
+   * by kind, the ARNs of the roles they run as. A kind absent here is one no inventory describes.
+   */
+  inventory: Partial<Record<ResourceKind, string[]>>;
 }
+
+/** The kinds of existing resource a primitive may need (DECISIONS "Primitives that need an existing resource"). */
+export type ResourceKind =
+  | 'instance'
+  | 'function'
+  | 'stack'
+  | 'glue-endpoint'
+  | 'sagemaker-notebook'
+  | 'codebuild-project'
+  | 'login-profile';
 
 /** The fifth `:` field of an ARN (its account), without splitting it: read for every principal. */
 function arnAccount(arn: unknown): string {
@@ -88,7 +105,12 @@ function arnAccount(arn: unknown): string {
 }
 
 /** Reads the document; `accountOf` qualifies (the query's account, else the ARN's). */
-export function readDirectory(doc: AuthorizationDetails, accountOf: (arn: unknown) => string): Directory {
+export function readDirectory(
+  doc: AuthorizationDetails,
+  accountOf: (arn: unknown) => string,
+  options: { now?: number; inventory?: Directory['inventory'] } = {},
+): Directory {
+  const now = options.now ?? Date.now();
   const policyStatements = new Map<string, readonly Statement[]>();
   const policies = new Map<string, { arn: string; versions: number }>();
   for (const p of doc.Policies ?? []) {
@@ -156,7 +178,8 @@ export function readDirectory(doc: AuthorizationDetails, accountOf: (arn: unknow
     const permissions = new PermissionSet(
       policies,
       variables,
-      boundary ? new PermissionSet([boundary], variables) : undefined,
+      boundary ? new PermissionSet([boundary], variables, undefined, now) : undefined,
+      now,
     );
     return {
       kind,
@@ -168,7 +191,7 @@ export function readDirectory(doc: AuthorizationDetails, accountOf: (arn: unknow
       attachedPolicies: attached,
       permissions,
       boundaryArn: detail.PermissionsBoundary?.PermissionsBoundaryArn,
-      unbounded: boundary ? new PermissionSet(policies, variables) : undefined,
+      unbounded: boundary ? new PermissionSet(policies, variables, undefined, now) : undefined,
       policies,
       services: new Set(),
       instanceProfiles: [],
@@ -217,5 +240,14 @@ export function readDirectory(doc: AuthorizationDetails, accountOf: (arn: unknow
   }
   const byArn = new Map<string, Principal>();
   for (const p of [...users, ...roles]) if (p.arn) byArn.set(p.arn, p);
-  return { users, roles, groups, policies, byArn, escalates: new Set() };
+  return {
+    users,
+    roles,
+    groups,
+    policies,
+    byArn,
+    escalates: new Set(),
+    now,
+    inventory: options.inventory ?? {},
+  };
 }

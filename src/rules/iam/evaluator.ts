@@ -2,9 +2,11 @@
 // their default version, its groups') bounded by its permissions boundary, read as AWS evaluates a
 // request (the "policy evaluation logic" documentation): an explicit Deny whose action and resource
 // patterns cover the request wins; otherwise an Allow covering it grants it; a permissions boundary must
-// allow it too. Conditions the evaluator understands are applied (`iam:PassedToService`); a grant under
-// any other condition is kept and reported as conditional (priced lower, docs/model.md); a Deny under a
-// condition it does not understand may not apply, so it removes nothing.
+// allow it too. Conditions the evaluator understands are applied (`iam:PassedToService`, and the request
+// time against literal dates, judged at the set's clock: time-condition.ts); a grant under any other
+// condition is kept and reported as conditional (priced lower, docs/model.md); a Deny under a condition it
+// does not understand may not apply, so it removes nothing. An answer that rests on a time test says until
+// when it holds (`Access.until`): the analyzer re-judges it then.
 import {
   actionMatches,
   coversAction,
@@ -16,6 +18,7 @@ import {
   substitute,
   type Statement,
 } from './policy.js';
+import { judgeTime, type TimeTest } from './time-condition.js';
 
 /** How firmly a grant holds: on any resource, only on literal resources, or under a condition not understood. */
 export type Strength = 'unconditional' | 'scoped' | 'conditional';
@@ -29,6 +32,8 @@ export interface Access {
   strength: Strength;
   /** every pattern granting it names the caller itself through `${aws:username}` (self-service) */
   selfService: boolean;
+  /** the next instant (epoch ms) the answer may change, when a time condition decides it */
+  until?: number;
 }
 
 interface Compiled {
@@ -47,6 +52,8 @@ interface Compiled {
   /** which of `resources` came from a `${aws:username}` pattern */
   selfPatterns: Set<string>;
   passedToService?: string[];
+  /** tests on the request time, judged at the set's clock */
+  time?: TimeTest[];
   conditional: boolean;
 }
 
@@ -159,11 +166,13 @@ export class PermissionSet {
    * @param policies the statements of each policy document that applies (inline, managed, groups')
    * @param variables policy variables of the caller, lowercased keys (`aws:username` for a user)
    * @param boundary the permissions boundary, when one is attached
+   * @param now the instant requests are judged at (epoch ms), for time conditions
    */
   constructor(
     policies: readonly (readonly Statement[])[],
     variables: Readonly<Record<string, string>> = {},
     private readonly boundary?: PermissionSet,
+    readonly now: number = Date.now(),
   ) {
     this.units = policies.map((statements) => unitOf(statements, variables));
   }
@@ -244,13 +253,22 @@ export class PermissionSet {
     const cached = this.cache?.get(key);
     if (cached !== undefined) return cached ?? undefined;
     let best: Access | undefined;
+    // The grant holds until the last of the Allows granting it stops (its time test ends, or a Deny's begins).
+    let until = -Infinity;
     for (const unit of this.units) {
       if (unit.services && !unit.services.includes(svc)) continue;
       for (const s of unit.allows) {
         if (!s.covers(action)) continue;
         if (!admitsService(s, service)) continue;
+        this.judgedUntil = Infinity;
+        if (s.time) {
+          const judged = judgeTime(s.time, this.now);
+          if (!judged.holds) continue;
+          this.judgedUntil = judged.until;
+        }
         const granted = this.granted(s, action, resource, service);
         if (!granted.length) continue;
+        until = Math.max(until, this.judgedUntil);
         const strength: Strength = s.conditional
           ? 'conditional'
           : granted.every(isLiteral)
@@ -261,9 +279,17 @@ export class PermissionSet {
           best = { strength, selfService };
       }
     }
+    if (best && until !== Infinity) best = { ...best, until };
     if (best && this.boundary) {
       const bounded = this.boundary.access(action, resource, service);
-      best = bounded ? { ...best, strength: weaker(best.strength, bounded.strength) } : undefined;
+      const boundedUntil = Math.min(until, bounded?.until ?? Infinity);
+      best = bounded
+        ? {
+            ...best,
+            strength: weaker(best.strength, bounded.strength),
+            ...(boundedUntil !== Infinity && { until: boundedUntil }),
+          }
+        : undefined;
     }
     this.cache ??= new Map();
     if (this.cache.size < 5_000) this.cache.set(key, best ?? null);
@@ -297,9 +323,37 @@ export class PermissionSet {
         const covers = d.resources
           ? d.resources.some((p) => resourceMatches(p, resource))
           : !d.notResources!.some((p) => resourceMatches(p, resource));
-        if (covers) return true;
+        if (!covers) continue;
+        if (!d.time) return true;
+        // A Deny that begins later ends the grant then.
+        const judged = judgeTime(d.time, this.now);
+        if (judged.holds) return true;
+        if (judged.until < this.judgedUntil) this.judgedUntil = judged.until;
       }
     return false;
+  }
+
+  /** While an Allow is judged: when the grant it gives ends (its own time test, a Deny that begins). */
+  private judgedUntil = Infinity;
+
+  /**
+   * Until when `isAdmin()` holds (epoch ms; Infinity: no time condition ends it). Asked after isAdmin()
+   * answered true.
+   */
+  adminUntil(): number {
+    let until = -Infinity;
+    for (const u of this.units)
+      for (const s of u.allows) {
+        if (s.conditional || !s.everything || !(s.resources?.includes('*') ?? false)) continue;
+        if (!s.time) return this.boundary ? this.boundary.adminUntil() : Infinity;
+        const judged = judgeTime(s.time, this.now);
+        if (judged.holds) until = Math.max(until, judged.until);
+      }
+    return Math.min(until, this.boundary ? this.boundary.adminUntil() : Infinity);
+  }
+
+  private holdsNow(tests: readonly TimeTest[]): boolean {
+    return judgeTime(tests, this.now).holds;
   }
 
   /**
@@ -311,7 +365,15 @@ export class PermissionSet {
     let everything = false;
     for (const u of this.units) {
       if (u.services) continue;
-      if (u.allows.some((s) => !s.conditional && s.everything && (s.resources?.includes('*') ?? false))) {
+      if (
+        u.allows.some(
+          (s) =>
+            !s.conditional &&
+            s.everything &&
+            (s.resources?.includes('*') ?? false) &&
+            (!s.time || this.holdsNow(s.time)),
+        )
+      ) {
         everything = true;
         break;
       }
@@ -323,6 +385,7 @@ export class PermissionSet {
         (d) =>
           !d.conditional &&
           !d.passedToService &&
+          (!d.time || this.holdsNow(d.time)) &&
           ADMIN_WRITES.every((a) => coversAction(d.statement, a)) &&
           (d.resources ? d.resources.includes('*') : d.notResources!.length === 0),
       );
@@ -382,6 +445,7 @@ function compileStatement(statement: Statement, variables: Readonly<Record<strin
     notResources: statement.NotResource !== undefined ? resolve(list(statement.NotResource)) : undefined,
     selfPatterns,
     passedToService: condition.passedToService,
+    time: condition.time,
     conditional: condition.unknown.length > 0,
   };
   compiled.variable = variable;

@@ -32,6 +32,19 @@ import { ssmStartSession } from './primitives/ssm-start-session.js';
 import { updateAssumeRolePolicy } from './primitives/update-assume-role-policy.js';
 import { updateFunctionCode } from './primitives/update-function-code.js';
 import { updateLoginProfile } from './primitives/update-login-profile.js';
+import { passRoleDataPipeline } from './primitives/pass-role-datapipeline.js';
+import { glueUpdateDevEndpoint } from './primitives/glue-update-dev-endpoint.js';
+import { passRoleCodeStar } from './primitives/pass-role-codestar.js';
+import { codeStarCreateProjectFromTemplate } from './primitives/codestar-create-project-from-template.js';
+import { passRoleLambdaAddPermission } from './primitives/pass-role-lambda-add-permission.js';
+import { lambdaUpdateFunctionConfiguration } from './primitives/lambda-update-function-configuration.js';
+import { lambdaUpdateFunctionRole } from './primitives/lambda-update-function-role.js';
+import { sageMakerPresignedNotebookUrl } from './primitives/sagemaker-presigned-notebook-url.js';
+import { passRoleAutoScaling } from './primitives/pass-role-autoscaling.js';
+import { cloudFormationUpdateStack } from './primitives/cloudformation-update-stack.js';
+import { cloudFormationChangeSet } from './primitives/cloudformation-change-set.js';
+import { codeBuildUpdateProject } from './primitives/codebuild-update-project.js';
+import { ec2NewInstanceProfile } from './primitives/ec2-new-instance-profile.js';
 
 export const ESCALATION_PRIMITIVES: readonly EscalationPrimitive[] = [
   fullAdmin,
@@ -62,6 +75,19 @@ export const ESCALATION_PRIMITIVES: readonly EscalationPrimitive[] = [
   ssmSendCommand,
   ssmStartSession,
   ec2InstanceConnect,
+  passRoleDataPipeline,
+  glueUpdateDevEndpoint,
+  passRoleCodeStar,
+  codeStarCreateProjectFromTemplate,
+  passRoleLambdaAddPermission,
+  lambdaUpdateFunctionConfiguration,
+  lambdaUpdateFunctionRole,
+  sageMakerPresignedNotebookUrl,
+  passRoleAutoScaling,
+  cloudFormationUpdateStack,
+  cloudFormationChangeSet,
+  codeBuildUpdateProject,
+  ec2NewInstanceProfile,
 ];
 
 /** One escalation edge: from a principal to the administrator or to another principal. */
@@ -73,6 +99,10 @@ export interface Escalation {
   strength: Strength;
   /** already an administrator (`*` on `*`) */
   admin: boolean;
+  /** when the last way it holds ends (a time condition, epoch ms); undefined: no date ends it */
+  until?: number;
+  /** why it is conditional where no policy condition says so (`assumes an existing EC2 instance`) */
+  reasons?: string[];
 }
 
 /** The services some primitive requires: a principal is told apart from another only by these. */
@@ -130,12 +160,22 @@ export function findEscalations(directory: Directory): Escalation[] {
     for (const f of admin ? findings.filter((f) => f.primitive === fullAdmin.name) : findings)
       byTarget.set(f.target, [...(byTarget.get(f.target) ?? []), f]);
     for (const [target, list] of byTarget) {
+      const strength = list.map((f) => f.strength).reduce(stronger);
+      // It holds while any way holds: until the last of them ends.
+      const until = list.some((f) => f.until === undefined)
+        ? undefined
+        : Math.max(...list.map((f) => f.until!));
+      const reasons = [
+        ...new Set(list.filter((f) => f.strength === strength && f.reason).map((f) => f.reason!)),
+      ];
       out.push({
         from,
         target,
         primitives: [...new Set(list.map((f) => f.primitive))],
-        strength: list.map((f) => f.strength).reduce(stronger),
+        strength,
         admin: target === 'admin' && admin,
+        ...(until !== undefined && { until }),
+        ...(reasons.length && { reasons }),
       });
     }
   }

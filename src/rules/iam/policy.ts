@@ -3,6 +3,8 @@
 // written. See the AWS policy evaluation logic documentation ("IAM JSON policy elements: Action,
 // Resource, NotAction, NotResource, Condition").
 
+import { readTimeTest, type TimeTest } from './time-condition.js';
+
 export interface Statement {
   Sid?: string;
   Effect?: string;
@@ -110,11 +112,18 @@ export function coversAction(s: Statement, action: string): boolean {
 }
 
 /** Condition keys whose meaning the evaluator applies; any other key makes a grant conditional. */
-export const UNDERSTOOD_CONDITION_KEYS: ReadonlySet<string> = new Set(['iam:passedtoservice']);
+export const UNDERSTOOD_CONDITION_KEYS: ReadonlySet<string> = new Set([
+  'iam:passedtoservice',
+  'aws:currenttime',
+  'aws:epochtime',
+  'aws:tokenissuetime',
+]);
 
 export interface ReadCondition {
   /** services `iam:PassedToService` admits (globs), when the statement says */
   passedToService?: string[];
+  /** tests on the request time against literal dates (time-condition.ts), all of which must hold */
+  time?: TimeTest[];
   /** condition keys the evaluator does not apply (`aws:MultiFactorAuthPresent`, ...) */
   unknown: string[];
 }
@@ -130,7 +139,12 @@ export function readCondition(condition: Statement['Condition']): ReadCondition 
       const op = operator.replace(/^ForAnyValue:|^ForAllValues:/i, '').toLowerCase();
       if (k === 'iam:passedtoservice' && (op === 'stringequals' || op === 'stringlike')) {
         out.passedToService = [...(out.passedToService ?? []), ...list(value)];
-      } else out.unknown.push(`${operator}:${key}`);
+        continue;
+      }
+      // A set operator on a single-valued time key is not what AWS documents: left undecided.
+      const time = op === operator.toLowerCase() ? readTimeTest(operator, key, value) : undefined;
+      if (time) (out.time ??= []).push(time);
+      else out.unknown.push(`${operator}:${key}`);
     }
   }
   return out;

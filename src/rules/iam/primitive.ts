@@ -3,7 +3,7 @@
 // in index.ts. A primitive reads a principal's effective permissions (evaluator.ts) and the document's
 // other principals (directory.ts) and says whom the principal can become: the account's administrator,
 // or another principal (a user whose credentials it can mint, a role it can pass to a service or take over).
-import type { Directory, Principal } from './directory.js';
+import type { Directory, Principal, ResourceKind } from './directory.js';
 import { weaker, type Access, type Strength } from './evaluator.js';
 
 export interface Finding {
@@ -11,6 +11,10 @@ export interface Finding {
   /** `admin`: the principal makes itself an administrator; else the principal it becomes */
   target: 'admin' | Principal;
   strength: Strength;
+  /** when a time condition ends it (epoch ms) */
+  until?: number;
+  /** why it is conditional when no policy condition says so (`assumes an existing instance`) */
+  reason?: string;
 }
 
 export interface EscalationPrimitive {
@@ -54,6 +58,25 @@ export function together(...accesses: (Access | undefined)[]): Strength | undefi
   return strength;
 }
 
+/** When the first of several accesses needed together ends (a time condition); undefined when none does. */
+export function endOf(...accesses: (Access | undefined)[]): number | undefined {
+  let until = Infinity;
+  for (const access of accesses) if (access?.until !== undefined) until = Math.min(until, access.until);
+  return until === Infinity ? undefined : until;
+}
+
+/** A finding of one access (or several needed together): its strength and when it ends. */
+export function found(
+  primitive: string,
+  target: 'admin' | Principal,
+  ...accesses: Access[]
+): Finding | undefined {
+  const strength = together(...accesses);
+  if (!strength) return undefined;
+  const until = endOf(...accesses);
+  return until === undefined ? { primitive, target, strength } : { primitive, target, strength, until };
+}
+
 /** A primitive that writes the principal's own permissions: the action on its own ARN makes it an administrator. */
 export function onSelf(
   name: string,
@@ -69,7 +92,7 @@ export function onSelf(
     find(principal) {
       if (principal.kind !== kind || !principal.arn || !principal.permissions.access(action)) return [];
       const access = principal.permissions.access(action, principal.arn);
-      return access ? [{ primitive: name, target: 'admin', strength: access.strength }] : [];
+      return access ? [found(name, 'admin', access)!] : [];
     },
   };
 }
@@ -86,7 +109,7 @@ export function onOwnGroup(name: string, method: string, action: string): Escala
       for (const group of principal.groups) {
         const arn = directory.groups.get(group)?.arn;
         const access = arn ? principal.permissions.access(action, arn) : undefined;
-        if (access) return [{ primitive: name, target: 'admin', strength: access.strength }];
+        if (access) return [found(name, 'admin', access)!];
       }
       return [];
     },
@@ -104,6 +127,8 @@ export function onOthers(
   method: string,
   kind: 'user' | 'role',
   actions: readonly string[],
+  /** the target must hold this resource (a user's login profile): existing.ts decides */
+  needs?: ResourceKind,
 ): EscalationPrimitive {
   return {
     name,
@@ -129,7 +154,9 @@ export function onOthers(
         const strength = together(...accesses);
         if (!strength || accesses.every((a) => a!.selfService)) continue;
         if (strength !== 'scoped' && !directory.escalates.has(target.arn)) continue;
-        out.push({ primitive: name, target, strength });
+        const finding = found(name, target, ...(accesses as Access[]))!;
+        const held = needs ? holdsResource(finding, needs, target.arn, directory) : finding;
+        if (held) out.push(held);
       }
       return out;
     },
@@ -156,26 +183,69 @@ export function passRole(
     reach: 'principal',
     requires: ['iam', ...actions.map((a) => (typeof a === 'string' ? serviceOf(a) : a.map(serviceOf)))],
     find(principal, directory) {
-      const launch = together(
-        ...actions.map((a) =>
-          typeof a === 'string' ? principal.permissions.access(a) : anyOf(principal, a as readonly string[]),
-        ),
-      );
+      const launch = allOf(principal, actions);
       if (!launch) return [];
       const out: Finding[] = [];
       for (const role of roles(directory)) {
         if (role === principal || !role.arn || !sameAccount(principal, role)) continue;
         const pass = principal.permissions.access('iam:PassRole', role.arn, service);
-        const strength = together(pass, { strength: launch, selfService: false });
-        if (strength) out.push({ primitive: name, target: role, strength });
+        if (!pass) continue;
+        const finding = found(name, role, pass, launch);
+        if (finding) out.push(finding);
       }
       return out;
     },
   };
 }
 
+/**
+ * Several actions needed together (a list inside: alternatives), as one access: the weakest strength, ending
+ * with the first to end. Undefined when one is missing.
+ */
+export function allOf(
+  principal: Principal,
+  actions: readonly (string | readonly string[])[],
+): Access | undefined {
+  const accesses = actions.map((a) =>
+    typeof a === 'string' ? principal.permissions.access(a) : anyOf(principal, a as readonly string[]),
+  );
+  const strength = together(...accesses);
+  if (!strength) return undefined;
+  const until = endOf(...accesses);
+  return { strength, selfService: false, ...(until !== undefined && { until }) };
+}
+
+/**
+ * A finding on a target that must hold an existing resource (a user's login profile), as DECISIONS
+ * "Primitives that need an existing resource" says: kept when the estate's inventory of that kind names
+ * the target; conditional, with the reason, when no inventory of that kind is known; none otherwise.
+ */
+export function holdsResource(
+  finding: Finding,
+  kind: ResourceKind,
+  target: string,
+  directory: Directory,
+): Finding | undefined {
+  const inventory = directory.inventory[kind];
+  if (!inventory) return { ...finding, strength: 'conditional', reason: assumesExisting(kind) };
+  return inventory.includes(target) ? finding : undefined;
+}
+
+/** The reason a primitive drawn without an inventory of what it needs is conditional. */
+export const assumesExisting = (kind: ResourceKind): string => `assumes an existing ${RESOURCE_NAMES[kind]}`;
+
+const RESOURCE_NAMES: Readonly<Record<ResourceKind, string>> = {
+  instance: 'EC2 instance',
+  function: 'Lambda function',
+  stack: 'CloudFormation stack',
+  'glue-endpoint': 'Glue development endpoint',
+  'sagemaker-notebook': 'SageMaker notebook instance',
+  'codebuild-project': 'CodeBuild project',
+  'login-profile': 'login profile',
+};
+
 /** The strongest of alternative actions (CreateEventSourceMapping or InvokeFunction, ...). */
-function anyOf(principal: Principal, actions: readonly string[]): Access | undefined {
+export function anyOf(principal: Principal, actions: readonly string[]): Access | undefined {
   let best: Access | undefined;
   for (const action of actions) {
     const access = principal.permissions.access(action);
@@ -206,6 +276,13 @@ export const instanceRoles = perDirectory((directory: Directory): Principal[] =>
   return profiled.length ? profiled : directory.roles.filter((r) => r.services.has('ec2.amazonaws.com'));
 });
 
+/** The roles a service may assume (its trust admits it). */
+export const serviceRoles = (service: string) =>
+  perDirectory((directory: Directory): Principal[] => directory.roles.filter((r) => r.services.has(service)));
+
+/** Roles a Lambda function may run as. */
+export const lambdaRoles = serviceRoles('lambda.amazonaws.com');
+
 /** The users or roles that escalate on their own (pass one), in directory order. */
 function escalating(directory: Directory, kind: 'user' | 'role'): readonly Principal[] {
   const key = `${kind}:${directory.escalates.size}`;
@@ -223,24 +300,60 @@ function escalating(directory: Directory, kind: 'user' | 'role'): readonly Princ
 
 const escalatingDrawn = new WeakMap<Directory, Map<string, readonly Principal[]>>();
 
-/** Reaching the code or host that runs as a role, without passing it (SSM, Instance Connect, function code). */
-export function intoRunning(
+/**
+ * Reaching the code or host that runs as a role through a resource that must already exist (DECISIONS
+ * "Primitives that need an existing resource"): an instance (SSM, Instance Connect), a function (its code or
+ * configuration), a stack, a Glue endpoint, a SageMaker notebook, a CodeBuild project. With an inventory of
+ * that kind, the roles its resources run as are the targets (none when it holds none); without one, the
+ * roles such a resource could run as (`candidates`), at the conditional price with the reason "assumes an
+ * existing <kind>". With `passRole`, the caller may also give the resource another role it may pass to
+ * that service (a stack's, a function's, an instance's): every such role is a target once a resource exists.
+ */
+export function intoExisting(
   name: string,
   method: string,
-  actions: readonly string[],
-  roles: (directory: Directory) => readonly Principal[],
+  kind: ResourceKind,
+  actions: readonly (string | readonly string[])[],
+  candidates: (directory: Directory) => readonly Principal[],
+  options: { passRole?: string; passOnly?: boolean } = {},
 ): EscalationPrimitive {
+  const services = actions.map((a) => (typeof a === 'string' ? serviceOf(a) : a.map(serviceOf)));
   return {
     name,
     method,
     reach: 'principal',
-    requires: [actions.map(serviceOf)],
+    // PassRole is one way among others (the resource's own role needs none), unless it is the only one.
+    requires: options.passOnly ? ['iam', ...services] : services,
     find(principal, directory) {
-      const strength = anyOf(principal, actions)?.strength;
-      if (!strength) return [];
-      return roles(directory)
-        .filter((r) => r !== principal && r.arn && sameAccount(principal, r))
-        .map((target) => ({ primitive: name, target, strength }));
+      const act = allOf(principal, actions);
+      if (!act) return [];
+      const inventory = directory.inventory[kind];
+      if (inventory && !inventory.length) return [];
+      const known = inventory !== undefined;
+      const reason = known ? undefined : assumesExisting(kind);
+      const out = new Map<Principal, Finding>();
+      const add = (target: Principal, ...accesses: Access[]) => {
+        if (target === principal || !target.arn || !sameAccount(principal, target)) return;
+        const finding = found(name, target, ...accesses);
+        if (!finding) return;
+        const priced: Finding = known ? finding : { ...finding, strength: 'conditional', reason };
+        const before = out.get(target);
+        if (!before || weaker(before.strength, priced.strength) === before.strength) out.set(target, priced);
+      };
+      // The role the resource runs as.
+      if (!options.passOnly) {
+        const own = known
+          ? inventory.map((arn) => directory.byArn.get(arn)).filter((p): p is Principal => !!p)
+          : candidates(directory);
+        for (const role of own) add(role, act);
+      }
+      // Another role, passed to it.
+      if (options.passRole)
+        for (const role of candidates(directory)) {
+          const pass = principal.permissions.access('iam:PassRole', role.arn, options.passRole);
+          if (pass) add(role, act, pass);
+        }
+      return [...out.values()];
     },
   };
 }

@@ -10,11 +10,12 @@
 // - a SAML provider admits whoever it signs in (IdentityProvider ASSUMES the role).
 import type { Directory, Principal } from './directory.js';
 import { list, readCondition, type Statement } from './policy.js';
+import { judgeTime } from './time-condition.js';
 
 export const GITHUB_OIDC = 'token.actions.githubusercontent.com';
 
 export interface RoleTrust {
-  assumedBy: { from: Principal; via: string; conditional: boolean }[];
+  assumedBy: { from: Principal; via: string; conditional: boolean; until?: number }[];
   /** GitHub repositories (`github.com/<owner>/<repo>`) admitted through the Actions OIDC provider */
   repositories: string[];
   /** every GitHub repository may assume it */
@@ -36,9 +37,17 @@ export function readTrust(role: Principal, directory: Directory): RoleTrust {
       )
     )
       continue;
-    const conditional = readCondition(s.Condition).unknown.length > 0;
+    const condition = readCondition(s.Condition);
+    const conditional = condition.unknown.length > 0;
+    // A trust that holds only at other times admits no one now (DECISIONS "Time conditions").
+    const time = condition.time ? judgeTime(condition.time, directory.now) : undefined;
+    if (time && !time.holds) continue;
     const principal = s.Principal as Record<string, unknown>;
+    const before = out.assumedBy.length;
     for (const aws of list(principal.AWS)) awsPrincipal(role, aws, conditional, directory, out);
+    if (time && time.until !== Infinity)
+      for (const entry of out.assumedBy.slice(before))
+        entry.until = Math.min(entry.until ?? Infinity, time.until);
     for (const federated of list(principal.Federated)) federatedPrincipal(federated, s, out);
   }
   return out;

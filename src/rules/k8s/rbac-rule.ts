@@ -32,6 +32,9 @@ const CLUSTER_SCOPED = new Set([
   'rbac.authorization.k8s.io/clusterroles',
   'rbac.authorization.k8s.io/clusterrolebindings',
   'certificates.k8s.io/certificatesigningrequests',
+  'certificates.k8s.io/signers',
+  'admissionregistration.k8s.io/mutatingwebhookconfigurations',
+  'admissionregistration.k8s.io/validatingwebhookconfigurations',
 ]);
 
 /** One API request a primitive needs: `group` is '' for the core group; `resource` may be `pods/exec`. */
@@ -44,7 +47,18 @@ export interface ApiRequest {
 export interface RbacPrimitive {
   name: string;
   /** `rules` is undefined when the role is only named by a binding (the dump does not hold it). */
-  grants(rules: readonly PolicyRule[] | undefined, roleName: string, scope: GrantScope): Grant | undefined;
+  grants(
+    rules: readonly PolicyRule[] | undefined,
+    roleName: string,
+    scope: GrantScope,
+    context?: RoleContext,
+  ): Grant | undefined;
+}
+
+/** The other roles of the dump, for a primitive whose grant names them (`bind` limited by resourceNames). */
+export interface RoleContext {
+  /** Whether binding this role (a ClusterRole, or a Role of the grant's namespace) would escalate by itself. */
+  escalates(kind: 'Role' | 'ClusterRole', name: string): boolean;
 }
 
 /** Whether one rule authorizes a request, as the API server's RBAC authorizer decides it. */
@@ -104,8 +118,10 @@ function readGrant(rule: ReadRule, request: ApiRequest): Grant | undefined {
     if (subresource === '' || !rule.anySubresource.includes(subresource)) return undefined;
   }
   if (!rule.named) return 'any';
-  // A create (or a collection delete) carries no object name, so a rule limited to names never allows it.
-  if (request.verb === 'create' || request.verb === 'deletecollection') return undefined;
+  // A create (or a collection delete) carries no object name, so a rule limited to names never allows it;
+  // a create on a subresource (`serviceaccounts/token`, `pods/exec`) names its parent object, so it does.
+  if ((request.verb === 'create' && !request.resource.includes('/')) || request.verb === 'deletecollection')
+    return undefined;
   return 'named';
 }
 

@@ -340,7 +340,7 @@ describe('Knative Serving core', () => {
     expect(
       out.edgeProps('CAN_ESCALATE_TO', 'kn/clusterrole/knative-serving-admin', 'kn/cluster-admin'),
     ).toMatchObject({
-      primitives: ['create-pods', 'read-secrets', 'pod-patch'],
+      primitives: ['create-pods', 'read-secrets', 'pod-patch', 'admission-webhooks'],
       scope: 'cluster',
     });
     expect(out.edges).toContain('ASSUMES kn/knative-serving/controller -> kn/knative-serving/controller');

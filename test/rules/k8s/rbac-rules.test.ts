@@ -11,6 +11,8 @@ const core = (verbs: string[], resources: string[], extra: Partial<PolicyRule> =
   ...extra,
 });
 const RBAC = 'rbac.authorization.k8s.io';
+const CERTS = 'certificates.k8s.io';
+const ADMISSION = 'admissionregistration.k8s.io';
 
 // [primitive, rules that grant it, the negative twin]
 const CASES: [string, PolicyRule[] | undefined, PolicyRule[] | undefined][] = [
@@ -53,6 +55,35 @@ const CASES: [string, PolicyRule[] | undefined, PolicyRule[] | undefined][] = [
     [core(['get'], ['pods/ephemeralcontainers'])],
   ],
   ['nodes-proxy', [core(['get'], ['nodes/proxy'])], [core(['get'], ['nodes', 'nodes/stats'])]],
+  [
+    'approve-csr',
+    [
+      { apiGroups: [CERTS], resources: ['certificatesigningrequests'], verbs: ['create'] },
+      { apiGroups: [CERTS], resources: ['certificatesigningrequests/approval'], verbs: ['update'] },
+      {
+        apiGroups: [CERTS],
+        resources: ['signers'],
+        verbs: ['approve'],
+        resourceNames: ['kubernetes.io/kube-apiserver-client'],
+      },
+    ],
+    // twin: approving without creating (the kube-controller-manager's csrapproving shape without `create`)
+    [
+      { apiGroups: [CERTS], resources: ['certificatesigningrequests/approval'], verbs: ['update'] },
+      { apiGroups: [CERTS], resources: ['signers'], verbs: ['approve'] },
+    ],
+  ],
+  [
+    'admission-webhooks',
+    [{ apiGroups: [ADMISSION], resources: ['mutatingwebhookconfigurations'], verbs: ['patch'] }],
+    [
+      {
+        apiGroups: [ADMISSION],
+        resources: ['mutatingwebhookconfigurations'],
+        verbs: ['get', 'list', 'watch'],
+      },
+    ],
+  ],
 ];
 
 describe('k8s RBAC primitives: each fires on a minimal rule and not on its twin', () => {
@@ -117,5 +148,50 @@ describe('k8s RBAC primitives: each fires on a minimal rule and not on its twin'
         { group: '', resource: 'secrets', verb: 'get' },
       ),
     ).toBeUndefined();
+  });
+});
+
+describe('Kubernetes as the API server decides (DECISIONS third round)', () => {
+  it('create serviceaccounts/token limited by resourceNames is allowed for those accounts (named); twin: create serviceaccounts named', () => {
+    const named = [core(['create'], ['serviceaccounts/token'], { resourceNames: ['deployer'] })];
+    // Not cluster-admin: the escalation is to the accounts named (k8s-api-server.test.ts draws it).
+    expect(rbacEscalation(named, 'r')).toEqual({ primitives: [], named: false, tokenAccounts: ['deployer'] });
+    expect(
+      rbacEscalation([core(['create'], ['serviceaccounts'], { resourceNames: ['deployer'] })], 'r')
+        .primitives,
+    ).toEqual([]);
+  });
+
+  it('impersonating groups alone (or extras, uids) is nothing; twin: with users it is impersonation', () => {
+    expect(rbacEscalation([core(['impersonate'], ['groups'])], 'r').primitives).toEqual([]);
+    expect(
+      rbacEscalation(
+        [
+          {
+            apiGroups: ['authentication.k8s.io'],
+            resources: ['userextras/scopes', 'uids'],
+            verbs: ['impersonate'],
+          },
+        ],
+        'r',
+      ).primitives,
+    ).toEqual([]);
+    expect(rbacEscalation([core(['impersonate'], ['users', 'groups'])], 'r').primitives).toEqual([
+      'impersonate',
+    ]);
+  });
+
+  it('writing admission webhooks is escalation at the resource-scoped price', () => {
+    expect(
+      rbacEscalation(
+        [{ apiGroups: [ADMISSION], resources: ['validatingwebhookconfigurations'], verbs: ['create'] }],
+        'r',
+      ),
+    ).toEqual({ primitives: ['admission-webhooks'], named: true });
+  });
+
+  it('neither reaches from a namespace: CSRs and webhook configurations are cluster-scoped', () => {
+    const webhook = [{ apiGroups: [ADMISSION], resources: ['mutatingwebhookconfigurations'], verbs: ['*'] }];
+    expect(rbacEscalation(webhook, 'r', 'namespace').primitives).toEqual([]);
   });
 });

@@ -31,7 +31,12 @@ function memberIsAdmin(user: Principal, groupName: string, directory: Directory)
   const member: Principal = {
     ...user,
     groups: [...user.groups, groupName],
-    permissions: new PermissionSet([...user.policies, ...group.policies], { 'aws:username': user.name }),
+    permissions: new PermissionSet(
+      [...user.policies, ...group.policies],
+      { 'aws:username': user.name },
+      undefined,
+      directory.now,
+    ),
   };
   if (member.permissions.isAdmin()) return true;
   return [attachUserPolicy, putUserPolicy, attachGroupPolicy, putGroupPolicy].some(

@@ -7,8 +7,15 @@ export const fullAdmin: EscalationPrimitive = {
   method: 'PMapper: a principal allowed every action on every resource is an administrator',
   reach: 'admin',
   find(principal) {
-    return principal.permissions.isAdmin()
-      ? [{ primitive: 'full-admin', target: 'admin', strength: 'unconditional' }]
-      : [];
+    if (!principal.permissions.isAdmin()) return [];
+    const until = principal.permissions.adminUntil();
+    return [
+      {
+        primitive: 'full-admin',
+        target: 'admin',
+        strength: 'unconditional',
+        ...(until !== Infinity && { until }),
+      },
+    ];
   },
 };
