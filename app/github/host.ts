@@ -27,6 +27,7 @@ import { problem } from '../../src/http/problems.js';
 import { sendProblem } from '../plugins/http-base.js';
 import { PullRequestQueue } from '../../src/forge/pull-request-queue.js';
 import { tokenRequest } from '../../src/forge/token-request.js';
+import { CommitFilesCache } from './locate.js';
 import { reconcile, type PullRequestTarget } from './pull-request.js';
 import { registerRemediationRoute } from './remediation.js';
 
@@ -101,7 +102,11 @@ export function registerGithubApp(
         installations.set(slug, installation);
       }
       const octokit = await probot.auth(installation);
-      return allowlisted(githubForge(octokit.request as never), allowlist, log);
+      return allowlisted(
+        githubForge(octokit.request as never, { appId: Number(settings.appId) }),
+        allowlist,
+        log,
+      );
     };
   } else if (settings.token !== undefined) {
     // Token mode: no App to install; the token writes, webhooks are taken when WEBHOOK_SECRET is set.
@@ -134,6 +139,8 @@ export function registerGithubApp(
   // One pull request's updates run one at a time, in order; a second request for the same commit while
   // one waits is the same work and is not queued twice.
   const queue = new PullRequestQueue(log);
+  /** where each commit's resources are declared, read once per commit */
+  const commitFiles = new CommitFilesCache();
   /** the head commit of each open pull request the app has heard of (older commits do not touch comments) */
   const heads = new Map<string, string>();
   const prKey = (target: Pick<PullRequestTarget, 'repo' | 'number'>) =>
@@ -160,13 +167,18 @@ export function registerGithubApp(
   /** Comments (only for the pull request's head commit) and the commit's status, from the result. */
   async function update(forge: Forge, target: PullRequestTarget, result: Parameters<typeof reconcile>[2]) {
     const head = heads.get(prKey(target));
-    const outcome = await reconcile(forge, target, result, settings.publicUrl, {
+    const outcome = await reconcile(forge, target, result, {
       comments: head === undefined || head === target.sha.toLowerCase(),
+      links: settings,
+      files: commitFiles.for(forge, target.repo, target.sha),
     });
-    log.info(
-      { slug: `${target.repo.owner}/${target.repo.repo}`, pr: target.number, sha: target.sha, ...outcome },
-      'pull request updated',
-    );
+    const where = { slug: `${target.repo.owner}/${target.repo.repo}`, pr: target.number, sha: target.sha };
+    if (outcome.checkRunError)
+      log.warn(
+        { ...where, err: outcome.checkRunError },
+        'check run not written (does the installation grant checks: write?); the commit status was set',
+      );
+    log.info({ ...where, ...outcome }, 'pull request updated');
   }
 
   /** Queues a pull request's update and returns at once; failures are logged, refusals already were. */

@@ -116,6 +116,8 @@ export interface GithubSettings {
   allowlist: string[];
   /** PUBLIC_URL: where people open pathgate (links in comments and statuses) */
   publicUrl?: string;
+  /** a dashboard is configured (DASHBOARD_ADDR): the pages links point at exist (app/github/links.ts) */
+  dashboard?: boolean;
 }
 
 /** The audit log (docs/security.md). */
@@ -1157,6 +1159,7 @@ function readGithub(env: Env, problems: string[], read: Reader): GithubSettings 
     apiUrl: apiUrl.replace(/\/+$/, ''),
     allowlist,
     publicUrl,
+    dashboard: Boolean(env.DASHBOARD_ADDR?.trim()),
   };
 }
 
