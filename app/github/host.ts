@@ -54,6 +54,32 @@ export interface HandedWebhook {
   payload: object;
 }
 
+/** The one start-up line that says how the app talks to GitHub. */
+function logMode(log: Logger, mode: GithubApp['mode'], settings: GithubSettings, webhooks: boolean): void {
+  const fields = {
+    mode,
+    apiUrl: settings.apiUrl,
+    webhooks,
+    ...(mode === 'app' && { appId: settings.appId }),
+    ...(settings.webhookProxyUrl && { webhookProxy: true }),
+  };
+  if (mode === 'app')
+    log.info(
+      fields,
+      `GitHub App mode (APP_ID ${settings.appId}): pull requests get comments, a Check Run and a commit status through installation tokens`,
+    );
+  else if (mode === 'token')
+    log.info(
+      fields,
+      'GitHub token mode (FORGE_TOKEN): pull requests get comments and a commit status written with the token (no Check Run: GitHub Apps only)',
+    );
+  else
+    log.warn(
+      fields,
+      'GitHub dry run (no APP_ID and PRIVATE_KEY): webhooks are verified and handled, the comments, statuses and check runs are logged, not posted',
+    );
+}
+
 export function registerGithubApp(
   api: FastifyInstance,
   deps: {
@@ -118,19 +144,13 @@ export function registerGithubApp(
       log,
     );
     forgeFor = async () => forge;
-    log.info(
-      { apiUrl: settings.apiUrl, webhooks: receiver !== undefined },
-      'GitHub in token mode (FORGE_TOKEN): gate verdicts for pull requests are posted with the token',
-    );
   } else {
     mode = 'dry-run';
     receiver = new Webhooks({ secret: settings.webhookSecret! });
     const dry = dryRunForge(log);
     forgeFor = async () => dry;
-    log.warn(
-      'GitHub app without APP_ID and PRIVATE_KEY: running dry, logging the comments and statuses it would post',
-    );
   }
+  logMode(log, mode, settings, receiver !== undefined);
   // Handlers are registered on the receiver; in token mode without WEBHOOK_SECRET there is none.
   const listen = ((events: never, handler: never) => receiver?.on(events, handler)) as Receiver['on'];
   if (allowlist.empty && mode !== 'dry-run')
