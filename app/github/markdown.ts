@@ -43,7 +43,7 @@ export function mdCode(value: string, options: { inTable?: boolean } = {}): stri
  * numeric entities (`#35;`), so a label can close neither its quotes, its node, nor the ```mermaid fence.
  */
 export function mermaidLabel(value: string): string {
-  return oneLine(value).replace(/[^\p{L}\p{N} ._:/,+=()-]/gu, (c) => `#${c.codePointAt(0)};`);
+  return oneLine(value).replace(/[^\p{L}\p{N} ._:/,+=()_-]/gu, (c) => `#${c.codePointAt(0)};`);
 }
 
 /** Plain text for GitHub's Check Run annotations and titles (rendered as text, not Markdown): one line. */
