@@ -4,6 +4,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { decodeReportFile, readReport } from '../src/ingest/recognize.js';
+import { mermaidLabel } from './github/markdown.js';
+import { resourceSearches } from './locate-rules.js';
 
 export type Verdict = 'clean' | 'blocked' | 'unknown';
 
@@ -32,7 +34,7 @@ export interface GateRoute {
    */
   origin?: {
     terraform?: string[];
-    kubernetes?: { kind?: string; name: string }[];
+    kubernetes?: { kind?: string; name: string; namespace?: string }[];
     images?: string[];
     package?: string;
     code?: { path: string; line?: number; rule: string };
@@ -213,9 +215,8 @@ export function renderMarkdown(answer: GateAnswer): string {
 /** GitHub renders a job summary or comment of at most 65,536 characters: diagrams for the worst routes. */
 const MAX_DIAGRAMS = 10;
 
-/** Mermaid's text inside `"…"`: quotes and pipes as entities, so no name can break the diagram. */
-const mermaidText = (text: string) =>
-  text.replace(/"/g, '#quot;').replace(/[<>]/g, (c) => (c === '<' ? '#lt;' : '#gt;'));
+/** Mermaid's text inside `"…"`: as entities (app/github/markdown.ts), so no name can break the diagram. */
+const mermaidText = mermaidLabel;
 
 /**
  * A route as a Mermaid flowchart (GitHub renders ```mermaid blocks): one box per hop's node, each edge with
@@ -226,7 +227,7 @@ export function renderMermaid(route: GateRoute): string {
   const index = new Map(route.nodes.map((n, i) => [n.id, i]));
   const lines = ['```mermaid', 'flowchart LR'];
   for (const [i, n] of route.nodes.entries())
-    lines.push(`  n${i}["${mermaidText(n.name)}<br/><small>${n.label}</small>"]`);
+    lines.push(`  n${i}["${mermaidText(n.name)}<br/><small>${mermaidText(n.label)}</small>"]`);
   const changed: number[] = [];
   for (const [k, step] of route.steps.entries()) {
     const why = route.why.find((w) => w.from === step.from && w.to === step.to && w.type === step.type);
@@ -376,15 +377,6 @@ export function toSarif(answer: GateAnswer, options: SarifOptions): Record<strin
 }
 
 const SKIP = new Set(['.git', 'node_modules', 'dist', '.terraform', 'vendor', 'coverage']);
-const MANIFESTS = [
-  'package.json',
-  'requirements.txt',
-  'pom.xml',
-  'build.gradle',
-  'go.mod',
-  'Gemfile',
-  'Cargo.toml',
-];
 
 /** The checkout's text files, read lazily, for pointing a route at the line that caused it. */
 class FileIndex {
@@ -402,32 +394,9 @@ class FileIndex {
         line: Math.max(1, origin.code.line ?? 1),
         why: `${origin.code.rule} was found here`,
       };
-    for (const address of origin.terraform ?? []) {
-      const [type, name] = address
-        .replace(/\[.*?\]$/, '')
-        .split('.')
-        .slice(-2);
-      const found = this.find(
-        (f) => f.endsWith('.tf'),
-        new RegExp(`^\\s*resource\\s+"${escape(type)}"\\s+"${escape(name)}"`),
-      );
-      if (found) return { ...found, why: `${address} is declared here` };
-    }
-    for (const object of origin.kubernetes ?? []) {
-      const found = this.find(
-        (f) => /\.ya?ml$/.test(f),
-        new RegExp(`^\\s*name:\\s*["']?${escape(object.name)}["']?\\s*$`),
-      );
-      if (found) return { ...found, why: `${object.kind ?? 'object'} ${object.name} is declared here` };
-    }
-    if (origin.package) {
-      const short = origin.package.split(/[:/]/).pop()!;
-      const found = this.find((f) => MANIFESTS.includes(path.basename(f)), new RegExp(escape(short)));
-      if (found) return { ...found, why: `${origin.package} is declared here` };
-    }
-    if (origin.images?.length || origin.package) {
-      const found = this.find((f) => /(^|\/)(Dockerfile|Containerfile)[^/]*$/.test(f), /^\s*FROM\s/i);
-      if (found) return { ...found, why: `the image ${origin.images?.[0] ?? ''} is built here`.trim() };
+    for (const search of resourceSearches(origin)) {
+      const found = this.find(search.pick, search.pattern);
+      if (found) return { ...found, why: search.why };
     }
     const report = reportPath && path.relative(this.root, path.resolve(reportPath));
     if (report && !report.startsWith('..'))
@@ -479,7 +448,6 @@ class FileIndex {
   }
 }
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const toUri = (file: string) => file.split(path.sep).map(encodeURIComponent).join('/');
 
 /**

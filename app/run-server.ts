@@ -1,10 +1,14 @@
 // Runs the service in the foreground until SIGINT/SIGTERM, printing where to look. Shared by `npm start`
 // (demo data on by default) and `pathgate serve` (empty by default).
+import { existsSync } from 'node:fs';
 import { apiAuthEnabled, loadSettings, SettingsError } from '../src/config/settings.js';
 import { DEFAULT_TENANT } from '../src/engine/tenant.js';
 import { startService } from './service.js';
 
 export async function runServer(options: { demoByDefault: boolean; version: string }): Promise<void> {
+  // `.env` where pathgate starts (the GitHub App's setup writes its credentials there, as Probot's does);
+  // variables already set win.
+  if (existsSync('.env')) process.loadEnvFile('.env');
   let settings;
   try {
     settings = loadSettings(process.env, { demoData: options.demoByDefault });

@@ -24,6 +24,8 @@ import { buildApiServer, buildMetricsServer } from './api-server.js';
 import { AnalysisService } from '../src/analysis/analysis-service.js';
 import { registerGithubApp, type GithubApp, type HandedWebhook } from './github/host.js';
 import { registerRemediationRoute } from './github/remediation.js';
+import { registerAppSetup, setupPaths } from './github/setup.js';
+import { startWebhookProxy } from './github/webhook-proxy.js';
 import { createAuditor } from './plugins/audit.js';
 import { yamlToList } from '../src/ingest/yaml.js';
 import { buildIngestServer } from './ingest-server.js';
@@ -280,6 +282,14 @@ export async function buildService(options: {
   });
   // Without a forge the route still answers, with what is missing.
   if (!github) registerRemediationRoute(apiApp, { engine });
+  // No App configured yet: the manifest flow registers one (app/github/setup.ts).
+  if (!settings.github?.appId && !settings.github?.token && settings.githubServer)
+    registerAppSetup(apiApp, {
+      server: settings.githubServer,
+      ...setupPaths(packageRoot()),
+      webhookProxyUrl: settings.github?.webhookProxyUrl,
+      log: logger,
+    });
   const metricsApp = auth.metricsAddr
     ? buildMetricsServer({ engine, metrics, logger, https: auth.tls })
     : undefined;
@@ -362,6 +372,11 @@ export async function startService(options: {
       port: settings.ingestAddr.port,
     });
     const apiUrl = await service.apiApp.listen({ host: settings.apiAddr.host, port: settings.apiAddr.port });
+    // Local development: webhooks from a smee.io channel to the listener just opened (app/github/webhook-proxy.ts).
+    const proxyUrl = service.github && settings.github?.webhookProxyUrl;
+    const webhookProxy = proxyUrl
+      ? startWebhookProxy({ source: proxyUrl, target: `${apiUrl}/api/github/webhooks`, log: logger })
+      : undefined;
     const metricsAddr = settings.auth.metricsAddr;
     const metricsUrl =
       metricsAddr && (await service.metricsApp?.listen({ host: metricsAddr.host, port: metricsAddr.port }));
@@ -379,6 +394,7 @@ export async function startService(options: {
     const close = service.close;
     service.close = async () => {
       clearInterval(driftTimer);
+      await webhookProxy?.stop();
       await close();
     };
     return { ...service, ingestUrl, apiUrl, metricsUrl: metricsUrl || undefined };

@@ -21,6 +21,7 @@ import { problem } from '../../src/http/problems.js';
 import { sendProblem } from '../plugins/http-base.js';
 import { PullRequestQueue } from '../../src/forge/pull-request-queue.js';
 import { tokenRequest } from '../../src/forge/token-request.js';
+import { CommitFilesCache } from './locate.js';
 import { reconcile, type PullRequestTarget } from './pull-request.js';
 import { registerRemediationRoute } from './remediation.js';
 
@@ -45,6 +46,32 @@ export interface HandedWebhook {
   id: string;
   name: string;
   payload: object;
+}
+
+/** The one start-up line that says how the app talks to GitHub. */
+function logMode(log: Logger, mode: GithubApp['mode'], settings: GithubSettings, webhooks: boolean): void {
+  const fields = {
+    mode,
+    apiUrl: settings.apiUrl,
+    webhooks,
+    ...(mode === 'app' && { appId: settings.appId }),
+    ...(settings.webhookProxyUrl && { webhookProxy: true }),
+  };
+  if (mode === 'app')
+    log.info(
+      fields,
+      `GitHub App mode (APP_ID ${settings.appId}): pull requests get comments, a Check Run and a commit status through installation tokens`,
+    );
+  else if (mode === 'token')
+    log.info(
+      fields,
+      'GitHub token mode (FORGE_TOKEN): pull requests get comments and a commit status written with the token (no Check Run: GitHub Apps only)',
+    );
+  else
+    log.warn(
+      fields,
+      'GitHub dry run (no APP_ID and PRIVATE_KEY): webhooks are verified and handled, the comments, statuses and check runs are logged, not posted',
+    );
 }
 
 export function registerGithubApp(
@@ -98,7 +125,7 @@ export function registerGithubApp(
         installations.set(slug, installation);
       }
       const octokit = await probot.auth(installation);
-      return githubForge(octokit.request as never);
+      return githubForge(octokit.request as never, { appId: Number(settings.appId) });
     };
   } else if (settings.token !== undefined) {
     // Token mode: no App to install; the token writes, webhooks are taken when WEBHOOK_SECRET is set.
@@ -106,19 +133,13 @@ export function registerGithubApp(
     if (settings.webhookSecret) receiver = new Webhooks({ secret: settings.webhookSecret });
     const forge = githubForge(tokenRequest({ token: settings.token, apiUrl: settings.apiUrl }));
     rawForge = async () => forge;
-    log.info(
-      { apiUrl: settings.apiUrl, webhooks: receiver !== undefined },
-      'GitHub in token mode (FORGE_TOKEN): gate verdicts for pull requests are posted with the token',
-    );
   } else {
     mode = 'dry-run';
     receiver = new Webhooks({ secret: settings.webhookSecret! });
     const dry = dryRunForge(log);
     rawForge = async () => dry;
-    log.warn(
-      'GitHub app without APP_ID and PRIVATE_KEY: running dry, logging the comments and statuses it would post',
-    );
   }
+  logMode(log, mode, settings, receiver !== undefined);
   // Handlers are registered on the receiver; in token mode without WEBHOOK_SECRET there is none.
   const listen = ((events: never, handler: never) => receiver?.on(events, handler)) as Receiver['on'];
   if (repos.empty) log.warn('REPO_ALLOWLIST is empty: every write to GitHub will be refused');
@@ -136,6 +157,8 @@ export function registerGithubApp(
   // One pull request's updates run one at a time, in order; a second request for the same commit while
   // one waits is the same work and is not queued twice.
   const queue = new PullRequestQueue(log);
+  /** where each commit's resources are declared, read once per commit */
+  const commitFiles = new CommitFilesCache();
   /** the head commit of each open pull request the app has heard of (older commits do not touch comments) */
   const heads = new Map<string, string>();
   const prKey = (target: Pick<PullRequestTarget, 'repo' | 'number'>) =>
@@ -163,13 +186,18 @@ export function registerGithubApp(
   /** Comments (only for the pull request's head commit) and the commit's status, from the result. */
   async function update(forge: Forge, target: PullRequestTarget, result: Parameters<typeof reconcile>[2]) {
     const head = heads.get(prKey(target));
-    const outcome = await reconcile(forge, target, result, settings.publicUrl, {
+    const outcome = await reconcile(forge, target, result, {
       comments: head === undefined || head === target.sha.toLowerCase(),
+      links: settings,
+      files: commitFiles.for(forge, target.repo, target.sha),
     });
-    log.info(
-      { slug: `${target.repo.owner}/${target.repo.repo}`, pr: target.number, sha: target.sha, ...outcome },
-      'pull request updated',
-    );
+    const where = { slug: `${target.repo.owner}/${target.repo.repo}`, pr: target.number, sha: target.sha };
+    if (outcome.checkRunError)
+      log.warn(
+        { ...where, err: outcome.checkRunError },
+        'check run not written (does the installation grant checks: write?); the commit status was set',
+      );
+    log.info({ ...where, ...outcome }, 'pull request updated');
   }
 
   /** Queues a pull request's update and returns at once; failures are logged, refusals already were. */

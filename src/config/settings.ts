@@ -67,6 +67,8 @@ export interface Settings {
   prAttribution: 'report' | 'commit';
   /** The GitHub App, when WEBHOOK_SECRET is set (docs/github-app.md) */
   github?: GithubSettings;
+  /** Which GitHub (github.com or an Enterprise Server): also for registering the App (app/github/setup.ts) */
+  githubServer?: GithubServer;
   /** TICKET_WEBHOOK_URL: where new and closed tickets are sent */
   ticketWebhookUrl?: string;
   /** YAML_MAX_BYTES: YAML bodies over this are refused (413); YAML is parsed far slower than JSON */
@@ -116,12 +118,23 @@ export interface GithubSettings {
   /** APP_ID and PRIVATE_KEY: without both the app runs dry */
   appId?: string;
   privateKey?: string;
-  /** FORGE_API_URL: GitHub's REST API (GitHub Enterprise Server: https://<host>/api/v3) */
+  /** FORGE_API_URL, or from GHE_HOST: GitHub's REST API (GitHub Enterprise Server: https://<host>/api/v3) */
   apiUrl: string;
+  /** WEBHOOK_PROXY_URL: a smee.io channel whose webhooks are forwarded to this service (local development) */
+  webhookProxyUrl?: string;
   /** REPO_ALLOWLIST entries by the tenant whose repositories they name (src/forge/tenant-repos.ts) */
   allowlist: Map<string, string[]>;
   /** PUBLIC_URL: where people open pathgate (links in comments and statuses) */
   publicUrl?: string;
+  /** a dashboard is configured (DASHBOARD_ADDR): the pages links point at exist (app/github/links.ts) */
+  dashboard?: boolean;
+}
+
+/** Which GitHub the app talks to: its REST API and its web pages (where Apps are registered). */
+export interface GithubServer {
+  apiUrl: string;
+  /** `https://github.com`, or `https://<GHE_HOST>` */
+  webUrl: string;
 }
 
 /** The audit log (docs/security.md). */
@@ -557,7 +570,19 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
   {
     name: 'FORGE_API_URL',
     default: 'https://api.github.com',
-    meaning: "GitHub's REST API; for GitHub Enterprise Server `https://<host>/api/v3`.",
+    meaning: "GitHub's REST API; for GitHub Enterprise Server `https://<host>/api/v3` (or set GHE_HOST).",
+  },
+  {
+    name: 'GHE_HOST',
+    default: 'unset (github.com)',
+    meaning:
+      'GitHub Enterprise Server host, as Probot reads it: `ghe.example.com` means the API `https://ghe.example.com/api/v3` and registering the App there. Refused when FORGE_API_URL names another server.',
+  },
+  {
+    name: 'WEBHOOK_PROXY_URL',
+    default: 'unset',
+    meaning:
+      "Local development: a smee.io channel (as Probot uses it) whose webhooks are forwarded to this service's `/api/github/webhooks`. Needs WEBHOOK_SECRET.",
   },
   {
     name: 'REPO_ALLOWLIST',
@@ -600,7 +625,8 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
   {
     name: 'HISTORY_PATH',
     default: 'unset (DATA_DIR/governance/<tenant>/history.json)',
-    meaning: 'File of the posture trend, the one trend store: a point whenever an analyzer pass changed the critical or open paths, their suppressions or the risk; GraphQL `history.trend` serves it. As SUPPRESSIONS_PATH.',
+    meaning:
+      'File of the posture trend, the one trend store: a point whenever an analyzer pass changed the critical or open paths, their suppressions or the risk; GraphQL `history.trend` serves it. As SUPPRESSIONS_PATH.',
   },
   {
     name: 'EXPORT_SIGNING_KEY',
@@ -858,6 +884,7 @@ export function loadSettings(env: Env, defaults: Partial<Settings> = {}): Settin
       return fallback;
     }
   }
+  const githubServer = readGithubServer(problems, read);
   const settings: Settings = {
     dataDir: read('DATA_DIR', (t) => t, base.dataDir),
     ingestAddr: read('INGEST_ADDR', parseAddress, base.ingestAddr),
@@ -897,7 +924,8 @@ export function loadSettings(env: Env, defaults: Partial<Settings> = {}): Settin
       key: readStoreKey(env, problems),
       exfilThreshold: read<number | undefined>('EXFIL_ALERT_THRESHOLD', parseCount, undefined),
     },
-    github: readGithub(env, problems, read),
+    github: readGithub(env, problems, read, githubServer),
+    githubServer,
     ticketWebhookUrl: read<string | undefined>('TICKET_WEBHOOK_URL', parseUrl, undefined),
     yamlMaxBytes: read('YAML_MAX_BYTES', parseBodyBytes, base.yamlMaxBytes),
     prAttribution: read(
@@ -1210,7 +1238,12 @@ function readStoreKey(env: Env, problems: string[]): Buffer | undefined {
   }
 }
 
-function readGithub(env: Env, problems: string[], read: Reader): GithubSettings | undefined {
+function readGithub(
+  env: Env,
+  problems: string[],
+  read: Reader,
+  server: GithubServer,
+): GithubSettings | undefined {
   const webhookSecret = readSecret(env, 'WEBHOOK_SECRET', problems);
   const appId = read<string | undefined>(
     'APP_ID',
@@ -1222,7 +1255,8 @@ function readGithub(env: Env, problems: string[], read: Reader): GithubSettings 
   );
   const privateKey = readSecret(env, 'PRIVATE_KEY', problems)?.replace(/\\n/g, '\n');
   const token = readSecret(env, 'FORGE_TOKEN', problems)?.trim() || undefined;
-  const apiUrl = read('FORGE_API_URL', parseUrl, 'https://api.github.com/');
+  const { apiUrl } = server;
+  const webhookProxyUrl = read<string | undefined>('WEBHOOK_PROXY_URL', parseUrl, undefined);
   const allowlist = read('REPO_ALLOWLIST', (t) => TenantRepos.parse(t), new Map<string, string[]>());
   const publicUrl = read<string | undefined>('PUBLIC_URL', parseUrl, undefined);
   if (privateKey !== undefined && !/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(privateKey))
@@ -1234,9 +1268,14 @@ function readGithub(env: Env, problems: string[], read: Reader): GithubSettings 
   if (webhookSecret === undefined) {
     if (appId !== undefined)
       problems.push('APP_ID is set without WEBHOOK_SECRET: the app cannot verify its webhooks');
+    if (webhookProxyUrl !== undefined)
+      problems.push(
+        'WEBHOOK_PROXY_URL is set without WEBHOOK_SECRET: the webhooks it forwards cannot be verified',
+      );
     if (token === undefined) return undefined;
   }
   return {
+    ...(webhookProxyUrl && { webhookProxyUrl }),
     webhookSecret,
     token,
     appId,
@@ -1244,8 +1283,38 @@ function readGithub(env: Env, problems: string[], read: Reader): GithubSettings 
     apiUrl: apiUrl.replace(/\/+$/, ''),
     allowlist,
     publicUrl,
+    dashboard: Boolean(env.DASHBOARD_ADDR?.trim()),
   };
 }
+
+/**
+ * GHE_HOST (as Probot reads it: `ghe.example.com` → `https://ghe.example.com/api/v3`) or FORGE_API_URL;
+ * both naming different servers is refused. Problems are reported once (by the caller that passes them).
+ */
+function readGithubServer(problems: string[], read: Reader): GithubServer {
+  const gheHost = read<string | undefined>('GHE_HOST', parseHostName, undefined);
+  const forgeApiUrl = read<string | undefined>('FORGE_API_URL', parseUrl, undefined);
+  const fromHost = gheHost && `https://${gheHost}/api/v3`;
+  if (fromHost && forgeApiUrl && forgeApiUrl.replace(/\/+$/, '') !== fromHost)
+    problems.push(
+      `GHE_HOST=${JSON.stringify(gheHost)} and FORGE_API_URL=${JSON.stringify(forgeApiUrl)} name different GitHub servers: set one (GHE_HOST means ${fromHost})`,
+    );
+  const apiUrl = (fromHost ?? forgeApiUrl ?? 'https://api.github.com').replace(/\/+$/, '');
+  const api = new URL(apiUrl);
+  const webUrl =
+    api.hostname === 'api.github.com'
+      ? 'https://github.com'
+      : `${api.protocol}//${api.host}${api.pathname.replace(/\/api\/v3\/?$/, '').replace(/\/+$/, '')}`;
+  return { apiUrl, webUrl };
+}
+
+/** A host name (and port) alone: no scheme, path or credentials. */
+const parseHostName: Parser<string> = (text) => {
+  const host = text.trim();
+  if (!/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:\d{1,5})?$/.test(host))
+    throw new Error('is not a host name (e.g. ghe.example.com, without https:// or a path)');
+  return host.toLowerCase();
+};
 
 /** BUS_* and DB_*: scale-out, only when BUS_URL or DB_DSN is set. */
 function readScaleOut(env: Env, problems: string[], read: Reader): ScaleOutSettings | undefined {

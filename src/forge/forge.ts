@@ -1,8 +1,11 @@
-// What the app asks of a forge, as one narrow interface: read and write pull-request comments, set a
-// commit status. Implementations: GitHub through an authenticated Octokit, and a dry run that only logs;
-// the app hands either out only behind the tenant guard (src/forge/tenant-repos.ts): a call for a
-// repository outside the caller's tenant is refused, logged and audited.
+// What the app asks of a forge, as one narrow interface: read and write pull-request comments (each with
+// its author, so the app trusts only its own), set a commit status, write a Check Run (src/forge/check-runs.ts).
+// Implementations: GitHub through an authenticated Octokit, and a dry run that only logs; the app hands either
+// out only behind the tenant guard (src/forge/tenant-repos.ts): a call for a repository outside the caller's
+// tenant is refused, logged and audited.
 import type { Log } from '../log/logger.js';
+import { githubCheckRuns, type CheckRunForge } from './check-runs.js';
+import { truncateWords } from './truncate-words.js';
 
 export interface RepoRef {
   owner: string;
@@ -16,8 +19,24 @@ export interface CommitStatus {
   context: string;
 }
 
-export interface Forge {
-  listComments(repo: RepoRef, issue: number): Promise<{ id: number; body: string }[]>;
+/** A pull-request comment and who wrote it (GitHub's `user.login`, `performed_via_github_app.id`). */
+export interface ForgeComment {
+  id: number;
+  body: string;
+  author?: string;
+  viaApp?: number;
+}
+
+/** Who the forge writes as: the App (its comments carry `performed_via_github_app`) or the token's user. */
+export interface ForgeIdentity {
+  appId?: number;
+  login?: string;
+}
+
+export interface Forge extends Partial<CheckRunForge> {
+  listComments(repo: RepoRef, issue: number): Promise<ForgeComment[]>;
+  /** who this forge's writes are attributed to (undefined: cannot tell, so no comment is trusted) */
+  whoAmI(): Promise<ForgeIdentity | undefined>;
   createComment(repo: RepoRef, issue: number, body: string): Promise<void>;
   updateComment(repo: RepoRef, commentId: number, body: string): Promise<void>;
   /** Removes a duplicate the app itself posted (another writer raced it). */
@@ -44,10 +63,26 @@ export type GithubRequest = (
   parameters: Record<string, unknown>,
 ) => Promise<{ data: unknown }>;
 
-export function githubForge(request: GithubRequest): Forge {
+export function githubForge(request: GithubRequest, options: { appId?: number } = {}): Forge {
+  let identity: Promise<ForgeIdentity | undefined> | undefined;
   return {
+    // Check runs are written by GitHub Apps only.
+    ...(options.appId !== undefined && githubCheckRuns(request)),
+    whoAmI() {
+      identity ??=
+        options.appId !== undefined
+          ? Promise.resolve({ appId: options.appId })
+          : request('GET /user', {}).then(
+              ({ data }) => ({ login: (data as { login: string }).login }),
+              (error: unknown) => {
+                identity = undefined; // asked again next time
+                throw error;
+              },
+            );
+      return identity;
+    },
     async listComments({ owner, repo }, issue) {
-      const out: { id: number; body: string }[] = [];
+      const out: ForgeComment[] = [];
       for (let page = 1; page <= 20; page++) {
         const { data } = await request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
           owner,
@@ -56,8 +91,20 @@ export function githubForge(request: GithubRequest): Forge {
           per_page: 100,
           page,
         });
-        const comments = data as { id: number; body?: string }[];
-        out.push(...comments.map((c) => ({ id: c.id, body: c.body ?? '' })));
+        const comments = data as {
+          id: number;
+          body?: string;
+          user?: { login?: string } | null;
+          performed_via_github_app?: { id?: number } | null;
+        }[];
+        out.push(
+          ...comments.map((c) => ({
+            id: c.id,
+            body: c.body ?? '',
+            author: c.user?.login,
+            viaApp: c.performed_via_github_app?.id,
+          })),
+        );
         if (comments.length < 100) break;
       }
       return out;
@@ -145,7 +192,7 @@ export function githubForge(request: GithubRequest): Forge {
         repo,
         sha,
         state: status.state,
-        description: status.description.slice(0, 140),
+        description: truncateWords(status.description, 140),
         context: status.context,
         ...(status.targetUrl && { target_url: status.targetUrl }),
       });
@@ -157,6 +204,15 @@ export function githubForge(request: GithubRequest): Forge {
 export function dryRunForge(log: Log): Forge {
   return {
     listComments: async () => [],
+    whoAmI: async () => undefined,
+    async createCheckRun(repo, run) {
+      const { annotations, ...rest } = run;
+      log.info(
+        { dryRun: true, slug: `${repo.owner}/${repo.repo}`, ...rest, annotations: annotations.length },
+        'would create check run',
+      );
+      return 0;
+    },
     async createComment(repo, issue, body) {
       log.info({ dryRun: true, slug: `${repo.owner}/${repo.repo}`, issue, body }, 'would comment');
     },

@@ -10,6 +10,7 @@ import { DEFAULT_TENANT, TENANT_NAME } from '../engine/tenant.js';
 import type { Log } from '../log/logger.js';
 import { RepoAllowlist } from './allowlist.js';
 import { ForgeRefused, type Forge, type RepoRef } from './forge.js';
+import type { CheckRunForge } from './check-runs.js';
 
 /** Who asks the forge: the tenant whose repositories it may touch, and what asked (for the audit record). */
 export interface ForgeCaller {
@@ -110,7 +111,40 @@ export function tenantForge(
     });
     throw new ForgeRefused(`${slug} is not a repository of tenant ${caller.tenant} (REPO_ALLOWLIST)`);
   };
+  // Check runs are optional on a forge (Apps only): every method is still listed here, so one added to
+  // CheckRunForge does not compile until it is guarded too.
+  const checkRuns: { [K in keyof CheckRunForge]-?: CheckRunForge[K] | undefined } = {
+    listCheckRuns:
+      inner.listCheckRuns &&
+      (async (repo, sha, name) => {
+        guard(repo, 'read check runs');
+        return inner.listCheckRuns!(repo, sha, name);
+      }),
+    createCheckRun:
+      inner.createCheckRun &&
+      (async (repo, run) => {
+        guard(repo, 'check run');
+        return inner.createCheckRun!(repo, run);
+      }),
+    updateCheckRun:
+      inner.updateCheckRun &&
+      (async (repo, id, run, annotations) => {
+        guard(repo, 'check run');
+        await inner.updateCheckRun!(repo, id, run, annotations);
+      }),
+    listFiles:
+      inner.listFiles &&
+      (async (repo, sha) => {
+        guard(repo, 'read files');
+        return inner.listFiles!(repo, sha);
+      }),
+  };
   return {
+    ...(Object.fromEntries(
+      Object.entries(checkRuns).filter(([, method]) => method),
+    ) as Partial<CheckRunForge>),
+    // Who the forge writes as names no repository: nothing to guard.
+    whoAmI: () => inner.whoAmI(),
     async listComments(repo, issue) {
       guard(repo, 'read comments');
       return inner.listComments(repo, issue);

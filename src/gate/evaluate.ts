@@ -75,7 +75,7 @@ export interface Why {
  */
 export interface RouteOrigin {
   terraform?: string[];
-  kubernetes?: { kind?: string; name: string }[];
+  kubernetes?: { kind?: string; name: string; namespace?: string }[];
   images?: string[];
   package?: string;
   /** the code scanner's finding the fix names: its file in the repository, line and rule */
@@ -642,6 +642,7 @@ function originOf(
       (origin.kubernetes ??= []).push({
         kind: typeof props.kind === 'string' ? props.kind : undefined,
         name: n.name.split('/').pop()!,
+        ...(typeof props.namespace === 'string' && { namespace: props.namespace }),
       });
   }
   for (const s of successions)

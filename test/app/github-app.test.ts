@@ -13,7 +13,15 @@ import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { edge, envelope, node } from '../helpers/envelope.js';
 import { gateEstate, KEV_CVE, LOW_CVE, trivyReport } from '../helpers/gate-estate.js';
-import { registerCommentRoutes } from '../helpers/github-standin.js';
+import {
+  registerCheckRoutes,
+  registerCommentRoutes,
+  registerFileRoutes,
+  registerIdentityRoutes,
+  STANDIN_INSTALLATION_TOKEN,
+  type StandInCheckRun,
+  type StandInComment,
+} from '../helpers/github-standin.js';
 import { makeService, type TestService } from '../helpers/service.js';
 import { routeNodes } from '../../src/paths/path-store.js';
 
@@ -34,7 +42,8 @@ interface Call {
 /** GitHub's REST API as the app uses it, recording every call. */
 class StandIn {
   calls: Call[] = [];
-  comments: { id: number; body: string; issue: number }[] = [];
+  comments: StandInComment[] = [];
+  checkRuns: StandInCheckRun[] = [];
   files = new Map<string, string>([
     ['package.json', '{\n  "name": "hello",\n  "dependencies": {\n    "lodash": "^4.17.20"\n  }\n}\n'],
   ]);
@@ -72,10 +81,13 @@ class StandIn {
       if (request.method !== 'GET') record(request);
     });
     this.app.post('/app/installations/:id/access_tokens', async (_q, reply) =>
-      reply.code(201).send({ token: 'ghs_standin_installation_token', expires_at: '2099-01-01T00:00:00Z' }),
+      reply.code(201).send({ token: STANDIN_INSTALLATION_TOKEN, expires_at: '2099-01-01T00:00:00Z' }),
     );
     this.app.get('/repos/:owner/:repo/installation', async () => ({ id: 957387 }));
     registerCommentRoutes(this.app, this);
+    registerCheckRoutes(this.app, this);
+    registerIdentityRoutes(this.app);
+    registerFileRoutes(this.app, this.files);
     this.app.delete<{ Params: { id: string } }>(
       '/repos/:owner/:repo/issues/comments/:id',
       async (q, reply) => {
@@ -88,11 +100,6 @@ class StandIn {
     this.app.post('/repos/:owner/:repo/statuses/:sha', async (_q, reply) => reply.code(201).send({}));
     this.app.get('/repos/:owner/:repo', async () => ({ default_branch: 'main' }));
     this.app.get('/repos/:owner/:repo/git/ref/*', async () => ({ object: { sha: 'b'.repeat(40) } }));
-    this.app.get<{ Params: { '*': string } }>('/repos/:owner/:repo/contents/*', async (q, reply) => {
-      const file = this.files.get(decodeURIComponent(q.params['*']).split('?')[0]);
-      if (file === undefined) return reply.code(404).send({ message: 'Not Found' });
-      return { type: 'file', sha: 'c'.repeat(40), content: Buffer.from(file).toString('base64') };
-    });
     this.app.post('/repos/:owner/:repo/git/refs', async (_q, reply) => reply.code(201).send({}));
     this.app.put('/repos/:owner/:repo/contents/*', async (_q, reply) => reply.code(201).send({}));
     this.app.post('/repos/:owner/:repo/pulls', async (_q, reply) =>
@@ -106,6 +113,13 @@ class StandIn {
   }
   writes() {
     return this.calls.filter((c) => c.method !== 'GET' && !c.url.includes('access_tokens'));
+  }
+  /** the app's per-fix and exposure comments (not the summary) */
+  routeComments() {
+    return this.comments.filter((c) => c.body.startsWith('<!-- pathgate:path='));
+  }
+  summaries() {
+    return this.comments.filter((c) => c.body.startsWith('<!-- pathgate:summary -->'));
   }
 }
 
@@ -125,6 +139,7 @@ afterEach(async () => {
   logs = [];
   github.calls = [];
   github.comments = [];
+  github.checkRuns = [];
   github.hold = undefined;
   github.listLatency = 0;
 });
@@ -144,6 +159,7 @@ async function start(env: Record<string, string> = {}) {
       FORGE_API_URL: github.url,
       REPO_ALLOWLIST: 'Codertocat/*',
       PUBLIC_URL: 'https://pathgate.example.test',
+      DASHBOARD_ADDR: '127.0.0.1:3000',
       ...env,
     },
     { logger: pino({ level: 'info' }, sink) },
@@ -190,8 +206,9 @@ async function gate(s: TestService, report: unknown, source = 'trivy') {
 
 /** The app writes after answering: wait until the stand-in has seen `count` statuses. */
 async function statusCount(count: number) {
-  for (let i = 0; i < 200 && github.statuses().length < count; i++)
+  for (let i = 0; i < 1500 && github.statuses().length < count; i++)
     await new Promise((r) => setTimeout(r, 10));
+  await service?.github?.idle();
   expect(github.statuses()).toHaveLength(count);
 }
 
@@ -210,16 +227,20 @@ describe('the GitHub app', () => {
       description: '1 critical attack path opened or made likelier',
       target_url: expect.stringMatching(/^https:\/\/pathgate\.example\.test\/paths\/ap-[0-9a-f]{16}$/),
     });
-    expect(github.comments).toHaveLength(1);
-    const [comment] = github.comments;
+    expect(github.routeComments()).toHaveLength(1);
+    expect(github.summaries()).toHaveLength(1);
+    const [comment] = github.routeComments();
     expect(comment.issue).toBe(2);
     expect(comment.body).toMatch(
-      /^<!-- pathgate:path=ap-[0-9a-f]{16} -->\n### ⛔ Critical attack path made likelier: shop-alb → orders/,
+      /^<!-- pathgate:path=fix-[0-9a-f]{16} -->\n<!-- pathgate:routes=ap-[0-9a-f]{16} -->\n### ⛔ Critical attack path made likelier: `shop-alb` → `orders`/,
     );
     expect(comment.body).toMatch(
-      /`shop-alb` —ROUTES_TO 0\.77 \(kev\)→ `checkout` —HAS_PERMISSION 0\.90 \(heuristic\)→ `orders`/,
+      /`shop-alb` —ROUTES\\_TO 0\.77 \(kev\)→ `checkout` —HAS\\_PERMISSION 0\.90 \(heuristic\)→ `orders`/,
     );
-    expect(comment.body).toMatch(/\*\*Fix\*\*: upgrade log4j-core to 2\.15\.0/);
+    expect(comment.body).toMatch(/\*\*Fix\*\*: upgrade log4j\\-core to 2\\\.15\\\.0/);
+    expect(comment.body).toMatch(
+      /\[Open in pathgate\]\(https:\/\/pathgate\.example\.test\/paths\/ap-[0-9a-f]{16}\)/,
+    );
     // The installation token was used, from the installation named in the payload.
     expect(github.calls.some((c) => c.url === '/app/installations/1/access_tokens')).toBe(true);
 
@@ -227,7 +248,7 @@ describe('the GitHub app', () => {
     const before = github.writes().filter((c) => c.url.includes('/comments')).length;
     expect((await deliver(s, 'pull_request', 'pull_request.synchronize.payload.json')).statusCode).toBe(202);
     await statusCount(3);
-    expect(github.comments).toHaveLength(1);
+    expect(github.comments).toHaveLength(2);
     expect(github.writes().filter((c) => c.url.includes('/comments'))).toHaveLength(before);
 
     // The follow-up report fixes the route: the comment is marked resolved, the status goes green.
@@ -237,8 +258,13 @@ describe('the GitHub app', () => {
       state: 'success',
       description: 'no attack path opened or made likelier',
     });
-    expect(github.comments).toHaveLength(1);
-    expect(github.comments[0].body).toMatch(/<!-- pathgate:resolved -->\n### ✅ Resolved: shop-alb → orders/);
+    expect(github.routeComments()).toHaveLength(1);
+    expect(github.routeComments()[0].body).toMatch(
+      /<!-- pathgate:resolved -->\n### ✅ Resolved: `shop-alb` → `orders`/,
+    );
+    // The summary follows: green now, still one.
+    expect(github.summaries()).toHaveLength(1);
+    expect(github.summaries()[0].body).toMatch(/^<!-- pathgate:summary -->\n## ✅ pathgate clean/);
   });
 
   it('follows later analyzer passes for a commit judged by the assets stamped with it', async () => {
@@ -260,8 +286,10 @@ describe('the GitHub app', () => {
       state: 'failure',
       description: '1 critical attack path opened or made likelier',
     });
-    expect(github.comments).toHaveLength(1);
-    expect(github.comments[0].body).toMatch(/### ⛔ Critical attack path opened: shop-alb → orders/);
+    expect(github.routeComments()).toHaveLength(1);
+    expect(github.routeComments()[0].body).toMatch(
+      /### ⛔ Critical attack path opened: `shop-alb` → `orders`/,
+    );
   });
 
   it('answers check_suite rerequested for the suite’s pull requests', async () => {
@@ -273,7 +301,7 @@ describe('the GitHub app', () => {
     ).toBe(202);
     await statusCount(2);
     expect(github.statuses()[1]).toMatchObject({ state: 'failure' });
-    expect(github.comments).toHaveLength(1);
+    expect(github.routeComments()).toHaveLength(1);
   });
 
   it('keeps a commit red while any of its reports blocks: a clean second report does not resolve the route', async () => {
@@ -289,8 +317,8 @@ describe('the GitHub app', () => {
     );
     await statusCount(2);
     expect(github.statuses()[1]).toMatchObject({ state: 'failure' });
-    expect(github.comments).toHaveLength(1);
-    expect(github.comments[0].body).not.toMatch(/resolved/);
+    expect(github.routeComments()).toHaveLength(1);
+    expect(github.routeComments()[0].body).not.toMatch(/resolved/);
     const { prVerdict } = await s.graphql(`{ prVerdict(sha: "${SHA}") { verdict worsened reason } }`);
     expect(prVerdict).toMatchObject({ verdict: 'blocked', worsened: 1 });
     expect(prVerdict.reason).toMatch(/^blocked over 2 reports \(worst: trivy image:acme\/checkout:1\.0\)/);
@@ -299,7 +327,7 @@ describe('the GitHub app', () => {
     expect((await gate(s, trivyReport([LOW_CVE]))).verdict).toBe('clean');
     await statusCount(3);
     expect(github.statuses()[2]).toMatchObject({ state: 'success' });
-    expect(github.comments[0].body).toMatch(/### ✅ Resolved: shop-alb → orders/);
+    expect(github.routeComments()[0].body).toMatch(/### ✅ Resolved: `shop-alb` → `orders`/);
 
     // A later report that cannot be read does not leave the commit clean.
     const unreadable = await s.apiApp.inject({
@@ -343,12 +371,16 @@ describe('the GitHub app', () => {
     );
     expect(answers.map((a) => a.verdict)).toEqual(Array(8).fill('blocked'));
     await s.github!.idle();
-    expect(github.comments).toHaveLength(1);
-    expect(github.comments[0].body).toMatch(/Critical attack path made likelier: shop-alb → orders/);
+    expect(github.routeComments()).toHaveLength(1);
+    expect(github.summaries()).toHaveLength(1);
+    expect(github.routeComments()[0].body).toMatch(
+      /Critical attack path made likelier: `shop-alb` → `orders`/,
+    );
+    expect(github.checkRuns).toHaveLength(1);
     expect(github.statuses().at(-1)).toMatchObject({ state: 'failure' });
   });
 
-  it('comments on the worst routes only, and counts them all in the status', async () => {
+  it('gives routes that share one fix one comment, and counts them all in the status', async () => {
     // Token mode: the App's Octokit spaces comment creation by 3 s (GitHub's secondary rate limits).
     const s = await start({
       APP_ID: '',
@@ -368,7 +400,12 @@ describe('the GitHub app', () => {
     await s.settle();
     expect((await gate(s, trivyReport([LOW_CVE, KEV_CVE]))).worsened).toHaveLength(25);
     await s.github!.idle();
-    expect(github.comments).toHaveLength(20);
+    // All 25 routes are cut by the same upgrade: one comment names them all.
+    expect(github.routeComments()).toHaveLength(1);
+    const [shared] = github.routeComments();
+    expect(shared.body).toMatch(/^### ⛔ 25 attack paths share one fix: /m);
+    expect(/<!-- pathgate:routes=([^ ]+) -->/.exec(shared.body)![1].split(',')).toHaveLength(25);
+    expect(github.summaries()).toHaveLength(1);
     expect(github.statuses().at(-1)).toMatchObject({
       state: 'failure',
       description: '25 critical attack paths opened or made likelier',
@@ -376,7 +413,7 @@ describe('the GitHub app', () => {
     // A second verdict resolves none of the routes left without a comment, and adds no comment.
     await gate(s, trivyReport([LOW_CVE, KEV_CVE]));
     await s.github!.idle();
-    expect(github.comments).toHaveLength(20);
+    expect(github.comments).toHaveLength(2);
     expect(github.comments.some((c) => c.body.includes('Resolved'))).toBe(false);
   });
 
@@ -384,13 +421,15 @@ describe('the GitHub app', () => {
     const s = await start();
     expect((await gate(s, trivyReport([LOW_CVE, KEV_CVE]))).verdict).toBe('blocked');
     await s.github!.idle();
-    const [first] = github.comments;
-    // Another replica raced this one and posted the same route again; the next update keeps the oldest.
-    github.comments.push({ id: 5000, body: first.body, issue: 2 });
+    const [first] = github.routeComments();
+    const [summary] = github.summaries();
+    // Another replica raced this one and posted the same route and summary again; the next update keeps
+    // the oldest of each.
+    github.comments.push({ ...first, id: 5000 }, { ...summary, id: 5001 });
     github.comments.find((c) => c.id === first.id)!.body = first.body.replace('score', 'stale score');
     await gate(s, trivyReport([LOW_CVE, KEV_CVE]));
     await s.github!.idle();
-    expect(github.comments.map((c) => c.id)).toEqual([first.id]);
+    expect(github.comments.map((c) => c.id).sort()).toEqual([first.id, summary.id].sort());
   });
 
   it('answers a webhook before its queued work finishes, however slow GitHub is', async () => {
@@ -480,7 +519,9 @@ describe('the GitHub app', () => {
     expect(github.statuses()).toEqual([
       expect.objectContaining({ state: 'failure', context: 'service/attack-paths' }),
     ]);
-    expect(github.comments).toHaveLength(1);
+    expect(github.routeComments()).toHaveLength(1);
+    // A token cannot write check runs (GitHub Apps only): the status alone.
+    expect(github.checkRuns).toEqual([]);
     expect(github.calls.every((c) => c.authorization === `Bearer ${token}`)).toBe(true);
     // No App: no installation token was asked for, and no webhook route is open without a secret.
     expect(github.calls.some((c) => c.url.includes('access_tokens'))).toBe(false);

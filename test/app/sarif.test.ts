@@ -227,7 +227,7 @@ describe('Mermaid diagrams', () => {
       '```mermaid',
       'flowchart LR',
       '  n0["shop-alb<br/><small>LoadBalancer</small>"]',
-      '  n1["check#quot;out<br/><small>Service</small>"]',
+      '  n1["check#34;out<br/><small>Service</small>"]',
       '  n2["orders<br/><small>Database</small>"]',
       '  n0 -->|"ROUTES_TO 0.77 (was 0.21)"| n1',
       '  n1 -->|"HAS_PERMISSION 0.90"| n2',

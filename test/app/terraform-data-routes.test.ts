@@ -247,11 +247,12 @@ describe('Terraform plans opening data to the internet', () => {
     expect(forge.comments).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^<!-- pathgate:path=exposed-[0-9a-f]{16} -->\n### ⛔ Crown jewel exposed to the internet: ${ACCOUNT}/${identifier}\n`,
+          `^<!-- pathgate:path=exposed-[0-9a-f]{16} -->\n### ⛔ Crown jewel exposed to the internet: \`${ACCOUNT}/${identifier}\`\n`,
         ),
       ),
+      expect.stringMatching(/^<!-- pathgate:summary -->\n## ⛔ pathgate blocked/),
     ]);
-    expect(forge.comments[0]).toContain('Declared at `aws_db_instance.customers`.');
+    expect(forge.comments[0]).toContain('**Where**: `aws_db_instance.customers`');
     // The commit's verdict counts it.
     const { prVerdict } = await service.graphql(
       `{ prVerdict(sha: "${opened.commit}") { verdict exposed opened } }`,

@@ -73,6 +73,7 @@ describe('loadSettings: defaults', () => {
       audit: { path: undefined, retentionMs: undefined, key: undefined, exfilThreshold: undefined },
       prAttribution: 'report',
       github: undefined,
+      githubServer: { apiUrl: 'https://api.github.com', webUrl: 'https://github.com' },
       ticketWebhookUrl: undefined,
       maxTenants: 100,
       yamlMaxBytes: 8 * 1024 * 1024,

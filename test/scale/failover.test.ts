@@ -156,7 +156,9 @@ describeWithServices('three replicas, one leader (real NATS and PostgreSQL)', re
         return true;
       });
     expect((await gate(a, trivyReport([LOW_CVE, KEV_CVE]), 2, SHA)).verdict).toBe('blocked');
-    await waitFor('the leader to comment', () => github.comments.length === 1);
+    await waitFor('the leader to comment', () =>
+      github.comments.some((c) => c.body.startsWith('<!-- pathgate:path=')),
+    );
     expect(github.comments[0].issue).toBe(2);
 
     // Reports round-robin over the three; the leader dies after a few.
@@ -225,7 +227,9 @@ describeWithServices('three replicas, one leader (real NATS and PostgreSQL)', re
     const since = github.statuses.slice(statusesBefore);
     expect(since.length).toBeGreaterThanOrEqual(1);
     expect(since.every((s) => s.sha === SHA && s.state === 'failure')).toBe(true);
-    expect(github.comments.filter((c) => c.issue === 2)).toHaveLength(1);
+    expect(
+      github.comments.filter((c) => c.issue === 2 && c.body.startsWith('<!-- pathgate:path=')),
+    ).toHaveLength(1);
     // And a pull request that opens the route after the takeover gets its comment from the new leader.
     expect((await gate(newLeader, trivyReport([LOW_CVE, KEV_CVE]), 3, SHA2)).verdict).toBe('blocked');
     await waitFor('the comment on the new pull request', () => github.comments.some((c) => c.issue === 3));

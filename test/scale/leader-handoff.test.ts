@@ -115,7 +115,9 @@ describeWithServices('a follower hands GitHub work to the leader (real NATS and 
       github.statuses.some((s) => s.sha === SHA && s.state === 'failure'),
     );
     await a.github!.idle();
-    expect(github.comments.filter((c) => c.issue === 2)).toHaveLength(1);
+    expect(
+      github.comments.filter((c) => c.issue === 2 && c.body.startsWith('<!-- pathgate:path=')),
+    ).toHaveLength(1);
     // The leader holds the follower's verdict as its own.
     expect(a.engine.prVerdict('default', SHA)?.verdict).toBe('blocked');
     expect(await inboxRows()).toBe(0);
@@ -127,7 +129,9 @@ describeWithServices('a follower hands GitHub work to the leader (real NATS and 
     expect(delivered.json()).toMatchObject({ handedToLeader: true });
     await waitFor('the leader to act on the webhook', () => github.statuses.length > statuses);
     await a.github!.idle();
-    expect(github.comments.filter((c) => c.issue === 2)).toHaveLength(1);
+    expect(
+      github.comments.filter((c) => c.issue === 2 && c.body.startsWith('<!-- pathgate:path=')),
+    ).toHaveLength(1);
     // A forged one is refused by the follower and never handed over.
     const forged = await webhook(b, 2, SHA, `sha256=${'0'.repeat(64)}`);
     expect(forged.statusCode).toBe(401);
@@ -176,7 +180,9 @@ describeWithServices('a follower hands GitHub work to the leader (real NATS and 
       15_000,
     );
     await leader.github!.idle();
-    expect(github.comments.filter((x) => x.issue === 3)).toHaveLength(1);
+    expect(
+      github.comments.filter((x) => x.issue === 3 && x.body.startsWith('<!-- pathgate:path=')),
+    ).toHaveLength(1);
     expect(github.statuses.some((x) => x.sha === SHA2 && x.state === 'failure')).toBe(true);
     expect(await inboxRows()).toBe(0);
   });
