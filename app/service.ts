@@ -124,7 +124,7 @@ export async function buildService(options: {
     history: governance.history,
     log: logger,
     now,
-    webhookUrl: settings.governance.driftWebhookUrl,
+    webhook: settings.security.drift,
   });
   // The drift webhook is the leader's alone (spec "Events"); a follower that takes over checks from then on.
   engine.onPass((tenant) => {
@@ -210,7 +210,8 @@ export async function buildService(options: {
     attribution: settings.prAttribution,
     dataDir: settings.dataDir,
     governance,
-    ticketWebhookUrl: settings.ticketWebhookUrl,
+    ticketWebhook: settings.security.tickets,
+    exportLimits: settings.security.exports,
     analyses: new AnalysisService(
       { seedIamUsers: settings.seedIamUsers, profilePriors: settings.attackerProfilePriors },
       metrics,
