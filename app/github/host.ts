@@ -28,6 +28,9 @@ import { sendProblem } from '../plugins/http-base.js';
 import { PullRequestQueue } from '../../src/forge/pull-request-queue.js';
 import { tokenRequest } from '../../src/forge/token-request.js';
 import { reconcile, type PullRequestTarget } from './pull-request.js';
+import type { DeliveryLedger } from './delivery-dedupe.js';
+import { PullRequestHeads } from './pr-heads.js';
+import { registerWebhookBody, type WebhookBody, type WebhookBodyLimits } from './webhook-body.js';
 import { registerRemediationRoute } from './remediation.js';
 
 type Receiver = Pick<Webhooks, 'on' | 'verify' | 'receive'>;
@@ -44,6 +47,8 @@ export interface GithubApp {
   idle(): Promise<void>;
   /** On the leader: a webhook a follower verified and handed over (src/db/leader-inbox.ts). */
   receiveHanded(delivery: HandedWebhook): Promise<void>;
+  /** The head commit remembered for a pull request (`owner/repo#n`), if any. */
+  headOf(slug: string, pr: number): string | undefined;
 }
 
 /** A verified webhook delivery, as a follower hands it to the leader. */
@@ -61,6 +66,10 @@ export function registerGithubApp(
     settings: GithubSettings;
     /** Scale-out: a follower hands verified webhooks to the leader, which alone writes to GitHub. */
     handOff?: (delivery: HandedWebhook) => Promise<void>;
+    /** deliveries already taken, by X-GitHub-Delivery (app/github/delivery-dedupe.ts) */
+    deliveries?: DeliveryLedger;
+    /** WEBHOOK_MAX_BYTES, WEBHOOK_BUFFER_MAX_BYTES */
+    webhookLimits?: WebhookBodyLimits;
   },
 ): GithubApp {
   const { engine, settings } = deps;
@@ -135,7 +144,7 @@ export function registerGithubApp(
   // one waits is the same work and is not queued twice.
   const queue = new PullRequestQueue(log);
   /** the head commit of each open pull request the app has heard of (older commits do not touch comments) */
-  const heads = new Map<string, string>();
+  const heads = new PullRequestHeads();
   const prKey = (target: Pick<PullRequestTarget, 'repo' | 'number'>) =>
     `${target.repo.owner}/${target.repo.repo}#${target.number}`.toLowerCase();
 
@@ -216,7 +225,14 @@ export function registerGithubApp(
       const { payload } = event;
       const target = pullRequestTarget(payload);
       remember(payload);
-      heads.set(prKey(target), target.sha.toLowerCase());
+      // An older event (a replay, a late delivery) does not move the head backwards: nothing to do for it.
+      if (!heads.advance(prKey(target), target.sha.toLowerCase(), payload.pull_request?.updated_at)) {
+        log.warn(
+          { delivery: event.id, pr: target.number, sha: target.sha, head: heads.get(prKey(target)) },
+          'webhook for an older head of the pull request: ignored',
+        );
+        return;
+      }
       enqueue(target, () => refresh(target));
     },
   );
@@ -257,10 +273,12 @@ export function registerGithubApp(
   const hooks = receiver;
   if (hooks)
     void api.register(async (scope) => {
-      // Replaces, in this scope only, the listener's own JSON parser (app/plugins/http-base.ts).
-      scope.removeContentTypeParser('application/json');
-      scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
-        done(null, body),
+      // Replaces, in this scope only, the listener's own JSON parser (app/plugins/http-base.ts): the
+      // signature is checked as the body arrives, within WEBHOOK_MAX_BYTES and WEBHOOK_BUFFER_MAX_BYTES.
+      registerWebhookBody(
+        scope,
+        settings.webhookSecret ?? '',
+        deps.webhookLimits ?? { maxBytes: 25 * 1024 * 1024, bufferMaxBytes: 64 * 1024 * 1024 },
       );
       scope.post('/api/github/webhooks', { config: { access: 'public' } }, async (request, reply) => {
         const header = (name: string) => {
@@ -268,10 +286,9 @@ export function registerGithubApp(
           return typeof value === 'string' ? value : '';
         };
         const delivery = header('x-github-delivery');
-        const body = typeof request.body === 'string' ? request.body : '';
-        const signature = header('x-hub-signature-256');
-        // A malformed signature header is a mismatch, not an error.
-        const verified = signature !== '' && (await hooks.verify(body, signature).catch(() => false));
+        const received = request.body as WebhookBody | undefined;
+        const body = received?.text ?? '';
+        const verified = received?.verified === true;
         if (!verified) {
           log.warn({ delivery }, 'webhook refused: bad signature');
           return sendProblem(
@@ -298,6 +315,14 @@ export function registerGithubApp(
         if (!payload || typeof payload !== 'object' || Array.isArray(payload))
           return malformed('not a JSON object');
         if (!header('x-github-event')) return malformed('no X-GitHub-Event header');
+        // A delivery taken before (a replay) is answered, not handled again.
+        if (deps.deliveries && delivery && !(await deps.deliveries.claim(delivery))) {
+          log.warn(
+            { delivery, event: header('x-github-event') },
+            'webhook delivery already taken: not handled again',
+          );
+          return reply.code(200).send({ received: delivery, duplicate: true });
+        }
         // A follower does not act on a webhook (it may not write to GitHub): the leader does, from PostgreSQL.
         if (deps.handOff && !engine.isLeader()) {
           try {
@@ -307,6 +332,8 @@ export function registerGithubApp(
               { delivery, err: (error as Error).message },
               'webhook: could not hand it to the leader',
             );
+            // Not taken: GitHub's redelivery (same id) must be handled.
+            await deps.deliveries?.forget(delivery).catch(() => undefined);
             void reply.header('retry-after', '5');
             return sendProblem(
               reply,
@@ -332,6 +359,7 @@ export function registerGithubApp(
     mode,
     refresh: (target) => queue.run(prKey(target), () => refresh(target)),
     idle: () => queue.idle(),
+    headOf: (slug, pr) => heads.get(`${slug}#${pr}`.toLowerCase()),
     async receiveHanded(delivery) {
       if (!hooks) return;
       try {

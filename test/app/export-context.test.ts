@@ -227,7 +227,7 @@ describe('export spool: per-caller cap, send timeout, files removed (issue 31 it
     });
     expect(third.status).toBe(429);
     expect(third.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect((await third.json()).detail).toContain('EXPORT_MAX_PER_CALLER');
+    expect(((await third.json()) as { detail: string }).detail).toContain('EXPORT_MAX_PER_CALLER');
     // Another credential is not held back by this one's stalled exports.
     const other = await fetch(new URL('/export/ndjson', url), {
       headers: { authorization: `Bearer ${OTHER}` },
