@@ -349,6 +349,8 @@ export function registerGithubApp(
           const errors = error instanceof AggregateError ? error.errors : [error];
           const bad = errors.find((e): e is MalformedPayload => e instanceof MalformedPayload);
           if (bad) return malformed(bad.message);
+          // Not handled: GitHub's redelivery (same id) must be taken.
+          await deps.deliveries?.forget(delivery).catch(() => undefined);
           throw error;
         }
         return reply.code(202).send({ received: delivery });
