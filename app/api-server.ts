@@ -17,6 +17,8 @@ import { registerTicketRoutes } from './routes/tickets.js';
 import { registerSuppressionRoutes } from './routes/suppressions.js';
 import { registerValidationRoutes } from './routes/validations.js';
 import { registerExportRoutes } from './routes/exports.js';
+import { defaultSecuritySettings, type OutboundWebhook } from '../src/config/security-settings.js';
+import type { SpoolLimitSettings } from '../src/export/spool-limits.js';
 import type { Governance } from '../src/governance/governance.js';
 import type { Auditor } from './plugins/audit.js';
 import { registerClientGuard } from './plugins/client-guard.js';
@@ -49,8 +51,10 @@ export interface ApiServerDeps {
   dataDir: string;
   /** suppressions, validations, tickets, the export signing key (src/governance/governance.ts) */
   governance: Governance;
-  /** TICKET_WEBHOOK_URL */
-  ticketWebhookUrl?: string;
+  /** TICKET_WEBHOOK_URL(S), TICKET_WEBHOOK_SECRET: where each tenant's tickets go, signed */
+  ticketWebhook?: OutboundWebhook;
+  /** EXPORT_MAX_PER_CALLER, EXPORT_SPOOL_MAX_BYTES, EXPORT_SEND_TIMEOUT (defaults when left out) */
+  exportLimits?: SpoolLimitSettings;
   /** heavy analyses: SEED_IAM_USERS, ATTACKER_PROFILE_PRIORS, slots (app/graphql/analyses.ts) */
   analyses?: AnalysisService;
   /** ANALYSIS_DEADLINE, for the analyses this listener builds when none is given */
@@ -102,7 +106,7 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
   registerTicketRoutes(app, {
     engine: deps.engine,
     tickets: deps.governance.tickets,
-    webhookUrl: deps.ticketWebhookUrl,
+    webhook: deps.ticketWebhook,
     now,
   });
   registerSuppressionRoutes(app, { engine: deps.engine, suppressions: deps.governance.suppressions, now });
@@ -113,6 +117,7 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
     dataDir: deps.dataDir,
     audit: deps.audit,
     now,
+    limits: deps.exportLimits ?? defaultSecuritySettings().exports,
   });
   // The merge gate: the report in the body, the ingest query parameters plus `source` and `attribution`.
   // Evaluating is a read (viewer); recording the commit's verdict, which drives the pull request's comment

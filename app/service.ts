@@ -13,6 +13,8 @@ import { Lockout } from '../src/auth/rate-limit.js';
 import { apiAuthEnabled, type Settings } from '../src/config/settings.js';
 import { Health, HEALTH_PARTS } from '../src/engine/health.js';
 import { createEngine, type Engine, type EngineConfig, type HandedVerdict } from '../src/engine/engine.js';
+import { inboxKey } from '../src/db/inbox-mac.js';
+import { FileDeliveryLedger, PgDeliveryLedger } from './github/delivery-dedupe.js';
 import { LeaderInbox } from '../src/db/leader-inbox.js';
 import { createGovernance, type Governance } from '../src/governance/governance.js';
 import { openPgGovernanceBackend } from '../src/governance/pg-store.js';
@@ -95,9 +97,12 @@ export async function buildService(options: {
   const scaleOut = await openScaleOut(settings, logger, metrics, health, options.onFatal);
   // Governance before the engine: it asks which paths are suppressed (the one critical definition).
   // Scale-out: what a follower may not do itself (write to GitHub) it hands to the leader through PostgreSQL.
+  // Its rows carry a MAC under a key every replica holds; with none (no GitHub settings) nothing is handed.
+  const inboxKeyMaterial =
+    settings.security.leaderInboxKey ?? settings.github?.webhookSecret ?? settings.github?.token;
   const inbox =
-    scaleOut.db && settings.scaleOut?.bus
-      ? new LeaderInbox(scaleOut.db, settings.scaleOut.bus.consumer, logger)
+    scaleOut.db && settings.scaleOut?.bus && inboxKeyMaterial !== undefined
+      ? new LeaderInbox(scaleOut.db, settings.scaleOut.bus.consumer, logger, inboxKey(inboxKeyMaterial))
       : undefined;
   let governance: Governance;
   let engine: Engine;
@@ -160,7 +165,7 @@ export async function buildService(options: {
     history: governance.history,
     log: logger,
     now,
-    webhookUrl: settings.governance.driftWebhookUrl,
+    webhook: settings.security.drift,
   });
   // The drift webhook is the leader's alone (spec "Events"); a follower that takes over checks from then on.
   engine.onPass((tenant) => {
@@ -257,7 +262,8 @@ export async function buildService(options: {
     attribution: settings.prAttribution,
     dataDir: settings.dataDir,
     governance,
-    ticketWebhookUrl: settings.ticketWebhookUrl,
+    ticketWebhook: settings.security.tickets,
+    exportLimits: settings.security.exports,
     analyses: new AnalysisService(
       {
         seedIamUsers: settings.seedIamUsers,
@@ -274,6 +280,10 @@ export async function buildService(options: {
         settings: settings.github,
         handOff: inbox && ((delivery) => inbox.put('webhook', delivery)),
         audit: auditSink,
+        deliveries: scaleOut.db
+          ? new PgDeliveryLedger(scaleOut.db, settings.security.webhooks.deliveryMemory)
+          : new FileDeliveryLedger(settings.dataDir, settings.security.webhooks.deliveryMemory),
+        webhookLimits: settings.security.webhooks,
       })
     : undefined;
   inbox?.start(settings.scaleOut!.leaderPollMs, () => engine.isLeader(), {

@@ -2,21 +2,27 @@
 // detached `X-Service-Signature` (the header's value, or a file holding it) and the service's Ed25519
 // public key: `-pubkey <file>` (the PEM, or the JSON GET /export/pubkey answers), or `-url <api>` to ask a
 // running service (with $PATHGATE_API_TOKEN as the bearer when set), or, on the service's own host, the key
-// the service signs with (EXPORT_SIGNING_KEY, or DATA_DIR/keys/export-ed25519.pem). Exit 0 when the file is
-// what was signed, 1 when it is not, 2 when it cannot be checked.
+// the service signs with (EXPORT_SIGNING_KEY, or DATA_DIR/keys/export-ed25519.pem). The signature covers a
+// statement of the export's context (src/export/statement.ts): it is printed, and checked against
+// -tenant, -kind, -format, -scope and -state when given, and against the file's name when it is the one the
+// service gave (`pathgate-<tenant>-paths.ndjson`). Exit 0 when the file is what was signed, for what is
+// expected; 1 when it is not (naming the field); 2 when it cannot be checked.
 import { createPublicKey } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadSettings, type Env } from '../src/config/settings.js';
 import { parseSigningKey, verifyExport } from '../src/export/signing.js';
+import { expectedFromFileName, type ExpectedContext, type ExportStatement } from '../src/export/statement.js';
 import { normalizeFlags } from './cli-flags.js';
 
-export const VERIFY_EXPORT_USAGE = `  verify-export <file> <sig> [-pubkey FILE | -url URL]
+export const VERIFY_EXPORT_USAGE = `  verify-export <file> <sig> [-pubkey FILE | -url URL] [-tenant T] [-kind K] [-format F] [-scope S] [-state S]
                         check an export against its X-Service-Signature (the value, or a file holding it)
                         and the service's Ed25519 key: -pubkey (PEM or GET /export/pubkey's JSON), -url (ask
                         a running API; bearer $PATHGATE_API_TOKEN), else the local EXPORT_SIGNING_KEY or
-                        DATA_DIR/keys/export-ed25519.pem; exit 0 intact, 1 altered or another key`;
+                        DATA_DIR/keys/export-ed25519.pem; prints what the signature states (tenant, kind,
+                        format, scope, state, time) and checks it against the flags and the service's file
+                        name; exit 0 intact, 1 altered, another key, or signed for another export`;
 
 interface Io {
   out: (text: string) => void;
@@ -30,7 +36,15 @@ export async function verifyExportCommand(args: string[], io: Io): Promise<numbe
     parsed = parseArgs({
       args: normalizeFlags(args),
       allowPositionals: true,
-      options: { pubkey: { type: 'string' }, url: { type: 'string' } },
+      options: {
+        pubkey: { type: 'string' },
+        url: { type: 'string' },
+        tenant: { type: 'string' },
+        kind: { type: 'string' },
+        format: { type: 'string' },
+        scope: { type: 'string' },
+        state: { type: 'string' },
+      },
     });
   } catch (error) {
     io.err(`pathgate verify-export: ${(error as Error).message}\n${VERIFY_EXPORT_USAGE}\n`);
@@ -61,7 +75,12 @@ export async function verifyExportCommand(args: string[], io: Io): Promise<numbe
     io.err(`pathgate verify-export: ${(error as Error).message}\n`);
     return 2;
   }
-  const outcome = verifyExport(body, header, publicKeyPem);
+  // What the flags say, over what the service's own file name says.
+  const expected: ExpectedContext = { ...expectedFromFileName(path.basename(file)) };
+  for (const field of ['tenant', 'kind', 'format', 'scope', 'state'] as const)
+    if (values[field] !== undefined) Object.assign(expected, { [field]: values[field] });
+  const outcome = verifyExport(body, header, publicKeyPem, expected);
+  if (outcome.statement) io.out(describeStatement(outcome.statement));
   if (outcome.ok) {
     io.out(`${file}: signature valid (Ed25519, key ${outcome.keyId}, ${body.length} bytes)\n`);
     return 0;
@@ -101,4 +120,12 @@ async function publicKey(values: { pubkey?: string; url?: string }, env: Env): P
       `no public key: pass -pubkey <file> or -url <api>, or run where EXPORT_SIGNING_KEY or ${kept} is`,
     );
   return createPublicKey(key).export({ type: 'spki', format: 'pem' }).toString();
+}
+
+function describeStatement(statement: ExportStatement): string {
+  return (
+    ['tenant', 'kind', 'format', 'scope', 'state', 'time']
+      .map((field) => `  ${field.padEnd(7)} ${statement[field as keyof ExportStatement]}`)
+      .join('\n') + '\n'
+  );
 }

@@ -23,6 +23,9 @@ import { PullRequestQueue } from '../../src/forge/pull-request-queue.js';
 import { tokenRequest } from '../../src/forge/token-request.js';
 import { CommitFilesCache } from './locate.js';
 import { reconcile, type PullRequestTarget } from './pull-request.js';
+import type { DeliveryLedger } from './delivery-dedupe.js';
+import { PullRequestHeads } from './pr-heads.js';
+import { registerWebhookBody, type WebhookBody, type WebhookBodyLimits } from './webhook-body.js';
 import { registerRemediationRoute } from './remediation.js';
 
 type Receiver = Pick<Webhooks, 'on' | 'verify' | 'receive'>;
@@ -39,6 +42,8 @@ export interface GithubApp {
   idle(): Promise<void>;
   /** On the leader: a webhook a follower verified and handed over (src/db/leader-inbox.ts). */
   receiveHanded(delivery: HandedWebhook): Promise<void>;
+  /** The head commit remembered for a pull request (`owner/repo#n`), if any. */
+  headOf(slug: string, pr: number): string | undefined;
 }
 
 /** A verified webhook delivery, as a follower hands it to the leader. */
@@ -84,6 +89,10 @@ export function registerGithubApp(
     handOff?: (delivery: HandedWebhook) => Promise<void>;
     /** where refused forge calls are recorded (`forge.refused`) */
     audit?: Pick<AuditLog, 'append'>;
+    /** deliveries already taken, by X-GitHub-Delivery (app/github/delivery-dedupe.ts) */
+    deliveries?: DeliveryLedger;
+    /** WEBHOOK_MAX_BYTES, WEBHOOK_BUFFER_MAX_BYTES */
+    webhookLimits?: WebhookBodyLimits;
   },
 ): GithubApp {
   const { engine, settings } = deps;
@@ -160,7 +169,7 @@ export function registerGithubApp(
   /** where each commit's resources are declared, read once per commit */
   const commitFiles = new CommitFilesCache();
   /** the head commit of each open pull request the app has heard of (older commits do not touch comments) */
-  const heads = new Map<string, string>();
+  const heads = new PullRequestHeads();
   const prKey = (target: Pick<PullRequestTarget, 'repo' | 'number'>) =>
     `${target.repo.owner}/${target.repo.repo}#${target.number}`.toLowerCase();
 
@@ -252,7 +261,14 @@ export function registerGithubApp(
       const { payload } = event;
       const target = pullRequestTarget(payload);
       remember(payload);
-      heads.set(prKey(target), target.sha.toLowerCase());
+      // An older event (a replay, a late delivery) does not move the head backwards: nothing to do for it.
+      if (!heads.advance(prKey(target), target.sha.toLowerCase(), payload.pull_request?.updated_at)) {
+        log.warn(
+          { delivery: event.id, pr: target.number, sha: target.sha, head: heads.get(prKey(target)) },
+          'webhook for an older head of the pull request: ignored',
+        );
+        return;
+      }
       enqueue(target, () => refresh(target));
     },
   );
@@ -302,10 +318,12 @@ export function registerGithubApp(
   const hooks = receiver;
   if (hooks)
     void api.register(async (scope) => {
-      // Replaces, in this scope only, the listener's own JSON parser (app/plugins/http-base.ts).
-      scope.removeContentTypeParser('application/json');
-      scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
-        done(null, body),
+      // Replaces, in this scope only, the listener's own JSON parser (app/plugins/http-base.ts): the
+      // signature is checked as the body arrives, within WEBHOOK_MAX_BYTES and WEBHOOK_BUFFER_MAX_BYTES.
+      registerWebhookBody(
+        scope,
+        settings.webhookSecret ?? '',
+        deps.webhookLimits ?? { maxBytes: 25 * 1024 * 1024, bufferMaxBytes: 64 * 1024 * 1024 },
       );
       scope.post('/api/github/webhooks', { config: { access: 'public' } }, async (request, reply) => {
         const header = (name: string) => {
@@ -313,10 +331,9 @@ export function registerGithubApp(
           return typeof value === 'string' ? value : '';
         };
         const delivery = header('x-github-delivery');
-        const body = typeof request.body === 'string' ? request.body : '';
-        const signature = header('x-hub-signature-256');
-        // A malformed signature header is a mismatch, not an error.
-        const verified = signature !== '' && (await hooks.verify(body, signature).catch(() => false));
+        const received = request.body as WebhookBody | undefined;
+        const body = received?.text ?? '';
+        const verified = received?.verified === true;
         if (!verified) {
           log.warn({ delivery }, 'webhook refused: bad signature');
           return sendProblem(
@@ -343,6 +360,14 @@ export function registerGithubApp(
         if (!payload || typeof payload !== 'object' || Array.isArray(payload))
           return malformed('not a JSON object');
         if (!header('x-github-event')) return malformed('no X-GitHub-Event header');
+        // A delivery taken before (a replay) is answered, not handled again.
+        if (deps.deliveries && delivery && !(await deps.deliveries.claim(delivery))) {
+          log.warn(
+            { delivery, event: header('x-github-event') },
+            'webhook delivery already taken: not handled again',
+          );
+          return reply.code(200).send({ received: delivery, duplicate: true });
+        }
         // A follower does not act on a webhook (it may not write to GitHub): the leader does, from PostgreSQL.
         if (deps.handOff && !engine.isLeader()) {
           try {
@@ -352,6 +377,8 @@ export function registerGithubApp(
               { delivery, err: (error as Error).message },
               'webhook: could not hand it to the leader',
             );
+            // Not taken: GitHub's redelivery (same id) must be handled.
+            await deps.deliveries?.forget(delivery).catch(() => undefined);
             void reply.header('retry-after', '5');
             return sendProblem(
               reply,
@@ -367,6 +394,8 @@ export function registerGithubApp(
           const errors = error instanceof AggregateError ? error.errors : [error];
           const bad = errors.find((e): e is MalformedPayload => e instanceof MalformedPayload);
           if (bad) return malformed(bad.message);
+          // Not handled: GitHub's redelivery (same id) must be taken.
+          await deps.deliveries?.forget(delivery).catch(() => undefined);
           throw error;
         }
         return reply.code(202).send({ received: delivery });
@@ -377,6 +406,7 @@ export function registerGithubApp(
     mode,
     refresh: (target) => queue.run(prKey(target), () => refresh(target)),
     idle: () => queue.idle(),
+    headOf: (slug, pr) => heads.get(`${slug}#${pr}`.toLowerCase()),
     async receiveHanded(delivery) {
       if (!hooks) return;
       try {

@@ -12,6 +12,8 @@ import { oscalChunks } from '../../src/export/oscal.js';
 import { spool, SPOOL_FILE, type Spooled } from '../../src/export/spool.js';
 import { exportedPath } from '../../src/export/path-record.js';
 import { SIGNATURE_HEADER, type ExportSigner } from '../../src/export/signing.js';
+import { SpoolLimits, type SpoolLimitSettings, type SpoolSlot } from '../../src/export/spool-limits.js';
+import { scopeOf, type ExportContext } from '../../src/export/statement.js';
 import { ProblemError } from '../../src/http/problems.js';
 import type { PathRecord } from '../../src/paths/path-store.js';
 import type { Auditor } from '../plugins/audit.js';
@@ -19,9 +21,31 @@ import { VERSION } from '../version.js';
 
 export function registerExportRoutes(
   app: FastifyInstance,
-  deps: { engine: Engine; signer: ExportSigner; dataDir: string; audit?: Auditor; now: () => number },
+  deps: {
+    engine: Engine;
+    signer: ExportSigner;
+    dataDir: string;
+    audit?: Auditor;
+    now: () => number;
+    limits: SpoolLimitSettings;
+  },
 ): void {
   const { engine, signer } = deps;
+  const limits = new SpoolLimits(deps.limits);
+  /** One caller: its credential within its tenant. */
+  const callerOf = (request: FastifyRequest) => `${request.tenant}|${request.principal.subject}`;
+  const contextOf = (
+    request: FastifyRequest,
+    kind: ExportContext['kind'],
+    state: ExportContext['state'],
+  ): ExportContext => ({
+    tenant: request.tenant,
+    kind,
+    format: kind === 'paths' ? 'ndjson' : 'oscal-json',
+    scope: scopeOf(request.principal.apps),
+    state,
+    time: new Date(deps.now()).toISOString(),
+  });
   const spoolDir = path.join(deps.dataDir, 'exports');
   // Spool files a killed process left behind are never answers any more.
   clearSpool(spoolDir);
@@ -40,16 +64,56 @@ export function registerExportRoutes(
       engine.suppressionOf(request.tenant, record.id),
     );
 
-  /** Streams a spooled export out with its signature; the spool file goes once the answer is sent or abandoned. */
-  const send = (reply: FastifyReply, spooled: Spooled, type: string, filename: string) => {
+  /**
+   * Streams a spooled export out with its signature (over its context and digest). The spool file and the
+   * caller's slot go once the answer is sent, abandoned by the client, or cut off after EXPORT_SEND_TIMEOUT.
+   */
+  const send = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    spooled: Spooled,
+    slot: SpoolSlot,
+    context: ExportContext,
+    type: string,
+    filename: string,
+  ) => {
     const stream = createReadStream(spooled.file);
-    stream.on('close', () => void spooled.remove());
+    const timer = setTimeout(() => {
+      request.log.warn(
+        { tenant: context.tenant, kind: context.kind, bytes: spooled.bytes },
+        'export not read within EXPORT_SEND_TIMEOUT: cut off, spool file removed',
+      );
+      stream.destroy();
+      reply.raw.destroy();
+    }, deps.limits.sendTimeoutMs);
+    timer.unref();
+    const done = () => {
+      clearTimeout(timer);
+      slot.release();
+      void spooled.remove();
+    };
+    stream.on('close', done);
+    // A client gone before the end: the file is closed (and removed) now, not when the socket times out.
+    reply.raw.on('close', () => {
+      if (!stream.destroyed) stream.destroy();
+    });
     return reply
       .header('content-type', type)
       .header('content-length', spooled.bytes)
       .header('content-disposition', `attachment; filename="${filename}"`)
-      .header(SIGNATURE_HEADER, signer.signDigest(spooled.sha256))
+      .header(SIGNATURE_HEADER, signer.signExport(context, spooled.sha256))
       .send(stream);
+  };
+
+  /** Spools an export within the caller's share and the spool cap; the slot is the caller's until sent. */
+  const spoolFor = async (request: FastifyRequest, ext: 'ndjson' | 'json', chunks: Iterable<string>) => {
+    const slot = limits.enter(callerOf(request));
+    try {
+      return { slot, spooled: await spool(spoolDir, ext, chunks, (bytes) => slot.add(bytes)) };
+    } catch (error) {
+      slot.release();
+      throw error;
+    }
   };
 
   app.get<{ Querystring: { state?: string } }>('/export/ndjson', async (request, reply) => {
@@ -59,15 +123,18 @@ export function registerExportRoutes(
         errors: [{ pointer: '/query/state', value: state, detail: 'open or all' }],
       });
     const records = selection(request, state);
-    const spooled = await spool(spoolDir, 'ndjson', ndjsonLines(records, line(request)));
+    const { slot, spooled } = await spoolFor(request, 'ndjson', ndjsonLines(records, line(request)));
     deps.audit?.export(
       request,
       'ndjson',
       records.map((r) => r.id),
     );
     return send(
+      request,
       reply,
       spooled,
+      slot,
+      contextOf(request, 'paths', state),
       'application/x-ndjson; charset=utf-8',
       `pathgate-${request.tenant}-paths.ndjson`,
     );
@@ -77,11 +144,12 @@ export function registerExportRoutes(
     const records = selection(request, 'open');
     const lastPass = engine.tenant(request.tenant)?.lastPass?.at;
     const toPath = line(request);
-    const spooled = await spool(
-      spoolDir,
+    const { slot, spooled } = await spoolFor(
+      request,
       'json',
       oscalChunks({
         tenant: request.tenant,
+        applications: request.principal.apps,
         version: VERSION,
         generatedAt: new Date(deps.now()).toISOString(),
         analysedAt: lastPass ? new Date(lastPass).toISOString() : null,
@@ -97,8 +165,11 @@ export function registerExportRoutes(
       records.map((r) => r.id),
     );
     return send(
+      request,
       reply,
       spooled,
+      slot,
+      contextOf(request, 'assessment-results', 'open'),
       'application/json; charset=utf-8',
       `pathgate-${request.tenant}-assessment-results.json`,
     );
@@ -109,7 +180,8 @@ export function registerExportRoutes(
     keyId: signer.keyId,
     publicKey: signer.publicKeyPem,
     header: 'X-Service-Signature',
-    signs: 'pathgate-export/v1 sha256:<lowercase hex SHA-256 of the body>',
+    signs:
+      'pathgate-export/v2: tenant, kind, format, scope, state, time and sha256 (of the body), one key=value a line; the header carries it as statement=<base64url>',
   }));
 }
 

@@ -1,6 +1,7 @@
 // Tickets on the API listener: POST /tickets (admin; one open ticket per path), GET /tickets (the work
 // board), POST /tickets/{id}/close (admin). A credential bound to applications sees and writes only tickets
 // of paths through them; a path it may not see is as unknown as one that does not exist.
+import type { OutboundWebhook } from '../../src/config/security-settings.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { pathFilter } from '../../src/auth/scope.js';
 import type { Engine } from '../../src/engine/engine.js';
@@ -17,7 +18,7 @@ interface NewTicket {
 
 export function registerTicketRoutes(
   app: FastifyInstance,
-  deps: { engine: Engine; tickets: TicketStore; webhookUrl?: string; now: () => number },
+  deps: { engine: Engine; tickets: TicketStore; webhook?: OutboundWebhook; now: () => number },
 ): void {
   const store = deps.tickets;
   const check = reportSchema<NewTicket>('ticket', {
@@ -41,8 +42,10 @@ export function registerTicketRoutes(
     event: 'ticket.opened' | 'ticket.closed',
     ticket: Ticket,
   ) => {
-    if (!deps.webhookUrl) return ticket;
-    const sent = await dispatchTicket(deps.webhookUrl, event, request.tenant, ticket, deps.now());
+    // Each tenant's tickets go to its own URL only; a tenant without one sends nothing.
+    const url = deps.webhook?.urls.get(request.tenant);
+    if (!url) return ticket;
+    const sent = await dispatchTicket(url, event, request.tenant, ticket, deps.now(), deps.webhook?.secret);
     if (sent?.error) request.log.warn({ ticket: ticket.id, error: sent.error }, 'ticket dispatch failed');
     const stored = await governed(
       store.change(request.tenant, ticket.id, (held) => ({ ...held, dispatch: sent })),

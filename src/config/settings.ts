@@ -16,6 +16,12 @@ import { TenantRepos } from '../forge/tenant-repos.js';
 import { TENANT_NAME } from '../engine/tenant.js';
 import { parseDuration } from './duration.js';
 import {
+  defaultSecuritySettings,
+  readSecuritySettings,
+  SECURITY_SETTINGS_DOC,
+  type SecuritySettings,
+} from './security-settings.js';
+import {
   DEFAULT_PROFILE_PRIORS,
   parseProfilePriors,
   type ProfileName,
@@ -33,6 +39,8 @@ export type LogFormat = 'text' | 'json';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export interface Settings {
+  /** issue 31's defences: export spool limits, webhook limits, leader inbox MAC key, outbound webhooks */
+  security: SecuritySettings;
   dataDir: string;
   ingestAddr: ListenAddress;
   apiAddr: ListenAddress;
@@ -598,7 +606,8 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
   {
     name: 'TICKET_WEBHOOK_URL',
     default: 'unset',
-    meaning: 'Tickets opened and closed are POSTed here (`{event, tenant, ticket}`).',
+    meaning:
+      "The default tenant's tickets, opened and closed, are POSTed here (`{event, tenant, ticket}`); other tenants' go to TICKET_WEBHOOK_URLS. No redirect is followed.",
   },
   {
     name: 'GOVERNANCE_BACKEND',
@@ -638,7 +647,7 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     name: 'DRIFT_WEBHOOK_URL',
     default: 'unset',
     meaning:
-      'Posture drift is POSTed here after an analyzer pass that changed the critical paths (`{event: "posture.drift", ...}`, docs/governance.md).',
+      'The default tenant\'s posture drift is POSTed here after an analyzer pass that changed its critical paths (`{event: "posture.drift", ...}`, docs/governance.md); other tenants\' go to DRIFT_WEBHOOK_URLS. No redirect is followed.',
   },
   {
     name: 'YAML_MAX_BYTES',
@@ -722,6 +731,7 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     default: 'true under npm start, false under pathgate serve',
     meaning: 'Load the demo estate when the graph is empty.',
   },
+  ...SECURITY_SETTINGS_DOC,
 ];
 
 /** The settings table as Markdown, from SETTINGS_DOC (docs/configuration.md holds it, prettier-aligned). */
@@ -743,6 +753,7 @@ const defaultThreads = () => Math.max(1, Math.min(4, os.availableParallelism()))
 /** The defaults; `loadSettings(env, defaults)` lays the caller's over these, and the environment over both. */
 function builtInDefaults(): Settings {
   return {
+    security: defaultSecuritySettings(),
     dataDir: './data',
     ingestAddr: { host: '127.0.0.1', port: 8081 },
     apiAddr: { host: '127.0.0.1', port: 8080 },
@@ -936,6 +947,14 @@ export function loadSettings(env: Env, defaults: Partial<Settings> = {}): Settin
     maxTenants: read('MAX_TENANTS', parseCount, base.maxTenants),
     governance: readGovernance(env, problems, read),
     scaleOut: readScaleOut(env, problems, read),
+    security: readSecuritySettings(read, (name) => readSecret(env, name, problems), problems, {
+      drift: env.DRIFT_WEBHOOK_URL?.trim()
+        ? read<string | undefined>('DRIFT_WEBHOOK_URL', parseUrl, undefined)
+        : undefined,
+      tickets: env.TICKET_WEBHOOK_URL?.trim()
+        ? read<string | undefined>('TICKET_WEBHOOK_URL', parseUrl, undefined)
+        : undefined,
+    }),
   };
   if (settings.governance.backend === 'postgres' && !settings.scaleOut?.db)
     problems.push('GOVERNANCE_BACKEND=postgres needs DB_DSN: the governance records are kept in PostgreSQL');

@@ -31,6 +31,8 @@ const RISK_STATUS: Readonly<Record<string, string>> = {
 
 export interface OscalInput {
   tenant: string;
+  /** the applications the caller's credential is bound to: the export holds only theirs, and says so */
+  applications?: readonly string[];
   version: string;
   /** export time, ISO */
   generatedAt: string;
@@ -115,9 +117,11 @@ export function* oscalChunks(input: OscalInput): Generator<string> {
     if (earliest === null || p.openedAt < earliest) earliest = p.openedAt;
   }
   const start = earliest ?? input.generatedAt;
+  // A scoped export is a part of the tenant's posture: its titles say which part (issue 31).
+  const scope = input.applications ? `, applications ${[...input.applications].sort().join(', ')} only` : '';
   const result = {
     uuid: randomUUID(),
-    title: `pathgate attack-path analysis of tenant ${input.tenant}`,
+    title: `pathgate attack-path analysis of tenant ${input.tenant}${scope}`,
     description: `Open attack paths from internet-exposed starting points to crown jewels, as correlated by pathgate ${input.version}: ${count} open path(s), ${critical} critical (P1, not suppressed).`,
     start,
     ...(input.analysedAt && { end: input.analysedAt >= start ? input.analysedAt : input.generatedAt }),
@@ -127,7 +131,7 @@ export function* oscalChunks(input: OscalInput): Generator<string> {
     'assessment-results': {
       uuid: randomUUID(),
       metadata: {
-        title: `pathgate attack paths: ${input.tenant}`,
+        title: `pathgate attack paths: ${input.tenant}${scope}`,
         'last-modified': input.generatedAt,
         version: input.version,
         'oscal-version': OSCAL_VERSION,

@@ -17,7 +17,13 @@ export interface Spooled {
   remove(): Promise<void>;
 }
 
-export async function spool(dir: string, ext: 'ndjson' | 'json', chunks: Iterable<string>): Promise<Spooled> {
+export async function spool(
+  dir: string,
+  ext: 'ndjson' | 'json',
+  chunks: Iterable<string>,
+  /** counts each batch before it is written; throws to stop (the file is removed) */
+  account: (bytes: number) => void = () => undefined,
+): Promise<Spooled> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const file = path.join(dir, `export-${randomBytes(8).toString('hex')}.${ext}`);
   const handle = await open(file, 'wx', 0o600);
@@ -30,6 +36,7 @@ export async function spool(dir: string, ext: 'ndjson' | 'json', chunks: Iterabl
     const flush = async () => {
       if (!batch.length) return;
       const chunk = Buffer.from(batch.join(''));
+      account(chunk.length);
       hash.update(chunk);
       bytes += chunk.length;
       await handle.write(chunk);

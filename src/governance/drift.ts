@@ -1,13 +1,17 @@
 // Posture drift (spec "Events": drift webhook, leader replica): after each analyzer pass, and on a timer
 // (suppressions lapse without a pass), the tenant's critical paths (the one definition, `isCritical`) are
 // compared with the last ones seen. When the set changed, a point goes to the posture history
-// (HISTORY_PATH) and, with DRIFT_WEBHOOK_URL set, one POST describes the change:
+// (HISTORY_PATH) and, when the tenant has a drift URL (DRIFT_WEBHOOK_URL for the default tenant,
+// DRIFT_WEBHOOK_URLS for each), one POST describes the change, signed with DRIFT_WEBHOOK_SECRET when set:
 //   { event: "posture.drift", tenant, at, criticalPaths: { before, after }, openPaths,
 //     opened: [route], cleared: [route & { why }], truncated: { opened, cleared } }
 // where a route is { id, start, target, score, priority } and `why` is `resolved` (the path closed),
 // `suppressed` or `deprioritized` (no longer P1). The first check after a start sets the baseline and sends
-// nothing. Delivery is one attempt with a 5 s timeout; a failure is logged, never retried or thrown.
+// nothing. Delivery is one attempt with a 5 s timeout, no redirect followed; a failure is logged, never
+// retried or thrown.
+import type { OutboundWebhook } from '../config/security-settings.js';
 import type { Engine } from '../engine/engine.js';
+import { postWebhook } from './outbound-webhook.js';
 import type { Log } from '../log/logger.js';
 import { routeNodes, type PathRecord } from '../paths/path-store.js';
 import type { PostureHistory } from './history.js';
@@ -56,7 +60,8 @@ export function createDriftMonitor(deps: {
   history: PostureHistory;
   log: Log;
   now: () => number;
-  webhookUrl?: string;
+  /** DRIFT_WEBHOOK_URL(S), DRIFT_WEBHOOK_SECRET: each tenant's drift to its own URL only, signed */
+  webhook?: OutboundWebhook;
 }): DriftMonitor {
   const last = new Map<string, Set<string>>();
   return {
@@ -119,23 +124,20 @@ export function createDriftMonitor(deps: {
         { tenant: tenantName, opened: opened.length, cleared: cleared.length },
         'posture drift: critical paths changed',
       );
-      if (deps.webhookUrl) await send(deps.webhookUrl, event, deps.log);
+      const url = deps.webhook?.urls.get(tenantName);
+      if (url) await send(url, event, deps.log, deps.webhook?.secret, deps.now());
       return event;
     },
   };
 }
 
-async function send(url: string, event: DriftEvent, log: Log): Promise<void> {
-  try {
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(event),
-      signal: AbortSignal.timeout(5000),
-    });
-    if (!response.ok)
-      log.warn({ tenant: event.tenant, status: response.status }, 'drift webhook answered with an error');
-  } catch (error) {
-    log.warn({ tenant: event.tenant, err: (error as Error).message }, 'drift webhook could not be reached');
-  }
+async function send(url: string, event: DriftEvent, log: Log, secret: string | undefined, now: number) {
+  const sent = await postWebhook(url, JSON.stringify(event), { secret, now });
+  if (sent.status === null)
+    log.warn({ tenant: event.tenant, err: sent.error }, 'drift webhook could not be reached');
+  else if (sent.error)
+    log.warn(
+      { tenant: event.tenant, status: sent.status, err: sent.error },
+      'drift webhook answered with an error',
+    );
 }

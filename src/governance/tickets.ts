@@ -2,6 +2,7 @@
 // closed later; kept per tenant by the governance backend (src/governance/store.ts: by default
 // DATA_DIR/governance/<tenant>/tickets.json, or TICKETS_PATH; written whole, atomically).
 import { randomBytes } from 'node:crypto';
+import { postWebhook } from './outbound-webhook.js';
 import type { DocumentStore } from './store.js';
 
 export interface Ticket {
@@ -86,27 +87,19 @@ export class TicketStore {
   }
 }
 
-/** Sends a ticket to TICKET_WEBHOOK_URL; the answer (or the failure) is recorded, never thrown. */
+/**
+ * Sends a ticket to its tenant's URL (TICKET_WEBHOOK_URL(S)), signed with TICKET_WEBHOOK_SECRET when set
+ * (src/governance/outbound-webhook.ts); the answer (or the failure, a redirect included) is recorded, never
+ * thrown.
+ */
 export async function dispatchTicket(
   url: string,
   event: 'ticket.opened' | 'ticket.closed',
   tenant: string,
   ticket: Ticket,
   now: number,
+  secret?: string,
 ): Promise<Ticket['dispatch']> {
-  try {
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ event, tenant, ticket }),
-      signal: AbortSignal.timeout(5000),
-    });
-    return {
-      status: response.status,
-      error: response.ok ? null : `answered ${response.status}`,
-      at: new Date(now).toISOString(),
-    };
-  } catch (error) {
-    return { status: null, error: (error as Error).message, at: new Date(now).toISOString() };
-  }
+  const sent = await postWebhook(url, JSON.stringify({ event, tenant, ticket }), { secret, now });
+  return { ...sent, at: new Date(now).toISOString() };
 }

@@ -132,8 +132,12 @@ describe('exports', () => {
     for (const url of ['/export/oscal', '/export/ndjson']) {
       const r = await get(url);
       const sig = String(r.headers['x-service-signature']);
-      expect(sig).toMatch(new RegExp(`^ed25519=[A-Za-z0-9+/=]+; keyid=${keyId}$`));
-      expect(verifyExport(r.body, sig, publicKey)).toEqual({ ok: true, keyId });
+      expect(sig).toMatch(new RegExp(`^ed25519=[A-Za-z0-9+/=]+; keyid=${keyId}; statement=[A-Za-z0-9_-]+$`));
+      expect(verifyExport(r.body, sig, publicKey)).toMatchObject({
+        ok: true,
+        keyId,
+        statement: { tenant: 'default', scope: 'all', state: 'open' },
+      });
       const file = path.join(work, `export${path.extname(url) || '.out'}`);
       writeFileSync(file, r.body);
       const sigFile = path.join(work, 'export.sig');

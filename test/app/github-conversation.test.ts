@@ -80,7 +80,13 @@ async function start(env: Record<string, string> = {}): Promise<TestService> {
   return service;
 }
 
-async function deliver(s: TestService, event: string, file: string, delivery = `d-${Math.random()}`) {
+async function deliver(
+  s: TestService,
+  event: string,
+  file: string,
+  delivery = `d-${Math.random()}`,
+  expected = 202,
+) {
   const body = readFileSync(path.join(payloads, file), 'utf8');
   const r = await s.apiApp.inject({
     method: 'POST',
@@ -93,7 +99,7 @@ async function deliver(s: TestService, event: string, file: string, delivery = `
     },
     payload: body,
   });
-  expect(r.statusCode).toBe(202);
+  expect(r.statusCode).toBe(expected);
 }
 
 async function gate(s: TestService, report: unknown, source = 'trivy') {
@@ -186,8 +192,9 @@ describe('one conversation per pull request', () => {
       Array.from({ length: 6 }, () => gate(s, trivyReport([LOW_CVE, KEV_CVE]))),
     );
     expect(answers.every((a) => a.verdict === 'blocked')).toBe(true);
-    // The same delivery again, a synchronize, a rerequested check suite: all for the same commit.
-    await deliver(s, 'pull_request', 'pull_request.opened.payload.json', 'delivery-1');
+    // The same delivery again (a replay: answered as a duplicate, handled once), a synchronize, a
+    // rerequested check suite: all for the same commit.
+    await deliver(s, 'pull_request', 'pull_request.opened.payload.json', 'delivery-1', 200);
     await deliver(s, 'pull_request', 'pull_request.synchronize.payload.json');
     await deliver(s, 'check_suite', 'check_suite.rerequested.with-organization.payload.json');
     await Promise.all(Array.from({ length: 4 }, () => gate(s, trivyReport([LOW_CVE, KEV_CVE]))));

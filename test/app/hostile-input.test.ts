@@ -353,3 +353,100 @@ describe('CVSS and EPSS scores out of range are refused with the pointer (item 1
     expect(other.status, other.text.slice(0, 300)).toBe(202);
   });
 });
+
+describe('terraform: null and wrong types answer 400 naming the pointer (issue 31 item 7)', () => {
+  const terragoat = () =>
+    JSON.parse(
+      readFileSync(
+        path.resolve(import.meta.dirname, '../../fixtures/unseen/terraform/checkov-terragoat-tfplan.json'),
+        'utf8',
+      ),
+    );
+  const resources = (plan: any) => plan.planned_values.root_module.resources as any[];
+  const groupAt = (plan: any) => resources(plan).findIndex((r) => Array.isArray(r.values?.ingress));
+
+  it('the real terragoat plan as it is is taken (the cases below change one value each)', async () => {
+    const answer = await ingest('terraform', JSON.stringify(terragoat()));
+    expect(answer.status, answer.text.slice(0, 300)).toBe(202);
+  });
+
+  const cases: [string, (plan: any) => string][] = [
+    [
+      'a null resource in planned_values',
+      (plan) => {
+        resources(plan)[3] = null;
+        return '/planned_values/root_module/resources/3';
+      },
+    ],
+    [
+      "a null rule in a security group's ingress",
+      (plan) => {
+        const at = groupAt(plan);
+        resources(plan)[at].values.ingress[0] = null;
+        return `/planned_values/root_module/resources/${at}/values/ingress/0`;
+      },
+    ],
+    [
+      "a security group's ingress that is a string",
+      (plan) => {
+        const at = groupAt(plan);
+        resources(plan)[at].values.ingress = 'everything';
+        return `/planned_values/root_module/resources/${at}/values/ingress`;
+      },
+    ],
+    [
+      "an ingress rule's security_groups that is a number",
+      (plan) => {
+        const at = groupAt(plan);
+        resources(plan)[at].values.ingress[1].security_groups = 7;
+        return `/planned_values/root_module/resources/${at}/values/ingress/1/security_groups`;
+      },
+    ],
+    [
+      'resources that are an object',
+      (plan) => {
+        plan.planned_values.root_module.resources = { a: 1 };
+        return '/planned_values/root_module/resources';
+      },
+    ],
+    [
+      'a null resource change',
+      (plan) => {
+        plan.resource_changes[0] = null;
+        return '/resource_changes/0';
+      },
+    ],
+    [
+      "a resource change's actions that are a number",
+      (plan) => {
+        plan.resource_changes[2].change.actions = 1;
+        return '/resource_changes/2/change/actions';
+      },
+    ],
+    [
+      "a resource's values that are a list",
+      (plan) => {
+        resources(plan)[5].values = [1];
+        return '/planned_values/root_module/resources/5/values';
+      },
+    ],
+    [
+      'a null resource in the configuration',
+      (plan) => {
+        plan.configuration.root_module.resources[1] = null;
+        return '/configuration/root_module/resources/1';
+      },
+    ],
+  ];
+  for (const [name, spoil] of cases)
+    it(`${name}: 400 naming the pointer, nothing journaled`, async () => {
+      const plan = terragoat();
+      const pointer = spoil(plan);
+      const before = await journalBytes();
+      const answer = await ingest('terraform', JSON.stringify(plan));
+      await expectRefused(answer, 'invalid-payload');
+      expect(answer.json.errors[0].pointer).toBe(pointer);
+      expect(answer.json.detail).toContain(pointer);
+      expect(await journalBytes()).toBe(before);
+    });
+});

@@ -1,5 +1,6 @@
 // Settings from the environment: defaults, spellings accepted, every bad value reported together, and
 // docs/configuration.md kept in step with SETTINGS_DOC.
+import { defaultSecuritySettings } from '../../src/config/security-settings.js';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { describe, expect, it } from 'vitest';
@@ -83,6 +84,7 @@ describe('loadSettings: defaults', () => {
         exportSigningKey: undefined,
         driftWebhookUrl: undefined,
       },
+      security: defaultSecuritySettings(),
     } satisfies Settings);
   });
 

@@ -33,52 +33,27 @@
 // `configuration` (resources point at each other only by their values: ids, names, ARNs, all known in a
 // state), a public address that is known (`public_ip`, empty when there is none), a bucket's ACL as S3
 // holds it (`grant`), and the region is the one its ARNs name.
-import { bucketExposure, bucketPolicyExposure, eitherExposure } from '../../markers/exposure.js';
 import { crownJewel, readTags } from '../../markers/crown-jewel.js';
 import { accountParameter, parseIamArn, qualify } from './account.js';
 import { createCloudnetSource } from './cloudnet.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
 import { createIamSource } from './iam.js';
 import { isRawState, showJsonOfRawState } from './terraform-state.js';
-import { reportProblem } from './report-schema.js';
 import type { IngestSource } from './source.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the plan's values, read field by field
-type Values = Record<string, any>;
-
-interface PlanResource {
-  address: string;
-  type: string;
-  name: string;
-  values: Values;
-  /** the plan deletes it (values are the state before) */
-  deleted?: boolean;
-}
-
-interface PlanModule {
-  address?: string;
-  resources?: {
-    address: string;
-    mode?: string;
-    type: string;
-    name: string;
-    index?: string | number;
-    values?: Values;
-  }[];
-  child_modules?: PlanModule[];
-}
-
-const ALL_USERS = 'http://acs.amazonaws.com/groups/global/AllUsers';
-const AUTHENTICATED_USERS = 'http://acs.amazonaws.com/groups/global/AuthenticatedUsers';
-/** canned ACLs as the grants S3 stores for them */
-const CANNED_ACL: Readonly<Record<string, { URI: string; Permission: string }[]>> = {
-  'public-read': [{ URI: ALL_USERS, Permission: 'READ' }],
-  'public-read-write': [
-    { URI: ALL_USERS, Permission: 'READ' },
-    { URI: ALL_USERS, Permission: 'WRITE' },
-  ],
-  'authenticated-read': [{ URI: AUTHENTICATED_USERS, Permission: 'READ' }],
-};
+import { bucketNodes } from './terraform/buckets.js';
+import {
+  blockReferences,
+  idOf,
+  isState,
+  ofType,
+  planResources,
+  pointed,
+  readPlan,
+  references,
+  tagList,
+  type PlanResource,
+  type Values,
+} from './terraform/plan-walk.js';
 
 export function createTerraformSource(): IngestSource {
   const cloudnet = createCloudnetSource();
@@ -96,7 +71,7 @@ export function createTerraformSource(): IngestSource {
       const account = accountParameter(query) ?? accountOf(resources);
       const region =
         regionOf(plan) ?? (isState(plan) ? arnRegionOf(resources) : undefined) ?? query.region ?? undefined;
-      const byType = (type: string) => resources.filter((r) => r.type === type);
+      const byType = (type: string) => ofType(resources, type);
       const warnings: string[] = [];
       const envelopes = [];
 
@@ -107,6 +82,10 @@ export function createTerraformSource(): IngestSource {
       /** Each instance's VirtualMachine node, by its address: what load balancers route to. */
       const machines = new Map<string, string>();
       const reservations = instances.map((r) => instanceRecord(r, plan, account));
+      // The first reservation of an id, as a scan would find it.
+      const reservationById = new Map<unknown, Values>();
+      for (const r of reservations)
+        if (!reservationById.has(r.InstanceId)) reservationById.set(r.InstanceId, r);
       if (instances.length || groups.size) {
         const network = cloudnet.normalize({
           body: {
@@ -127,7 +106,7 @@ export function createTerraformSource(): IngestSource {
           for (const node of envelope.nodes) {
             if (node.label !== 'VirtualMachine') continue;
             // By instance id: two instances may share a Name tag (src/identity/vm-name.ts).
-            const record = reservations.find((r) => r.InstanceId === node.properties?.instance_id);
+            const record = reservationById.get(node.properties?.instance_id);
             if (!record) continue;
             const allKnown = record.SecurityGroups.every((g: Values) => groups.has(g.GroupId));
             const reachable = typeof record.PublicIpAddress === 'string' && !record.deleted;
@@ -171,69 +150,7 @@ export function createTerraformSource(): IngestSource {
 
       // Buckets and load balancers, named as custodian names them.
       const out = new EnvelopeBuilder('terraform', 'asset', receivedAt);
-      for (const bucket of byType('aws_s3_bucket')) {
-        const name = bucket.values.bucket;
-        if (typeof name !== 'string') continue;
-        const acl = resources.find((r) => r.type === 'aws_s3_bucket_acl' && sameBucket(r, bucket, plan));
-        const block = resources.find(
-          (r) => r.type === 'aws_s3_bucket_public_access_block' && sameBucket(r, bucket, plan) && !r.deleted,
-        );
-        const grants = [
-          ...aclGrants(bucket.values.acl, acl?.deleted ? undefined : acl?.values),
-          ...(isState(plan) ? heldGrants(bucket.values.grant) : []),
-        ];
-        const exposure = bucketExposure(
-          grants.map((g) => ({ Grantee: { URI: g.URI }, Permission: g.Permission })),
-        );
-        const blocked = block?.values.block_public_acls === true && block.values.ignore_public_acls === true;
-        // A public policy is ignored (S3 admits only the owner's account and AWS services) under
-        // `restrict_public_buckets`.
-        const restricted = block?.values.restrict_public_buckets === true;
-        const policy = bucketPolicy(bucket, resources, plan);
-        const byPolicy = restricted || policy === 'unknown' ? {} : bucketPolicyExposure(policy);
-        const opened = eitherExposure(blocked ? {} : exposure, byPolicy);
-        const tags = readTags(tagList(bucket.values.tags));
-        out.node('Bucket', qualify(name, account), {
-          account,
-          region,
-          terraform_address: bucket.address,
-          ...(opened.internet_exposed && !bucket.deleted
-            ? opened
-            : policy === 'unknown' && !restricted && !bucket.deleted
-              ? // Its policy is known only at apply (built from values the plan does not know): left unstated.
-                { exposure_basis: 'terraform:policy-known-after-apply' }
-              : {
-                  internet_exposed: false,
-                  public_access: false,
-                  exposure_basis:
-                    blocked && (restricted || policy === undefined)
-                      ? 'terraform:public-access-block'
-                      : policy === undefined
-                        ? 'terraform:no-public-acl'
-                        : 'terraform:no-public-acl-or-policy',
-                }),
-          ...crownJewel({ label: 'Bucket', name, tags }),
-        });
-      }
-      // A policy on a bucket the document does not hold (another configuration's, named by its name) names that
-      // bucket, stated exposed when the policy opens it; else its exposure is not said (its ACL is not known).
-      const buckets = byType('aws_s3_bucket');
-      for (const policy of byType('aws_s3_bucket_policy')) {
-        const name = policy.values.bucket;
-        if (policy.deleted || typeof name !== 'string' || buckets.some((b) => sameBucket(policy, b, plan)))
-          continue;
-        const exposure = bucketPolicyExposure(
-          typeof policy.values.policy === 'string'
-            ? policy.values.policy
-            : deferredPolicyDocument(plan, policy),
-        );
-        out.node('Bucket', qualify(name, account), {
-          account,
-          region,
-          terraform_address: policy.address,
-          ...(exposure.internet_exposed && exposure),
-        });
-      }
+      bucketNodes(out, resources, plan, account, region);
       // Databases: each RDS instance (`aws_db_instance`, an Aurora cluster's `aws_rds_cluster_instance`) as the
       // Database custodian draws for it (DescribeDBInstances: one per instance, named by its identifier), exposed
       // as custodian reads it, by `publicly_accessible` alone. A plan states it completely: one not publicly
@@ -369,110 +286,6 @@ const READ_TYPES = [
   'aws_alb_target_group_attachment',
 ];
 
-function readPlan(body: unknown): Values {
-  const plan = body as Values;
-  if (!plan || typeof plan !== 'object' || Array.isArray(plan))
-    throw reportProblem('terraform', [
-      { pointer: '/', detail: 'expected a Terraform plan or state (terraform show -json)' },
-    ]);
-  // Terraform 0.12 to 1.0 print format 0.1 / 0.2 (1.0.x still prints 0.2); 1.1 and later 1.x. The fields
-  // read here are the same in all of them, plans' and states' alike.
-  if (typeof plan.format_version !== 'string' || !/^(?:0\.[12]$|1\.)/.test(plan.format_version))
-    throw reportProblem('terraform', [
-      {
-        pointer: '/format_version',
-        value: plan.format_version,
-        detail: 'a plan or state in the JSON format 0.1, 0.2 or 1.x (terraform show -json [<planfile>])',
-      },
-    ]);
-  if (!plan.planned_values?.root_module && !Array.isArray(plan.resource_changes) && !('values' in plan))
-    throw reportProblem('terraform', [
-      {
-        pointer: '/planned_values',
-        detail: 'a plan holds planned_values.root_module or resource_changes, a state values.root_module',
-      },
-    ]);
-  if (isState(plan)) checkStateModule(plan.values?.root_module, '/values/root_module');
-  return plan;
-}
-
-/** A state (`terraform show -json` of no plan file): `values`, and none of a plan's fields. */
-function isState(plan: Values): boolean {
-  return 'values' in plan && !('planned_values' in plan) && !('resource_changes' in plan);
-}
-
-/** A state's module: an object whose `resources` and `child_modules` are lists of objects. */
-function checkStateModule(module: unknown, pointer: string): void {
-  const fail = (at: string, detail: string): never => {
-    throw reportProblem('terraform', [{ pointer: at, detail }]);
-  };
-  if (!module || typeof module !== 'object' || Array.isArray(module))
-    fail(pointer, 'a state holds values.root_module, an object (terraform show -json)');
-  const { resources, child_modules: children } = module as Values;
-  if (resources !== undefined && !Array.isArray(resources))
-    fail(`${pointer}/resources`, 'a list of resources');
-  for (const [i, r] of ((resources ?? []) as unknown[]).entries())
-    if (!r || typeof r !== 'object' || typeof (r as Values).type !== 'string')
-      fail(`${pointer}/resources/${i}`, 'a resource with its type');
-  if (children !== undefined && !Array.isArray(children))
-    fail(`${pointer}/child_modules`, 'a list of modules');
-  for (const [i, child] of ((children ?? []) as unknown[]).entries())
-    checkStateModule(child, `${pointer}/child_modules/${i}`);
-}
-
-/** Every managed resource after the change, and those the plan deletes (with their state before). */
-function planResources(plan: Values): PlanResource[] {
-  const out: PlanResource[] = [];
-  const state = isState(plan);
-  const walk = (module: PlanModule | undefined) => {
-    if (!module) return;
-    for (const r of module.resources ?? [])
-      if (r.mode !== 'data' && r.values)
-        out.push({
-          address: state ? stateAddress(module, r) : r.address,
-          type: r.type,
-          name: r.name,
-          values: r.values,
-        });
-    for (const child of module.child_modules ?? []) walk(child);
-  };
-  walk(state ? plan.values?.root_module : plan.planned_values?.root_module);
-  const present = new Set(out.map((r) => r.address));
-  for (const change of (plan.resource_changes ?? []) as Values[]) {
-    const actions: string[] = change.change?.actions ?? [];
-    if (change.mode === 'data' || present.has(change.address)) continue;
-    if (actions.includes('delete') && !actions.includes('create') && change.change?.before)
-      out.push({
-        address: change.address,
-        type: change.type,
-        name: change.name,
-        values: change.change.before,
-        deleted: true,
-      });
-    else if (!actions.includes('delete') && change.change?.after)
-      out.push({
-        address: change.address,
-        type: change.type,
-        name: change.name,
-        values: change.change.after,
-      });
-  }
-  return out;
-}
-
-/**
- * A state resource's whole address. Terraform 0.12 prints a child module's resources without the module's
- * path and an instance of `count` / `for_each` without its key (`aws_instance.web` for
- * `module.app.aws_instance.web[0]`); later versions print it whole, and it is kept as printed.
- */
-function stateAddress(module: PlanModule, r: { address: string; index?: string | number }): string {
-  let address = r.address;
-  if (module.address && !address.startsWith(`${module.address}.`)) address = `${module.address}.${address}`;
-  if (r.index !== undefined && !address.endsWith(']'))
-    address += typeof r.index === 'number' ? `[${r.index}]` : `[${JSON.stringify(r.index)}]`;
-  return address;
-}
-
 /** The account: the first account named by an ARN in the plan's values. */
 function accountOf(resources: PlanResource[]): string | undefined {
   for (const r of resources) {
@@ -500,63 +313,6 @@ function arnRegionOf(resources: PlanResource[]): string | undefined {
 function regionOf(plan: Values): string | undefined {
   const region = plan.configuration?.provider_config?.aws?.expressions?.region?.constant_value;
   return typeof region === 'string' ? region : undefined;
-}
-
-/** The configuration's references of one attribute of a resource (`aws_security_group.batch.id`). */
-function references(plan: Values, address: string, attribute: string): string[] {
-  const found = expressionsOf(plan, address);
-  if (!found) return [];
-  const refs = found.expressions?.[attribute]?.references;
-  return Array.isArray(refs) ? refs.map((ref: string) => `${found.prefix}${ref}`) : [];
-}
-
-/**
- * What each of a resource's nested blocks (`route { gateway_id = aws_internet_gateway.gw.id }`) refers to by
- * `attribute`, block by block, as the plan's configuration records it.
- */
-function blockReferences(plan: Values, address: string, block: string, attribute: string): string[][] {
-  const found = expressionsOf(plan, address);
-  const blocks = found?.expressions?.[block];
-  if (!Array.isArray(blocks)) return [];
-  return blocks.map((b: Values) => {
-    const refs = b?.[attribute]?.references;
-    return Array.isArray(refs) ? refs.map((ref: string) => `${found!.prefix}${ref}`) : [];
-  });
-}
-
-/** A resource's expressions in the plan's configuration, with the module prefix its references take. */
-function expressionsOf(
-  plan: Values,
-  address: string,
-): { expressions: Values | undefined; prefix: string } | undefined {
-  const find = (module: Values | undefined, prefix: string): ReturnType<typeof expressionsOf> => {
-    if (!module) return undefined;
-    for (const r of module.resources ?? [])
-      if (`${prefix}${r.address}` === address) return { expressions: r.expressions, prefix };
-    for (const [name, call] of Object.entries<Values>(module.module_calls ?? {})) {
-      const found = find(call.module, `${prefix}module.${name}.`);
-      if (found) return found;
-    }
-    return undefined;
-  };
-  return find(plan.configuration?.root_module, '');
-}
-
-/** A resource's id, or its address when the id is known only after apply (a new resource). */
-function idOf(r: PlanResource): string {
-  return typeof r.values.id === 'string' ? r.values.id : r.address;
-}
-
-/** The ids (or addresses of new resources) an attribute points at: its value when known, else its references. */
-function pointed(plan: Values, resources: PlanResource[], r: PlanResource, attribute: string): string[] {
-  const value = r.values[attribute];
-  const known = [value].flat().filter((v): v is string => typeof v === 'string');
-  if (known.length) return known;
-  const byAddress = new Map(resources.map((x) => [x.address, x]));
-  return references(plan, r.address, attribute)
-    .map((ref) => byAddress.get(ref) ?? byAddress.get(ref.replace(/\.[a-z_]+$/, '')))
-    .filter((x): x is PlanResource => x !== undefined)
-    .map(idOf);
 }
 
 /** Security groups in DescribeSecurityGroups' shape, inline and standalone rules merged. */
@@ -1090,13 +846,6 @@ function loadBalancerTargets(
   return out;
 }
 
-function sameBucket(r: PlanResource, bucket: PlanResource, plan: Values): boolean {
-  if (r.values.bucket === bucket.values.bucket && typeof bucket.values.bucket === 'string') return true;
-  return references(plan, r.address, 'bucket').some(
-    (ref) => ref === bucket.address || ref.startsWith(`${bucket.address}.`),
-  );
-}
-
 /**
  * An RDS instance's identifier, the name DescribeDBInstances gives it; else (Terraform names it at apply,
  * `terraform-<timestamp>`) its address, as a role with no name is.
@@ -1117,111 +866,4 @@ function clusterOf(instance: PlanResource, clusters: PlanResource[], plan: Value
     return clusters.find((c) => c.values.cluster_identifier === named || c.values.id === named);
   const refs = references(plan, instance.address, 'cluster_identifier');
   return clusters.find((c) => refs.some((ref) => ref === c.address || ref.startsWith(`${c.address}.`)));
-}
-
-/**
- * The bucket's policy: an `aws_s3_bucket_policy` of the document for it (none when the plan deletes it), else
- * the bucket's own `policy` (an argument before provider 4, and what a state holds whatever set it). In a
- * plan with an `aws_s3_bucket_policy`, the bucket's own value is the policy before the change and is not read.
- * `unknown` when the policy is known only after apply (built from a value the plan does not know).
- */
-function bucketPolicy(bucket: PlanResource, resources: PlanResource[], plan: Values): unknown {
-  const standalone = resources.filter(
-    (r) => r.type === 'aws_s3_bucket_policy' && sameBucket(r, bucket, plan),
-  );
-  const live = standalone.find((r) => !r.deleted);
-  if (live)
-    return typeof live.values.policy === 'string' && live.values.policy
-      ? live.values.policy
-      : (deferredPolicyDocument(plan, live) ?? 'unknown');
-  if (standalone.length) return undefined;
-  const own = bucket.values.policy;
-  return typeof own === 'string' && own ? own : undefined;
-}
-
-/**
- * A policy written `policy = data.aws_iam_policy_document.<name>.json` whose document Terraform reads only at
- * apply (its statements use values the plan does not know, such as a new bucket's ARN): the plan still holds
- * the data source's statements, with what it knows of them, under `planned_values`. Read as the JSON they will
- * print; undefined when the policy is not such a document, merges others (`source_policy_documents`,
- * `override_policy_documents`, `source_json`, `override_json`), or has a condition whose values are known
- * only at apply (it confines to something not known here). A principal not yet known is no `*` (a literal `*`
- * is always known), so it never makes a statement public.
- */
-function deferredPolicyDocument(plan: Values, r: PlanResource): Values | undefined {
-  const ref = references(plan, r.address, 'policy').find((x) =>
-    /(^|\.)data\.aws_iam_policy_document\.[^.]+$/.test(x),
-  );
-  if (!ref) return undefined;
-  let document: Values | undefined;
-  const walk = (module: PlanModule | undefined) => {
-    for (const x of module?.resources ?? []) if (x.mode === 'data' && x.address === ref) document = x.values;
-    for (const child of module?.child_modules ?? []) walk(child);
-  };
-  walk(plan.planned_values?.root_module);
-  const doc = document;
-  if (!doc || !Array.isArray(doc.statement)) return undefined;
-  const given = (v: unknown) => v !== null && v !== undefined && !(Array.isArray(v) && !v.length);
-  if (
-    ['source_policy_documents', 'override_policy_documents', 'source_json', 'override_json'].some((k) =>
-      given(doc[k]),
-    )
-  )
-    return undefined;
-  const statements = doc.statement as Values[];
-  const conditions = statements.flatMap((st) => (st?.condition ?? []) as Values[]);
-  if (
-    conditions.some((c) => !Array.isArray(c?.values) || c.values.some((v: unknown) => typeof v !== 'string'))
-  )
-    return undefined;
-  const strings = (v: unknown) =>
-    Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-  return {
-    Statement: statements.map((st) => {
-      const principal: Record<string, string[]> = {};
-      for (const p of (st.principals ?? []) as Values[])
-        if (typeof p?.type === 'string')
-          principal[p.type] = [...(principal[p.type] ?? []), ...strings(p.identifiers)];
-      const condition: Record<string, Record<string, string[]>> = {};
-      for (const c of (st.condition ?? []) as Values[])
-        if (typeof c?.test === 'string' && typeof c.variable === 'string')
-          condition[c.test] = { ...condition[c.test], [c.variable]: strings(c.values) };
-      return {
-        Effect: st.effect ?? 'Allow',
-        // A principal of type `*` prints as `"Principal": "*"`.
-        Principal: principal['*']?.includes('*') ? '*' : principal,
-        Action: strings(st.actions),
-        ...(Object.keys(condition).length && { Condition: condition }),
-      };
-    }),
-  };
-}
-
-function aclGrants(cannedOnBucket: unknown, acl: Values | undefined): { URI: string; Permission: string }[] {
-  const canned =
-    typeof acl?.acl === 'string' ? acl.acl : typeof cannedOnBucket === 'string' ? cannedOnBucket : undefined;
-  const grants = [...(canned ? (CANNED_ACL[canned] ?? []) : [])];
-  for (const policy of (acl?.access_control_policy ?? []) as Values[])
-    for (const grant of (policy.grant ?? []) as Values[])
-      for (const grantee of (grant.grantee ?? []) as Values[])
-        if (typeof grantee.uri === 'string') grants.push({ URI: grantee.uri, Permission: grant.permission });
-  return grants;
-}
-
-/**
- * The grants a state holds on the bucket itself (`grant`, which the provider reads back from S3 whatever set
- * them: the bucket's `acl`, an `aws_s3_bucket_acl`, or the console). Read in a state only: a plan carries the
- * bucket's grants as they were before the change, which an `aws_s3_bucket_acl` of the plan may replace.
- */
-function heldGrants(grants: unknown): { URI: string; Permission: string }[] {
-  const out: { URI: string; Permission: string }[] = [];
-  for (const grant of (Array.isArray(grants) ? grants : []) as Values[])
-    if (typeof grant?.uri === 'string' && grant.uri)
-      for (const Permission of (Array.isArray(grant.permissions) ? grant.permissions : []) as string[])
-        out.push({ URI: grant.uri, Permission });
-  return out;
-}
-
-function tagList(tags: unknown): { Key: string; Value: string }[] {
-  return Object.entries((tags ?? {}) as Record<string, string>).map(([Key, Value]) => ({ Key, Value }));
 }
