@@ -10,7 +10,7 @@
 import type { PairPath } from '../analysis/best-paths.js';
 import { compileGraph, type CompiledGraph } from '../analysis/compiled-graph.js';
 import { tenantSource } from '../analysis/live-graph.js';
-import { patchFork, searchFork } from '../analysis/patched-search.js';
+import { forkIsInert, patchFork, searchFork } from '../analysis/patched-search.js';
 import type { PathFinder } from '../analysis/path-finder.js';
 import { workloadPricer } from '../analysis/workload-price.js';
 import type { TenantState } from '../engine/tenant.js';
@@ -36,6 +36,8 @@ import {
   type SuppressionNote,
 } from '../paths/path-store.js';
 import { Overlay } from './overlay.js';
+import { pathsAnswer, readPreexistingQuery, type PathEntry, type PreexistingPage } from './preexisting.js';
+import { unjoinedOf, type Unjoined } from './unjoined.js';
 import { isRepositoryOfSlug, substituteSuccessors, type Succession } from './successor.js';
 
 export type Verdict = 'clean' | 'blocked' | 'unknown';
@@ -117,10 +119,18 @@ export interface GateResult {
   source: string | null;
   opened: GatePath[];
   worsened: GatePath[];
+  /** routes the change leaves as they were: a count (kept; `preexistingCount` says the same) */
   preexisting: number;
+  preexistingCount: number;
   /** routes the change closes or makes less likely (not counted in `preexisting`) */
   improved: ImprovedPath[];
-  paths: { id: string; status: 'opened' | 'worsened' | 'preexisting'; score: number; priority: Priority }[];
+  /**
+   * the routes the change opened or worsened, then, with `?preexisting=list`, one page of the preexisting
+   * ones (src/gate/preexisting.ts)
+   */
+  paths: PathEntry[];
+  /** with `?preexisting=list`: where the page of preexisting routes ends */
+  preexistingPage?: PreexistingPage;
   /**
    * P1 routes the change opened or made likelier that are suppressed (triage): seen, named here, and not
    * counted towards `blocked`; each entry is also in `opened` or `worsened` with `critical: false`.
@@ -148,6 +158,12 @@ export interface GateResult {
   successors?: Omit<Succession, 'image' | 'workloads'>[];
   errors?: FieldError[];
   commit?: string;
+  /**
+   * on `unknown` because the report names nothing the estate holds: what it read (images, repositories,
+   * other assets, at most 20), why each joined nothing, and the step that would join it
+   */
+  unjoined?: Unjoined[];
+  unjoinedCount?: number;
 }
 
 /** An invariant violation the change brings or mends, with the node it is about and where it comes from. */
@@ -187,6 +203,7 @@ export async function evaluateGate(
       ? request.query.attribution
       : request.attribution;
   const context = readIngestContext(request.query);
+  const listing = readPreexistingQuery(request.query);
   const sha = context.sha;
   const empty = (reason: string, extra: Partial<GateResult> = {}): GateResult => ({
     verdict: 'unknown',
@@ -197,6 +214,7 @@ export async function evaluateGate(
     opened: [],
     worsened: [],
     preexisting: 0,
+    preexistingCount: 0,
     improved: [],
     paths: [],
     // An unanalysed report still counts for its commit: a later `unknown` does not leave it `clean`.
@@ -233,7 +251,14 @@ export async function evaluateGate(
   if (!source)
     return empty('the report is not of a kind any ingest source takes; name it with ?source=<source>');
   const normalizer = deps.sources.get(source);
-  if (!normalizer) return empty(`unknown source ${JSON.stringify(source)}`, { source });
+  // A misspelt `source` is the caller's configuration, not a report the gate cannot read: refused outright
+  // (400), so that no `allow-unknown` turns it green; the caller is signed in, so the list is no secret.
+  if (!normalizer) {
+    const detail = `source ${JSON.stringify(source)} is not one the gate reads; use one of ${[...deps.sources.keys()].join(', ')}, or leave it out to have the report recognised by its shape`;
+    throw new ProblemError('invalid-query', detail, {
+      errors: [{ pointer: '/query/source', value: source, detail }],
+    });
+  }
   let output;
   try {
     checkSnapshotRequest(normalizer, context);
@@ -273,14 +298,25 @@ export async function evaluateGate(
     (id) => !mentioned.has(id) && !CONTENT_LABELS.has(overlay.getNodeAttributes(id).label),
   );
   if (!aboutEstate) {
+    const unjoined = unjoinedOf(overlay, request.query, artifact);
+    const named = unjoined.unjoined
+      .slice(0, 3)
+      .map((u) => `${u.kind} ${u.name}`)
+      .join(', ');
     return empty(
-      'the report names nothing the estate holds (an unknown image, repository or asset), so no route can be compared',
-      { source, ...(artifact && { artifact }) },
+      `the report names nothing the estate holds (${named}${unjoined.unjoinedCount > 3 ? ` and ${unjoined.unjoinedCount - 3} more` : ''}), so no route can be compared; \`unjoined\` says what would join ${unjoined.unjoinedCount > 1 ? 'them' : 'it'}`,
+      { source, ...(artifact && { artifact }), ...unjoined },
     );
   }
 
   const { before, after } = await beforeAndAfter(overlay, tenant, deps);
-  const result = compare(before, after, overlay, successions, deps.suppression);
+  const { preexistingPaths, paths, ...result } = compare(
+    before,
+    after,
+    overlay,
+    successions,
+    deps.suppression,
+  );
   const critical = [...result.opened, ...result.worsened].filter((p) => p.critical);
   // A crown jewel the change itself puts on the internet is the shortest route of all (no hop to price).
   const exposure = exposureChanges(overlay);
@@ -319,6 +355,8 @@ export async function evaluateGate(
     source,
     ...(artifact && { artifact }),
     ...result,
+    preexistingCount: result.preexisting,
+    ...pathsAnswer(paths, preexistingPaths, listing),
     ...(exposure.exposed.length && { exposed: exposure.exposed }),
     ...(exposure.unexposed.length && { unexposed: exposure.unexposed }),
     ...(successions.length && {
@@ -423,6 +461,13 @@ async function beforeAndAfter(
     const options = { seedIamUsers: deps.seedIamUsers };
     if (!tenant.stale) {
       const patched = patchFork(tenant.live, overlay, overlay.changes(), options);
+      // A change no route can use (an image restated with leaf CVEs and packages): the live paths are the
+      // paths after, with no search (src/analysis/change-reach.ts).
+      if (patched && forkIsInert(patched, live)) {
+        patched.fork.release();
+        const same = new Map(tenant.paths.open().map((r) => [r.id, r]));
+        return { before: same, after: same };
+      }
       if (patched) {
         const after = await searchFork(patched, live, deps.finder);
         return {
@@ -479,7 +524,9 @@ function compare(
   overlay: Overlay,
   successions: readonly Succession[] = [],
   suppression?: GateDeps['suppression'],
-): Pick<GateResult, 'opened' | 'worsened' | 'preexisting' | 'improved' | 'paths' | 'suppressed'> {
+): Pick<GateResult, 'opened' | 'worsened' | 'preexisting' | 'improved' | 'paths' | 'suppressed'> & {
+  preexistingPaths: PathEntry[];
+} {
   const suppressed: SuppressedRoute[] = [];
   const suppressedCheck = suppression && ((id: string) => suppression(id) !== undefined);
   const improved: ImprovedPath[] = [];
@@ -499,9 +546,10 @@ function compare(
   }
   const opened: GatePath[] = [];
   const worsened: GatePath[] = [];
-  const paths: GateResult['paths'] = [];
-  let preexisting = 0;
+  const paths: PathEntry[] = [];
+  const preexistingPaths: PathEntry[] = [];
   const livePrice = workloadPricer(overlay.base);
+  const lowered = new Set(improved.map((p) => p.id));
   for (const record of after.values()) {
     const old = before.get(record.id);
     const status = !old
@@ -509,15 +557,16 @@ function compare(
       : record.score > old.score + SCORE_EPSILON || RANK[record.priority] > RANK[old.priority]
         ? 'worsened'
         : 'preexisting';
-    paths.push({ id: record.id, status, score: record.score, priority: record.priority });
+    const entry = { id: record.id, status, score: record.score, priority: record.priority } as const;
     if (status === 'preexisting') {
-      if (!improved.some((p) => p.id === record.id)) preexisting++;
+      if (!lowered.has(record.id)) preexistingPaths.push(entry);
       continue;
     }
+    paths.push(entry);
     const steps = routeSteps(record);
     const why = explain(steps, overlay, livePrice, routeNodes(record)[0]?.id);
     const fix = suggestFix(why, overlay, successions);
-    const entry: GatePath = {
+    const route: GatePath = {
       id: record.id,
       score: record.score,
       previousScore: old?.score ?? null,
@@ -530,16 +579,17 @@ function compare(
       why,
       fix: fix.text,
     };
-    const origin = originOf(entry, overlay, successions, fix.package, fix.code);
-    if (origin) entry.origin = origin;
-    (status === 'opened' ? opened : worsened).push(entry);
-    noteSuppressed(record, entry, status, suppression, suppressed);
+    const origin = originOf(route, overlay, successions, fix.package, fix.code);
+    if (origin) route.origin = origin;
+    (status === 'opened' ? opened : worsened).push(route);
+    noteSuppressed(record, route, status, suppression, suppressed);
   }
   const byScore = (a: GatePath, b: GatePath) => b.score - a.score;
   return {
     opened: opened.sort(byScore),
     worsened: worsened.sort(byScore),
-    preexisting,
+    preexisting: preexistingPaths.length,
+    preexistingPaths,
     improved: improved.sort((a, b) => b.previousScore - a.previousScore),
     paths,
     ...(suppressed.length && { suppressed }),
@@ -763,6 +813,7 @@ async function byCommit(
       reason: `${fallback ? `${fallback}, but ` : ''}no asset in the estate carries commit ${sha}`,
       analysed: false,
       preexisting: 0,
+      preexistingCount: 0,
       paths: [],
     };
   }
@@ -799,6 +850,7 @@ async function byCommit(
     analysed: true,
     opened: counted,
     preexisting: 0,
+    preexistingCount: 0,
     paths: counted.map((p) => ({ id: p.id, status: 'opened', score: p.score, priority: p.priority })),
   };
 }

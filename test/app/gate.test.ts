@@ -156,8 +156,33 @@ describe('POST /gate/impact', () => {
       worsened: [],
     });
     expect(json.reason).toMatch(/opens no route/);
-    expect(json.paths).toEqual([expect.objectContaining({ status: 'preexisting', priority: 'P2' })]);
+    // Counted, not listed: the answer is about the change.
+    expect(json.preexistingCount).toBe(1);
+    expect(json.paths).toEqual([]);
+    expect(json.preexistingPage).toBeUndefined();
+    // Listed on request, paged.
+    const listed = (await gate(trivy([lowCve]), 'preexisting=list&first=1')).json;
+    expect(listed.paths).toEqual([expect.objectContaining({ status: 'preexisting', priority: 'P2' })]);
+    expect(listed.preexistingPage).toMatchObject({ first: 1, after: null, hasNextPage: false });
+    const next = (await gate(trivy([lowCve]), `preexisting=list&after=${listed.preexistingPage.endCursor}`))
+      .json;
+    expect(next.paths).toEqual([]);
+    expect(next.preexistingPage).toMatchObject({ endCursor: null, hasNextPage: false });
     expect(liveState()).toBe(before);
+  });
+
+  it('refuses a listing it cannot page (400 naming the value), before reading the report', async () => {
+    for (const [query, pointer] of [
+      ['preexisting=all', '/query/preexisting'],
+      ['preexisting=list&first=0', '/query/first'],
+      ['preexisting=list&first=ten', '/query/first'],
+      ['preexisting=list&after=bm90LWEtY3Vyc29y', '/query/after'],
+    ]) {
+      const { status, json } = await gate(trivy([lowCve]), query);
+      expect(status, query).toBe(400);
+      expect(json.errors[0].pointer).toBe(pointer);
+      expect(json.detail).toContain(json.errors[0].value);
+    }
   });
 
   it('(d) answers unknown, with the reason, for an unknown image, an empty or an unreadable report', async () => {
