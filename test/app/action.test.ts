@@ -199,7 +199,7 @@ describe('the Action on every exit (issue 32: a safe, actionable unknown)', () =
       ...yml
         .split(/^outputs:$/m)[1]
         .split(/^runs:$/m)[0]
-        .matchAll(/^  ([\w-]+):$/gm),
+        .matchAll(/^ {2}([\w-]+):$/gm),
     ].map((m) => m[1]);
     expect(declared.sort()).toEqual([...OUTPUTS].sort());
   });
