@@ -112,7 +112,10 @@ export async function gateCommand(
     io.err(`pathgate gate: ${error.message}\n`);
     return 3;
   }
-  if (values.sarif) {
+  // No log on `unknown`: one with no result, uploaded, would close every open alert (docs/action.md).
+  if (values.sarif && answer.verdict === 'unknown')
+    io.err(`pathgate gate: no SARIF log written to ${values.sarif}: the verdict is unknown\n`);
+  else if (values.sarif) {
     try {
       const root = process.env.GITHUB_WORKSPACE || process.cwd();
       const sarif = toSarif(answer, { root, reportPath: values.report, version: VERSION });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { decodeReportFile, readReport } from '../src/ingest/recognize.js';
 import { mermaidLabel } from './github/markdown.js';
 import { resourceSearches } from './locate-rules.js';
+import { SOURCE_NAMES } from '../src/ingest/sources/names.js';
 
 export type Verdict = 'clean' | 'blocked' | 'unknown';
 
@@ -48,7 +49,12 @@ export interface GateAnswer {
   attribution: string;
   opened: GateRoute[];
   worsened: GateRoute[];
+  /** routes the change leaves as they were (a count; `preexistingCount` on servers since 0.2) */
   preexisting: number;
+  preexistingCount?: number;
+  /** on `unknown` for a report naming nothing the estate holds: what it read, why, and what would join it */
+  unjoined?: GateUnjoined[];
+  unjoinedCount?: number;
   improved?: {
     id: string;
     score: number | null;
@@ -72,7 +78,56 @@ export interface GateExposure {
   origin?: GateRoute['origin'];
 }
 
+export interface GateUnjoined {
+  kind: string;
+  label: string;
+  name: string;
+  reason: string;
+  hint: string;
+}
+
+/** The gate could not be asked (exit 3): unreachable, refused, or configured wrong. */
 export class GateRequestError extends Error {}
+
+/** A `source` the gate reads, or a GateRequestError naming the value and listing those it reads. */
+export function checkSource(source: string | undefined): void {
+  if (source && !(SOURCE_NAMES as readonly string[]).includes(source))
+    throw new GateRequestError(
+      `source ${JSON.stringify(source)} is not one the gate reads; use one of ${SOURCE_NAMES.join(', ')}, or leave it empty to have the report recognised by its shape`,
+    );
+}
+
+/** The API's base URL, or a GateRequestError naming the value. */
+export function checkApiUrl(apiUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL('/gate/impact', apiUrl);
+  } catch {
+    throw new GateRequestError(
+      `api-url ${JSON.stringify(apiUrl)} is not a URL: expected http(s)://host[:port], for example https://pathgate.example.com`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new GateRequestError(
+      `api-url ${JSON.stringify(apiUrl)} is not an http(s) URL (scheme ${url.protocol.replace(/:$/, '')})`,
+    );
+  return url;
+}
+
+/** What a failed fetch hides behind "fetch failed": the causes, innermost last (ECONNREFUSED, a TLS error). */
+function causeOf(error: unknown): string {
+  const parts: string[] = [];
+  for (
+    let e = error as { message?: string; code?: string; cause?: unknown } | undefined, depth = 0;
+    e && depth < 4;
+    depth++
+  ) {
+    const text = e.code && !e.message?.includes(e.code) ? `${e.code}: ${e.message}` : e.message;
+    if (text && text !== 'fetch failed') parts.push(text);
+    e = e.cause as typeof e;
+  }
+  return parts.join(': ') || String(error);
+}
 
 /** Exit codes: 0 clean, 1 blocked, 2 unknown (0 with allowUnknown). */
 export function exitCodeFor(verdict: Verdict, allowUnknown: boolean): number {
@@ -91,7 +146,9 @@ export interface RemoteGate {
 }
 
 export async function requestGate(options: RemoteGate): Promise<GateAnswer> {
-  const url = new URL('/gate/impact', options.apiUrl);
+  const url = checkApiUrl(options.apiUrl);
+  checkSource(options.query.source);
+  const where = `${url.origin}${url.pathname}`;
   for (const [key, value] of Object.entries(options.query)) if (value) url.searchParams.set(key, value);
   let response: Response;
   try {
@@ -106,19 +163,34 @@ export async function requestGate(options: RemoteGate): Promise<GateAnswer> {
       signal: AbortSignal.timeout(120_000),
     });
   } catch (error) {
-    throw new GateRequestError(`cannot reach ${url.origin}: ${(error as Error).message}`);
+    throw new GateRequestError(`cannot reach ${where}: ${causeOf(error)}`);
   }
-  const text = await response.text();
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    throw new GateRequestError(
+      `${where} answered ${response.status}, then the answer broke off: ${causeOf(error)}`,
+    );
+  }
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    throw new GateRequestError(`${url.origin} answered ${response.status} with something other than JSON`);
+    throw new GateRequestError(
+      `${where} answered ${response.status} ${response.statusText} with something other than JSON (is api-url the pathgate API listener?): ${JSON.stringify(text.slice(0, 200))}`,
+    );
   }
   if (response.status !== 200) {
     const problem = body as { detail?: string; title?: string };
+    const hint =
+      response.status === 401
+        ? ' (the API token is missing or wrong: api-token, or PATHGATE_API_TOKEN for the CLI)'
+        : response.status === 403
+          ? ' (the token may not use the gate: a viewer or above is needed)'
+          : '';
     throw new GateRequestError(
-      `${url.origin} answered ${response.status}: ${problem.detail ?? problem.title ?? text}`,
+      `${where} answered ${response.status} ${response.statusText}: ${problem.detail ?? problem.title ?? text}${hint}`,
     );
   }
   return body as GateAnswer;
@@ -162,8 +234,9 @@ export function renderText(answer: GateAnswer): string {
     lines.push(
       `improved: ${p.nodes.map((n) => n.name).join(' → ')} (${p.closed ? `closed, was ${p.previousScore.toFixed(3)}` : `${p.previousScore.toFixed(3)} → ${p.score!.toFixed(3)}`})`,
     );
-  lines.push(`preexisting routes: ${answer.preexisting}`);
+  lines.push(`preexisting routes: ${answer.preexistingCount ?? answer.preexisting}`);
   for (const e of answer.errors ?? []) lines.push(`  ${e.pointer}: ${e.detail}`);
+  for (const line of unjoinedLines(answer)) lines.push(line);
   return `${lines.join('\n')}\n`;
 }
 
@@ -208,8 +281,30 @@ export function renderMarkdown(answer: GateAnswer): string {
       '',
     );
   }
-  out.push(`Preexisting routes: ${answer.preexisting}. Attribution: ${answer.attribution}.`);
+  const unjoined = unjoinedLines(answer);
+  if (unjoined.length)
+    out.push(
+      'What the gate read and could not join to the estate:',
+      '',
+      ...unjoined.map((l) => `- ${l.trim().replace(/\|/g, '\\|')}`),
+      '',
+    );
+  out.push(
+    `Preexisting routes: ${answer.preexistingCount ?? answer.preexisting}. Attribution: ${answer.attribution}.`,
+  );
   return `${out.join('\n')}\n`;
+}
+
+/** Each image, repository or asset an `unknown` answer read and could not join: why, and what would. */
+export function unjoinedLines(answer: GateAnswer): string[] {
+  const out: string[] = [];
+  for (const u of answer.unjoined ?? []) {
+    out.push(`  not joined: ${u.kind} ${u.name}: ${u.reason}`);
+    out.push(`    to join it: ${u.hint}`);
+  }
+  const more = (answer.unjoinedCount ?? 0) - (answer.unjoined?.length ?? 0);
+  if (more > 0) out.push(`  and ${more} more not joined`);
+  return out;
 }
 
 /** GitHub renders a job summary or comment of at most 65,536 characters: diagrams for the worst routes. */

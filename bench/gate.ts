@@ -1,14 +1,26 @@
 // Merge gate latency (BENCH_SUITES=gate): a 200-vulnerability Trivy report of an image the 100k-node
-// synthetic estate runs, through POST /gate/impact of a service in a child process: p50/p95 of sequential
-// calls, then of 8 concurrent calls while ingest keeps running (BENCH_GATE_ROUNDS rounds, 3 by default), and
-// the median ingest request meanwhile.
+// synthetic estate runs (a no-op for the routes: the estate's hops carry their own probabilities), through
+// POST /gate/impact of a service in a child process: p50/p95 of sequential calls, then of 8 concurrent calls
+// while ingest keeps running (BENCH_GATE_ROUNDS rounds, 3 by default), and the median ingest request
+// meanwhile. Then a route-opening report (raw events: a new internet-facing load balancer routing to the
+// services a live one routes to, by id), sequentially. Both against the yardstick's full path search
+// (../shared/bench/limit.cpp) on the same file in the same run (median of 3).
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { startBenchService } from './child.js';
 import { estateRequests } from './estate.js';
+import { ensureYardstick } from './yardstick.js';
 
 const SEQUENTIAL = Number(process.env.BENCH_GATE_CALLS ?? 20);
 const CONCURRENT = 8;
 const ROUNDS = Number(process.env.BENCH_GATE_ROUNDS ?? 3);
+
+interface GateBenchAnswer {
+  verdict: string;
+  analysed: boolean;
+  opened?: unknown[];
+}
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -40,7 +52,63 @@ function report(image: string, vulnerabilities = 200): string {
   });
 }
 
-export async function runGateBench(root: string, outDir: string, estateFile: string): Promise<void> {
+/**
+ * A raw-events report that opens routes: a new internet-facing load balancer with ROUTES_TO edges to the
+ * services the estate's first internet-facing load balancer routes to, those services named by id only.
+ */
+function routeOpeningReport(file: string): string {
+  const text = readFileSync(file, 'utf8');
+  const start =
+    /\{"id":"(LoadBalancer:[0-9a-f]{16})","label":"LoadBalancer","name":"[^"]+","properties":\{"internet_exposed":true\}/.exec(
+      text,
+    );
+  if (!start) throw new Error('bench: the estate has no internet-facing LoadBalancer');
+  const targets = [
+    ...text.matchAll(
+      new RegExp(`\\{"type":"ROUTES_TO","from":"${start[1]}","to":"(Service:[0-9a-f]{16})"`, 'g'),
+    ),
+  ].map((m) => m[1]);
+  if (!targets.length) throw new Error('bench: the load balancer routes nowhere');
+  const name = 'bench-pr-alb';
+  const id = `LoadBalancer:${createHash('sha1').update(name).digest('hex').slice(0, 16)}`;
+  const lb = { id, label: 'LoadBalancer', name, properties: { internet_exposed: true } };
+  return JSON.stringify({
+    source: 'bench-pr',
+    kind: 'asset',
+    observed_at: '2025-01-01T00:00:00.000Z',
+    nodes: [lb],
+    edges: targets.map((to) => ({
+      type: 'ROUTES_TO',
+      from: id,
+      to,
+      exploit_probability: 0.95,
+    })),
+  });
+}
+
+/** The yardstick's full best-path search on the same file, seconds, `runs` times. */
+function limitSeconds(estateFile: string, binary: string, source: string, runs = 3): number[] | null {
+  try {
+    ensureYardstick(binary, source);
+    const times: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const out = execFileSync(binary, [estateFile, '--iters', '0'], { encoding: 'utf8' });
+      const line = out.split('\n').find((l) => l.startsWith('paths:'))!;
+      times.push(Number(/time_s=([\d.e-]+)/.exec(line)![1]));
+    }
+    return times;
+  } catch (error) {
+    console.log(`  yardstick unavailable: ${(error as Error).message.split('\n')[0]}`);
+    return null;
+  }
+}
+
+export async function runGateBench(
+  root: string,
+  outDir: string,
+  estateFile: string,
+  yardstick?: { binary: string; source: string },
+): Promise<void> {
   const service = await startBenchService(root, `${outDir}/data-gate`);
   try {
     const { ingestUrl, apiUrl } = service;
@@ -71,24 +139,51 @@ export async function runGateBench(root: string, outDir: string, estateFile: str
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const body = report(firstImage(estateFile));
-    const gate = async () => {
+    let bytes = 0;
+    const gate = async (what = body, source = 'trivy', expect?: (answer: GateBenchAnswer) => boolean) => {
       const began = performance.now();
-      const r = await fetch(`${apiUrl}/gate/impact?source=trivy`, {
+      const r = await fetch(`${apiUrl}/gate/impact?source=${source}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body,
+        body: what,
       });
-      const answer = (await r.json()) as { verdict: string; analysed: boolean };
-      if (r.status !== 200 || !answer.analysed)
-        throw new Error(`bench: the gate answered ${r.status} ${JSON.stringify(answer)}`);
-      return performance.now() - began;
+      const text = await r.text();
+      const elapsed = performance.now() - began;
+      const answer = JSON.parse(text) as GateBenchAnswer;
+      if (r.status !== 200 || !answer.analysed || (expect && !expect(answer)))
+        throw new Error(`bench: the gate answered ${r.status} ${text.slice(0, 2000)}`);
+      bytes = text.length;
+      return elapsed;
     };
+    // The yardstick runs before and after the gate calls (3 + 3 runs, the median of all): on a shared host
+    // both then see the same load.
+    const limitRuns = yardstick ? limitSeconds(estateFile, yardstick.binary, yardstick.source) : null;
+    let limit = limitRuns ? percentile(limitRuns, 50) : null;
+    const ratio = (ms: number) => (limit ? ` (${(ms / 1000 / limit).toFixed(2)}x the limit)` : '');
     await gate(); // warm-up
     const sequential: number[] = [];
     for (let i = 0; i < SEQUENTIAL; i++) sequential.push(await gate());
     console.log('merge gate, 200-vulnerability Trivy report against the 100k-node estate');
+    const p50 = percentile(sequential, 50);
+    const noopBytes = bytes;
+    const opening = routeOpeningReport(estateFile);
+    const opens = (answer: GateBenchAnswer) => (answer.opened?.length ?? 0) > 0;
+    await gate(opening, 'events', opens); // warm-up
+    const openingTimes: number[] = [];
+    for (let i = 0; i < SEQUENTIAL; i++) openingTimes.push(await gate(opening, 'events', opens));
+    const after = limitRuns && yardstick && limitSeconds(estateFile, yardstick.binary, yardstick.source);
+    if (limitRuns && after) {
+      limit = percentile([...limitRuns, ...after], 50);
+      console.log(
+        `  yardstick: full path search p50 ${(limit * 1000).toFixed(0)} ms (runs ${[...limitRuns, ...after].map((t) => (t * 1000).toFixed(0)).join(' / ')} ms)`,
+      );
+    }
+    const p50o = percentile(openingTimes, 50);
     console.log(
-      `  sequential (${SEQUENTIAL} calls): p50 ${percentile(sequential, 50).toFixed(0)} ms, p95 ${percentile(sequential, 95).toFixed(0)} ms`,
+      `  no-op report, sequential (${SEQUENTIAL} calls): p50 ${p50.toFixed(0)} ms${ratio(p50)}, p95 ${percentile(sequential, 95).toFixed(0)} ms, answer ${(noopBytes / 1024).toFixed(1)} KiB`,
+    );
+    console.log(
+      `  route-opening report (a new load balancer, by id to live services), sequential (${SEQUENTIAL} calls): p50 ${p50o.toFixed(0)} ms${ratio(p50o)}, p95 ${percentile(openingTimes, 95).toFixed(0)} ms, answer ${(bytes / 1024).toFixed(1)} KiB`,
     );
 
     // Ingest keeps running: small reports back to back, each timed, until the gate calls are done. Several

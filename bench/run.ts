@@ -226,7 +226,11 @@ if (suites.has('estates'))
   }
 if (suites.has('reports')) await runReportBench(root, outDir);
 if (suites.has('auth')) await runAuthBench();
-if (suites.has('gate')) await runGateBench(root, outDir, generate(100_000));
+if (suites.has('gate'))
+  await runGateBench(root, outDir, generate(100_000), {
+    binary: path.join(outDir, 'limit'),
+    source: path.join(shared, 'limit.cpp'),
+  });
 if (suites.has('iam')) await runIamBench(root, outDir);
 if (suites.has('k8s')) await runK8sBench(root, outDir);
 if (suites.has('graphql')) await runGraphqlBench();

@@ -44,6 +44,12 @@ import {
 } from './cow-arrays.js';
 import { workloadPricer } from './workload-price.js';
 
+/** What a walk on the caller's thread reads of a live graph or fork (LiveGraph.adjacency). */
+export type Adjacency = Pick<
+  CompiledCore,
+  'edgeFrom' | 'edgeTo' | 'fStart' | 'fEnd' | 'fTo' | 'fEdges' | 'rStart' | 'rEnd' | 'rFrom'
+> & { roles: Uint8Array };
+
 /** What one sync did, for the pass that follows (pass-scope.ts). */
 export interface SyncResult {
   /** Compiled afresh: every earlier index may mean something else now. */
@@ -56,6 +62,12 @@ export interface SyncResult {
   dearer: number[];
   /** Changed records (nodes + edges) the writer listed. */
   changes: number;
+  /**
+   * Set when `rolesChanged` and every role change was a node added as, or becoming, a start (nothing lost
+   * a role, no target came or went): those nodes. A search scoped to what they reach stays exact (the gate:
+   * a pull request's new internet-facing load balancer, src/analysis/patched-search.ts).
+   */
+  startsAdded?: number[];
 }
 
 export interface SyncOptions {
@@ -573,6 +585,8 @@ export class LiveGraph implements CompiledGraph {
     const reprice = new Set<number>();
     const added = new Set<number>();
     const renamed = new Map<number, string>();
+    const startsAdded: number[] = [];
+    let otherRoles = false;
 
     for (const id of taken.nodes) {
       let slot = this.slotOf.get(id);
@@ -580,18 +594,27 @@ export class LiveGraph implements CompiledGraph {
       const gone =
         attrs === undefined || taken.removedNodes.has(id) || (identity && attrs !== this.nodeAttrs[slot!]);
       if (slot !== undefined && gone) {
+        if (this.roleAt(slot) !== 0) otherRoles = true;
         this.tombstone(slot, priceRoots, result);
         slot = undefined;
       }
       if (attrs === undefined) continue;
       if (slot === undefined) {
         slot = this.appendNode(id, attrs);
-        if (this.roleAt(slot) !== 0) result.rolesChanged = true;
+        const role = this.roleAt(slot);
+        if (role !== 0) {
+          result.rolesChanged = true;
+          if (role === ROLE_START) startsAdded.push(slot);
+          else otherRoles = true;
+        }
       } else {
         const role = roleOf(attrs, this.seedIamUsers);
-        if (role !== this.roleAt(slot)) {
+        const was = this.roleAt(slot);
+        if (role !== was) {
           (this.a.roles as Uint8Array)[slot] = role;
           result.rolesChanged = true;
+          if (role === (was | ROLE_START)) startsAdded.push(slot);
+          else otherRoles = true;
         }
         if (attrs.name !== this.names[slot]) renamed.set(slot, attrs.name);
       }
@@ -703,8 +726,29 @@ export class LiveGraph implements CompiledGraph {
     for (const [slot, name] of renamed) this.names[slot] = name;
 
     if (result.rolesChanged) this.collectRoles();
+    if (result.rolesChanged && !otherRoles) result.startsAdded = startsAdded;
     this.publish();
     return result;
+  }
+
+  /**
+   * The forward adjacency and roles as this graph (or fork) reads them, for walks on the caller's thread
+   * that touch few nodes (change-reach.ts); a fork's arrays are copy-on-write views, slow per read.
+   */
+  adjacency(): Adjacency {
+    const a = this.a as Record<string, never>;
+    return {
+      edgeFrom: a.edgeFrom,
+      edgeTo: a.edgeTo,
+      fStart: a.fStart,
+      fEnd: a.fEnd,
+      fTo: a.fTo,
+      fEdges: a.fEdges,
+      rStart: a.rStart,
+      rEnd: a.rEnd,
+      rFrom: a.rFrom,
+      roles: a.roles,
+    };
   }
 
   private roleAt(slot: number): number {

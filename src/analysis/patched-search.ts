@@ -3,6 +3,7 @@
 // can affect are searched (pass-scope.ts); the others keep the live pass's pairs. The merge gate lays a pull
 // request's report over the live graph this way (src/gate/evaluate.ts).
 import { searchSide, type PairPath, type SearchSide } from './best-paths.js';
+import { changeIsInert, seedEdges } from './change-reach.js';
 import type { CompiledGraph } from './compiled-graph.js';
 import type { LiveGraph, PatchSource, SyncResult } from './live-graph.js';
 import { mergeScoped, rootsOnChangedRoutes } from './pass-scope.js';
@@ -63,7 +64,12 @@ export async function searchFork(
   try {
     const side = searchSide(fork);
     const all = side === 'targets' ? fork.targets : fork.starts;
-    const scoped = previous !== null && !change.rolesChanged && previous.side === side;
+    // New starts alone (a pull request's new internet-facing load balancer) keep the search scoped: they
+    // join only the roots their out-edges lead to (change-reach.ts, seedEdges).
+    const scoped =
+      previous !== null &&
+      (!change.rolesChanged || change.startsAdded !== undefined) &&
+      previous.side === side;
     // The main thread reads only the previous routes; the copy, the walk over the graph for the roots a
     // cheaper hop reaches and the search run on a worker (path-worker.ts).
     const result = await finder.findPatched(
@@ -71,7 +77,7 @@ export async function searchFork(
         delta: fork.forkDelta(),
         side,
         onChanged: scoped ? rootsOnChangedRoutes(fork.edgeCount, side, change, previous.found) : null,
-        cheaper: Int32Array.from(change.cheaper),
+        cheaper: Int32Array.from(scoped ? seedEdges(fork.adjacency(), change) : change.cheaper),
       },
       () => fork.release(),
     );
@@ -88,6 +94,21 @@ export async function searchFork(
   } finally {
     fork.release();
   }
+}
+
+/**
+ * Whether a patched fork's change provably moves no route of `previous` (the search of the graph it was
+ * forked from) and joins no new pair: its routes are then `previous`'s, and no search is needed.
+ */
+export function forkIsInert(
+  { fork, change }: PatchedFork,
+  previous: { side: SearchSide; found: PairPath[] },
+): boolean {
+  return changeIsInert(
+    { ...fork.adjacency(), nodeCount: fork.nodeCount, edgeCount: fork.edgeCount },
+    change,
+    previous,
+  );
 }
 
 /** patchFork, then searchFork against `previous` (the search of `live` as it is). */

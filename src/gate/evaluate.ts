@@ -8,9 +8,9 @@
 // Nothing is written to the live graph or the live paths. Attribution `commit` counts every route through
 // an asset stamped with the commit instead (docs/gate.md).
 import type { PairPath } from '../analysis/best-paths.js';
-import { compileGraph, type CompiledGraph } from '../analysis/compiled-graph.js';
+import type { CompiledGraph } from '../analysis/compiled-graph.js';
 import { tenantSource } from '../analysis/live-graph.js';
-import { patchFork, searchFork } from '../analysis/patched-search.js';
+import { forkIsInert, patchFork, searchFork } from '../analysis/patched-search.js';
 import type { PathFinder } from '../analysis/path-finder.js';
 import { workloadPricer } from '../analysis/workload-price.js';
 import type { TenantState } from '../engine/tenant.js';
@@ -21,8 +21,6 @@ import { recognizeReport } from '../ingest/recognize.js';
 import type { IngestSource } from '../ingest/sources/source.js';
 import { exposedSensitiveAsset } from '../invariants/no-internet-exposed-sensitive-asset.js';
 import type { Violation } from '../invariants/violation.js';
-import { priceWeakness, serverSideClass } from '../model/code-weakness.js';
-import { priceCve, priceHop } from '../model/probability.js';
 import {
   isCritical,
   PathStore,
@@ -36,6 +34,10 @@ import {
   type SuppressionNote,
 } from '../paths/path-store.js';
 import { Overlay } from './overlay.js';
+import { byCommit, noteSuppressed, pathsOf, suppressedNote } from './by-commit.js';
+import { explain, originOf, suggestFix } from './route-explain.js';
+import { pathsAnswer, readPreexistingQuery, type PathEntry, type PreexistingPage } from './preexisting.js';
+import { unjoinedOf, type Unjoined } from './unjoined.js';
 import { isRepositoryOfSlug, substituteSuccessors, type Succession } from './successor.js';
 
 export type Verdict = 'clean' | 'blocked' | 'unknown';
@@ -117,10 +119,18 @@ export interface GateResult {
   source: string | null;
   opened: GatePath[];
   worsened: GatePath[];
+  /** routes the change leaves as they were: a count (kept; `preexistingCount` says the same) */
   preexisting: number;
+  preexistingCount: number;
   /** routes the change closes or makes less likely (not counted in `preexisting`) */
   improved: ImprovedPath[];
-  paths: { id: string; status: 'opened' | 'worsened' | 'preexisting'; score: number; priority: Priority }[];
+  /**
+   * the routes the change opened or worsened, then, with `?preexisting=list`, one page of the preexisting
+   * ones (src/gate/preexisting.ts)
+   */
+  paths: PathEntry[];
+  /** with `?preexisting=list`: where the page of preexisting routes ends */
+  preexistingPage?: PreexistingPage;
   /**
    * P1 routes the change opened or made likelier that are suppressed (triage): seen, named here, and not
    * counted towards `blocked`; each entry is also in `opened` or `worsened` with `critical: false`.
@@ -148,6 +158,12 @@ export interface GateResult {
   successors?: Omit<Succession, 'image' | 'workloads'>[];
   errors?: FieldError[];
   commit?: string;
+  /**
+   * on `unknown` because the report names nothing the estate holds: what it read (images, repositories,
+   * other assets, at most 20), why each joined nothing, and the step that would join it
+   */
+  unjoined?: Unjoined[];
+  unjoinedCount?: number;
 }
 
 /** An invariant violation the change brings or mends, with the node it is about and where it comes from. */
@@ -187,6 +203,7 @@ export async function evaluateGate(
       ? request.query.attribution
       : request.attribution;
   const context = readIngestContext(request.query);
+  const listing = readPreexistingQuery(request.query);
   const sha = context.sha;
   const empty = (reason: string, extra: Partial<GateResult> = {}): GateResult => ({
     verdict: 'unknown',
@@ -197,6 +214,7 @@ export async function evaluateGate(
     opened: [],
     worsened: [],
     preexisting: 0,
+    preexistingCount: 0,
     improved: [],
     paths: [],
     // An unanalysed report still counts for its commit: a later `unknown` does not leave it `clean`.
@@ -233,7 +251,14 @@ export async function evaluateGate(
   if (!source)
     return empty('the report is not of a kind any ingest source takes; name it with ?source=<source>');
   const normalizer = deps.sources.get(source);
-  if (!normalizer) return empty(`unknown source ${JSON.stringify(source)}`, { source });
+  // A misspelt `source` is the caller's configuration, not a report the gate cannot read: refused outright
+  // (400), so that no `allow-unknown` turns it green; the caller is signed in, so the list is no secret.
+  if (!normalizer) {
+    const detail = `source ${JSON.stringify(source)} is not one the gate reads; use one of ${[...deps.sources.keys()].join(', ')}, or leave it out to have the report recognised by its shape`;
+    throw new ProblemError('invalid-query', detail, {
+      errors: [{ pointer: '/query/source', value: source, detail }],
+    });
+  }
   let output;
   try {
     checkSnapshotRequest(normalizer, context);
@@ -273,14 +298,25 @@ export async function evaluateGate(
     (id) => !mentioned.has(id) && !CONTENT_LABELS.has(overlay.getNodeAttributes(id).label),
   );
   if (!aboutEstate) {
+    const unjoined = unjoinedOf(overlay, request.query, artifact);
+    const named = unjoined.unjoined
+      .slice(0, 3)
+      .map((u) => `${u.kind} ${u.name}`)
+      .join(', ');
     return empty(
-      'the report names nothing the estate holds (an unknown image, repository or asset), so no route can be compared',
-      { source, ...(artifact && { artifact }) },
+      `the report names nothing the estate holds (${named}${unjoined.unjoinedCount > 3 ? ` and ${unjoined.unjoinedCount - 3} more` : ''}), so no route can be compared; \`unjoined\` says what would join ${unjoined.unjoinedCount > 1 ? 'them' : 'it'}`,
+      { source, ...(artifact && { artifact }), ...unjoined },
     );
   }
 
   const { before, after } = await beforeAndAfter(overlay, tenant, deps);
-  const result = compare(before, after, overlay, successions, deps.suppression);
+  const { preexistingPaths, paths, ...result } = compare(
+    before,
+    after,
+    overlay,
+    successions,
+    deps.suppression,
+  );
   const critical = [...result.opened, ...result.worsened].filter((p) => p.critical);
   // A crown jewel the change itself puts on the internet is the shortest route of all (no hop to price).
   const exposure = exposureChanges(overlay);
@@ -319,6 +355,8 @@ export async function evaluateGate(
     source,
     ...(artifact && { artifact }),
     ...result,
+    preexistingCount: result.preexisting,
+    ...pathsAnswer(paths, preexistingPaths, listing),
     ...(exposure.exposed.length && { exposed: exposure.exposed }),
     ...(exposure.unexposed.length && { unexposed: exposure.unexposed }),
     ...(successions.length && {
@@ -423,6 +461,13 @@ async function beforeAndAfter(
     const options = { seedIamUsers: deps.seedIamUsers };
     if (!tenant.stale) {
       const patched = patchFork(tenant.live, overlay, overlay.changes(), options);
+      // A change no route can use (an image restated with leaf CVEs and packages): the live paths are the
+      // paths after, with no search (src/analysis/change-reach.ts).
+      if (patched && forkIsInert(patched, live)) {
+        patched.fork.release();
+        const same = new Map(tenant.paths.open().map((r) => [r.id, r]));
+        return { before: same, after: same };
+      }
       if (patched) {
         const after = await searchFork(patched, live, deps.finder);
         return {
@@ -460,26 +505,15 @@ async function beforeAndAfter(
   return { before, after };
 }
 
-/** Every path of a graph (live or overlaid), as path records of a throwaway store. */
-async function pathsOf(
-  graph: Parameters<typeof compileGraph>[0],
-  deps: GateDeps,
-): Promise<Map<string, PathRecord>> {
-  // Own buffers: the analyzer's pooled ones may be in use by a pass.
-  const compiled = compileGraph(graph, { seedIamUsers: deps.seedIamUsers });
-  const found = await deps.finder.find(compiled);
-  const store = new PathStore(deps.thresholds);
-  store.applyPass(compiled, found, deps.now());
-  return new Map(store.open().map((r) => [r.id, r]));
-}
-
 function compare(
   before: Map<string, PathRecord>,
   after: Map<string, PathRecord>,
   overlay: Overlay,
   successions: readonly Succession[] = [],
   suppression?: GateDeps['suppression'],
-): Pick<GateResult, 'opened' | 'worsened' | 'preexisting' | 'improved' | 'paths' | 'suppressed'> {
+): Pick<GateResult, 'opened' | 'worsened' | 'preexisting' | 'improved' | 'paths' | 'suppressed'> & {
+  preexistingPaths: PathEntry[];
+} {
   const suppressed: SuppressedRoute[] = [];
   const suppressedCheck = suppression && ((id: string) => suppression(id) !== undefined);
   const improved: ImprovedPath[] = [];
@@ -499,9 +533,10 @@ function compare(
   }
   const opened: GatePath[] = [];
   const worsened: GatePath[] = [];
-  const paths: GateResult['paths'] = [];
-  let preexisting = 0;
+  const paths: PathEntry[] = [];
+  const preexistingPaths: PathEntry[] = [];
   const livePrice = workloadPricer(overlay.base);
+  const lowered = new Set(improved.map((p) => p.id));
   for (const record of after.values()) {
     const old = before.get(record.id);
     const status = !old
@@ -509,15 +544,16 @@ function compare(
       : record.score > old.score + SCORE_EPSILON || RANK[record.priority] > RANK[old.priority]
         ? 'worsened'
         : 'preexisting';
-    paths.push({ id: record.id, status, score: record.score, priority: record.priority });
+    const entry = { id: record.id, status, score: record.score, priority: record.priority } as const;
     if (status === 'preexisting') {
-      if (!improved.some((p) => p.id === record.id)) preexisting++;
+      if (!lowered.has(record.id)) preexistingPaths.push(entry);
       continue;
     }
+    paths.push(entry);
     const steps = routeSteps(record);
     const why = explain(steps, overlay, livePrice, routeNodes(record)[0]?.id);
     const fix = suggestFix(why, overlay, successions);
-    const entry: GatePath = {
+    const route: GatePath = {
       id: record.id,
       score: record.score,
       previousScore: old?.score ?? null,
@@ -530,276 +566,19 @@ function compare(
       why,
       fix: fix.text,
     };
-    const origin = originOf(entry, overlay, successions, fix.package, fix.code);
-    if (origin) entry.origin = origin;
-    (status === 'opened' ? opened : worsened).push(entry);
-    noteSuppressed(record, entry, status, suppression, suppressed);
+    const origin = originOf(route, overlay, successions, fix.package, fix.code);
+    if (origin) route.origin = origin;
+    (status === 'opened' ? opened : worsened).push(route);
+    noteSuppressed(record, route, status, suppression, suppressed);
   }
   const byScore = (a: GatePath, b: GatePath) => b.score - a.score;
   return {
     opened: opened.sort(byScore),
     worsened: worsened.sort(byScore),
-    preexisting,
+    preexisting: preexistingPaths.length,
+    preexistingPaths,
     improved: improved.sort((a, b) => b.previousScore - a.previousScore),
     paths,
     ...(suppressed.length && { suppressed }),
-  };
-}
-
-/** A P1 route the gate saw but did not count because it is suppressed: named in the result. */
-function noteSuppressed(
-  record: PathRecord,
-  entry: GatePath,
-  status: 'opened' | 'worsened',
-  suppression: GateDeps['suppression'],
-  into: SuppressedRoute[],
-): void {
-  if (record.priority !== 'P1' || entry.critical || !suppression) return;
-  const note = suppression(record.id);
-  if (!note) return;
-  into.push({
-    id: record.id,
-    start: entry.nodes[0].name,
-    target: entry.nodes.at(-1)!.name,
-    status,
-    reason: note.reason,
-    owner: note.owner,
-    expiresAt: note.expiresAt,
-  });
-}
-
-function suppressedNote(suppressed: SuppressedRoute[] | undefined): string {
-  if (!suppressed?.length) return '';
-  return `; ${suppressed.length} suppressed critical route(s) not counted: ${suppressed
-    .slice(0, 3)
-    .map((p) => `${p.start} → ${p.target} (${p.reason}, ${p.owner}, until ${p.expiresAt})`)
-    .join('; ')}`;
-}
-
-/** The hops of a route the change added, or made likelier than the live graph prices them. */
-function explain(
-  steps: PathStep[],
-  overlay: Overlay,
-  livePrice: ReturnType<typeof workloadPricer>,
-  start?: string,
-): Why[] {
-  const why: Why[] = [];
-  if (start && overlay.base.hasNode(start)) {
-    const now = overlay.getNodeAttributes(start).props;
-    const before = overlay.base.getNodeAttributes(start).props;
-    if (now.internet_exposed === true && before.internet_exposed !== true)
-      why.push({
-        change: 'exposed',
-        from: start,
-        to: start,
-        type: 'EXPOSURE',
-        probability: 1,
-        weightBasis: typeof now.exposure_basis === 'string' ? now.exposure_basis : 'internet_exposed',
-      });
-  }
-  for (const step of steps) {
-    const live = overlay.liveEdge(step.type, step.from, step.to);
-    if (!live) {
-      why.push({ change: 'added', ...hop(step) });
-      continue;
-    }
-    const target = overlay.base.getNodeAttributes(step.to);
-    const previous =
-      target.label === 'Service' && live.p === undefined
-        ? priceHop(live, livePrice(step.to))
-        : priceHop(live);
-    if (step.probability > previous.p + SCORE_EPSILON)
-      why.push({ change: 'repriced', ...hop(step), previousProbability: previous.p });
-  }
-  return why;
-}
-
-function hop(step: PathStep): Omit<Why, 'change'> {
-  return {
-    from: step.from,
-    to: step.to,
-    type: step.type,
-    probability: step.probability,
-    weightBasis: step.weightBasis,
-  };
-}
-
-/** The report's own nodes on a route: what a file in the pull request says about them. */
-function originOf(
-  path: GatePath,
-  overlay: Overlay,
-  successions: readonly Succession[],
-  pkg: string | undefined,
-  code: RouteOrigin['code'],
-): RouteOrigin | undefined {
-  const origin: RouteOrigin = {};
-  const onRoute = new Set(path.nodes.map((n) => n.id));
-  for (const n of path.nodes) {
-    if (!overlay.isOwn(n.id)) continue;
-    const props = overlay.getNodeAttributes(n.id).props;
-    if (typeof props.terraform_address === 'string') (origin.terraform ??= []).push(props.terraform_address);
-    if (typeof props.namespace === 'string' || typeof props.k8s_kind === 'string' || props.cluster)
-      (origin.kubernetes ??= []).push({
-        kind: typeof props.kind === 'string' ? props.kind : undefined,
-        name: n.name.split('/').pop()!,
-        ...(typeof props.namespace === 'string' && { namespace: props.namespace }),
-      });
-  }
-  for (const s of successions)
-    if (s.workloads.some((w) => onRoute.has(w))) (origin.images ??= []).push(s.imageName);
-  if (pkg) origin.package = pkg;
-  if (code) origin.code = code;
-  return Object.keys(origin).length ? origin : undefined;
-}
-
-/**
- * A suggested fix: for a hop into a workload repriced by CVEs or code weaknesses the change brings, upgrade
- * the package the worst CVE is in, or fix the worst weakness where the code scanner found it; for an exposed
- * start, do not expose it; for an added hop, do not add it.
- */
-function suggestFix(
-  why: Why[],
-  overlay: Overlay,
-  successions: readonly Succession[],
-): { text: string; package?: string; code?: RouteOrigin['code'] } {
-  // CVEs the replaced images already had are not what the change brings.
-  const inherited = new Set<string>();
-  for (const s of successions)
-    for (const old of s.replaces)
-      overlay.base.forEachInEdge(old.id, (_k, attrs, source) => {
-        if (attrs.type === 'AFFECTS') inherited.add(source);
-      });
-  const cves = overlay
-    .ownEdges()
-    .filter(
-      (e) =>
-        e.attrs.type === 'AFFECTS' &&
-        !e.replaces &&
-        !inherited.has(e.from) &&
-        overlay.getNodeAttributes(e.from).label === 'CVE',
-    )
-    .map((e) => ({ cve: overlay.getNodeAttributes(e.from), edge: e.attrs.props ?? {} }))
-    .sort((a, b) => exploitability(b.cve.props) - exploitability(a.cve.props));
-  const repriced = why.find((w) => w.change === 'repriced');
-  const weakness = repriced ? newWeakness(overlay) : undefined;
-  if (weakness && (!cves.length || weakness.p > exploitability(cves[0].cve.props))) {
-    const props = weakness.attrs.props;
-    const rule = typeof props.rule_id === 'string' ? props.rule_id : weakness.attrs.name;
-    const file = typeof props.path === 'string' ? props.path : undefined;
-    const line = typeof props.line === 'number' ? props.line : undefined;
-    const cwe = Array.isArray(props.cwe) ? ` ${props.cwe.join(', ')}` : '';
-    const where = file ? ` at ${file}${line !== undefined ? `:${line}` : ''}` : '';
-    return {
-      text: `fix the ${serverSideClass(props.cwe)} (${rule}${cwe})${where} before this code is deployed`,
-      code: file ? { path: file, ...(line !== undefined && { line }), rule } : undefined,
-    };
-  }
-  if (repriced && cves.length) {
-    const { cve, edge } = cves[0];
-    const pkg = typeof edge.package === 'string' ? edge.package : undefined;
-    const fixed = typeof edge.fixed_version === 'string' ? ` to ${edge.fixed_version}` : '';
-    return {
-      text: `upgrade ${pkg ?? 'the affected package'}${fixed} (${cve.name}${cve.props.kev === true ? ', known exploited' : ''}) in the image, or keep the previous image`,
-      package: pkg,
-    };
-  }
-  const exposed = why.find((w) => w.change === 'exposed');
-  if (exposed)
-    return {
-      text: `do not expose ${overlay.getNodeAttributes(exposed.from).name} to the internet (${exposed.weightBasis}), or take the escalation away from what it reaches`,
-    };
-  const added = why.find((w) => w.change === 'added');
-  if (added) {
-    const from = overlay.getNodeAttributes(added.from).name;
-    const to = overlay.getNodeAttributes(added.to).name;
-    return { text: `do not add ${added.type} from ${from} to ${to}, or put a control on it` };
-  }
-  return { text: 'review the hops this change makes likelier' };
-}
-
-function exploitability(props: Record<string, unknown>): number {
-  return priceCve(props).p;
-}
-
-/** The most exploitable server-side code weakness the report brings (one the live estate did not hold). */
-function newWeakness(
-  overlay: Overlay,
-): { p: number; attrs: ReturnType<Overlay['getNodeAttributes']> } | undefined {
-  let best: { p: number; attrs: ReturnType<Overlay['getNodeAttributes']> } | undefined;
-  for (const e of overlay.ownEdges()) {
-    if (e.attrs.type !== 'AFFECTS' || overlay.base.hasNode(e.from)) continue;
-    const attrs = overlay.getNodeAttributes(e.from);
-    if (attrs.label !== 'Weakness') continue;
-    const price = priceWeakness(attrs.props);
-    if (price && (!best || price.p > best.p)) best = { p: price.p, attrs };
-  }
-  return best;
-}
-
-/** Attribution by commit: every live route through an asset stamped with the commit. */
-async function byCommit(
-  tenant: TenantState,
-  sha: string,
-  deps: GateDeps,
-  fallback: string,
-): Promise<GateResult> {
-  const wanted = sha.toLowerCase();
-  const stamped = new Set<string>();
-  tenant.graph.forEachNode((id, attrs) => {
-    const commit = attrs.props.commit_sha;
-    if (typeof commit === 'string' && commit.toLowerCase().startsWith(wanted)) stamped.add(id);
-  });
-  const base = {
-    attribution: 'commit' as const,
-    source: null,
-    opened: [] as GatePath[],
-    worsened: [] as GatePath[],
-    improved: [] as ImprovedPath[],
-    commit: sha,
-  };
-  if (!stamped.size) {
-    return {
-      ...base,
-      verdict: 'unknown',
-      reason: `${fallback ? `${fallback}, but ` : ''}no asset in the estate carries commit ${sha}`,
-      analysed: false,
-      preexisting: 0,
-      paths: [],
-    };
-  }
-  const live = tenant.stale ? [...(await pathsOf(tenant.graph, deps)).values()] : tenant.paths.open();
-  const through = live.filter((r) => routeNodes(r).some((n) => stamped.has(n.id)));
-  const suppression = deps.suppression;
-  const suppressedCheck = suppression && ((id: string) => suppression(id) !== undefined);
-  const counted: GatePath[] = through.map((record) => ({
-    id: record.id,
-    score: record.score,
-    previousScore: null,
-    priority: record.priority,
-    previousPriority: null,
-    critical: isCritical(record, suppressedCheck),
-    directAccess: record.directAccess,
-    nodes: routeNodes(record),
-    steps: routeSteps(record),
-    why: [],
-    fix: `review the assets commit ${sha} stamped on this route`,
-  }));
-  const critical = counted.filter((p) => p.critical);
-  const suppressed: SuppressedRoute[] = [];
-  through.forEach((record, i) => noteSuppressed(record, counted[i], 'opened', suppression, suppressed));
-  return {
-    ...base,
-    verdict: critical.length ? 'blocked' : 'clean',
-    reason:
-      (fallback ? `${fallback}: ` : '') +
-      (critical.length
-        ? `${critical.length} critical route(s) pass through assets of commit ${sha}`
-        : `${counted.length} route(s) pass through assets of commit ${sha}, none critical`) +
-      suppressedNote(suppressed),
-    ...(suppressed.length && { suppressed }),
-    analysed: true,
-    opened: counted,
-    preexisting: 0,
-    paths: counted.map((p) => ({ id: p.id, status: 'opened', score: p.score, priority: p.priority })),
   };
 }

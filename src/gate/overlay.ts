@@ -264,11 +264,16 @@ export class Overlay implements GraphView {
       if (raw.weight_basis) attrs.basis = raw.weight_basis;
       if (raw.resource_scoped) attrs.resourceScoped = true;
       if (raw.properties) attrs.props = { ...raw.properties };
-      // A relationship between nodes the estate holds is about the estate, even with no node re-stated.
-      if (this.base.hasNode(from) && this.base.hasNode(to)) {
+      // A relationship between nodes the estate holds is about the estate, even with no node re-stated; so
+      // is a new node's relationship to a live one the report names by id only (DECISIONS "Gate on new
+      // nodes next to old ones"): the live end is what the change reaches.
+      const liveFrom = this.base.hasNode(from);
+      const liveTo = this.base.hasNode(to);
+      if (liveFrom && liveTo) {
         this.touched.add(from);
         this.touched.add(to);
-      }
+      } else if (liveFrom && this.added.has(to)) this.touched.add(from);
+      else if (liveTo && this.added.has(from)) this.touched.add(to);
       const stitch = stitches.get(from) ?? stitches.get(to);
       if (stitch !== undefined) attrs.joinConfidence = stitch;
       this.writeEdge(from, to, attrs);

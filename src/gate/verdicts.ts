@@ -216,7 +216,13 @@ export function reportKey(result: Pick<GateResult, 'attribution' | 'source' | 'a
 /** The worst verdict over a commit's reports; routes merged by id (the likeliest view of each kept). */
 function combine(reports: ReportEntry[]): GateResult {
   const sorted = [...reports].sort((a, b) => a.decidedAt.localeCompare(b.decidedAt));
-  if (sorted.length === 1) return { ...sorted[0].result, paths: [] };
+  if (sorted.length === 1)
+    // Lines written before `preexistingCount` carry the count as `preexisting` alone.
+    return {
+      ...sorted[0].result,
+      preexistingCount: sorted[0].result.preexistingCount ?? sorted[0].result.preexisting,
+      paths: [],
+    };
   const merge = (pick: (r: Omit<GateResult, 'paths'>) => GatePath[]) => {
     const byId = new Map<string, GatePath>();
     for (const entry of sorted)
@@ -253,6 +259,7 @@ function combine(reports: ReportEntry[]): GateResult {
     opened,
     worsened,
     preexisting: Math.max(...sorted.map((e) => e.result.preexisting)),
+    preexistingCount: Math.max(...sorted.map((e) => e.result.preexisting)),
     improved: [...improved.values()],
     ...(exposed.length && { exposed }),
     ...(unexposed.length && { unexposed }),
@@ -285,6 +292,7 @@ function fromLegacy(v: StoredVerdict): ReportEntry {
       opened: [],
       worsened: [],
       preexisting: v.preexisting,
+      preexistingCount: v.preexisting,
       improved: [],
       commit: v.sha,
     },

@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { bestPaths } from '../../src/analysis/best-paths.js';
 import { compileGraph } from '../../src/analysis/compiled-graph.js';
-import { searchPatched } from '../../src/analysis/patched-search.js';
+import { forkIsInert, patchFork, searchPatched } from '../../src/analysis/patched-search.js';
 import { createPathFinder, type PathFinder } from '../../src/analysis/path-finder.js';
 import { runPass } from '../../src/engine/analyzer.js';
 import { Overlay } from '../../src/gate/overlay.js';
@@ -32,6 +32,7 @@ describe('patched search of a gate overlay', () => {
 async function check(finder: PathFinder, first: number, last: number): Promise<void> {
   let scoped = 0;
   let checks = 0;
+  let inertChecks = 0;
   for (let seed = first; seed <= last; seed++) {
     const random = prng(seed);
     const seedIamUsers = random() < 0.5;
@@ -70,19 +71,31 @@ async function check(finder: PathFinder, first: number, last: number): Promise<v
         if (to !== hop.edge.to && to !== hop.edge.from) overlay.retarget(hop.key, to);
       }
       const fresh = compileGraph(overlay, { seedIamUsers });
+      const context = `seed ${seed}, report ${report}`;
+      const truth = readable(fresh, bestPaths(fresh));
+      // A change the gate calls inert (no search: the live paths stand) must leave every route as it was.
+      const forked = patchFork(tenant.live, overlay, overlay.changes(), { seedIamUsers });
+      if (forked) {
+        const inert = forkIsInert(forked, tenant.lastSearch!);
+        forked.fork.release();
+        if (inert) {
+          expect(truth, `${context} (inert)`).toEqual(readable(tenant.live, tenant.lastSearch!.found));
+          inertChecks++;
+        }
+      }
       const patched = await searchPatched(tenant.live, tenant.lastSearch, overlay, overlay.changes(), {
         finder,
         seedIamUsers,
       });
-      const context = `seed ${seed}, report ${report}`;
       expect(patched, context).not.toBeNull();
       // Searched: the fork no longer pins the live graph (the analyzer's sync would wait for it).
       expect(tenant.live.pinned, context).toBe(false);
-      expect(readable(patched!.compiled, patched!.found), context).toEqual(readable(fresh, bestPaths(fresh)));
+      expect(readable(patched!.compiled, patched!.found), context).toEqual(truth);
       checks++;
       if (patched!.searchedRoots < patched!.roots) scoped++;
     }
   }
-  // Worth something only if many reports were searched in part.
+  // Worth something only if many reports were searched in part, and some were found inert.
   expect(scoped).toBeGreaterThan(checks * 0.2);
+  expect(inertChecks).toBeGreaterThan(0);
 }

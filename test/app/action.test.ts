@@ -4,13 +4,15 @@
 // file, and what the server was told. PATHGATE_ACTION_SOURCE=1 runs app/action/index.ts through tsx instead
 // of the bundle (before `npm run build:action` has caught up with the source).
 import { execFile } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { edge, envelope, node } from '../helpers/envelope.js';
 import { gateEstate, KEV_CVE, LOW_CVE, trivyReport } from '../helpers/gate-estate.js';
 import { makeService, tempDir, type TestService } from '../helpers/service.js';
 
@@ -24,7 +26,8 @@ const schema = JSON.parse(
 const ajv = new Ajv({ strict: false });
 (addFormats as unknown as (a: Ajv) => Ajv)(ajv);
 const validateSarif = ajv.compile(schema);
-const event = path.resolve(root, '../shared/fixtures/real/github/pull_request.opened.payload.json');
+const payloads = path.resolve(root, '../shared/fixtures/real/github');
+const event = path.join(payloads, 'pull_request.opened.payload.json');
 const TOKEN = 'action-test-token-0123456789';
 
 let service: TestService;
@@ -44,18 +47,23 @@ afterAll(async () => {
 });
 
 /** Runs the bundle with the environment a GitHub runner gives an action step. */
-async function runAction(report: unknown, inputs: Record<string, string> = {}) {
+async function runAction(
+  report: unknown,
+  inputs: Record<string, string> = {},
+  options: { event?: string; noReport?: boolean } = {},
+) {
   const name = `run-${Math.random().toString(36).slice(2)}`;
   const reportFile = path.join(dir, `${name}-report.json`);
   const output = path.join(dir, `${name}-output`);
   const summary = path.join(dir, `${name}-summary.md`);
-  writeFileSync(reportFile, typeof report === 'string' ? report : JSON.stringify(report));
+  if (!options.noReport)
+    writeFileSync(reportFile, typeof report === 'string' ? report : JSON.stringify(report));
   writeFileSync(output, '');
   writeFileSync(summary, '');
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     GITHUB_EVENT_NAME: 'pull_request',
-    GITHUB_EVENT_PATH: event,
+    GITHUB_EVENT_PATH: options.event ?? event,
     GITHUB_REPOSITORY: 'Codertocat/Hello-World',
     GITHUB_SHA: '0000000000000000000000000000000000000000',
     GITHUB_OUTPUT: output,
@@ -93,10 +101,12 @@ describe('the bundled Action', () => {
     expect(r.code, r.stdout).toBe(1);
     expect(r.outputs).toEqual({
       verdict: 'blocked',
+      reason: expect.stringMatching(/1 critical route opened or made likelier/),
       opened: '0',
       worsened: '1',
       exposed: '0',
       preexisting: '0',
+      unjoined: '0',
       sarif: path.join(dir, 'pathgate.sarif'),
       'exit-code': '1',
     });
@@ -153,5 +163,185 @@ describe('the bundled Action', () => {
     expect(broken.code).toBe(2);
     expect(broken.outputs.verdict).toBe('unknown');
     expect(broken.stdout).toMatch(/::error::pathgate: unknown: the report could not be read: not JSON/);
+  });
+});
+
+/** Every output action.yml declares: the Action sets each on every exit. */
+const OUTPUTS = [
+  'verdict',
+  'reason',
+  'opened',
+  'worsened',
+  'exposed',
+  'preexisting',
+  'unjoined',
+  'sarif',
+  'exit-code',
+];
+const allOutputs = (outputs: Record<string, string>) =>
+  expect(Object.keys(outputs).sort()).toEqual([...OUTPUTS].sort());
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('the Action on every exit (issue 32: a safe, actionable unknown)', () => {
+  const sarifFile = () => path.join(dir, 'pathgate.sarif');
+
+  it('declares in action.yml exactly the outputs it sets', () => {
+    const yml = readFileSync(path.join(root, 'action.yml'), 'utf8');
+    const declared = [
+      ...yml
+        .split(/^outputs:$/m)[1]
+        .split(/^runs:$/m)[0]
+        .matchAll(/^ {2}([\w-]+):$/gm),
+    ].map((m) => m[1]);
+    expect(declared.sort()).toEqual([...OUTPUTS].sort());
+  });
+
+  it('blocked → 1, clean → 0, on the synchronize and organization payloads too, every output set', async () => {
+    for (const payload of [
+      'pull_request.synchronize.payload.json',
+      'pull_request.opened.with-organization.payload.json',
+    ]) {
+      const blocked = await runAction(
+        trivyReport([LOW_CVE, KEV_CVE]),
+        { source: 'trivy' },
+        { event: path.join(payloads, payload) },
+      );
+      expect(blocked.code, blocked.stdout).toBe(1);
+      allOutputs(blocked.outputs);
+      expect(blocked.outputs).toMatchObject({ verdict: 'blocked', 'exit-code': '1', sarif: sarifFile() });
+      const clean = await runAction(trivyReport([LOW_CVE]), {}, { event: path.join(payloads, payload) });
+      expect(clean.code, clean.stdout).toBe(0);
+      allOutputs(clean.outputs);
+      expect(clean.outputs).toMatchObject({
+        verdict: 'clean',
+        'exit-code': '0',
+        preexisting: '1',
+        sarif: sarifFile(),
+      });
+      // A clean analysis may close alerts: its log has no result.
+      expect(JSON.parse(readFileSync(sarifFile(), 'utf8')).runs[0].results).toEqual([]);
+    }
+  });
+
+  it('unknown → 2 (0 with allow-unknown): no SARIF log, and it names what it read and what would join it', async () => {
+    rmSync(sarifFile(), { force: true });
+    const unknown = await runAction(trivyReport([KEV_CVE], 'ghcr.io/acme/other:2.0'));
+    expect(unknown.code, unknown.stdout).toBe(2);
+    allOutputs(unknown.outputs);
+    expect(unknown.outputs).toMatchObject({ verdict: 'unknown', 'exit-code': '2', sarif: '', unjoined: '1' });
+    // No log that an upload would read as a clean analysis (closing every open alert).
+    expect(existsSync(sarifFile())).toBe(false);
+    expect(unknown.stdout).toMatch(
+      /::error::pathgate: unknown: the report names nothing the estate holds \(image acme\/other:2\.0\)/,
+    );
+    expect(unknown.stdout).toMatch(
+      /not joined: image acme\/other:2\.0: no image the estate runs has its digest, tag or bare name/,
+    );
+    expect(unknown.stdout).toMatch(
+      /to join it: record where the running image comes from: POST \/ingest\/build/,
+    );
+    expect(unknown.summary).toMatch(/not joined: image acme\/other:2\.0/);
+    const allowed = await runAction(trivyReport([KEV_CVE], 'ghcr.io/acme/other:2.0'), {
+      'allow-unknown': 'true',
+    });
+    expect(allowed.code, allowed.stdout).toBe(0);
+    allOutputs(allowed.outputs);
+    expect(allowed.outputs).toMatchObject({ verdict: 'unknown', 'exit-code': '0', sarif: '' });
+    expect(existsSync(sarifFile())).toBe(false);
+    expect(allowed.stdout).toMatch(/::warning::pathgate: unknown \(allowed by allow-unknown\)/);
+  });
+
+  it('a misconfigured step → 3 whatever allow-unknown says, naming the value, every output set', async () => {
+    rmSync(sarifFile(), { force: true });
+    const cases: [string, Record<string, string>, { noReport?: boolean }, RegExp][] = [
+      [
+        'a misspelt source',
+        { source: 'trivyy' },
+        {},
+        /source "trivyy" is not one the gate reads; use one of events, trivy, grype, .*terraform/,
+      ],
+      [
+        'a missing report',
+        {},
+        { noReport: true },
+        /the report ".*-report\.json" cannot be read \(ENOENT: no such file/,
+      ],
+      [
+        'an api-url that is no URL',
+        { 'api-url': 'pathgate.example.com' },
+        {},
+        /api-url "pathgate\.example\.com" is not a URL/,
+      ],
+      [
+        'an api-url of another scheme',
+        { 'api-url': 'ftp://127.0.0.1/' },
+        {},
+        /api-url "ftp:\/\/127\.0\.0\.1\/" is not an http\(s\) URL/,
+      ],
+      [
+        'an attribution that is neither',
+        { attribution: 'blame' },
+        {},
+        /attribution "blame" is not report or commit/,
+      ],
+    ];
+    for (const [what, inputs, options, message] of cases) {
+      const r = await runAction(trivyReport([LOW_CVE]), { 'allow-unknown': 'true', ...inputs }, options);
+      expect(r.code, `${what}: ${r.stdout}`).toBe(3);
+      allOutputs(r.outputs);
+      expect(r.outputs, what).toMatchObject({ verdict: 'error', 'exit-code': '3', sarif: '', opened: '' });
+      expect(r.outputs.reason, what).toMatch(message);
+      expect(r.stdout, what).toMatch(/::error::pathgate: configuration: /);
+      expect(existsSync(sarifFile()), what).toBe(false);
+    }
+  });
+
+  it('an unreachable service or a wrong token → 3, naming the URL and the cause, every output set', async () => {
+    const port = await closedPort();
+    const down = await runAction(trivyReport([LOW_CVE]), {
+      'api-url': `http://127.0.0.1:${port}`,
+      'allow-unknown': 'true',
+    });
+    expect(down.code, down.stdout).toBe(3);
+    allOutputs(down.outputs);
+    expect(down.outputs.reason).toMatch(
+      new RegExp(`cannot reach http://127\\.0\\.0\\.1:${port}/gate/impact: .*ECONNREFUSED`),
+    );
+    expect(down.outputs.reason).not.toMatch(/^cannot reach [^:]+: fetch failed$/);
+    const refused = await runAction(trivyReport([LOW_CVE]), { 'api-token': 'wrong-token-wrong-token' });
+    expect(refused.code, refused.stdout).toBe(3);
+    allOutputs(refused.outputs);
+    expect(refused.outputs).toMatchObject({ verdict: 'error', sarif: '', 'exit-code': '3' });
+    expect(refused.outputs.reason).toMatch(/\/gate\/impact answered 401 Unauthorized: .*api-token/);
+    // The wrong token is masked and appears nowhere else.
+    expect(refused.stdout.split('wrong-token-wrong-token')).toHaveLength(2);
+    expect(existsSync(sarifFile())).toBe(false);
+  });
+
+  it('evaluates a report adding a new internet-facing load balancer that routes to a live workload by id', async () => {
+    // Raw events restating only the new node: its edge names the live `checkout` service by id.
+    const live = node('Service', 'checkout');
+    const opening = node('LoadBalancer', 'pr-7-public-alb', { internet_exposed: true });
+    const blocked = await runAction(envelope([opening], [edge('ROUTES_TO', opening, live, 0.9)], 'pr'), {
+      source: 'events',
+    });
+    expect(blocked.code, blocked.stdout).toBe(1);
+    expect(blocked.outputs).toMatchObject({ verdict: 'blocked', opened: '1', 'exit-code': '1' });
+    expect(blocked.summary).toMatch(/opened \| P1 \| 0\.810 \| pr-7-public-alb → checkout → orders/);
+    // Negative twin: the same load balancer kept internal starts no route; evaluated all the same (clean).
+    const internal = node('LoadBalancer', 'pr-7-internal-alb', { internet_exposed: false });
+    const clean = await runAction(envelope([internal], [edge('ROUTES_TO', internal, live, 0.9)], 'pr'), {
+      source: 'events',
+    });
+    expect(clean.code, clean.stdout).toBe(0);
+    expect(clean.outputs).toMatchObject({ verdict: 'clean', opened: '0', preexisting: '1' });
   });
 });

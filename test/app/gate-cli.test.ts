@@ -1,7 +1,7 @@
 // `pathgate gate` in both modes: -local (the estate from a folder of reports, no server) and -api (a
 // listening server, token from PATHGATE_API_TOKEN); exit codes, text and JSON output, -flag/--flag.
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -79,6 +79,34 @@ describe('pathgate gate -local', () => {
 });
 
 describe('pathgate gate output and exit codes', () => {
+  it('on unknown prints what it read and what would join it, and writes no SARIF log', async () => {
+    const sarif = path.join(dir, 'unknown.sarif');
+    const r = await gate(['-local', files.estate, '-report', files.unknown, '-sarif', sarif], true);
+    expect(r.code).toBe(2);
+    expect(r.out).toMatch(/not joined: image acme\/other:2\.0: no image the estate runs/);
+    expect(r.out).toMatch(/to join it: record where the running image comes from: POST \/ingest\/build/);
+    expect(r.err).toMatch(/no SARIF log written to .*unknown\.sarif: the verdict is unknown/);
+    expect(existsSync(sarif)).toBe(false);
+  });
+
+  it('refuses a misspelt -source or an -api that is no URL (exit 3), naming the value and the cause', async () => {
+    const misspelt = await gate(['-api', 'http://127.0.0.1:1', '-report', files.same, '-source', 'trivyy']);
+    expect(misspelt.code).toBe(3);
+    expect(misspelt.err).toMatch(/source "trivyy" is not one the gate reads; use one of events, trivy/);
+    const local = await gate(['-local', files.estate, '-report', files.same, '-source', 'trivyy']);
+    expect(local.code).toBe(3);
+    expect(local.err).toMatch(/"trivyy" is not one the gate reads/);
+    const url = await gate(['-api', 'localhost:8080', '-report', files.same]);
+    expect(url.code).toBe(3);
+    expect(url.err).toMatch(
+      /api-url "localhost:8080" is not an http\(s\) URL|api-url "localhost:8080" is not a URL/,
+    );
+    const down = await gate(['-api', 'http://127.0.0.1:1', '-report', files.same]);
+    expect(down.code).toBe(3);
+    // fetch refuses port 1 outright and said only "fetch failed": the cause is named now.
+    expect(down.err).toMatch(/cannot reach http:\/\/127\.0\.0\.1:1\/gate\/impact: bad port/);
+  });
+
   it('answers unknown (exit 2) for a report that is not JSON, naming why', async () => {
     const broken = path.join(dir, 'pr-broken.json');
     await writeFile(broken, '{"SchemaVersion": 2, "Results": [');

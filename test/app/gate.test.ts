@@ -156,8 +156,86 @@ describe('POST /gate/impact', () => {
       worsened: [],
     });
     expect(json.reason).toMatch(/opens no route/);
-    expect(json.paths).toEqual([expect.objectContaining({ status: 'preexisting', priority: 'P2' })]);
+    // Counted, not listed: the answer is about the change.
+    expect(json.preexistingCount).toBe(1);
+    expect(json.paths).toEqual([]);
+    expect(json.preexistingPage).toBeUndefined();
+    // Listed on request, paged.
+    const listed = (await gate(trivy([lowCve]), 'preexisting=list&first=1')).json;
+    expect(listed.paths).toEqual([expect.objectContaining({ status: 'preexisting', priority: 'P2' })]);
+    expect(listed.preexistingPage).toMatchObject({ first: 1, after: null, hasNextPage: false });
+    const next = (await gate(trivy([lowCve]), `preexisting=list&after=${listed.preexistingPage.endCursor}`))
+      .json;
+    expect(next.paths).toEqual([]);
+    expect(next.preexistingPage).toMatchObject({ endCursor: null, hasNextPage: false });
     expect(liveState()).toBe(before);
+  });
+
+  it('(f) evaluates a report adding a new node next to live ones, naming the live ones by id only', async () => {
+    const before = liveState();
+    const live = node('Service', 'checkout');
+    const alb = node('LoadBalancer', 'pr-public-alb', { internet_exposed: true });
+    const { json } = await gate(envelope([alb], [edge('ROUTES_TO', alb, live, 0.95)], 'pr'), 'source=events');
+    expect(json).toMatchObject({ verdict: 'blocked', analysed: true, worsened: [] });
+    expect(json.opened.map((r: any) => r.nodes.map((n: any) => n.name))).toEqual([
+      ['pr-public-alb', 'checkout', 'orders'],
+    ]);
+    expect(json.opened[0].why).toEqual([expect.objectContaining({ change: 'added', type: 'ROUTES_TO' })]);
+    // Negative twin: an edge from a new node to nothing the estate holds stays unknown, naming both.
+    const elsewhere = node('Service', 'not-in-the-estate');
+    const twin = await gate(
+      envelope([alb], [edge('ROUTES_TO', alb, elsewhere, 0.95)], 'pr'),
+      'source=events',
+    );
+    expect(twin.json).toMatchObject({ verdict: 'unknown', analysed: false });
+    expect(twin.json.unjoined).toEqual([
+      expect.objectContaining({ kind: 'asset', label: 'LoadBalancer', name: 'pr-public-alb' }),
+    ]);
+    expect(liveState()).toBe(before);
+  });
+
+  it('(g) an unknown names each image it read, why it joined nothing, and what would join it', async () => {
+    const { json } = await gate(
+      trivy([log4shell], 'ghcr.io/acme/elsewhere:9.9'),
+      'source=trivy&slug=acme/elsewhere',
+    );
+    expect(json.verdict).toBe('unknown');
+    expect(json.unjoinedCount).toBe(1);
+    expect(json.unjoined).toEqual([
+      {
+        kind: 'image',
+        label: 'Image',
+        name: 'acme/elsewhere:9.9',
+        reason: expect.stringMatching(
+          /no image the estate runs .*the estate holds no repository of slug acme\/elsewhere/,
+        ),
+        hint: expect.stringMatching(
+          /^record where the running image comes from: POST \/ingest\/build .*"slug": "acme\/elsewhere"/,
+        ),
+      },
+    ]);
+    expect(json.reason).toMatch(/names nothing the estate holds \(image acme\/elsewhere:9\.9\)/);
+  });
+
+  it('(h) refuses a misspelt source (400 listing the sources), whatever the report', async () => {
+    const { status, json } = await gate(trivy([lowCve]), 'source=trivyy');
+    expect(status).toBe(400);
+    expect(json.errors).toEqual([expect.objectContaining({ pointer: '/query/source', value: 'trivyy' })]);
+    expect(json.detail).toMatch(/"trivyy" is not one the gate reads; use one of events, trivy, .*terraform/);
+  });
+
+  it('refuses a listing it cannot page (400 naming the value), before reading the report', async () => {
+    for (const [query, pointer] of [
+      ['preexisting=all', '/query/preexisting'],
+      ['preexisting=list&first=0', '/query/first'],
+      ['preexisting=list&first=ten', '/query/first'],
+      ['preexisting=list&after=bm90LWEtY3Vyc29y', '/query/after'],
+    ]) {
+      const { status, json } = await gate(trivy([lowCve]), query);
+      expect(status, query).toBe(400);
+      expect(json.errors[0].pointer).toBe(pointer);
+      expect(json.detail).toContain(json.errors[0].value);
+    }
   });
 
   it('(d) answers unknown, with the reason, for an unknown image, an empty or an unreadable report', async () => {

@@ -30,6 +30,7 @@ function result(
     opened: [],
     worsened: [],
     preexisting: 1,
+    preexistingCount: 1,
     improved: [],
     paths: [],
     commit: SHA,
