@@ -4,6 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { decodeReportFile, readReport } from '../src/ingest/recognize.js';
+import { describeError } from './cli-flags.js';
 
 export type Verdict = 'clean' | 'blocked' | 'unknown';
 
@@ -104,7 +105,7 @@ export async function requestGate(options: RemoteGate): Promise<GateAnswer> {
       signal: AbortSignal.timeout(120_000),
     });
   } catch (error) {
-    throw new GateRequestError(`cannot reach ${url.origin}: ${(error as Error).message}`);
+    throw new GateRequestError(`cannot reach ${url.origin}: ${describeError(error)}`, { cause: error });
   }
   const text = await response.text();
   let body: unknown;

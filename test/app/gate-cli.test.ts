@@ -74,7 +74,13 @@ describe('pathgate gate -local', () => {
     expect(
       (await gate(['-local', files.estate, '-api', 'http://127.0.0.1:1', '-report', files.same])).code,
     ).toBe(3);
-    expect((await gate(['-report', files.same, '-attribution', 'blame'])).code).toBe(3);
+    // A command line the gate cannot take is a usage error (64), never a verdict's code.
+    const usage = await gate(['-report', files.same, '-attribution', 'blame']);
+    expect(usage.code).toBe(64);
+    expect(usage.err).toContain('-attribution must be report or commit, not "blame"');
+    const nowhere = await gate(['-local', path.join(dir, 'nowhere'), '-report', files.same]);
+    expect(nowhere.code).toBe(3);
+    expect(nowhere.err).toContain(`-local ${path.join(dir, 'nowhere')}: no such folder`);
   });
 });
 

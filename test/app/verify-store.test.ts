@@ -118,9 +118,9 @@ describe('pathgate verify-store', () => {
     expect(forced.stdout).toContain('repair:');
   });
 
-  it('exit 2 on a flag it does not know, and on a folder that does not exist', async () => {
+  it('exit 64 on a flag it does not know, and 2 on a folder that does not exist', async () => {
     const result = await pathgate('verify-store', '-frobnicate');
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(64);
     expect(result.stderr).toContain('pathgate verify-store:');
     const missing = path.join(await tempDir(), 'no-such-data');
     const typo = await pathgate('verify-store', '-data-dir', missing, '-repair');
