@@ -2,7 +2,8 @@
 // (demo data on by default) and `pathgate serve` (empty by default).
 import { apiAuthEnabled, loadSettings, SettingsError } from '../src/config/settings.js';
 import { DEFAULT_TENANT } from '../src/engine/tenant.js';
-import { startService } from './service.js';
+import { DataDirLocked } from '../src/bus/data-dir-lock.js';
+import { ListenError, startService } from './service.js';
 
 export async function runServer(options: { demoByDefault: boolean; version: string }): Promise<void> {
   let settings;
@@ -19,13 +20,9 @@ export async function runServer(options: { demoByDefault: boolean; version: stri
   try {
     service = await startService({ settings, demo: settings.demoData });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-      // One clear line: which address, and why.
-      const { address, port } = error as { address?: string; port?: number };
-      process.stderr.write(
-        `pathgate: cannot listen on ${address ?? '?'}:${port ?? '?'} (${code}); is another instance running?\n`,
-      );
+    // One clear line: the DATA_DIR holder, or the setting whose address is taken, and why.
+    if (error instanceof DataDirLocked || error instanceof ListenError) {
+      process.stderr.write(`pathgate: ${error.message}\n`);
       process.exit(1);
     }
     throw error;
@@ -44,7 +41,9 @@ export async function runServer(options: { demoByDefault: boolean; version: stri
         ? `  demo    ${open.length} open attack paths (${critical} critical) in the demo estate (fixtures/demo/)`
         : '  empty   no demo data (DEMO_DATA=false); POST reports to the ingest listener',
       'Try:',
+      // With auth on, a placeholder for the token (never the token itself).
       `  curl -s ${service.apiUrl}/graphql -H 'content-type: application/json' \\`,
+      ...(apiAuthEnabled(settings.auth) ? [`    -H 'authorization: Bearer <token>' \\`] : []),
       `    -d '${JSON.stringify({ query })}'`,
       '',
     ].join('\n'),

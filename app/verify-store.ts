@@ -5,6 +5,7 @@
 import { stat } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
+import { DataDirLocked, lockDataDir } from '../src/bus/data-dir-lock.js';
 import { formatReport, inspectStore, storeOwner, type StoreReport } from '../src/bus/store.js';
 import { loadSettings, SettingsError } from '../src/config/settings.js';
 import { createEngine } from '../src/engine/engine.js';
@@ -42,6 +43,16 @@ export interface RepairResult {
  * loss is accepted), then closes it, which writes a snapshot of everything it could restore.
  */
 export async function repairStore(dataDir: string, env: NodeJS.ProcessEnv): Promise<RepairResult> {
+  // A repair writes the store: it holds DATA_DIR's lock as a service does (refused while one runs).
+  const lock = await lockDataDir(dataDir);
+  try {
+    return await repairLocked(dataDir, env);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function repairLocked(dataDir: string, env: NodeJS.ProcessEnv): Promise<RepairResult> {
   const before = await inspectStore(dataDir);
   let settings;
   try {
@@ -94,7 +105,8 @@ export async function verifyStoreCommand(
   if (!values.repair) {
     const report = await inspectStore(dataDir);
     io.out(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report).join('\n')}\n`);
-    return report.healthy ? 0 : 1;
+    // A store another process holds is "in use", not "healthy": exit 1 with its holder named.
+    return report.healthy && !report.inUse ? 0 : 1;
   }
   // Two writers on one journal would tear it: the owner file names who has it open.
   const owner = await storeOwner(dataDir);
@@ -107,7 +119,14 @@ export async function verifyStoreCommand(
     );
     return 1;
   }
-  const result = await repairStore(dataDir, io.env);
+  let result;
+  try {
+    result = await repairStore(dataDir, io.env);
+  } catch (error) {
+    if (!(error instanceof DataDirLocked)) throw error;
+    io.err(`pathgate verify-store: ${error.message}; stop it before -repair\n`);
+    return 1;
+  }
   if (values.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
   else {
     const lines = [

@@ -73,7 +73,10 @@ describe('pathgate gate -local', () => {
     expect(missing.err).toMatch(/cannot read .*nope\.json: ENOENT/);
     expect(
       (await gate(['-local', files.estate, '-api', 'http://127.0.0.1:1', '-report', files.same])).code,
-    ).toBe(3);
+    ).toBe(64);
+    const unreachable = await gate(['-api', 'http://127.0.0.1:1', '-report', files.same]);
+    expect(unreachable.code).toBe(3);
+    expect(unreachable.err).toMatch(/cannot reach http:\/\/127\.0\.0\.1:1: fetch failed: \S/);
     // A command line the gate cannot take is a usage error (64), never a verdict's code.
     const usage = await gate(['-report', files.same, '-attribution', 'blame']);
     expect(usage.code).toBe(64);

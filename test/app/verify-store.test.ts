@@ -101,6 +101,10 @@ describe('pathgate verify-store', () => {
       expect(refused.stderr).toContain('stop it before -repair');
       const looked = await pathgate('verify-store', '-data-dir', service.dataDir);
       expect(looked.stdout).toContain('has this store open: the newest segment may be mid-write');
+      // In use, not "healthy": the holder of the DATA_DIR lock is named, and the exit is 1.
+      expect(looked.stdout).toContain(`store ${service.dataDir}: IN USE by pid ${process.pid} on `);
+      expect(looked.stdout).not.toContain(': healthy');
+      expect(looked.code).toBe(1);
     } finally {
       await service.dispose({ keepData: true });
     }
