@@ -12,6 +12,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
+  engines: { node: string };
 };
 const builtins = new Set(builtinModules);
 
@@ -100,7 +101,7 @@ function nodeSatisfies(version: string, range: string): boolean {
 
 describe('engines', () => {
   it('every installed package runs on the oldest Node package.json allows (no EBADENGINE on npm ci)', () => {
-    const oldest = /^>=\s*(\d+\.\d+(\.\d+)?)$/.exec((pkg as { engines: { node: string } }).engines.node)![1];
+    const oldest = /^>=\s*(\d+\.\d+(\.\d+)?)$/.exec(pkg.engines.node)![1];
     expect(nodeSatisfies('20.19.0', '>=22')).toBe(false);
     expect(nodeSatisfies('20.19.0', '^18 || ^20 || >=22')).toBe(true);
     const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as {
