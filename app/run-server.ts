@@ -27,6 +27,23 @@ export async function runServer(options: { demoByDefault: boolean; version: stri
     }
     throw error;
   }
+  // Before the banner: a supervisor that stops the service as soon as it reads it gets a clean stop.
+  const running = service;
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    running.logger.info({ signal }, 'shutting down');
+    running.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        running.logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
   const open = service.engine.tenant(DEFAULT_TENANT)?.paths.open() ?? [];
   const critical = open.filter((p) => service.engine.isCritical(DEFAULT_TENANT, p)).length;
   const query = '{ attackPaths(first: 3) { id score priority directAccess nodes { name label } } }';
@@ -48,19 +65,4 @@ export async function runServer(options: { demoByDefault: boolean; version: stri
       '',
     ].join('\n'),
   );
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    service.logger.info({ signal }, 'shutting down');
-    service.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        service.logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
 }
