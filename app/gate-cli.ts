@@ -1,17 +1,16 @@
 // `pathgate gate`: a pull request's report through the merge gate, on a running server (-api, token from
 // PATHGATE_API_TOKEN) or with no server at all (-local <dir>: the estate built in process from a folder of
 // reports). Exit 0 clean, 1 blocked, 2 unknown (0 with -allow-unknown), 3 when the gate could not be asked.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { loadSettings } from '../src/config/settings.js';
 import { DEFAULT_TENANT } from '../src/engine/tenant.js';
 import { UnreadableReport } from '../src/gate/evaluate.js';
 import { ProblemError } from '../src/http/problems.js';
 import { decodeReportFile, recognizeReport } from '../src/ingest/recognize.js';
-import { normalizeFlags } from './cli-flags.js';
+import { describeError, EXIT_USAGE, parseOrExit, type CommandSpec } from './cli-flags.js';
 import {
   exitCodeFor,
   GateRequestError,
@@ -25,50 +24,64 @@ import { jsonFiles } from './ingest-real.js';
 import { buildService } from './service.js';
 import { VERSION } from './version.js';
 
-export const GATE_USAGE = `  gate -report <file> [-source S] [-slug owner/repo] [-sha SHA] [-pr N] [-attribution report|commit]
-       [-api URL | -local DIR] [-tenant T] [-account ID] [-region R] [-cluster C] [-repo REPO] [-json]
-       [-allow-unknown] [-sarif FILE]
-                        ask the merge gate what a pull request's report changes: on a server (-api, default
-                        http://127.0.0.1:8080; token from $PATHGATE_API_TOKEN) or in process against the
-                        reports in DIR (-local); -account and -region qualify a cloud report (a Terraform
-                        plan: the account its names are qualified by, the region of its resources);
-                        -cluster names the cluster Kubernetes manifests (YAML or JSON) run in;
-                        -sarif writes the routes as SARIF 2.1.0; exit 0 clean, 1 blocked, 2 unknown (0 with
-                        -allow-unknown), 3 when the gate could not be asked`;
+export const GATE_COMMAND = {
+  name: 'gate',
+  summary: "ask the merge gate what a pull request's report changes",
+  synopsis: '-report <file> [-api URL | -local DIR] [flags]',
+  description:
+    'On a running server (-api, default http://127.0.0.1:8080; bearer token from $PATHGATE_API_TOKEN) or in process against the reports in a folder (-local DIR, no server). Prints a table on a terminal, JSON otherwise.',
+  flags: {
+    report: {
+      type: 'string',
+      value: 'FILE',
+      help: "the pull request's report (a scan, SBOM, plan, manifest)",
+    },
+    source: {
+      type: 'string',
+      value: 'S',
+      help: "the report's source (trivy, semgrep, terraform, k8s, ...); recognised by content when absent",
+    },
+    slug: { type: 'string', value: 'OWNER/REPO', help: 'the repository the pull request is on' },
+    sha: { type: 'string', value: 'SHA', help: "the pull request's head commit" },
+    pr: { type: 'string', value: 'N', help: 'the pull request number' },
+    attribution: {
+      type: 'string',
+      value: 'A',
+      choices: ['report', 'commit'],
+      help: "what the gate evaluates: the report given, or every report stamped with the commit (server's PR_ATTRIBUTION when absent; report with -local)",
+    },
+    api: { type: 'string', value: 'URL', url: true, help: 'the API to ask (default http://127.0.0.1:8080)' },
+    local: { type: 'string', value: 'DIR', help: 'build the estate in process from the reports in DIR' },
+    tenant: { type: 'string', value: 'T', help: 'the tenant (X-Tenant)' },
+    account: {
+      type: 'string',
+      value: 'ID',
+      help: "a cloud report's account (a Terraform plan's names are qualified by it)",
+    },
+    region: { type: 'string', value: 'R', help: "a cloud report's region" },
+    cluster: { type: 'string', value: 'C', help: 'the cluster Kubernetes manifests (YAML or JSON) run in' },
+    repo: { type: 'string', value: 'REPO', help: 'the repository of a code scan' },
+    sarif: { type: 'string', value: 'FILE', help: 'also write the routes as SARIF 2.1.0 to FILE' },
+    json: { type: 'boolean', help: 'print the answer as indented JSON' },
+    'allow-unknown': { type: 'boolean', help: 'exit 0 on unknown' },
+  },
+  exits:
+    '0 clean, 1 blocked, 2 unknown (0 with -allow-unknown), 3 when the gate could not be asked (unreadable report or folder, unreachable server, refused token)',
+} as const satisfies CommandSpec;
 
 export async function gateCommand(
   args: string[],
   io: { out: (text: string) => void; err: (text: string) => void; isTTY: boolean },
 ): Promise<number> {
-  const { values } = parseArgs({
-    args: normalizeFlags(args),
-    options: {
-      report: { type: 'string' },
-      source: { type: 'string' },
-      slug: { type: 'string' },
-      sha: { type: 'string' },
-      pr: { type: 'string' },
-      attribution: { type: 'string' },
-      api: { type: 'string' },
-      local: { type: 'string' },
-      tenant: { type: 'string' },
-      account: { type: 'string' },
-      region: { type: 'string' },
-      cluster: { type: 'string' },
-      repo: { type: 'string' },
-      sarif: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      'allow-unknown': { type: 'boolean', default: false },
-    },
-  });
-  if (values.attribution && !['report', 'commit'].includes(values.attribution)) {
-    io.err(
-      `pathgate gate: -attribution must be report or commit, not ${JSON.stringify(values.attribution)}\n`,
-    );
-    return 3;
-  }
+  const parsed = parseOrExit(GATE_COMMAND, args, io);
+  if (typeof parsed === 'number') return parsed;
+  const { values } = parsed;
   if (values.api && values.local) {
     io.err('pathgate gate: -api and -local exclude each other\n');
+    return EXIT_USAGE;
+  }
+  if (values.local && !(await stat(values.local).catch(() => undefined))?.isDirectory()) {
+    io.err(`pathgate gate: -local ${values.local}: no such folder\n`);
     return 3;
   }
   let report = '';
@@ -109,7 +122,7 @@ export async function gateCommand(
         });
   } catch (error) {
     if (!(error instanceof GateRequestError) && !(error instanceof ProblemError)) throw error;
-    io.err(`pathgate gate: ${error.message}\n`);
+    io.err(`pathgate gate: ${describeError(error)}\n`);
     return 3;
   }
   // No log on `unknown`: one with no result, uploaded, would close every open alert (docs/action.md).

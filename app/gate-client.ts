@@ -7,6 +7,7 @@ import { decodeReportFile, readReport } from '../src/ingest/recognize.js';
 import { mermaidLabel } from './github/markdown.js';
 import { resourceSearches } from './locate-rules.js';
 import { SOURCE_NAMES } from '../src/ingest/sources/names.js';
+import { describeError } from './cli-flags.js';
 
 export type Verdict = 'clean' | 'blocked' | 'unknown';
 
@@ -163,7 +164,7 @@ export async function requestGate(options: RemoteGate): Promise<GateAnswer> {
       signal: AbortSignal.timeout(120_000),
     });
   } catch (error) {
-    throw new GateRequestError(`cannot reach ${where}: ${causeOf(error)}`);
+    throw new GateRequestError(`cannot reach ${where}: ${describeError(error)}`, { cause: error });
   }
   let text: string;
   try {

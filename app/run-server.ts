@@ -3,7 +3,8 @@
 import { existsSync } from 'node:fs';
 import { apiAuthEnabled, loadSettings, SettingsError } from '../src/config/settings.js';
 import { DEFAULT_TENANT } from '../src/engine/tenant.js';
-import { startService } from './service.js';
+import { DataDirLocked } from '../src/bus/data-dir-lock.js';
+import { ListenError, startService } from './service.js';
 
 export async function runServer(options: { demoByDefault: boolean; version: string }): Promise<void> {
   // `.env` where pathgate starts (the GitHub App's setup writes its credentials there, as Probot's does);
@@ -31,17 +32,30 @@ export async function runServer(options: { demoByDefault: boolean; version: stri
   try {
     service = await startService({ settings, demo: settings.demoData, onFatal });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-      // One clear line: which address, and why.
-      const { address, port } = error as { address?: string; port?: number };
-      process.stderr.write(
-        `pathgate: cannot listen on ${address ?? '?'}:${port ?? '?'} (${code}); is another instance running?\n`,
-      );
+    // One clear line: the DATA_DIR holder, or the setting whose address is taken, and why.
+    if (error instanceof DataDirLocked || error instanceof ListenError) {
+      process.stderr.write(`pathgate: ${error.message}\n`);
       process.exit(1);
     }
     throw error;
   }
+  // Before the banner: a supervisor that stops the service as soon as it reads it gets a clean stop.
+  const running = service;
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    running.logger.info({ signal }, 'shutting down');
+    running.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        running.logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
   const open = service.engine.tenant(DEFAULT_TENANT)?.paths.open() ?? [];
   const critical = open.filter((p) => service.engine.isCritical(DEFAULT_TENANT, p)).length;
   const query = '{ attackPaths(first: 3) { id score priority directAccess nodes { name label } } }';
@@ -56,24 +70,11 @@ export async function runServer(options: { demoByDefault: boolean; version: stri
         ? `  demo    ${open.length} open attack paths (${critical} critical) in the demo estate (fixtures/demo/)`
         : '  empty   no demo data (DEMO_DATA=false); POST reports to the ingest listener',
       'Try:',
+      // With auth on, a placeholder for the token (never the token itself).
       `  curl -s ${service.apiUrl}/graphql -H 'content-type: application/json' \\`,
+      ...(apiAuthEnabled(settings.auth) ? [`    -H 'authorization: Bearer <token>' \\`] : []),
       `    -d '${JSON.stringify({ query })}'`,
       '',
     ].join('\n'),
   );
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    service.logger.info({ signal }, 'shutting down');
-    service.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        service.logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
 }

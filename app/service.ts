@@ -34,6 +34,7 @@ import { buildIngestServer } from './ingest-server.js';
 import { packageRoot } from './package-root.js';
 import { openScaleOut, teeAudit } from './scale-out.js';
 import { PgAuditChain, pruneAuditTable } from '../src/db/audit-chain.js';
+import { lockDataDir, type DataDirLock } from '../src/bus/data-dir-lock.js';
 
 export const DEMO_DIR = path.join(packageRoot(), 'fixtures', 'demo');
 
@@ -83,6 +84,22 @@ export async function buildService(options: {
 }): Promise<Service> {
   const { settings } = options;
   const logger = options.logger ?? createLogger({ format: settings.logFormat, level: settings.logLevel });
+  // DATA_DIR is this process's alone, before anything reads or writes it (a second process refuses here).
+  const lock = await lockDataDir(settings.dataDir);
+  try {
+    return await buildOnLockedDataDir(options, settings, logger, lock);
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+async function buildOnLockedDataDir(
+  options: { logger?: Logger; now?: () => number; onFatal?: (error: Error) => void },
+  settings: Settings,
+  logger: Logger,
+  lock: DataDirLock,
+): Promise<Service> {
   const metrics = createMetrics({ processMetrics: true });
   // Scale-out (BUS_URL, DB_DSN): the JetStream bus and the leader lock; embedded otherwise.
   // The reduced modes (`/healthz` 503): the graph store fallen back, the bus away, the journal refusing.
@@ -317,15 +334,20 @@ export async function buildService(options: {
     async close() {
       if (closed) return;
       closed = true;
-      retention?.stop();
-      await inbox?.stop();
-      await Promise.allSettled([ingestApp.close(), apiApp.close(), metricsApp?.close()]);
-      // Pull-request updates already queued (webhooks answered, verdicts given) are finished, not dropped.
-      await github?.idle();
-      await engine.close();
-      await sharedAudit?.flush();
-      await governance.backend.close();
-      await scaleOut.close();
+      try {
+        retention?.stop();
+        await inbox?.stop();
+        await Promise.allSettled([ingestApp.close(), apiApp.close(), metricsApp?.close()]);
+        // Pull-request updates already queued (webhooks answered, verdicts given) are finished, not dropped.
+        await github?.idle();
+        await engine.close();
+        await sharedAudit?.flush();
+        await governance.backend.close();
+        await scaleOut.close();
+      } finally {
+        // Last: the store is closed (its snapshot written) before another process may open it.
+        await lock.release();
+      }
     },
   };
 }
@@ -368,6 +390,34 @@ export interface RunningService extends Service {
   metricsUrl?: string;
 }
 
+/** A listener that could not listen, named by the setting that gave its address. */
+export class ListenError extends Error {
+  constructor(
+    readonly setting: string,
+    readonly address: string,
+    readonly code: string | undefined,
+    cause: unknown,
+  ) {
+    super(
+      `cannot listen on ${setting}=${address} (${code ?? (cause as Error).message})${code === 'EADDRINUSE' ? `: another process has that address (another pathgate?); stop it or set ${setting} to a free address` : ''}`,
+      { cause },
+    );
+  }
+}
+
+async function listenAs(
+  app: FastifyInstance,
+  setting: string,
+  addr: { host: string; port: number },
+): Promise<string> {
+  try {
+    return await app.listen({ host: addr.host, port: addr.port });
+  } catch (error) {
+    const address = addr.host.includes(':') ? `[${addr.host}]:${addr.port}` : `${addr.host}:${addr.port}`;
+    throw new ListenError(setting, address, (error as NodeJS.ErrnoException).code, error);
+  }
+}
+
 export async function startService(options: {
   settings: Settings;
   demo: boolean;
@@ -377,11 +427,8 @@ export async function startService(options: {
   const service = await buildService(options);
   const { settings, logger } = { settings: options.settings, logger: service.logger };
   try {
-    const ingestUrl = await service.ingestApp.listen({
-      host: settings.ingestAddr.host,
-      port: settings.ingestAddr.port,
-    });
-    const apiUrl = await service.apiApp.listen({ host: settings.apiAddr.host, port: settings.apiAddr.port });
+    const ingestUrl = await listenAs(service.ingestApp, 'INGEST_ADDR', settings.ingestAddr);
+    const apiUrl = await listenAs(service.apiApp, 'API_ADDR', settings.apiAddr);
     // Local development: webhooks from a smee.io channel to the listener just opened (app/github/webhook-proxy.ts).
     const proxyUrl = service.github && settings.github?.webhookProxyUrl;
     const webhookProxy = proxyUrl
@@ -389,7 +436,7 @@ export async function startService(options: {
       : undefined;
     const metricsAddr = settings.auth.metricsAddr;
     const metricsUrl =
-      metricsAddr && (await service.metricsApp?.listen({ host: metricsAddr.host, port: metricsAddr.port }));
+      metricsAddr && service.metricsApp && (await listenAs(service.metricsApp, 'METRICS_ADDR', metricsAddr));
     if (options.demo && (await loadDemo(service)))
       logger.info({ reports: DEMO_REPORTS.length, dir: DEMO_DIR }, 'loaded the demo estate');
     // The first pass runs now, not one interval from now, so paths are there as soon as the service is.

@@ -10,19 +10,35 @@
 import { createPublicKey } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadSettings, type Env } from '../src/config/settings.js';
 import { parseSigningKey, verifyExport } from '../src/export/signing.js';
 import { expectedFromFileName, type ExpectedContext, type ExportStatement } from '../src/export/statement.js';
-import { normalizeFlags } from './cli-flags.js';
+import { describeError, parseOrExit, type CommandSpec } from './cli-flags.js';
 
-export const VERIFY_EXPORT_USAGE = `  verify-export <file> <sig> [-pubkey FILE | -url URL] [-tenant T] [-kind K] [-format F] [-scope S] [-state S]
-                        check an export against its X-Service-Signature (the value, or a file holding it)
-                        and the service's Ed25519 key: -pubkey (PEM or GET /export/pubkey's JSON), -url (ask
-                        a running API; bearer $PATHGATE_API_TOKEN), else the local EXPORT_SIGNING_KEY or
-                        DATA_DIR/keys/export-ed25519.pem; prints what the signature states (tenant, kind,
-                        format, scope, state, time) and checks it against the flags and the service's file
-                        name; exit 0 intact, 1 altered, another key, or signed for another export`;
+/** verify-export's flags: its one parser and its help both come from this table (add flags here). */
+export const VERIFY_EXPORT_COMMAND = {
+  name: 'verify-export',
+  summary: "check a saved export against its X-Service-Signature and the service's Ed25519 key",
+  synopsis: '<file> <sig> [-pubkey FILE | -url URL]',
+  description:
+    "<sig> is the X-Service-Signature value, or a file holding it. The key: -pubkey (PEM, or GET /export/pubkey's JSON), -url (ask a running API; bearer $PATHGATE_API_TOKEN), else the local EXPORT_SIGNING_KEY or DATA_DIR/keys/export-ed25519.pem.",
+  flags: {
+    pubkey: {
+      type: 'string',
+      value: 'FILE',
+      help: 'the public key: a PEM, or the JSON GET /export/pubkey answers',
+    },
+    url: { type: 'string', value: 'URL', url: true, help: 'a running API to ask for its key' },
+    tenant: { type: 'string', value: 'T', help: 'the tenant the export must be signed for' },
+    kind: { type: 'string', value: 'K', help: 'the kind of export it must be (paths)' },
+    format: { type: 'string', value: 'F', help: 'its format: ndjson or oscal' },
+    scope: { type: 'string', value: 'S', help: 'its scope: all, or applications:<a,b>' },
+    state: { type: 'string', value: 'S', help: 'which paths it must carry: open, or all' },
+  },
+  positionals: { min: 2, max: 2, names: '<file> <sig>' },
+  exits:
+    '0 intact, 1 altered, signed by another key or signed for another export (tenant, kind, format, scope, state), 2 cannot be checked (unreadable file, no key)',
+} as const satisfies CommandSpec;
 
 interface Io {
   out: (text: string) => void;
@@ -31,32 +47,9 @@ interface Io {
 }
 
 export async function verifyExportCommand(args: string[], io: Io): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: normalizeFlags(args),
-      allowPositionals: true,
-      options: {
-        pubkey: { type: 'string' },
-        url: { type: 'string' },
-        tenant: { type: 'string' },
-        kind: { type: 'string' },
-        format: { type: 'string' },
-        scope: { type: 'string' },
-        state: { type: 'string' },
-      },
-    });
-  } catch (error) {
-    io.err(`pathgate verify-export: ${(error as Error).message}\n${VERIFY_EXPORT_USAGE}\n`);
-    return 2;
-  }
+  const parsed = parseOrExit(VERIFY_EXPORT_COMMAND, args, io);
+  if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  if (positionals.length !== 2) {
-    io.err(
-      `pathgate verify-export: expected <file> <sig>, got ${positionals.length} argument(s)\n${VERIFY_EXPORT_USAGE}\n`,
-    );
-    return 2;
-  }
   const [file, sig] = positionals;
   let body: Buffer;
   try {
@@ -72,7 +65,7 @@ export async function verifyExportCommand(args: string[], io: Io): Promise<numbe
   try {
     publicKeyPem = await publicKey(values, io.env);
   } catch (error) {
-    io.err(`pathgate verify-export: ${(error as Error).message}\n`);
+    io.err(`pathgate verify-export: ${describeError(error)}\n`);
     return 2;
   }
   // What the flags say, over what the service's own file name says.
@@ -107,6 +100,8 @@ async function publicKey(values: { pubkey?: string; url?: string }, env: Env): P
     const response = await fetch(url, {
       headers: token ? { authorization: `Bearer ${token}` } : {},
       signal: AbortSignal.timeout(10_000),
+    }).catch((error: unknown) => {
+      throw new Error(`cannot reach ${url.href}`, { cause: error });
     });
     if (!response.ok) throw new Error(`${url.href} answered ${response.status}`);
     return ((await response.json()) as { publicKey: string }).publicKey;

@@ -3,23 +3,33 @@
 // without what is lost: damaged bytes are moved aside (a copy kept), the state is rebuilt from the
 // newest intact snapshot and every record the journal still holds, and a fresh snapshot is written.
 import { stat } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
+import { DataDirLocked, lockDataDir } from '../src/bus/data-dir-lock.js';
 import { formatReport, inspectStore, storeOwner, type StoreReport } from '../src/bus/store.js';
 import { loadSettings, SettingsError } from '../src/config/settings.js';
 import { createEngine } from '../src/engine/engine.js';
 import { createMetrics } from '../src/metrics/metrics.js';
-import { normalizeFlags } from './cli-flags.js';
+import { parseOrExit, type CommandSpec } from './cli-flags.js';
 import { engineConfigFrom } from './service.js';
 
-export const VERIFY_STORE_USAGE = `  verify-store [-data-dir DIR] [-repair [-force]] [-json]
-                        check the embedded store (default $DATA_DIR or ./data): snapshots, journal
-                        segments, sequence ranges, gaps, damaged records, and what a start would do;
-                        -repair (service stopped) moves damaged bytes aside, keeping a copy, and rebuilds
-                        the snapshot from what survives (-force: the store was last opened on another
-                        host); exit 0 healthy, 1 problems found (left after -repair, or the store is in
-                        use), 2 usage (docs/operations.md)`;
+export const VERIFY_STORE_COMMAND = {
+  name: 'verify-store',
+  summary: 'check (and repair) the embedded store under DATA_DIR',
+  synopsis: '[-data-dir DIR] [-repair [-force]] [-json]',
+  description:
+    'Reads the snapshots and journal segments: sequence ranges, gaps, damaged records, and what a start would do. -repair (service stopped) moves damaged bytes aside, keeping a copy, and rebuilds the snapshot from what survives. A store another process holds (its DATA_DIR lock) is reported "in use", naming the pid. docs/operations.md',
+  flags: {
+    'data-dir': { type: 'string', value: 'DIR', help: 'the store (default $DATA_DIR or ./data)' },
+    repair: { type: 'boolean', help: 'repair it (the service stopped)' },
+    force: {
+      type: 'boolean',
+      help: 'with -repair: the store was last opened on another host, and that service is stopped',
+    },
+    json: { type: 'boolean', help: 'print the report as JSON' },
+  },
+  exits: '0 healthy, 1 problems found (left after -repair) or the store is in use, 2 no store at DIR',
+} as const satisfies CommandSpec;
 
 export interface RepairResult {
   before: StoreReport;
@@ -33,6 +43,16 @@ export interface RepairResult {
  * loss is accepted), then closes it, which writes a snapshot of everything it could restore.
  */
 export async function repairStore(dataDir: string, env: NodeJS.ProcessEnv): Promise<RepairResult> {
+  // A repair writes the store: it holds DATA_DIR's lock as a service does (refused while one runs).
+  const lock = await lockDataDir(dataDir);
+  try {
+    return await repairLocked(dataDir, env);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function repairLocked(dataDir: string, env: NodeJS.ProcessEnv): Promise<RepairResult> {
   const before = await inspectStore(dataDir);
   let settings;
   try {
@@ -71,23 +91,11 @@ export async function repairStore(dataDir: string, env: NodeJS.ProcessEnv): Prom
 
 export async function verifyStoreCommand(
   args: string[],
-  io: { out: (text: string) => void; err: (text: string) => void; env: NodeJS.ProcessEnv; usage: string },
+  io: { out: (text: string) => void; err: (text: string) => void; env: NodeJS.ProcessEnv },
 ): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: normalizeFlags(args),
-      options: {
-        'data-dir': { type: 'string' },
-        repair: { type: 'boolean', default: false },
-        json: { type: 'boolean', default: false },
-        force: { type: 'boolean', default: false },
-      },
-    }));
-  } catch (error) {
-    io.err(`pathgate verify-store: ${(error as Error).message}\n\n${io.usage}`);
-    return 2;
-  }
+  const parsed = parseOrExit(VERIFY_STORE_COMMAND, args, io);
+  if (typeof parsed === 'number') return parsed;
+  const { values } = parsed;
   const dataDir = values['data-dir'] || io.env.DATA_DIR?.trim() || './data';
   // A mistyped folder would otherwise read as an empty, healthy store (and a repair would create it).
   if (!(await stat(dataDir).catch(() => undefined))?.isDirectory()) {
@@ -97,7 +105,8 @@ export async function verifyStoreCommand(
   if (!values.repair) {
     const report = await inspectStore(dataDir);
     io.out(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report).join('\n')}\n`);
-    return report.healthy ? 0 : 1;
+    // A store another process holds is "in use", not "healthy": exit 1 with its holder named.
+    return report.healthy && !report.inUse ? 0 : 1;
   }
   // Two writers on one journal would tear it: the owner file names who has it open.
   const owner = await storeOwner(dataDir);
@@ -110,7 +119,14 @@ export async function verifyStoreCommand(
     );
     return 1;
   }
-  const result = await repairStore(dataDir, io.env);
+  let result;
+  try {
+    result = await repairStore(dataDir, io.env);
+  } catch (error) {
+    if (!(error instanceof DataDirLocked)) throw error;
+    io.err(`pathgate verify-store: ${error.message}; stop it before -repair\n`);
+    return 1;
+  }
   if (values.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
   else {
     const lines = [

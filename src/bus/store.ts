@@ -6,6 +6,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { lockHolder, type LockHolder } from './data-dir-lock.js';
 import {
   countRanges,
   describeLoss,
@@ -232,6 +233,8 @@ export interface StoreReport {
   dataDir: string;
   /** The process that has the store open, or last had it and did not close it. */
   owner?: OwnerState;
+  /** The live process holding DATA_DIR's lock: the store is in use, and the report may be mid-write. */
+  inUse?: LockHolder;
   /** True when a start would lose nothing acknowledged and nothing is damaged. */
   healthy: boolean;
   snapshots: SnapshotProbe[];
@@ -400,9 +403,11 @@ export async function inspectStore(dataDir: string): Promise<StoreReport> {
     notes.push(
       `${quarantine.length} file${quarantine.length > 1 ? 's' : ''} kept aside by earlier starts or repairs`,
     );
+  const inUse = await lockHolder(dataDir);
   return {
     dataDir,
     owner,
+    ...(inUse && { inUse }),
     healthy: problems.length === 0,
     snapshots,
     segments,
@@ -423,7 +428,12 @@ export async function inspectStore(dataDir: string): Promise<StoreReport> {
 
 /** The report as the lines `pathgate verify-store` prints. */
 export function formatReport(report: StoreReport): string[] {
-  const lines: string[] = [`store ${report.dataDir}: ${report.healthy ? 'healthy' : 'PROBLEMS FOUND'}`];
+  const state = report.inUse
+    ? `IN USE by pid ${report.inUse.pid} on ${report.inUse.host} since ${report.inUse.startedAt} (it holds the DATA_DIR lock: what follows may be mid-write; stop it for a verdict)${report.healthy ? '' : ', PROBLEMS FOUND'}`
+    : report.healthy
+      ? 'healthy'
+      : 'PROBLEMS FOUND';
+  const lines: string[] = [`store ${report.dataDir}: ${state}`];
   for (const s of report.snapshots) {
     const state =
       s.status === 'intact'

@@ -230,7 +230,8 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
   {
     name: 'DATA_DIR',
     default: './data',
-    meaning: 'Where the embedded store keeps its journal and snapshots.',
+    meaning:
+      'Where the embedded store keeps its journal and snapshots. One process at a time: the service locks it (`DATA_DIR/LOCK`) before any store work, and a second process on the same folder refuses, naming the holder\'s pid (docs/operations.md, "One process per DATA_DIR").',
   },
   {
     name: 'INGEST_ADDR',

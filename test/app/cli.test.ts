@@ -44,7 +44,7 @@ describe('pathgate CLI', () => {
 
   it('fails with usage on an unknown command', async () => {
     const result = await pathgate('frobnicate');
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(64);
     expect(result.stderr).toContain('unknown command "frobnicate"');
   });
 
@@ -98,7 +98,7 @@ describe('pathgate CLI', () => {
       await rm(dir, { recursive: true, force: true });
     }
     const usage = await pathgate('ingestreal');
-    expect(usage.code).toBe(2);
+    expect(usage.code).toBe(64);
   });
 
   it('ingestreal signs its requests when given the secret of a signed listener', async () => {

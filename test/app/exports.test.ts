@@ -183,7 +183,7 @@ describe('exports', () => {
     expect(tampered.code).toBe(1);
     expect(tampered.stdout).toContain('NOT VALID');
     const usage = await pathgate(['verify-export', file], env);
-    expect(usage.code).toBe(2);
+    expect(usage.code).toBe(64);
   });
 
   it('NDJSON: one open path a line, as the API records them; the spool file is gone afterwards', async () => {

@@ -73,8 +73,17 @@ describe('pathgate gate -local', () => {
     expect(missing.err).toMatch(/cannot read .*nope\.json: ENOENT/);
     expect(
       (await gate(['-local', files.estate, '-api', 'http://127.0.0.1:1', '-report', files.same])).code,
-    ).toBe(3);
-    expect((await gate(['-report', files.same, '-attribution', 'blame'])).code).toBe(3);
+    ).toBe(64);
+    const unreachable = await gate(['-api', 'http://127.0.0.1:1', '-report', files.same]);
+    expect(unreachable.code).toBe(3);
+    expect(unreachable.err).toMatch(/cannot reach http:\/\/127\.0\.0\.1:1\S*: fetch failed: \S/);
+    // A command line the gate cannot take is a usage error (64), never a verdict's code.
+    const usage = await gate(['-report', files.same, '-attribution', 'blame']);
+    expect(usage.code).toBe(64);
+    expect(usage.err).toContain('-attribution must be report or commit, not "blame"');
+    const nowhere = await gate(['-local', path.join(dir, 'nowhere'), '-report', files.same]);
+    expect(nowhere.code).toBe(3);
+    expect(nowhere.err).toContain(`-local ${path.join(dir, 'nowhere')}: no such folder`);
   });
 });
 
@@ -89,22 +98,21 @@ describe('pathgate gate output and exit codes', () => {
     expect(existsSync(sarif)).toBe(false);
   });
 
-  it('refuses a misspelt -source or an -api that is no URL (exit 3), naming the value and the cause', async () => {
+  it('refuses a misspelt -source (exit 3) or an -api that is no URL (usage, 64), naming the value and the cause', async () => {
     const misspelt = await gate(['-api', 'http://127.0.0.1:1', '-report', files.same, '-source', 'trivyy']);
     expect(misspelt.code).toBe(3);
     expect(misspelt.err).toMatch(/source "trivyy" is not one the gate reads; use one of events, trivy/);
     const local = await gate(['-local', files.estate, '-report', files.same, '-source', 'trivyy']);
     expect(local.code).toBe(3);
     expect(local.err).toMatch(/"trivyy" is not one the gate reads/);
+    // A malformed -api is a command line the gate cannot take: the usage code (64, docs/cli.md), never a verdict.
     const url = await gate(['-api', 'localhost:8080', '-report', files.same]);
-    expect(url.code).toBe(3);
-    expect(url.err).toMatch(
-      /api-url "localhost:8080" is not an http\(s\) URL|api-url "localhost:8080" is not a URL/,
-    );
+    expect(url.code).toBe(64);
+    expect(url.err).toMatch(/-api "localhost:8080" is not a URL \(like http:\/\/127\.0\.0\.1:8080\)/);
     const down = await gate(['-api', 'http://127.0.0.1:1', '-report', files.same]);
     expect(down.code).toBe(3);
     // fetch refuses port 1 outright and said only "fetch failed": the cause is named now.
-    expect(down.err).toMatch(/cannot reach http:\/\/127\.0\.0\.1:1\/gate\/impact: bad port/);
+    expect(down.err).toMatch(/cannot reach http:\/\/127\.0\.0\.1:1\/gate\/impact: (fetch failed: )?bad port/);
   });
 
   it('answers unknown (exit 2) for a report that is not JSON, naming why', async () => {

@@ -101,6 +101,10 @@ describe('pathgate verify-store', () => {
       expect(refused.stderr).toContain('stop it before -repair');
       const looked = await pathgate('verify-store', '-data-dir', service.dataDir);
       expect(looked.stdout).toContain('has this store open: the newest segment may be mid-write');
+      // In use, not "healthy": the holder of the DATA_DIR lock is named, and the exit is 1.
+      expect(looked.stdout).toContain(`store ${service.dataDir}: IN USE by pid ${process.pid} on `);
+      expect(looked.stdout).not.toContain(': healthy');
+      expect(looked.code).toBe(1);
     } finally {
       await service.dispose({ keepData: true });
     }
@@ -118,9 +122,9 @@ describe('pathgate verify-store', () => {
     expect(forced.stdout).toContain('repair:');
   });
 
-  it('exit 2 on a flag it does not know, and on a folder that does not exist', async () => {
+  it('exit 64 on a flag it does not know, and 2 on a folder that does not exist', async () => {
     const result = await pathgate('verify-store', '-frobnicate');
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(64);
     expect(result.stderr).toContain('pathgate verify-store:');
     const missing = path.join(await tempDir(), 'no-such-data');
     const typo = await pathgate('verify-store', '-data-dir', missing, '-repair');
