@@ -17,7 +17,7 @@ export async function runServer(options: { demoByDefault: boolean; version: stri
   }
   let service;
   try {
-    service = await startService({ settings, demo: settings.demoData });
+    service = await startService({ settings, demo: settings.demoData, dashboard: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
@@ -40,6 +40,9 @@ export async function runServer(options: { demoByDefault: boolean; version: stri
       apiAuthEnabled(settings.auth)
         ? `  API     ${service.apiUrl}   POST /graphql (Authorization: Bearer <token>; docs/security.md), GET /metrics`
         : `  API     ${service.apiUrl}   POST /graphql (GraphiQL at /graphiql), GET /metrics`,
+      service.dashboardUrl
+        ? `  dashboard ${service.dashboardUrl}   open in a browser (docs/dashboard.md)`
+        : '  dashboard off (DASHBOARD_ADDR=off)',
       settings.demoData
         ? `  demo    ${open.length} open attack paths (${critical} critical) in the demo estate (fixtures/demo/)`
         : '  empty   no demo data (DEMO_DATA=false); POST reports to the ingest listener',

@@ -26,6 +26,7 @@ import { registerRemediationRoute } from './github/remediation.js';
 import { createAuditor } from './plugins/audit.js';
 import { yamlToList } from '../src/ingest/yaml.js';
 import { buildIngestServer } from './ingest-server.js';
+import { buildDashboardServer } from './dashboard-server.js';
 import { packageRoot } from './package-root.js';
 import { openScaleOut, teeAudit } from './scale-out.js';
 import { PgAuditChain } from '../src/db/audit-chain.js';
@@ -295,6 +296,8 @@ export async function loadDemo(service: Service): Promise<boolean> {
 export interface RunningService extends Service {
   ingestUrl: string;
   apiUrl: string;
+  /** the dashboard (DASHBOARD_ADDR), when asked for and not `off` */
+  dashboardUrl?: string;
   metricsUrl?: string;
 }
 
@@ -302,6 +305,8 @@ export async function startService(options: {
   settings: Settings;
   demo: boolean;
   logger?: Logger;
+  /** also serve the dashboard on DASHBOARD_ADDR (`npm start`, `pathgate serve`; tests ask for it) */
+  dashboard?: boolean;
 }): Promise<RunningService> {
   const service = await buildService(options);
   const { settings, logger } = { settings: options.settings, logger: service.logger };
@@ -314,6 +319,22 @@ export async function startService(options: {
     const metricsAddr = settings.auth.metricsAddr;
     const metricsUrl =
       metricsAddr && (await service.metricsApp?.listen({ host: metricsAddr.host, port: metricsAddr.port }));
+    const dashboardAddr = options.dashboard ? settings.dashboardAddr : null;
+    let dashboardUrl: string | undefined;
+    if (dashboardAddr) {
+      const dashboardApp = buildDashboardServer({
+        logger,
+        apiUrl: () => apiUrl,
+        oidcTokenUrl: settings.auth.oidcPublic.tokenUrl,
+        https: settings.auth.tls,
+      });
+      const closeService = service.close;
+      service.close = async () => {
+        await dashboardApp.close();
+        await closeService();
+      };
+      dashboardUrl = await dashboardApp.listen({ host: dashboardAddr.host, port: dashboardAddr.port });
+    }
     if (options.demo && (await loadDemo(service)))
       logger.info({ reports: DEMO_REPORTS.length, dir: DEMO_DIR }, 'loaded the demo estate');
     // The first pass runs now, not one interval from now, so paths are there as soon as the service is.
@@ -330,7 +351,7 @@ export async function startService(options: {
       clearInterval(driftTimer);
       await close();
     };
-    return { ...service, ingestUrl, apiUrl, metricsUrl: metricsUrl || undefined };
+    return { ...service, ingestUrl, apiUrl, metricsUrl: metricsUrl || undefined, dashboardUrl };
   } catch (error) {
     await service.close();
     throw error;

@@ -1,0 +1,67 @@
+// What the dashboard's path page shows beyond the route (issue 33): each hop's evidence and the fixes
+// generated for the path (POST /remediation/pr opens one). Merged into SCHEMA_SDL, so the snapshot covers it.
+import { hopEvidence } from '../../src/paths/hop-evidence.js';
+import type { PathRecord } from '../../src/paths/path-store.js';
+import { fixesFor } from '../../src/remediation/fixes.js';
+import type { GraphqlContext } from './resolvers.js';
+
+export const PATH_DETAILS_SDL = /* GraphQL */ `
+  "What a hop stands on: a finding of what it leads into, the runtime alert on it, or a property of the hop."
+  type HopEvidence {
+    "cve, weakness, runtime or rule (a property of the hop: network rule, grant, mount, ...)."
+    kind: String!
+    "The CVE or weakness id, the runtime rules, or the property's name."
+    name: String!
+    cvss: Float
+    epss: Float
+    kev: Boolean
+    severity: String
+    "The finding's title and where it was found, the alert counts, or the property's value."
+    detail: String
+  }
+
+  extend type PathStep {
+    "The evidence behind the hop (its price's source); empty when the hop stands on the model's table alone."
+    evidence: [HopEvidence!]!
+  }
+
+  "A fix generated for an attack path (POST /remediation/pr with pathId and fix opens it as a pull request)."
+  type PathFix {
+    id: ID!
+    kind: String!
+    title: String!
+    explanation: String!
+    repo: String!
+    branch: String!
+  }
+
+  extend type AttackPath {
+    "The fixes generated for the path from the graph as it stands; empty when none applies."
+    fixes: [PathFix!]!
+  }
+`;
+
+export function createPathDetailResolvers() {
+  return {
+    PathStep: {
+      evidence: (step: { from: string; to: string; type: string }, _: unknown, ctx: GraphqlContext) => {
+        const graph = ctx.engine.tenant(ctx.tenant)?.graph;
+        return graph ? hopEvidence(graph, step) : [];
+      },
+    },
+    AttackPath: {
+      fixes: (record: PathRecord, _: unknown, ctx: GraphqlContext) => {
+        const graph = ctx.engine.tenant(ctx.tenant)?.graph;
+        if (!graph || record.state !== 'open') return [];
+        return fixesFor(record, graph).map(({ id, kind, title, explanation, repo, branch }) => ({
+          id,
+          kind,
+          title,
+          explanation,
+          repo,
+          branch,
+        }));
+      },
+    },
+  };
+}
