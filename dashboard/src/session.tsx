@@ -1,6 +1,6 @@
 // Who is looking: the API's /auth/config and /auth/me, shared by every page.
 import { createContext, useCallback, useContext, useEffect, useState, type DependencyList } from 'react';
-import { ApiError, rest, storeToken, type AuthConfig, type Me } from './api';
+import { ApiError, rest, storedToken, storeToken, type AuthConfig, type Me } from './api';
 
 export interface Session {
   config: AuthConfig;
@@ -25,6 +25,8 @@ export function useCanWrite(): boolean {
 
 export async function loadSession(): Promise<{ config: AuthConfig; me: Me | null }> {
   const config = await rest<AuthConfig>('GET', '/auth/config');
+  // Nobody to ask about: no token, and the API reads nothing anonymously.
+  if (config.authRequired && !config.anonymousRole && !storedToken()) return { config, me: null };
   try {
     return { config, me: await rest<Me>('GET', '/auth/me') };
   } catch (error) {

@@ -39,13 +39,16 @@ export async function watchedPage(browser: Browser, baseURL: string): Promise<Wa
   const context = await browser.newContext({ baseURL, acceptDownloads: true });
   const page = await context.newPage();
   const problems: string[] = [];
+  // Only the dashboard's own pages count: an identity provider's login page is not ours to judge.
+  const ours = () => new URL(page.url()).origin === new URL(baseURL).origin;
   page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+    if (message.type() === 'error' && ours()) problems.push(`console: ${message.text()} (${page.url()})`);
   });
-  page.on('pageerror', (error) => problems.push(`exception: ${error.message}`));
+  page.on('pageerror', (error) => ours() && problems.push(`exception: ${error.message}`));
   page.on('requestfailed', (request) => {
     // a download the page hands to the browser is not a failure
-    if (request.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`request failed: ${request.url()}`);
+    if (ours() && request.failure()?.errorText !== 'net::ERR_ABORTED')
+      problems.push(`request failed: ${request.url()}`);
   });
   return { page, problems };
 }

@@ -1,12 +1,13 @@
 // A real OpenID provider (the `oidc-provider` library, certified) on loopback for the dashboard's PKCE
 // login: a public client, PKCE S256 required, access tokens issued as RS256 JWTs for the API's audience with
 // the role (and optional tenant) claims the API reads, its development login and consent pages.
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 
-export const OIDC_AUDIENCE = 'pathgate-api';
+// A resource indicator is an absolute URI (RFC 8707).
+export const OIDC_AUDIENCE = 'https://api.pathgate.invalid';
 export const OIDC_CLIENT = 'pathgate-dashboard';
 
 export interface TestProvider {
@@ -50,6 +51,7 @@ export async function startOidcProvider(): Promise<TestProvider> {
           },
         ],
         jwks: { keys: [jwk as never] },
+        cookies: { keys: [randomBytes(32).toString('hex')] },
         pkce: { required: () => true, methods: ['S256'] },
         clientBasedCORS: (_ctx, requestOrigin) => requestOrigin === origin,
         findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),

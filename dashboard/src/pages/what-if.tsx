@@ -126,10 +126,13 @@ export function WhatIfPage() {
       {result && (
         <div className="whatif-result" data-testid="whatif-result">
           <p>
-            Risk that a crown jewel falls: <strong data-testid="risk-before">{pct(result.beforeRisk.anyCompromiseProbability)}</strong>{' '}
-            → <strong data-testid="risk-after">{pct(result.afterRisk.anyCompromiseProbability)}</strong> (95 %:{' '}
-            {pct(result.afterRisk.ciLow)} – {pct(result.afterRisk.ciHigh)}); {result.removedEdges} hops removed,{' '}
-            {result.closedPaths.length} paths closed, {result.remainingPaths.length} remain.
+            Crown jewels expected to fall:{' '}
+            <strong data-testid="risk-before">{result.beforeRisk.expectedCompromised.toFixed(2)}</strong> →{' '}
+            <strong data-testid="risk-after">{result.afterRisk.expectedCompromised.toFixed(2)}</strong>. Chance that at
+            least one falls: {pct(result.beforeRisk.anyCompromiseProbability)} →{' '}
+            {pct(result.afterRisk.anyCompromiseProbability)} (95 %: {pct(result.afterRisk.ciLow)} –{' '}
+            {pct(result.afterRisk.ciHigh)}). {result.removedEdges} hops removed, {result.closedPaths.length} paths
+            closed, {result.remainingPaths.length} remain.
           </p>
           <ul>
             {result.closedPaths.map((p) => (
