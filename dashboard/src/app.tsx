@@ -77,7 +77,6 @@ export function App() {
     }
     refresh();
     // the session is loaded once; sign-in and sign-out refresh it
-    // eslint-disable-next-line
   }, []);
 
   if (state === null) return <main className="loading">Loading…</main>;

@@ -24,7 +24,12 @@ export function routeGraph(routes: readonly RouteRow[]): RouteGraph {
 }
 
 /** Nodes within `depth` hops of `center` (either direction), nearest first, at most `limit`; with their distance. */
-export function neighbourhood(g: RouteGraph, center: string, depth: number, limit: number): Map<string, number> {
+export function neighbourhood(
+  g: RouteGraph,
+  center: string,
+  depth: number,
+  limit: number,
+): Map<string, number> {
   const seen = new Map<string, number>([[center, 0]]);
   let frontier = [center];
   for (let d = 1; d <= depth && frontier.length && seen.size < limit; d++) {

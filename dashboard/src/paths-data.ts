@@ -44,13 +44,20 @@ export function watchPaths(state: string, onChange: Listener): () => void {
       try {
         for (;;) {
           const data = await gql<{ attackPaths: PathRow[] }>(QUERY, { first: PAGE, after, state });
-          entry.list = { rows: entry.list.rows.concat(data.attackPaths), done: data.attackPaths.length < PAGE };
+          entry.list = {
+            rows: entry.list.rows.concat(data.attackPaths),
+            done: data.attackPaths.length < PAGE,
+          };
           for (const l of entry.listeners) l(entry.list);
           if (entry.list.done || current !== entry) return;
           after = data.attackPaths.at(-1)!.id;
         }
       } catch (error) {
-        entry.list = { ...entry.list, done: true, error: error instanceof Error ? error.message : String(error) };
+        entry.list = {
+          ...entry.list,
+          done: true,
+          error: error instanceof Error ? error.message : String(error),
+        };
         for (const l of entry.listeners) l(entry.list);
       }
     })();

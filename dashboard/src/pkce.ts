@@ -47,10 +47,13 @@ export async function finishLogin(
   const saved = sessionStorage.getItem(FLOW_KEY);
   sessionStorage.removeItem(FLOW_KEY);
   if (params.get('error'))
-    throw new Error(`the identity provider refused: ${params.get('error_description') ?? params.get('error')}`);
+    throw new Error(
+      `the identity provider refused: ${params.get('error_description') ?? params.get('error')}`,
+    );
   if (!saved) throw new Error('no login was started in this tab');
   const flow = JSON.parse(saved) as Flow;
-  if (params.get('state') !== flow.state) throw new Error('the login answer does not match the request (state)');
+  if (params.get('state') !== flow.state)
+    throw new Error('the login answer does not match the request (state)');
   const code = params.get('code');
   if (!code || !config.tokenUrl || !config.clientId) throw new Error('the login answer carries no code');
   const response = await fetch(config.tokenUrl, {
@@ -64,7 +67,11 @@ export async function finishLogin(
       code_verifier: flow.verifier,
     }),
   });
-  const body = (await response.json()) as { access_token?: string; error?: string; error_description?: string };
+  const body = (await response.json()) as {
+    access_token?: string;
+    error?: string;
+    error_description?: string;
+  };
   if (!response.ok || !body.access_token)
     throw new Error(`the token exchange failed: ${body.error_description ?? body.error ?? response.status}`);
   return { token: body.access_token, returnTo: flow.returnTo };

@@ -1,7 +1,7 @@
 // The dashboard in real Chromium (Debian's, through playwright-core) on the demo estate, signed in with
 // tokens and through a real OpenID provider (oidc-provider) with PKCE. Every assertion reads the page the
 // way a person would: text, roles, labels.
-import AxeBuilder from '@axe-core/playwright';
+import { AxeBuilder } from '@axe-core/playwright';
 import { execFileSync } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { pino } from 'pino';
@@ -106,10 +106,12 @@ describe('dashboard pages', () => {
     await page.goto(`/paths/${route.id}`);
     const drawn = page.getByTestId('route');
     await drawn.waitFor();
-    for (const node of route.nodes) await expect(drawn.getByText(node.name, { exact: true }).count()).resolves.toBe(1);
+    for (const node of route.nodes)
+      await expect(drawn.getByText(node.name, { exact: true }).count()).resolves.toBe(1);
     const evidence = route.steps.flatMap((s: any) => s.evidence.map((e: any) => e.name));
     expect(evidence.length).toBeGreaterThan(0);
-    for (const name of evidence) await expect(drawn.getByText(name, { exact: true }).count()).resolves.toBeGreaterThan(0);
+    for (const name of evidence)
+      await expect(drawn.getByText(name, { exact: true }).count()).resolves.toBeGreaterThan(0);
     expect(problems).toEqual([]);
     await page.context().close();
   });
@@ -170,7 +172,10 @@ describe('dashboard sign-in and what each principal sees', () => {
     await page.locator('input[name=login]').fill('lead@example.com');
     await page.locator('input[name=password]').fill('any');
     await page.locator('button[type=submit]').click();
-    await page.locator('button[type=submit]').filter({ hasText: /continue/i }).click();
+    await page
+      .locator('button[type=submit]')
+      .filter({ hasText: /continue/i })
+      .click();
     await page.waitForURL((url) => url.origin === new URL(base).origin && url.pathname === '/');
     await expect(page.getByTestId('who').textContent()).resolves.toContain('jwt:lead@example.com · admin');
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();

@@ -65,7 +65,8 @@ export function GatePage() {
           </dd>
           <dt>Routes</dt>
           <dd>
-            {v.opened} opened, {v.worsened} worsened, {v.exposed} crown jewels exposed, {v.preexisting} already there
+            {v.opened} opened, {v.worsened} worsened, {v.exposed} crown jewels exposed, {v.preexisting}{' '}
+            already there
             {v.slug && (
               <>
                 {' '}

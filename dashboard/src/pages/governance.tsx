@@ -35,7 +35,13 @@ interface Calibration {
     ece: number | null;
     diagnosis: string | null;
     diagnosisDetail: string;
-    reliability: { from: number; to: number; count: number; meanPredicted: number | null; observedRate: number | null }[];
+    reliability: {
+      from: number;
+      to: number;
+      count: number;
+      meanPredicted: number | null;
+      observedRate: number | null;
+    }[];
   };
 }
 
@@ -71,7 +77,9 @@ export function GovernancePage() {
             {suppressions.data.suppressions.map((s) => (
               <tr key={s.pathId}>
                 <td>
-                  <Link href={`/paths/${s.pathId}`}>{s.route ? `${s.route.start} → ${s.route.target}` : s.pathId}</Link>
+                  <Link href={`/paths/${s.pathId}`}>
+                    {s.route ? `${s.route.start} → ${s.route.target}` : s.pathId}
+                  </Link>
                 </td>
                 <td>{s.reason}</td>
                 <td>{s.owner}</td>

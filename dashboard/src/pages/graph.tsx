@@ -53,7 +53,10 @@ export function GraphPage() {
     navigate(`/graph?node=${encodeURIComponent(node)}&depth=${d}${pathId ? `&path=${pathId}` : ''}`);
 
   const near = useMemo(
-    () => (center && graph.hasNode(center) ? neighbourhood(graph, center, depth, LIMIT) : new Map<string, number>()),
+    () =>
+      center && graph.hasNode(center)
+        ? neighbourhood(graph, center, depth, LIMIT)
+        : new Map<string, number>(),
     [graph, center, depth],
   );
   const container = useRef<HTMLDivElement>(null);
@@ -79,13 +82,19 @@ export function GraphPage() {
     graph.forEachEdge((key, attrs, from, to) => {
       if (!view.hasNode(from) || !view.hasNode(to)) return;
       const hot = routeEdges.has(key);
-      view.addEdgeWithKey(key, from, to, { size: hot ? 3 : 1, color: hot ? '#dc2626' : '#94a3b8', label: attrs.type });
+      view.addEdgeWithKey(key, from, to, {
+        size: hot ? 3 : 1,
+        color: hot ? '#dc2626' : '#94a3b8',
+        label: attrs.type,
+      });
     });
-    const renderer = new Sigma(view, container.current, { renderEdgeLabels: false, labelRenderedSizeThreshold: 6 });
+    const renderer = new Sigma(view, container.current, {
+      renderEdgeLabels: false,
+      labelRenderedSizeThreshold: 6,
+    });
     renderer.on('clickNode', ({ node }) => go(node));
     container.current.dataset.drawn = String(view.order);
     return () => renderer.kill();
-    // eslint-disable-next-line
   }, [near, highlighted]);
 
   const names = useMemo(() => {
@@ -114,7 +123,12 @@ export function GraphPage() {
       >
         <label>
           Node
-          <input list="node-names" value={pick} onChange={(e) => setPick(e.target.value)} placeholder="a node's name" />
+          <input
+            list="node-names"
+            value={pick}
+            onChange={(e) => setPick(e.target.value)}
+            placeholder="a node's name"
+          />
         </label>
         <datalist id="node-names">
           {names.slice(0, 2000).map((n) => (
@@ -144,7 +158,13 @@ export function GraphPage() {
           </>
         )}
       </p>
-      <div ref={container} className="sigma" data-testid="graph" role="img" aria-label="Graph of the neighbourhood" />
+      <div
+        ref={container}
+        className="sigma"
+        data-testid="graph"
+        role="img"
+        aria-label="Graph of the neighbourhood"
+      />
       <details>
         <summary>The nodes shown, as a list</summary>
         <ul className="node-list">

@@ -28,7 +28,12 @@ interface Risk {
     anyCiLow: number;
     anyCiHigh: number;
     expectedCompromised: number;
-    crownJewels: { node: { id: string; name: string; label: string }; compromiseProbability: number; ciLow: number; ciHigh: number }[];
+    crownJewels: {
+      node: { id: string; name: string; label: string };
+      compromiseProbability: number;
+      ciLow: number;
+      ciHigh: number;
+    }[];
   } | null;
 }
 
@@ -90,7 +95,8 @@ export function Overview() {
         <>
           <h2>Trend</h2>
           <p>
-            Mean time to resolve: <strong>{duration(h.mttrSeconds)}</strong> over {num(h.resolvedPaths)} resolved paths
+            Mean time to resolve: <strong>{duration(h.mttrSeconds)}</strong> over {num(h.resolvedPaths)}{' '}
+            resolved paths
             {h.oldestOpenSince ? `; the oldest open path opened ${h.oldestOpenSince.slice(0, 10)}` : ''}.
           </p>
           <TrendChart points={h.trend} />
@@ -103,9 +109,9 @@ export function Overview() {
         <>
           <p>
             Chance that at least one crown jewel falls:{' '}
-            <strong data-testid="any-risk">{pct(risk.data.riskSimulation.anyCompromiseProbability)}</strong> (95 %:{' '}
-            {pct(risk.data.riskSimulation.anyCiLow)} – {pct(risk.data.riskSimulation.anyCiHigh)}); expected{' '}
-            {risk.data.riskSimulation.expectedCompromised.toFixed(2)} compromised.
+            <strong data-testid="any-risk">{pct(risk.data.riskSimulation.anyCompromiseProbability)}</strong>{' '}
+            (95 %: {pct(risk.data.riskSimulation.anyCiLow)} – {pct(risk.data.riskSimulation.anyCiHigh)});
+            expected {risk.data.riskSimulation.expectedCompromised.toFixed(2)} compromised.
           </p>
           <table>
             <thead>

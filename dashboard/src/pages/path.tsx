@@ -47,7 +47,13 @@ interface Path {
   mixtureScore: number;
   correlatedHops: number;
   profileScores: { profile: string; weight: number; score: number }[];
-  suppression: { reason: string; owner: string; note: string | null; expiresAt: string; state: string } | null;
+  suppression: {
+    reason: string;
+    owner: string;
+    note: string | null;
+    expiresAt: string;
+    state: string;
+  } | null;
   nodes: Node[];
   steps: Step[];
   fixes: { id: string; kind: string; title: string; explanation: string; repo: string; branch: string }[];
@@ -83,8 +89,8 @@ export function PathPage({ id }: { id: string }) {
       <section>
         <h1>Attack path not found</h1>
         <p data-testid="not-found">
-          There is no attack path {id} that you can see. It may belong to another tenant or application, or the id
-          may be wrong.
+          There is no attack path {id} that you can see. It may belong to another tenant or application, or
+          the id may be wrong.
         </p>
         <Link href="/paths">All paths</Link>
       </section>
@@ -101,8 +107,8 @@ export function PathPage({ id }: { id: string }) {
           <strong data-testid="resolved">Resolved {day(p.resolvedAt)}: this route no longer exists.</strong>
         ) : (
           <>
-            {p.critical ? <strong>critical</strong> : 'not critical'} · open for {duration(p.openForSeconds)} · first
-            seen {day(p.firstSeen)}
+            {p.critical ? <strong>critical</strong> : 'not critical'} · open for {duration(p.openForSeconds)}{' '}
+            · first seen {day(p.firstSeen)}
             {p.reopens ? ` · reopened ${p.reopens}×` : ''}
           </>
         )}
@@ -163,7 +169,9 @@ export function PathPage({ id }: { id: string }) {
         </ol>
       )}
       <p>
-        <Link href={`/graph?node=${encodeURIComponent(p.nodes.at(-1)!.id)}&path=${p.id}`}>See it in the graph</Link>
+        <Link href={`/graph?node=${encodeURIComponent(p.nodes.at(-1)!.id)}&path=${p.id}`}>
+          See it in the graph
+        </Link>
       </p>
       <Alternatives target={p.nodes.at(-1)!.id} self={p.id} />
       <h2>Fixes</h2>
@@ -181,7 +189,8 @@ function NodeName({ node }: { node: Node }) {
 }
 
 function EvidenceList({ evidence }: { evidence: Evidence[] }) {
-  if (!evidence.length) return <p className="evidence none">No evidence beyond the model's table for this hop.</p>;
+  if (!evidence.length)
+    return <p className="evidence none">No evidence beyond the model's table for this hop.</p>;
   return (
     <ul className="evidence">
       {evidence.map((e, i) => (
@@ -236,7 +245,8 @@ function Alternatives({ target, self }: { target: string; self: string }) {
 function Fixes({ path }: { path: Path }) {
   const canWrite = useCanWrite();
   const [message, setMessage] = useState<string | null>(null);
-  if (!path.fixes.length) return <p>No generated fix applies to this path; see the remediation plan on What-if.</p>;
+  if (!path.fixes.length)
+    return <p>No generated fix applies to this path; see the remediation plan on What-if.</p>;
   const open = async (fix: string) => {
     try {
       const answer = await rest<{ url?: string }>('POST', '/remediation/pr', { pathId: path.id, fix });
@@ -306,7 +316,13 @@ function Actions({ path, onChange }: { path: Path; onChange: () => void }) {
           onSubmit={(e: FormEvent) => {
             e.preventDefault();
             void run('Suppressed', () =>
-              rest('POST', '/suppressions', { pathId: path.id, reason, owner, note: note || undefined, ttlDays }),
+              rest('POST', '/suppressions', {
+                pathId: path.id,
+                reason,
+                owner,
+                note: note || undefined,
+                ttlDays,
+              }),
             );
           }}
         >
@@ -328,7 +344,13 @@ function Actions({ path, onChange }: { path: Path; onChange: () => void }) {
           </label>
           <label>
             Expires after (days)
-            <input type="number" min={1} max={365} value={ttlDays} onChange={(e) => setTtl(Number(e.target.value))} />
+            <input
+              type="number"
+              min={1}
+              max={365}
+              value={ttlDays}
+              onChange={(e) => setTtl(Number(e.target.value))}
+            />
           </label>
           <button type="submit">Suppress</button>
         </form>
@@ -337,7 +359,9 @@ function Actions({ path, onChange }: { path: Path; onChange: () => void }) {
         aria-label="Ticket"
         onSubmit={(e: FormEvent) => {
           e.preventDefault();
-          void run('Ticket opened', () => rest('POST', '/tickets', { pathId: path.id, owner: owner || 'security' }));
+          void run('Ticket opened', () =>
+            rest('POST', '/tickets', { pathId: path.id, owner: owner || 'security' }),
+          );
         }}
       >
         <button type="submit">Open a ticket</button>

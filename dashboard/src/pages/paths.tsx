@@ -37,7 +37,8 @@ function filtersOf(search: string): Filters {
 function searchOf(f: Filters): string {
   const q = new URLSearchParams();
   if (f.state !== 'OPEN') q.set('state', f.state);
-  for (const key of ['priority', 'start', 'target', 'label', 'suppressed'] as const) if (f[key]) q.set(key, f[key]);
+  for (const key of ['priority', 'start', 'target', 'label', 'suppressed'] as const)
+    if (f[key]) q.set(key, f[key]);
   if (f.kev) q.set('kev', '1');
   if (f.runtime) q.set('runtime', '1');
   if (f.sort !== 'score') q.set('sort', f.sort);
@@ -58,7 +59,8 @@ export function PathsPage() {
   const filters = filtersOf(search);
   const [list, setList] = useState<PathList>({ rows: [], done: false });
   useEffect(() => watchPaths(filters.state, setList), [filters.state]);
-  const set = (change: Partial<Filters>) => navigate(`/paths${searchOf({ ...filters, ...change })}`, { replace: true });
+  const set = (change: Partial<Filters>) =>
+    navigate(`/paths${searchOf({ ...filters, ...change })}`, { replace: true });
 
   const shown = useMemo(() => {
     const start = filters.start.toLowerCase();
@@ -71,13 +73,15 @@ export function PathsPage() {
         (!filters.label || r.nodes.some((n) => n.label === filters.label)) &&
         (!filters.kev || r.steps.some((s) => s.weightBasis === 'kev')) &&
         (!filters.runtime || r.steps.some((s) => s.weightBasis === 'runtime')) &&
-        (!filters.suppressed ||
-          (filters.suppressed === 'yes') === (r.suppression?.state === 'active')),
+        (!filters.suppressed || (filters.suppressed === 'yes') === (r.suppression?.state === 'active')),
     );
     return filters.sort === 'score' ? rows : [...rows].sort(SORTS[filters.sort]);
-  }, [list, search]); // eslint-disable-line
+  }, [list, search]);
 
-  const labels = useMemo(() => [...new Set(list.rows.flatMap((r) => r.nodes.map((n) => n.label)))].sort(), [list]);
+  const labels = useMemo(
+    () => [...new Set(list.rows.flatMap((r) => r.nodes.map((n) => n.label)))].sort(),
+    [list],
+  );
   const scroller = useRef<HTMLDivElement>(null);
   const virtual = useVirtualizer({
     count: shown.length,
@@ -109,11 +113,19 @@ export function PathsPage() {
         </label>
         <label>
           Start
-          <input value={filters.start} onChange={(e) => set({ start: e.target.value })} placeholder="name contains" />
+          <input
+            value={filters.start}
+            onChange={(e) => set({ start: e.target.value })}
+            placeholder="name contains"
+          />
         </label>
         <label>
           Target
-          <input value={filters.target} onChange={(e) => set({ target: e.target.value })} placeholder="name contains" />
+          <input
+            value={filters.target}
+            onChange={(e) => set({ target: e.target.value })}
+            placeholder="name contains"
+          />
         </label>
         <label>
           Node label
@@ -133,10 +145,15 @@ export function PathsPage() {
           </select>
         </label>
         <label className="check">
-          <input type="checkbox" checked={filters.kev} onChange={(e) => set({ kev: e.target.checked })} /> KEV on route
+          <input type="checkbox" checked={filters.kev} onChange={(e) => set({ kev: e.target.checked })} /> KEV
+          on route
         </label>
         <label className="check">
-          <input type="checkbox" checked={filters.runtime} onChange={(e) => set({ runtime: e.target.checked })} />{' '}
+          <input
+            type="checkbox"
+            checked={filters.runtime}
+            onChange={(e) => set({ runtime: e.target.checked })}
+          />{' '}
           runtime-confirmed
         </label>
         <label>

@@ -12,7 +12,11 @@ interface Hop {
   type: string;
 }
 interface RouteData {
-  attackPaths: { id: string; nodes: { id: string; name: string }[]; steps: { from: string; to: string; type: string }[] }[];
+  attackPaths: {
+    id: string;
+    nodes: { id: string; name: string }[];
+    steps: { from: string; to: string; type: string }[];
+  }[];
 }
 interface Risk {
   anyCompromiseProbability: number;
@@ -48,7 +52,9 @@ const key = (h: Hop) => `${h.type}|${h.from.id}|${h.to.id}`;
 export function WhatIfPage() {
   const routes = useLoad(
     () =>
-      gql<RouteData>(`{ attackPaths(first: 50, priority: P1) { id nodes { id name } steps { from to type } } }`),
+      gql<RouteData>(
+        `{ attackPaths(first: 50, priority: P1) { id nodes { id name } steps { from to type } } }`,
+      ),
     [],
   );
   const plan = useLoad(
@@ -128,16 +134,19 @@ export function WhatIfPage() {
           <p>
             Crown jewels expected to fall:{' '}
             <strong data-testid="risk-before">{result.beforeRisk.expectedCompromised.toFixed(2)}</strong> →{' '}
-            <strong data-testid="risk-after">{result.afterRisk.expectedCompromised.toFixed(2)}</strong>. Chance that at
-            least one falls: {pct(result.beforeRisk.anyCompromiseProbability)} →{' '}
+            <strong data-testid="risk-after">{result.afterRisk.expectedCompromised.toFixed(2)}</strong>.
+            Chance that at least one falls: {pct(result.beforeRisk.anyCompromiseProbability)} →{' '}
             {pct(result.afterRisk.anyCompromiseProbability)} (95 %: {pct(result.afterRisk.ciLow)} –{' '}
-            {pct(result.afterRisk.ciHigh)}). {result.removedEdges} hops removed, {result.closedPaths.length} paths
-            closed, {result.remainingPaths.length} remain.
+            {pct(result.afterRisk.ciHigh)}). {result.removedEdges} hops removed, {result.closedPaths.length}{' '}
+            paths closed, {result.remainingPaths.length} remain.
           </p>
           <ul>
             {result.closedPaths.map((p) => (
               <li key={p.id}>
-                closed: <Link href={`/paths/${p.id}`}>{p.start.name} → {p.target.name}</Link>
+                closed:{' '}
+                <Link href={`/paths/${p.id}`}>
+                  {p.start.name} → {p.target.name}
+                </Link>
               </li>
             ))}
           </ul>
