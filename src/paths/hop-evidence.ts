@@ -51,12 +51,12 @@ export function hopEvidence(
 ): HopEvidence[] {
   const out: HopEvidence[] = [];
   if (!graph.hasNode(hop.from) || !graph.hasNode(hop.to)) return out;
+  // A hop the graph no longer holds (a route stored before a retraction) stands on nothing shown here.
   const edge = findEdge(graph, hop.type as EdgeType, hop.from, hop.to);
-  if (edge) {
-    const props = graph.getEdgeAttributes(edge).props ?? {};
-    for (const [key, value] of Object.entries(props))
-      if (value !== undefined && value !== null) out.push(rule(key, text(value)));
-  }
+  if (!edge) return out;
+  const props = graph.getEdgeAttributes(edge).props ?? {};
+  for (const [key, value] of Object.entries(props))
+    if (value !== undefined && value !== null) out.push(rule(key, text(value)));
   const target = graph.getNodeAttributes(hop.to);
   const findings: HopEvidence[] = [];
   const affecting = (node: string) => {
