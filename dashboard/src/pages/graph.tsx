@@ -46,7 +46,7 @@ export function GraphPage() {
   const pathId = q.get('path');
   const highlighted = routes.data?.find((r) => r.id === pathId);
   const firstTarget = routes.data?.[0]?.nodes.at(-1)?.id;
-  const center = q.get('node') ?? firstTarget ?? '';
+  const center = q.get('node') ?? highlighted?.nodes.at(-1)?.id ?? firstTarget ?? '';
   const depth = Number(q.get('depth') ?? 2);
   const [pick, setPick] = useState('');
   const go = (node: string, d = depth) =>
@@ -90,7 +90,8 @@ export function GraphPage() {
     });
     const renderer = new Sigma(view, container.current, {
       renderEdgeLabels: false,
-      labelRenderedSizeThreshold: 6,
+      // every label on a small neighbourhood; only the larger nodes' on a crowded one
+      labelRenderedSizeThreshold: view.order > 300 ? 6 : 0,
     });
     renderer.on('clickNode', ({ node }) => go(node));
     container.current.dataset.drawn = String(view.order);
