@@ -17,6 +17,8 @@ export interface PathRow {
   steps: { weightBasis: string }[];
 }
 
+// A first page that fills the screen at once, then big pages behind it.
+const FIRST_PAGE = 200;
 const PAGE = 5000;
 const QUERY = `query Paths($first: Int, $after: ID, $state: PathState) {
   attackPaths(first: $first, after: $after, state: $state) {
@@ -43,10 +45,11 @@ export function watchPaths(state: string, onChange: Listener): () => void {
       let after: string | undefined;
       try {
         for (;;) {
-          const data = await gql<{ attackPaths: PathRow[] }>(QUERY, { first: PAGE, after, state });
+          const first = after === undefined ? FIRST_PAGE : PAGE;
+          const data = await gql<{ attackPaths: PathRow[] }>(QUERY, { first, after, state });
           entry.list = {
             rows: entry.list.rows.concat(data.attackPaths),
-            done: data.attackPaths.length < PAGE,
+            done: data.attackPaths.length < first,
           };
           for (const l of entry.listeners) l(entry.list);
           if (entry.list.done || current !== entry) return;

@@ -188,7 +188,12 @@ export function PathsPage() {
           {virtual.getVirtualItems().map((item) => {
             const r = shown[item.index];
             return (
-              <li key={r.id} className="row" style={{ transform: `translateY(${item.start}px)` }}>
+              <li
+                key={r.id}
+                data-index={item.index}
+                className="row"
+                style={{ transform: `translateY(${item.start}px)` }}
+              >
                 <span className={`badge ${r.priority}`}>
                   {r.priority}
                   {r.critical ? ' critical' : ''}
