@@ -16,6 +16,8 @@ import { tempDir } from '../helpers/service.js';
 const ADMIN = 'admin-token-0123456789abcdef';
 const VIEWER = 'viewer-token-0123456789abcdef';
 const OTHER_TENANT = 'other-tenant-token-0123456789';
+// bound to an application no demo node belongs to: it sees nothing (scoping fails closed)
+const SCOPED = 'scoped-token-0123456789abcdef';
 
 let service: RunningService;
 let provider: TestProvider;
@@ -47,7 +49,7 @@ beforeAll(async () => {
       DASHBOARD_ADDR: '127.0.0.1:0',
       ANALYZER_THREADS: '1',
       API_RATE_RPS: '1000',
-      API_TOKENS: `${ADMIN}:admin,${VIEWER}:viewer,${OTHER_TENANT}:admin:other`,
+      API_TOKENS: `${ADMIN}:admin,${VIEWER}:viewer,${OTHER_TENANT}:admin:other,${SCOPED}:viewer::2099-12-31:billing`,
       API_ANONYMOUS_ROLE: 'viewer',
       ...provider.env,
     },
@@ -199,6 +201,21 @@ describe('dashboard sign-in and what each principal sees', () => {
       expect(problems).toEqual([]);
       await page.context().close();
     }
+  });
+
+  it('shows a token scoped to applications only the paths through them', async () => {
+    const route = await demoRoute();
+    const { page, problems } = await watchedPage(browser, base);
+    await signInWithToken(page, SCOPED);
+    await page.goto('/paths');
+    await page
+      .getByTestId('path-count')
+      .filter({ hasText: /^0 of 0 paths$/ })
+      .waitFor();
+    await page.goto(`/paths/${route.id}`);
+    await page.getByRole('heading', { level: 1, name: 'Attack path not found' }).waitFor();
+    expect(problems).toEqual([]);
+    await page.context().close();
   });
 
   it("answers another tenant's path id with not found", async () => {
