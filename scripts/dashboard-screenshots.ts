@@ -24,10 +24,18 @@ const settings = loadSettings(
   },
   { demoData: true },
 );
-const service = await startService({ settings, demo: true, dashboard: true, logger: pino({ level: 'warn' }) });
+const service = await startService({
+  settings,
+  demo: true,
+  dashboard: true,
+  logger: pino({ level: 'warn' }),
+});
 const browser = await launchChromium();
 try {
-  const page = await browser.newPage({ baseURL: service.dashboardUrl, viewport: { width: 1280, height: 900 } });
+  const page = await browser.newPage({
+    baseURL: service.dashboardUrl,
+    viewport: { width: 1280, height: 900 },
+  });
   const shot = async (url: string, name: string, ready: () => Promise<unknown>) => {
     await page.goto(url);
     await ready();
@@ -42,7 +50,12 @@ try {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ query: '{ attackPaths(first: 10) { id directAccess critical } }' }),
-  }).then((r) => r.json() as Promise<{ data: { attackPaths: { id: string; directAccess: boolean; critical: boolean }[] } }>);
+  }).then(
+    (r) =>
+      r.json() as Promise<{
+        data: { attackPaths: { id: string; directAccess: boolean; critical: boolean }[] };
+      }>,
+  );
   const route = paths.data.attackPaths.find((p) => p.critical && !p.directAccess)!;
   await shot(`/paths/${route.id}`, 'path', () => page.getByTestId('route').waitFor());
   await shot(`/graph?depth=3&path=${route.id}`, 'graph', () =>
