@@ -30,7 +30,7 @@ export async function runServer(options: { demoByDefault: boolean; version: stri
     service.close().then(exit, exit);
   };
   try {
-    service = await startService({ settings, demo: settings.demoData, onFatal });
+    service = await startService({ settings, demo: settings.demoData, onFatal, dashboard: true });
   } catch (error) {
     // One clear line: the DATA_DIR holder, or the setting whose address is taken, and why.
     if (error instanceof DataDirLocked || error instanceof ListenError) {
@@ -66,6 +66,9 @@ export async function runServer(options: { demoByDefault: boolean; version: stri
       apiAuthEnabled(settings.auth)
         ? `  API     ${service.apiUrl}   POST /graphql (Authorization: Bearer <token>; docs/security.md), GET /metrics`
         : `  API     ${service.apiUrl}   POST /graphql (GraphiQL at /graphiql), GET /metrics`,
+      service.dashboardUrl
+        ? `  dashboard ${service.dashboardUrl}   open in a browser (docs/dashboard.md)`
+        : '  dashboard off (DASHBOARD_ADDR=off)',
       settings.demoData
         ? `  demo    ${open.length} open attack paths (${critical} critical) in the demo estate (fixtures/demo/)`
         : '  empty   no demo data (DEMO_DATA=false); POST reports to the ingest listener',

@@ -31,6 +31,7 @@ import { startWebhookProxy } from './github/webhook-proxy.js';
 import { createAuditor } from './plugins/audit.js';
 import { yamlToList } from '../src/ingest/yaml.js';
 import { buildIngestServer } from './ingest-server.js';
+import { buildDashboardServer } from './dashboard-server.js';
 import { packageRoot } from './package-root.js';
 import { openScaleOut, teeAudit } from './scale-out.js';
 import { PgAuditChain, pruneAuditTable } from '../src/db/audit-chain.js';
@@ -387,6 +388,8 @@ export async function loadDemo(service: Service): Promise<boolean> {
 export interface RunningService extends Service {
   ingestUrl: string;
   apiUrl: string;
+  /** the dashboard (DASHBOARD_ADDR), when asked for and not `off` */
+  dashboardUrl?: string;
   metricsUrl?: string;
 }
 
@@ -423,6 +426,8 @@ export async function startService(options: {
   demo: boolean;
   logger?: Logger;
   onFatal?: (error: Error) => void;
+  /** also serve the dashboard on DASHBOARD_ADDR (`npm start`, `pathgate serve`; tests ask for it) */
+  dashboard?: boolean;
 }): Promise<RunningService> {
   const service = await buildService(options);
   const { settings, logger } = { settings: options.settings, logger: service.logger };
@@ -437,6 +442,22 @@ export async function startService(options: {
     const metricsAddr = settings.auth.metricsAddr;
     const metricsUrl =
       metricsAddr && service.metricsApp && (await listenAs(service.metricsApp, 'METRICS_ADDR', metricsAddr));
+    const dashboardAddr = options.dashboard ? settings.dashboardAddr : null;
+    let dashboardUrl: string | undefined;
+    if (dashboardAddr) {
+      const dashboardApp = buildDashboardServer({
+        logger,
+        apiUrl: () => apiUrl,
+        oidcTokenUrl: settings.auth.oidcPublic.tokenUrl,
+        https: settings.auth.tls,
+      });
+      const closeService = service.close;
+      service.close = async () => {
+        await dashboardApp.close();
+        await closeService();
+      };
+      dashboardUrl = await listenAs(dashboardApp, 'DASHBOARD_ADDR', dashboardAddr);
+    }
     if (options.demo && (await loadDemo(service)))
       logger.info({ reports: DEMO_REPORTS.length, dir: DEMO_DIR }, 'loaded the demo estate');
     // The first pass runs now, not one interval from now, so paths are there as soon as the service is.
@@ -454,7 +475,7 @@ export async function startService(options: {
       await webhookProxy?.stop();
       await close();
     };
-    return { ...service, ingestUrl, apiUrl, metricsUrl: metricsUrl || undefined };
+    return { ...service, ingestUrl, apiUrl, metricsUrl: metricsUrl || undefined, dashboardUrl };
   } catch (error) {
     await service.close();
     throw error;

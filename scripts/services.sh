@@ -18,6 +18,9 @@ need_pkg() {
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "$pkg" >/dev/null
 }
 
+# Chromium for the dashboard's browser tests (test/dashboard/): Debian's package, never a downloaded browser.
+command -v chromium >/dev/null 2>&1 || need_pkg chromium
+
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # PostgreSQL 15

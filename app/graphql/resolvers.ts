@@ -11,6 +11,7 @@ import { routeHasBasis, routeNodes, routeSteps, type PathRecord } from '../../sr
 import { ProblemError } from '../../src/http/problems.js';
 import type { AnswerBudget } from './limits.js';
 import { createAnalysisResolvers } from './analyses.js';
+import { createPathDetailResolvers } from './path-details.js';
 import type { AnalysisService } from '../../src/analysis/analysis-service.js';
 
 export interface GraphqlContext {
@@ -131,8 +132,10 @@ function graphCounts(ctx: GraphqlContext): { nodes: number; edges: number; pendi
 
 export function createResolvers() {
   const analyses = createAnalysisResolvers();
+  const details = createPathDetailResolvers();
   return {
     ...analyses,
+    PathStep: details.PathStep,
     Query: {
       ...analyses.Query,
       attackPaths: (_: unknown, args: AttackPathsArgs, ctx: GraphqlContext) => {
@@ -241,6 +244,7 @@ export function createResolvers() {
     },
     AttackPath: {
       ...analyses.AttackPath,
+      ...details.AttackPath,
       state: (r: PathRecord) => (r.state === 'open' ? 'OPEN' : 'RESOLVED'),
       critical: (r: PathRecord, _: unknown, ctx: GraphqlContext) =>
         r.state === 'open' && ctx.engine.isCritical(ctx.tenant, r),

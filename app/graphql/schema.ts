@@ -1,6 +1,7 @@
 // The GraphQL schema (SDL). A stable surface: test/graphql/schema.test.ts compares it with the committed
 // snapshot and fails on any drift.
 import { ANALYSES_SDL } from './analyses.js';
+import { PATH_DETAILS_SDL } from './path-details.js';
 
 export const SCHEMA_SDL = /* GraphQL */ `
   """
@@ -460,4 +461,5 @@ export const SCHEMA_SDL = /* GraphQL */ `
     completedAt: String
   }
   ${ANALYSES_SDL}
+  ${PATH_DETAILS_SDL}
 `;

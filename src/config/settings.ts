@@ -44,6 +44,8 @@ export interface Settings {
   dataDir: string;
   ingestAddr: ListenAddress;
   apiAddr: ListenAddress;
+  /** DASHBOARD_ADDR: the dashboard's listener (`npm start`, `pathgate serve`); null when `off` */
+  dashboardAddr: ListenAddress | null;
   analyzerIntervalMs: number;
   analyzerThreads: number;
   /** THREATINTEL, THREATINTEL_KEV_FILE, THREATINTEL_EPSS_FILE, THREATINTEL_KEV_URL, THREATINTEL_EPSS_URL */
@@ -242,6 +244,12 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     name: 'API_ADDR',
     default: '127.0.0.1:8080',
     meaning: 'API listener (GraphQL, metrics), `host:port`; must not share the ingest port.',
+  },
+  {
+    name: 'DASHBOARD_ADDR',
+    default: '127.0.0.1:3000',
+    meaning:
+      'Dashboard listener (`npm start`, `pathgate serve`; `docs/dashboard.md`), `host:port`, or `off`; it calls the API listener on behalf of the browser.',
   },
   { name: 'ANALYZER_INTERVAL', default: '30s', meaning: 'How often the analyzer looks for changed graphs.' },
   {
@@ -758,6 +766,7 @@ function builtInDefaults(): Settings {
     dataDir: './data',
     ingestAddr: { host: '127.0.0.1', port: 8081 },
     apiAddr: { host: '127.0.0.1', port: 8080 },
+    dashboardAddr: { host: '127.0.0.1', port: 3000 },
     analyzerIntervalMs: 30_000,
     analyzerThreads: defaultThreads(),
     threatIntel: { enabled: false },
@@ -901,6 +910,11 @@ export function loadSettings(env: Env, defaults: Partial<Settings> = {}): Settin
     dataDir: read('DATA_DIR', (t) => t, base.dataDir),
     ingestAddr: read('INGEST_ADDR', parseAddress, base.ingestAddr),
     apiAddr: read('API_ADDR', parseAddress, base.apiAddr),
+    dashboardAddr: read<ListenAddress | null>(
+      'DASHBOARD_ADDR',
+      (text) => (text.trim().toLowerCase() === 'off' ? null : parseAddress(text)),
+      base.dashboardAddr,
+    ),
     analyzerIntervalMs: read('ANALYZER_INTERVAL', durationParser({ timer: true }), base.analyzerIntervalMs),
     analyzerThreads: read('ANALYZER_THREADS', parseThreads, base.analyzerThreads),
     threatIntel: {

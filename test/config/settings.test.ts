@@ -31,6 +31,7 @@ describe('loadSettings: defaults', () => {
       dataDir: './data',
       ingestAddr: { host: '127.0.0.1', port: 8081 },
       apiAddr: { host: '127.0.0.1', port: 8080 },
+      dashboardAddr: { host: '127.0.0.1', port: 3000 },
       analyzerIntervalMs: 30_000,
       analyzerThreads: Math.min(4, os.availableParallelism()),
       threatIntel: { enabled: false },
@@ -319,6 +320,14 @@ describe('loadSettings: bad values', () => {
     expect(problemsOf({ INGEST_ADDR: ':8080' })).toEqual([message]);
     // Port 0 asks the system for a free port each time: no clash.
     expect(loadSettings({ INGEST_ADDR: '127.0.0.1:0', API_ADDR: '127.0.0.1:0' }).apiAddr.port).toBe(0);
+  });
+});
+
+describe('DASHBOARD_ADDR', () => {
+  it('takes host:port or off, and names a bad value', () => {
+    expect(loadSettings({ DASHBOARD_ADDR: ':3100' }).dashboardAddr).toEqual({ host: '0.0.0.0', port: 3100 });
+    expect(loadSettings({ DASHBOARD_ADDR: 'OFF' }).dashboardAddr).toBeNull();
+    expect(() => loadSettings({ DASHBOARD_ADDR: 'three-thousand' })).toThrow(/DASHBOARD_ADDR/);
   });
 });
 
