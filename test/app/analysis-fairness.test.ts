@@ -100,10 +100,11 @@ describe('heavy analyses stop when nobody waits for them', () => {
   });
 
   it('ANALYSIS_DEADLINE stops a simulation that runs past it: 503 analysis-deadline naming the setting', async () => {
-    // Long enough for a worker thread to start under a busy test run, far shorter than the simulation.
+    // Deadline long enough for a worker thread to start under a busy test run; the simulation (30,000 hops,
+    // a million worlds) far longer than it even on a quiet machine (3,000 hops finished within 4 s there).
     const svc = await makeService({ ANALYSIS_DEADLINE: '4s' });
     try {
-      expect((await svc.ingest(chain(3000))).status).toBe(202);
+      expect((await svc.ingest(chain(30000))).status).toBe(202);
       await svc.settle();
       const response = await svc.apiApp.inject({
         method: 'POST',
