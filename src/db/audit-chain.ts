@@ -46,6 +46,10 @@ export class PgAuditChain {
 
   private async write(event: AuditEvent, entry: AuditEntry, at: number): Promise<void> {
     const client = await this.db.connect();
+    // A connection lost between two queries is an 'error' event on the client, not a rejected query:
+    // without a listener it would take the process down; the next query rejects and is reported.
+    const lost = () => undefined;
+    client.on('error', lost);
     try {
       await client.query('begin');
       await client.query("select pg_advisory_xact_lock(hashtext('pathgate-audit-chain'))");
@@ -78,6 +82,7 @@ export class PgAuditChain {
       await client.query('rollback').catch(() => undefined);
       throw error;
     } finally {
+      client.off('error', lost);
       client.release();
     }
   }
@@ -96,6 +101,8 @@ export async function pruneAuditTable(
   now: number,
 ): Promise<{ pruned: number; throughSeq?: number; throughHash?: string }> {
   const client = await db.connect();
+  const lost = () => undefined; // as in PgAuditChain.write
+  client.on('error', lost);
   try {
     await client.query('begin');
     await client.query("select pg_advisory_xact_lock(hashtext('pathgate-audit-chain'))");
@@ -127,6 +134,7 @@ export async function pruneAuditTable(
     await client.query('rollback').catch(() => undefined);
     throw error;
   } finally {
+    client.off('error', lost);
     client.release();
   }
 }
