@@ -656,16 +656,9 @@ export function createAnalysisResolvers() {
         return {
           ...h,
           oldestOpenSince: h.oldestOpenSince === null ? null : iso(h.oldestOpenSince),
-          trend: points.flatMap((p) =>
-            p.riskPct === undefined
-              ? []
-              : [
-                  {
-                    at: p.at,
-                    criticalPaths: p.criticalPaths,
-                    riskPct: Number(Math.min(100, Math.max(0, p.riskPct)).toPrecision(12)),
-                  },
-                ],
+          // Rounded and clamped to [0, 100] at the edge with every other float (app/graphql/numbers.ts).
+          trend: points.flatMap(({ at, criticalPaths, riskPct }) =>
+            riskPct === undefined ? [] : [{ at, criticalPaths, riskPct }],
           ),
         };
       },
