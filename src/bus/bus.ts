@@ -46,3 +46,6 @@ export interface Bus {
   drain(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** Raised when the broker cannot take a batch now; ingest answers 503 with Retry-After. */
+export class BrokerUnavailableError extends Error {}

@@ -22,6 +22,7 @@ import {
   type NatsConnection,
   type StreamConfig,
 } from 'nats';
+import { BrokerUnavailableError } from './bus.js';
 import type { Bus, BusHandler, BusRecord, Delivery } from './bus.js';
 import type { BusLog } from './memory.js';
 
@@ -68,8 +69,7 @@ export interface JetStreamBus extends Bus {
   readonly deadLetterSubject: (tenant: string) => string;
 }
 
-/** Raised when the broker cannot take a batch now; ingest answers 503 with Retry-After. */
-export class BrokerUnavailableError extends Error {}
+export { BrokerUnavailableError } from './bus.js';
 
 const HEADER_META = 'Pathgate-Record';
 /** What the broker answers for a stream or consumer it does not have. */

@@ -1,9 +1,8 @@
 // report -> source normalizer -> scrubbing -> chunks -> bus. Answers only once the whole batch is
 // durable; a rejected report publishes nothing.
 import { randomUUID } from 'node:crypto';
-import type { Bus, BusRecord } from '../bus/bus.js';
+import { BrokerUnavailableError, type Bus, type BusRecord } from '../bus/bus.js';
 import { ProblemError } from '../http/problems.js';
-import { BrokerUnavailableError } from '../bus/jetstream.js';
 import type { Health } from './health.js';
 import { ChunkError, chunkEnvelope, type Chunk } from '../ingest/chunk.js';
 import {
