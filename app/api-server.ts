@@ -1,5 +1,5 @@
 // The API listener (8080): GET /healthz, GET /auth/config, GET /auth/me, POST /graphql, GET /metrics, and
-// the REST routes of app/routes/ (tickets, suppressions, validations, exports).
+// the REST routes of app/routes/ (tickets, suppressions, validations, exports, the audit log).
 // Every route passes through the client guard (rate limit, lockout) and the policy layer (app/plugins/
 // api-auth.ts); a route states what it needs in `config.access`.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -17,6 +17,8 @@ import { registerTicketRoutes } from './routes/tickets.js';
 import { registerSuppressionRoutes } from './routes/suppressions.js';
 import { registerValidationRoutes } from './routes/validations.js';
 import { registerExportRoutes } from './routes/exports.js';
+import { registerAuditRoute } from './routes/audit.js';
+import type { AuditReader } from '../src/audit/audit-reader.js';
 import { defaultSecuritySettings, type OutboundWebhook } from '../src/config/security-settings.js';
 import type { SpoolLimitSettings } from '../src/export/spool-limits.js';
 import type { Governance } from '../src/governance/governance.js';
@@ -45,6 +47,8 @@ export interface ApiServerDeps {
   now?: () => number;
   https?: { cert: string; key: string };
   audit?: Auditor;
+  /** GET /audit: the audit chain read back (absent when no audit log is kept) */
+  auditReader?: AuditReader;
   /** PR_ATTRIBUTION: the gate's default attribution */
   attribution?: 'report' | 'commit';
   /** where export spool files live (DATA_DIR) */
@@ -111,6 +115,7 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
   });
   registerSuppressionRoutes(app, { engine: deps.engine, suppressions: deps.governance.suppressions, now });
   registerValidationRoutes(app, { engine: deps.engine, verdicts: deps.governance.verdicts, now });
+  registerAuditRoute(app, { reader: deps.auditReader });
   registerExportRoutes(app, {
     engine: deps.engine,
     signer: deps.governance.signer,

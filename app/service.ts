@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { signingEnabled } from '../src/auth/ingest-signature.js';
 import { AuditLog } from '../src/audit/audit-log.js';
+import { fileAuditReader, pgAuditReader } from '../src/audit/audit-reader.js';
 import { startAuditRetention } from '../src/audit/retention.js';
 import { TrustedProxies } from '../src/auth/client-ip.js';
 import { createOidcVerifier } from '../src/auth/oidc.js';
@@ -210,6 +211,13 @@ async function buildOnLockedDataDir(
         )
       : undefined;
   const auditSink = auditLog && sharedAudit ? teeAudit(auditLog, sharedAudit) : (auditLog ?? sharedAudit);
+  // GET /audit reads the shared chain when there is one (every replica's records), else this replica's file.
+  const auditReader =
+    sharedAudit && scaleOut.db
+      ? pgAuditReader(scaleOut.db, settings.audit.key, () => sharedAudit.flush())
+      : settings.audit.path !== undefined
+        ? fileAuditReader(settings.audit.path, settings.audit.key)
+        : undefined;
   const auditor =
     auditSink &&
     createAuditor(auditSink, {
@@ -277,6 +285,7 @@ async function buildOnLockedDataDir(
     now,
     https: auth.tls,
     audit: auditor,
+    auditReader,
     attribution: settings.prAttribution,
     dataDir: settings.dataDir,
     governance,

@@ -270,6 +270,14 @@ function estimator(schema: GraphQLSchema, limits: GraphqlLimits): (tally: Tally)
           attackPathsLength(context as GraphqlContext, { first: CONNECTION_PAGE, ...args }) * childComplexity
         );
       if (type.name === 'AttackPathConnection' && field.name === 'edges') return 1 + childComplexity;
+      // gateVerdicts: priced by its page; neighbourhood: by its limit (nodes, and edges up to twice as many).
+      if (type.name === 'Query' && field.name === 'gateVerdicts')
+        return 1 + (typeof args.first === 'number' ? Math.max(0, args.first) : 50) * childComplexity;
+      if (type.name === 'GateVerdictConnection' && field.name === 'edges') return 1 + childComplexity;
+      if (type.name === 'Query' && field.name === 'neighbourhood')
+        return 1 + (typeof args.limit === 'number' ? Math.max(0, args.limit) : 2000) * childComplexity;
+      if (type.name === 'Neighbourhood' && (field.name === 'nodes' || field.name === 'edges'))
+        return 1 + (field.name === 'edges' ? 2 : 1) * (1 + childComplexity);
       if (!isListType(getNullableType(field.type))) return work + 1 + childComplexity;
       const key = `${type.name}.${field.name}`;
       let length: number;

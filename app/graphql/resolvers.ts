@@ -1,6 +1,6 @@
 // GraphQL resolvers: thin reads over the caller's tenant. Routes are materialized only when asked for.
 import type { Principal } from '../../src/auth/principal.js';
-import { appsOfNode, pathFilter } from '../../src/auth/scope.js';
+import { appsOfNode, appsOfPath, nodeAppsCache, pathFilter } from '../../src/auth/scope.js';
 import { violationsOf } from '../../src/invariants/violation.js';
 import type { Engine } from '../../src/engine/engine.js';
 import { calibrate } from '../../src/governance/calibration.js';
@@ -12,6 +12,8 @@ import { ProblemError } from '../../src/http/problems.js';
 import type { AnswerBudget } from './limits.js';
 import { createAnalysisResolvers } from './analyses.js';
 import { createPathDetailResolvers } from './path-details.js';
+import { createGateVerdictResolvers } from './gate-verdicts.js';
+import { createNeighbourhoodResolvers } from './neighbourhood.js';
 import type { AnalysisService } from '../../src/analysis/analysis-service.js';
 
 export interface GraphqlContext {
@@ -47,7 +49,11 @@ interface AttackPathsArgs {
   minScore?: number | null;
   target?: string | null;
   state?: 'OPEN' | 'RESOLVED' | 'ALL' | null;
+  application?: string | null;
 }
+
+/** What an application name may look like (API_TOKENS' `apps` field, src/auth/api-tokens.ts). */
+const APPLICATION_NAME = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,127}$/;
 
 const iso = (ms: number | null | undefined): string | null =>
   ms === null || ms === undefined ? null : new Date(ms).toISOString();
@@ -87,6 +93,17 @@ function pagePaths(
         r.targetId.toLowerCase() === key ||
         (graph.hasNode(r.targetId) && graph.getNodeAttribute(r.targetId, 'name').toLowerCase() === key),
     );
+  }
+  if (args.application !== undefined && args.application !== null) {
+    const app = args.application;
+    if (!APPLICATION_NAME.test(app))
+      throw new ProblemError(
+        'invalid-query',
+        `application must be an application name (letters, digits, . _ / -, at most 128), got ${JSON.stringify(app.slice(0, 200))}`,
+      );
+    // The same reading as a credential scoped to `app` (src/auth/scope.ts): a path through one of its nodes.
+    const nodeApps = nodeAppsCache(state.graph);
+    list = list.filter((r) => appsOfPath(state.graph, r, nodeApps).includes(app));
   }
   if (args.priority) list = list.filter((r) => r.priority === args.priority);
   if (args.minScore !== undefined && args.minScore !== null) {
@@ -138,6 +155,8 @@ export function createResolvers() {
     PathStep: details.PathStep,
     Query: {
       ...analyses.Query,
+      ...createGateVerdictResolvers().Query,
+      ...createNeighbourhoodResolvers().Query,
       attackPaths: (_: unknown, args: AttackPathsArgs, ctx: GraphqlContext) => {
         const paths = selectPaths(ctx, args);
         ctx.answer?.takePaths(paths.length);
@@ -252,6 +271,8 @@ export function createResolvers() {
         const s = ctx.governance?.suppressions.get(ctx.tenant, r.id);
         return s ? { ...s, state: suppressionState(s, ctx.now) } : null;
       },
+      applications: (r: PathRecord, _: unknown, ctx: GraphqlContext) =>
+        appsOfPath(ctx.engine.tenant(ctx.tenant)?.graph, r),
       firstSeen: (r: PathRecord) => iso(r.firstSeen),
       resolvedAt: (r: PathRecord) => iso(r.resolvedAt),
       openForSeconds: (r: PathRecord, _: unknown, ctx: GraphqlContext) =>

@@ -1,6 +1,8 @@
 // The GraphQL schema (SDL). A stable surface: test/graphql/schema.test.ts compares it with the committed
 // snapshot and fails on any drift.
 import { ANALYSES_SDL } from './analyses.js';
+import { GATE_VERDICTS_SDL } from './gate-verdicts.js';
+import { NEIGHBOURHOOD_SDL } from './neighbourhood.js';
 import { PATH_DETAILS_SDL } from './path-details.js';
 
 export const SCHEMA_SDL = /* GraphQL */ `
@@ -27,6 +29,11 @@ export const SCHEMA_SDL = /* GraphQL */ `
       target: String
       "Which paths: open (default), resolved, or all."
       state: PathState = OPEN
+      """
+      Only paths that belong to this application: a node of the route names it in its \`app\` or \`apps\`
+      property (AttackPath.applications; the reading a credential scoped to the application sees by).
+      """
+      application: String
     ): [AttackPath!]!
       @deprecated(
         reason: "Use attackPathsConnection: the same listing and filters as a connection (edges, pageInfo, totalCount)."
@@ -49,6 +56,11 @@ export const SCHEMA_SDL = /* GraphQL */ `
       target: String
       "Which paths: open (default), resolved, or all."
       state: PathState = OPEN
+      """
+      Only paths that belong to this application: a node of the route names it in its \`app\` or \`apps\`
+      property (AttackPath.applications; the reading a credential scoped to the application sees by).
+      """
+      application: String
     ): AttackPathConnection!
     "One attack path by id, open or resolved; null when the caller's tenant has no such path."
     attackPath("The path id (attackPaths id, a connection cursor)." id: ID!): AttackPath
@@ -343,6 +355,12 @@ export const SCHEMA_SDL = /* GraphQL */ `
     nodes: [PathNode!]!
     "The hops along the route, in attack order."
     steps: [PathStep!]!
+    """
+    The applications the path belongs to, sorted: those its route's nodes name in their \`app\` or \`apps\`
+    property. A credential scoped to applications sees the path exactly when one of them is here; empty
+    when no node of the route names one.
+    """
+    applications: [String!]!
   }
 
   "A node of the graph as a path shows it."
@@ -462,4 +480,6 @@ export const SCHEMA_SDL = /* GraphQL */ `
   }
   ${ANALYSES_SDL}
   ${PATH_DETAILS_SDL}
+  ${GATE_VERDICTS_SDL}
+  ${NEIGHBOURHOOD_SDL}
 `;

@@ -1,6 +1,7 @@
 // The API listener's one policy layer: every route passes through it. A route declares what it needs in
 // `config.access` (default `read`): `public` (no credential: /healthz, /auth/config), `self` (any
 // authenticated principal, even one without a role: /auth/me), `read` (viewer or above), `write` (admin),
+// `admin` (an admin reading what only admins read: GET /audit),
 // `ai` and `gate` (viewer or above, never anonymous). The principal comes from a static token or an OIDC
 // JWT; the tenant a request reads is the one its credential is bound to, and a credential bound to none
 // (anonymous callers, unbound tokens, JWTs without a tenant claim) reads the default tenant only. Every
@@ -18,7 +19,7 @@ import type { Log } from '../../src/log/logger.js';
 import type { Metrics } from '../../src/metrics/metrics.js';
 import { sendProblem } from './http-base.js';
 
-export type Access = 'public' | 'self' | 'read' | 'write' | 'ai' | 'gate';
+export type Access = 'public' | 'self' | 'read' | 'write' | 'admin' | 'ai' | 'gate';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -115,10 +116,15 @@ export function registerApiAuth(app: FastifyInstance, deps: ApiAuthDeps): void {
     // pattern: `/%61i/explain` matched the route `/ai/explain`, and that is what is judged.
     const effective: Access = AI_ROUTE.test(path) && access !== 'public' ? 'ai' : access;
     if (effective === 'public' || effective === 'self') return;
-    if ((effective === 'ai' || effective === 'gate' || effective === 'write') && principal.anonymous)
+    if (
+      (effective === 'ai' || effective === 'gate' || effective === 'write' || effective === 'admin') &&
+      principal.anonymous
+    )
       throw new Refusal('forbidden', `anonymous_${effective}`, `anonymous callers may not use ${path}`);
     if (effective === 'write' && principal.role !== 'admin')
       throw new Refusal('forbidden', 'not_admin', 'writes need the admin role');
+    if (effective === 'admin' && principal.role !== 'admin')
+      throw new Refusal('forbidden', 'not_admin', `${path} needs the admin role`);
     if (!atLeast(principal.role, 'viewer'))
       throw new Refusal('forbidden', 'no_role', 'this credential has no role: it sees nothing');
   }

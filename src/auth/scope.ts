@@ -21,11 +21,38 @@ export function pathFilter(principal: Principal, graph: TenantGraph | undefined)
   if (!apps) return () => true;
   if (!graph) return () => false;
   const wanted = new Set(apps);
+  const nodeApps = nodeAppsCache(graph);
   const cache = new Map<string, boolean>();
   const nodeIn = (id: string) => {
     let hit = cache.get(id);
-    if (hit === undefined) cache.set(id, (hit = appsOfNode(graph, id).some((a) => wanted.has(a))));
+    if (hit === undefined) cache.set(id, (hit = nodeApps(id).some((a) => wanted.has(a))));
     return hit;
   };
   return (record) => routeNodes(record).some((n) => nodeIn(n.id));
+}
+
+/**
+ * The applications a path belongs to: every application named by a node of its route, the same reading
+ * `pathFilter` applies (a principal bound to `apps` sees the path exactly when this list meets `apps`).
+ * Sorted; empty for a path that touches no labelled node. `nodeApps` may memoise `appsOfNode` over a request.
+ */
+export function appsOfPath(
+  graph: TenantGraph | undefined,
+  record: PathRecord,
+  nodeApps: (id: string) => string[] = (id) => (graph ? appsOfNode(graph, id) : []),
+): string[] {
+  if (!graph) return [];
+  const out = new Set<string>();
+  for (const n of routeNodes(record)) for (const a of nodeApps(n.id)) out.add(a);
+  return [...out].sort();
+}
+
+/** `appsOfNode` memoised for one request over one graph (a listing reads the same nodes many times). */
+export function nodeAppsCache(graph: TenantGraph | undefined): (id: string) => string[] {
+  const cache = new Map<string, string[]>();
+  return (id) => {
+    let apps = cache.get(id);
+    if (!apps) cache.set(id, (apps = graph ? appsOfNode(graph, id) : []));
+    return apps;
+  };
 }

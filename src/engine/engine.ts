@@ -738,6 +738,8 @@ export async function createEngine(deps: EngineDeps) {
       criticalListeners.push(listener);
     },
     prVerdict: (tenantName: string, sha: string) => verdicts.get(tenantName, sha),
+    /** Every commit's verdict in the tenant, newest first (GraphQL gateVerdicts). */
+    gateVerdicts: (tenantName: string) => verdicts.list(tenantName),
     /** The ingest listener calls this when a request starts (true) and when its answer is sent (false). */
     receiving(started: boolean): void {
       ingestActivity.receiving = Math.max(0, ingestActivity.receiving + (started ? 1 : -1));

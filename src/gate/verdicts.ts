@@ -148,6 +148,24 @@ export class VerdictStore {
     };
   }
 
+  /**
+   * Every commit's verdict in the tenant (GraphQL `gateVerdicts`), newest decision first (ties by SHA). A
+   * commit kept under a short SHA and under its full SHA is one commit, listed once under the longest.
+   */
+  list(tenant: string): StoredVerdict[] {
+    const commits = this.byTenant.get(tenant);
+    if (!commits) return [];
+    const shas = [...commits.keys()].sort();
+    const out: StoredVerdict[] = [];
+    for (const [i, sha] of shas.entries()) {
+      // Sorted, a prefix comes right before the SHAs it abbreviates: the longest one speaks for them.
+      if (shas[i + 1]?.startsWith(sha)) continue;
+      const verdict = this.get(tenant, sha);
+      if (verdict) out.push(verdict);
+    }
+    return out.sort((a, b) => b.decidedAt.localeCompare(a.decidedAt) || (a.sha < b.sha ? -1 : 1));
+  }
+
   /** The commit's result over all its reports, in the shape of one gate result (for the forge app). */
   view(tenant: string, sha: string): GateResult | undefined {
     const reports = this.reportsOf(tenant, sha);
