@@ -1,5 +1,5 @@
-// Builds the dashboard (dashboard/src) into build/dashboard with esbuild: one script, one stylesheet, the
-// page. Run by `npm run build:dashboard`, which `prepare` runs at install; never on start.
+// Builds the dashboard (dashboard/src) into build/dashboard with esbuild: the entry script (app.js) and
+// the chunks of the pages it loads lazily (chunks/), one stylesheet, the page. Run by `npm run build:dashboard`, which `prepare` runs at install; never on start.
 import { build } from 'esbuild';
 import { copyFile, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -11,7 +11,10 @@ await rm(out, { recursive: true, force: true });
 await mkdir(out, { recursive: true });
 await build({
   entryPoints: [path.join(here, 'src', 'main.tsx')],
-  outfile: path.join(out, 'app.js'),
+  outdir: out,
+  entryNames: 'app',
+  chunkNames: 'chunks/[name]-[hash]',
+  splitting: true,
   bundle: true,
   minify: true,
   sourcemap: true,

@@ -1,5 +1,5 @@
 // The shell: who is signed in, the navigation, and the page the location names.
-import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useState, type ReactNode } from 'react';
 import { rest, storeToken, type AuthConfig, type Me } from './api';
 import { finishLogin } from './pkce';
 import { Link, navigate, useLocation } from './router';
@@ -7,11 +7,15 @@ import { loadSession, SessionContext, type Session } from './session';
 import { SignIn } from './pages/sign-in';
 import { Overview } from './pages/overview';
 import { PathsPage } from './pages/paths';
-import { PathPage } from './pages/path';
-import { GraphPage } from './pages/graph';
-import { WhatIfPage } from './pages/what-if';
-import { GatePage } from './pages/gate';
-import { GovernancePage } from './pages/governance';
+import { invalidatePaths } from './paths-data';
+
+// The heavier pages load when first visited (their own chunks): the overview and the paths list, where a
+// visit usually starts, do not wait for sigma.js and the rest.
+const PathPage = lazy(() => import('./pages/path').then((m) => ({ default: m.PathPage })));
+const GraphPage = lazy(() => import('./pages/graph').then((m) => ({ default: m.GraphPage })));
+const WhatIfPage = lazy(() => import('./pages/what-if').then((m) => ({ default: m.WhatIfPage })));
+const GatePage = lazy(() => import('./pages/gate').then((m) => ({ default: m.GatePage })));
+const GovernancePage = lazy(() => import('./pages/governance').then((m) => ({ default: m.GovernancePage })));
 
 const NAV: [string, string][] = [
   ['/', 'Overview'],
@@ -104,11 +108,13 @@ export function App() {
     me: state.me,
     async signIn(token) {
       storeToken(token);
+      invalidatePaths();
       const me = await rest<Me>('GET', '/auth/me');
       setState({ config: state.config, me });
     },
     signOut() {
       storeToken(null);
+      invalidatePaths();
       refresh();
     },
   };
@@ -155,7 +161,11 @@ export function App() {
           ) : null}
         </div>
       </header>
-      <main id="main">{!state.me || path === '/sign-in' ? <SignIn /> : page(path)}</main>
+      <main id="main">
+        <Suspense fallback={<p className="loading">Loading…</p>}>
+          {!state.me || path === '/sign-in' ? <SignIn /> : page(path)}
+        </Suspense>
+      </main>
     </SessionContext.Provider>
   );
 }

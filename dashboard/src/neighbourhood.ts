@@ -1,49 +1,55 @@
-// The graph the dashboard draws: the union of the caller's attack-path routes (what the public API shows,
-// within the caller's tenant and applications), and the neighbourhood of one node in it.
-import { MultiDirectedGraph } from 'graphology';
-import type { PathRow } from './paths-data';
+// The graph the dashboard draws: neighbourhoods of the caller's tenant graph as the API answers them
+// (Query.neighbourhood: bounded, within the caller's tenant and applications), merged as the reader expands
+// nodes.
+import { gql } from './api';
 
-export interface RouteRow {
+export interface HoodNode {
   id: string;
-  nodes: { id: string; name: string; label: string }[];
-  steps: { from: string; to: string; type: string; probability: number }[];
+  name: string;
+  label: string;
+  distance: number;
+  degree: number;
 }
 
-export type RouteGraph = MultiDirectedGraph<{ name: string; label: string }, { type: string; p: number }>;
-
-export function routeGraph(routes: readonly RouteRow[]): RouteGraph {
-  const g: RouteGraph = new MultiDirectedGraph();
-  for (const r of routes) {
-    for (const n of r.nodes) if (!g.hasNode(n.id)) g.addNode(n.id, { name: n.name, label: n.label });
-    for (const s of r.steps) {
-      const key = `${s.type}|${s.from}|${s.to}`;
-      if (!g.hasEdge(key)) g.addEdgeWithKey(key, s.from, s.to, { type: s.type, p: s.probability });
-    }
-  }
-  return g;
+export interface HoodEdge {
+  from: string;
+  to: string;
+  type: string;
 }
 
-/** Nodes within `depth` hops of `center` (either direction), nearest first, at most `limit`; with their distance. */
-export function neighbourhood(
-  g: RouteGraph,
-  center: string,
+export interface Hood {
+  center: { id: string; name: string; label: string };
+  depth: number;
+  nodes: HoodNode[];
+  edges: HoodEdge[];
+  truncated: boolean;
+}
+
+/** Nodes at most in one answer: the 2,000-node neighbourhood the issue asks to draw, with room. */
+export const HOOD_LIMIT = 2500;
+
+export async function loadNeighbourhood(
+  nodeId: string,
   depth: number,
-  limit: number,
-): Map<string, number> {
-  const seen = new Map<string, number>([[center, 0]]);
-  let frontier = [center];
-  for (let d = 1; d <= depth && frontier.length && seen.size < limit; d++) {
-    const next: string[] = [];
-    for (const node of frontier)
-      for (const neighbour of g.neighbors(node)) {
-        if (seen.has(neighbour)) continue;
-        seen.set(neighbour, d);
-        next.push(neighbour);
-        if (seen.size >= limit) return seen;
-      }
-    frontier = next;
-  }
-  return seen;
+  limit = HOOD_LIMIT,
+): Promise<Hood | null> {
+  const data = await gql<{ neighbourhood: Hood | null }>(
+    `query N($id: ID!, $depth: Int, $limit: Int) { neighbourhood(nodeId: $id, depth: $depth, limit: $limit) {
+      center { id name label } depth truncated
+      nodes { id name label distance degree } edges { from to type } } }`,
+    { id: nodeId, depth, limit },
+  );
+  return data.neighbourhood;
 }
 
-export type { PathRow };
+/** The union of a neighbourhood and the expansions of some of its nodes (an expansion's nodes one ring out). */
+export function merge(base: Hood, expansions: readonly Hood[]): { nodes: HoodNode[]; edges: HoodEdge[] } {
+  const nodes = new Map(base.nodes.map((n) => [n.id, n]));
+  const edges = new Map(base.edges.map((e) => [`${e.type}|${e.from}|${e.to}`, e]));
+  for (const hood of expansions) {
+    const from = nodes.get(hood.center.id)?.distance ?? 0;
+    for (const n of hood.nodes) if (!nodes.has(n.id)) nodes.set(n.id, { ...n, distance: from + n.distance });
+    for (const e of hood.edges) edges.set(`${e.type}|${e.from}|${e.to}`, e);
+  }
+  return { nodes: [...nodes.values()], edges: [...edges.values()] };
+}

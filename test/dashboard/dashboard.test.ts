@@ -4,6 +4,7 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import { execFileSync } from 'node:child_process';
 import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import { pino } from 'pino';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +19,8 @@ const VIEWER = 'viewer-token-0123456789abcdef';
 const OTHER_TENANT = 'other-tenant-token-0123456789';
 // bound to an application no demo node belongs to: it sees nothing (scoping fails closed)
 const SCOPED = 'scoped-token-0123456789abcdef';
+
+const GATED_SHA = '0123456789abcdef0123456789abcdef01234567';
 
 let service: RunningService;
 let provider: TestProvider;
@@ -51,12 +54,40 @@ beforeAll(async () => {
       API_RATE_RPS: '1000',
       API_TOKENS: `${ADMIN}:admin,${VIEWER}:viewer,${OTHER_TENANT}:admin:other,${SCOPED}:viewer::2099-12-31:billing`,
       API_ANONYMOUS_ROLE: 'viewer',
+      AUDIT_LOG_PATH: path.join(dataDir, 'audit.log'),
       ...provider.env,
     },
     { demoData: true },
   );
   service = await startService({ settings, demo: true, dashboard: true, logger: pino({ level: 'silent' }) });
   base = service.dashboardUrl!;
+  // The demo names no application: one of its entry points joins "storefront" (the application filter's
+  // test), and a commit of acme/shop is gated (the overview's latest verdicts).
+  const { attackPaths } = await api('{ attackPaths { start { id label name } } }');
+  const alb = (attackPaths as any[]).find((p) => p.start.name === 'shop-public-alb').start;
+  await service.engine.ingest({
+    tenant: 'default',
+    source: 'events',
+    body: {
+      source: 'dashboard-test',
+      kind: 'asset',
+      observed_at: '2026-11-01T00:00:00Z',
+      nodes: [{ ...alb, properties: { app: 'storefront' } }],
+      edges: [],
+    },
+    query: {},
+  });
+  await service.engine.drain();
+  await service.engine.analyzeAll();
+  await service.engine.gateImpact(
+    {
+      tenant: 'default',
+      body: {},
+      query: { sha: GATED_SHA, slug: 'acme/shop', pr: '12' },
+      attribution: 'report',
+    },
+    { persist: true },
+  );
   provider.admit(base, { role: 'admin' });
   browser = await launchChromium();
 }, 120_000);
@@ -160,6 +191,99 @@ describe('dashboard pages', () => {
     expect(parseFloat(after!)).toBeLessThan(parseFloat(before!));
     expect(problems).toEqual([]);
     await page.context().close();
+  });
+});
+
+describe('dashboard: applications, verdicts, the graph and the audit log', () => {
+  it('filters the paths list by application, as the API says a path belongs to one', async () => {
+    const { attackPaths } = await api('{ attackPaths(application: "storefront") { start { name } } }');
+    expect(attackPaths.length).toBeGreaterThan(0);
+    const { page, problems } = await watchedPage(browser, base);
+    await signInWithToken(page, VIEWER);
+    await page.goto('/paths');
+    await page.getByTestId('path-count').filter({ hasNotText: 'loading' }).waitFor();
+    const everything = await page.getByTestId('path-count').textContent();
+    await page.getByLabel('Application').selectOption('storefront');
+    await page.waitForURL(/application=storefront/);
+    const n = attackPaths.length;
+    await page
+      .getByTestId('path-count')
+      .filter({ hasText: new RegExp(`^${n} of ${n} paths$`) })
+      .waitFor();
+    expect(everything).not.toBe(`${n} of ${n} paths`);
+    const starts = await page.locator('.virtual li a').allTextContents();
+    expect(starts.sort()).toEqual(attackPaths.map((p: any) => p.start.name).sort());
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('shows the latest verdict of each repository on the overview, linking to the commit on the Gate page', async () => {
+    const { page, problems } = await watchedPage(browser, base);
+    await signInWithToken(page, VIEWER);
+    await page.goto('/');
+    const table = page.getByTestId('latest-verdicts');
+    await table.waitFor();
+    const row = table.getByRole('row').filter({ hasText: 'acme/shop #12' });
+    await row.getByRole('link').click();
+    await page.waitForURL(new RegExp(`/gate\\?sha=${GATED_SHA}`));
+    await page
+      .getByTestId('verdict')
+      .filter({ hasText: GATED_SHA.slice(0, 12) })
+      .waitFor();
+    await page.getByTestId('recent-verdicts').filter({ hasText: 'acme/shop' }).waitFor();
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('draws the neighbourhood the API answers, the route in red, and expands a node', async () => {
+    const route = await demoRoute();
+    const { page, problems } = await watchedPage(browser, base);
+    await signInWithToken(page, VIEWER);
+    await page.goto(`/graph?path=${route.id}`);
+    const summary = page.getByTestId('graph-summary');
+    await summary.filter({ hasText: `within 2 hops of ${route.nodes.at(-1).name}` }).waitFor();
+    await summary.filter({ hasText: `route of ${route.id}` }).waitFor();
+    await page.locator('[data-draw-ms]').waitFor({ state: 'attached' });
+    const before = Number(await page.getByTestId('graph').getAttribute('data-drawn'));
+    await page.getByText('The nodes shown, as a list').click();
+    await page
+      .locator('.node-list')
+      .getByRole('button', { name: /^Expand / })
+      .nth(1)
+      .click();
+    await summary.filter({ hasText: 'and 1 expanded' }).waitFor();
+    const after = Number(await page.getByTestId('graph').getAttribute('data-drawn'));
+    expect(after).toBeGreaterThanOrEqual(before);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('shows the audit log to an admin, with its chain verified, and not to a viewer', async () => {
+    const admin = await watchedPage(browser, base);
+    await signInWithToken(admin.page, ADMIN);
+    await admin.page.goto('/governance');
+    await admin.page.getByRole('heading', { level: 2, name: 'Audit log' }).waitFor();
+    await admin.page.getByTestId('audit-chain').filter({ hasText: 'The chain verifies' }).waitFor();
+    await admin.page.getByLabel('Action').selectOption('view.attack_paths');
+    await admin.page
+      .getByTestId('audit-log')
+      .getByRole('cell', { name: 'view.attack_paths' })
+      .first()
+      .waitFor();
+    expect(
+      await admin.page.getByTestId('audit-log').getByRole('cell', { name: 'request', exact: true }).count(),
+    ).toBe(0);
+    expect(admin.problems).toEqual([]);
+    await admin.page.context().close();
+    const viewer = await watchedPage(browser, base);
+    await signInWithToken(viewer.page, VIEWER);
+    await viewer.page.goto('/governance');
+    await viewer.page.getByRole('heading', { level: 2, name: 'Exports' }).waitFor();
+    await viewer.page.waitForLoadState('networkidle');
+    expect(await viewer.page.getByRole('heading', { name: 'Audit log' }).count()).toBe(0);
+    expect(await viewer.page.getByTestId('audit-log').count()).toBe(0);
+    expect(viewer.problems).toEqual([]);
+    await viewer.page.context().close();
   });
 });
 

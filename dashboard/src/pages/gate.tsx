@@ -1,33 +1,26 @@
-// Gate: the merge gate's verdict for a commit (prVerdict), linking to the routes it judged.
+// Gate: the merge gate's verdicts, newest first, filtered by repository (gateVerdicts); one commit's verdict
+// (prVerdict), linking to the routes it judged.
 import { useState, type FormEvent } from 'react';
 import { gql } from '../api';
 import { day } from '../format';
 import { Link, navigate, useLocation } from '../router';
 import { useLoad } from '../session';
-
-interface Verdict {
-  sha: string;
-  verdict: string;
-  reason: string;
-  attribution: string;
-  opened: number;
-  worsened: number;
-  exposed: number;
-  preexisting: number;
-  slug: string | null;
-  pr: number | null;
-  decidedAt: string;
-}
+import { VerdictTable } from '../verdict-table';
+import { listVerdicts, VERDICT_FIELDS, type Verdict } from '../verdicts';
 
 export function GatePage() {
   const { search } = useLocation();
-  const sha = new URLSearchParams(search).get('sha') ?? '';
+  const params = new URLSearchParams(search);
+  const sha = params.get('sha') ?? '';
+  const repository = params.get('repository') ?? '';
   const [text, setText] = useState(sha);
+  const [repoText, setRepoText] = useState(repository);
+  const recent = useLoad(() => listVerdicts({ first: 50, repository }), [repository]);
   const verdict = useLoad(
     () =>
       sha
         ? gql<{ prVerdict: Verdict | null }>(
-            `query V($sha: String!) { prVerdict(sha: $sha) { sha verdict reason attribution opened worsened exposed preexisting slug pr decidedAt } }`,
+            `query V($sha: String!) { prVerdict(sha: $sha) { ${VERDICT_FIELDS} } }`,
             { sha },
           )
         : Promise.resolve({ prVerdict: null }),
@@ -79,6 +72,35 @@ export function GatePage() {
             {day(v.decidedAt)} ({v.attribution} attribution)
           </dd>
         </dl>
+      )}
+      <h2>Recent verdicts{repository ? ` of ${repository}` : ''}</h2>
+      <form
+        aria-label="Verdicts of a repository"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const r = repoText.trim();
+          navigate(`/gate${r ? `?repository=${encodeURIComponent(r)}` : ''}`);
+        }}
+      >
+        <label htmlFor="repository">Repository (owner/name)</label>
+        <input id="repository" value={repoText} onChange={(e) => setRepoText(e.target.value)} />
+        <button type="submit">Filter</button>
+      </form>
+      {recent.error && (
+        <p role="alert" className="error">
+          {recent.error}
+        </p>
+      )}
+      {recent.data && !recent.data.verdicts.length && (
+        <p>No verdict{repository ? ` for ${repository}` : ''}.</p>
+      )}
+      {!!recent.data?.verdicts.length && (
+        <>
+          <p>
+            The newest {recent.data.verdicts.length} of {recent.data.total}.
+          </p>
+          <VerdictTable verdicts={recent.data.verdicts} testId="recent-verdicts" />
+        </>
       )}
     </section>
   );

@@ -1,11 +1,12 @@
 // Governance: suppressions (expiring soonest first), tickets, validations with the calibration chart, and
-// the signed exports with how to verify them.
+// the signed exports with how to verify them; for admins, the audit log.
 import { useState } from 'react';
 import { download, gql, rest } from '../api';
 import { day, pct } from '../format';
 import { CalibrationChart } from '../charts';
 import { Link } from '../router';
-import { useLoad } from '../session';
+import { useLoad, useSession } from '../session';
+import { AuditLogSection } from '../audit-log';
 
 interface Suppression {
   pathId: string;
@@ -56,6 +57,9 @@ export function GovernancePage() {
     [],
   );
   const c = calibration.data?.calibration;
+  const me = useSession().me;
+  // The audit log is the admins' (GET /audit refuses anyone else, and a credential bound to applications).
+  const auditor = me?.role === 'admin' && !me.anonymous && !me.apps;
   return (
     <section>
       <h1>Governance</h1>
@@ -113,6 +117,7 @@ export function GovernancePage() {
       )}
       {c && <CalibrationChart bins={c.reliability} />}
       <Exports />
+      {auditor && <AuditLogSection />}
     </section>
   );
 }

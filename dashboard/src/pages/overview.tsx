@@ -1,9 +1,12 @@
-// The overview: posture, the trend and time to resolve, the crown jewels most at risk.
+// The overview: posture, the trend and time to resolve, the crown jewels most at risk, the merge gate's
+// latest verdict of each repository.
 import { gql } from '../api';
 import { duration, num, pct } from '../format';
 import { Link } from '../router';
 import { useLoad } from '../session';
 import { TrendChart } from '../charts';
+import { VerdictTable } from '../verdict-table';
+import { listVerdicts } from '../verdicts';
 
 interface OverviewData {
   posture: {
@@ -141,10 +144,22 @@ export function Overview() {
           </table>
         </>
       )}
-      <h2>Merge gate</h2>
-      <p>
-        Look up a commit's verdict on the <Link href="/gate">Gate</Link> page.
-      </p>
+      <h2>Merge gate: the latest verdict of each repository</h2>
+      <LatestVerdicts />
     </section>
   );
+}
+
+function LatestVerdicts() {
+  const latest = useLoad(() => listVerdicts({ first: 20, latestPerRepository: true }), []);
+  if (latest.error) return <p className="note">Not available: {latest.error}</p>;
+  if (!latest.data) return <p className="loading">Loading…</p>;
+  if (!latest.data.verdicts.length)
+    return (
+      <p>
+        The gate has judged no repository's commit yet. Look up a commit on the <Link href="/gate">Gate</Link>{' '}
+        page.
+      </p>
+    );
+  return <VerdictTable verdicts={latest.data.verdicts} testId="latest-verdicts" />;
 }

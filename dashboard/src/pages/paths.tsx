@@ -1,9 +1,11 @@
-// /paths: every path of the caller, filtered and sorted here, drawn through a virtualised list.
+// /paths: every path of the caller, drawn through a virtualised list. State and application are filtered
+// by the API (the list reloads); the other filters and the sort work on the loaded rows.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { duration, num, pct } from '../format';
 import { watchPaths, type PathList, type PathRow } from '../paths-data';
 import { Link, navigate, useLocation } from '../router';
+import { useSession } from '../session';
 
 type SortKey = 'score' | 'priority' | 'start' | 'target' | 'open';
 
@@ -16,6 +18,7 @@ interface Filters {
   kev: boolean;
   runtime: boolean;
   suppressed: string;
+  application: string;
   sort: SortKey;
 }
 
@@ -30,6 +33,7 @@ function filtersOf(search: string): Filters {
     kev: q.get('kev') === '1',
     runtime: q.get('runtime') === '1',
     suppressed: q.get('suppressed') ?? '',
+    application: q.get('application') ?? '',
     sort: (q.get('sort') as SortKey) ?? 'score',
   };
 }
@@ -37,7 +41,7 @@ function filtersOf(search: string): Filters {
 function searchOf(f: Filters): string {
   const q = new URLSearchParams();
   if (f.state !== 'OPEN') q.set('state', f.state);
-  for (const key of ['priority', 'start', 'target', 'label', 'suppressed'] as const)
+  for (const key of ['priority', 'start', 'target', 'label', 'suppressed', 'application'] as const)
     if (f[key]) q.set(key, f[key]);
   if (f.kev) q.set('kev', '1');
   if (f.runtime) q.set('runtime', '1');
@@ -57,8 +61,12 @@ const SORTS: Record<SortKey, (a: PathRow, b: PathRow) => number> = {
 export function PathsPage() {
   const { search } = useLocation();
   const filters = filtersOf(search);
-  const [list, setList] = useState<PathList>({ rows: [], done: false });
-  useEffect(() => watchPaths(filters.state, setList), [filters.state]);
+  const [list, setList] = useState<PathList>({ rows: [], total: null, done: false });
+  useEffect(
+    () => watchPaths(filters.state, filters.application, setList),
+    [filters.state, filters.application],
+  );
+  const me = useSession().me;
   const set = (change: Partial<Filters>) =>
     navigate(`/paths${searchOf({ ...filters, ...change })}`, { replace: true });
 
@@ -82,6 +90,13 @@ export function PathsPage() {
     () => [...new Set(list.rows.flatMap((r) => r.nodes.map((n) => n.label)))].sort(),
     [list],
   );
+  // The applications the loaded paths belong to, the chosen one, and the credential's own.
+  const applications = useMemo(() => {
+    const all = new Set<string>(me?.apps ?? []);
+    for (const r of list.rows) for (const a of r.applications) all.add(a);
+    if (filters.application) all.add(filters.application);
+    return [...all].sort();
+  }, [list, filters.application, me]);
   const scroller = useRef<HTMLDivElement>(null);
   const virtual = useVirtualizer({
     count: shown.length,
@@ -137,6 +152,15 @@ export function PathsPage() {
           </select>
         </label>
         <label>
+          Application
+          <select value={filters.application} onChange={(e) => set({ application: e.target.value })}>
+            <option value="">any</option>
+            {applications.map((a) => (
+              <option key={a}>{a}</option>
+            ))}
+          </select>
+        </label>
+        <label>
           Suppressed
           <select value={filters.suppressed} onChange={(e) => set({ suppressed: e.target.value })}>
             <option value="">either</option>
@@ -168,7 +192,8 @@ export function PathsPage() {
         </label>
       </form>
       <p className="count" aria-live="polite" data-testid="path-count">
-        {num(shown.length)} of {num(list.rows.length)} paths{list.done ? '' : ' (loading…)'}
+        {num(shown.length)} of {num(list.rows.length)} paths
+        {list.done ? '' : ` (loading… ${list.total === null ? '' : `${num(list.total)} in all`})`}
       </p>
       {list.error && (
         <p role="alert" className="error">
