@@ -78,9 +78,11 @@ export function registerAuditRoute(app: FastifyInstance, deps: { reader?: AuditR
     const from = after === undefined ? 0 : mine.findIndex((r) => r.seq < after);
     const start = from < 0 ? mine.length : from;
     const page = mine.slice(start, start + first);
+    // The whole chain's size is every tenant's activity: a tenant's admin learns only whether it holds.
+    const { records: _records, ...verdict } = chain;
     return {
       backend: reader.backend,
-      chain,
+      chain: service ? chain : verdict,
       totalCount: mine.length,
       entries: page.map((r) => ({
         seq: r.seq,

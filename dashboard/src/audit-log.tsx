@@ -59,7 +59,7 @@ export function AuditLogSection() {
       {p && (
         <p data-testid="audit-chain" className={p.chain.ok ? '' : 'error'}>
           {p.chain.ok
-            ? `The chain verifies: ${p.chain.records} records intact (${p.backend})${
+            ? `The chain verifies: ${p.chain.records === undefined ? 'intact' : `${p.chain.records} records intact`} (${p.backend})${
                 p.chain.prunedThrough ? `, pruned through ${p.chain.prunedThrough}` : ''
               }.`
             : `The chain is broken at record ${p.chain.seq ?? '?'} (line ${p.chain.line}): ${p.chain.problem}.`}

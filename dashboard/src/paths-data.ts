@@ -50,11 +50,12 @@ export interface PathList {
 }
 
 type Listener = (list: PathList) => void;
-let current: { key: string; list: PathList; listeners: Set<Listener> } | null = null;
+let current: { key: string; list: PathList; listeners: Set<Listener>; wake: () => void } | null = null;
 
 /** Starts (or joins) loading the caller's paths in `state` (and `application`); `onChange` hears each page. */
 export function watchPaths(state: string, application: string, onChange: Listener): () => void {
   const entry = load(state, application);
+  entry.wake();
   entry.listeners.add(onChange);
   onChange(entry.list);
   return () => entry.listeners.delete(onChange);
@@ -78,10 +79,13 @@ export function prefetchPaths(search: string): void {
 function load(state: string, application: string) {
   const key = `${state}|${application}`;
   if (current && current.key === key) return current;
+  let wake = () => {};
+  const woken = new Promise<void>((resolve) => (wake = resolve));
   const entry = {
     key,
     list: { rows: [], total: null, done: false } as PathList,
     listeners: new Set<Listener>(),
+    wake,
   };
   current = entry;
   const tell = () => {
@@ -102,6 +106,12 @@ function load(state: string, application: string) {
         tell();
         if (entry.list.done || current !== entry) return;
         after = page.pageInfo.endCursor!;
+        // The big pages wait for the page to ask (a prefetch must not hold up the session's requests on the
+        // same server) and for the first rows to be painted.
+        if (entry.list.rows.length <= FIRST_PAGE) {
+          await woken;
+          await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+        }
       }
     } catch (error) {
       entry.list = {

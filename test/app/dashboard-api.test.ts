@@ -249,6 +249,9 @@ describe('GET /audit', () => {
     expect(other.status).toBe(200);
     expect(other.json.entries.length).toBeGreaterThan(0);
     expect(other.json.entries.every((e: any) => e.tenant === 'other')).toBe(true);
+    // the chain's verdict, without the count of every tenant's records
+    expect(other.json.chain).toEqual({ ok: true });
+    expect((await get('/audit', ADMIN)).json.chain.records).toBeGreaterThan(0);
     const mine = await get('/audit?first=500', ADMIN);
     expect(mine.json.entries.some((e: any) => e.tenant === 'other')).toBe(false);
   });
