@@ -24,11 +24,14 @@ export function useCanWrite(): boolean {
 }
 
 export async function loadSession(): Promise<{ config: AuthConfig; me: Me | null }> {
+  // With a token, who it is is asked at the same time as how to sign in (one round trip less before a page).
+  const early = storedToken() ? rest<Me>('GET', '/auth/me') : undefined;
+  early?.catch(() => undefined);
   const config = await rest<AuthConfig>('GET', '/auth/config');
   // Nobody to ask about: no token, and the API reads nothing anonymously.
   if (config.authRequired && !config.anonymousRole && !storedToken()) return { config, me: null };
   try {
-    return { config, me: await rest<Me>('GET', '/auth/me') };
+    return { config, me: await (early ?? rest<Me>('GET', '/auth/me')) };
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) {
       storeToken(null);
