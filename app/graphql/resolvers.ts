@@ -1,4 +1,5 @@
 // GraphQL resolvers: thin reads over the caller's tenant. Routes are materialized only when asked for.
+import { APP_NAME } from '../../src/auth/api-tokens.js';
 import type { Principal } from '../../src/auth/principal.js';
 import { appsOfNode, appsOfPath, nodeAppsCache, pathFilter } from '../../src/auth/scope.js';
 import { violationsOf } from '../../src/invariants/violation.js';
@@ -52,9 +53,6 @@ interface AttackPathsArgs {
   application?: string | null;
 }
 
-/** What an application name may look like (API_TOKENS' `apps` field, src/auth/api-tokens.ts). */
-const APPLICATION_NAME = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,127}$/;
-
 const iso = (ms: number | null | undefined): string | null =>
   ms === null || ms === undefined ? null : new Date(ms).toISOString();
 
@@ -96,7 +94,7 @@ function pagePaths(
   }
   if (args.application !== undefined && args.application !== null) {
     const app = args.application;
-    if (!APPLICATION_NAME.test(app))
+    if (!APP_NAME.test(app))
       throw new ProblemError(
         'invalid-query',
         `application must be an application name (letters, digits, . _ / -, at most 128), got ${JSON.stringify(app.slice(0, 200))}`,

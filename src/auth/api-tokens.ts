@@ -23,8 +23,11 @@ export interface ParsedTokens {
   dropped: string[];
 }
 
-/** Applications in a token entry are separated by `|` (`:` and `,` already separate fields and entries). */
-const APP_NAME = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,127}$/;
+/**
+ * What an application name may look like (the `apps` field; GraphQL's `application` filter). Applications
+ * in a token entry are separated by `|` (`:` and `,` already separate fields and entries).
+ */
+export const APP_NAME = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,127}$/;
 
 export function parseApiTokens(text: string | undefined): ParsedTokens {
   const out: ParsedTokens = { tokens: [], dropped: [] };

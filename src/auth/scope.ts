@@ -21,11 +21,10 @@ export function pathFilter(principal: Principal, graph: TenantGraph | undefined)
   if (!apps) return () => true;
   if (!graph) return () => false;
   const wanted = new Set(apps);
-  const nodeApps = nodeAppsCache(graph);
   const cache = new Map<string, boolean>();
   const nodeIn = (id: string) => {
     let hit = cache.get(id);
-    if (hit === undefined) cache.set(id, (hit = nodeApps(id).some((a) => wanted.has(a))));
+    if (hit === undefined) cache.set(id, (hit = appsOfNode(graph, id).some((a) => wanted.has(a))));
     return hit;
   };
   return (record) => routeNodes(record).some((n) => nodeIn(n.id));
