@@ -26,7 +26,10 @@ export async function pullAuthorization(
     unknown[]
   >;
   await step(signal, 'iam:GetAccountAuthorizationDetails', async () => {
-    for await (const page of paginateGetAccountAuthorizationDetails({ client: clients.iam, pageSize: 1000 }, {})) {
+    for await (const page of paginateGetAccountAuthorizationDetails(
+      { client: clients.iam, pageSize: 1000 },
+      {},
+    )) {
       signal.throwIfAborted();
       for (const user of page.UserDetailList ?? [])
         out.UserDetailList.push({ ...user, UserPolicyList: inline(user.UserPolicyList) });
@@ -39,7 +42,10 @@ export async function pullAuthorization(
           RolePolicyList: inline(role.RolePolicyList),
           InstanceProfileList: role.InstanceProfileList?.map((profile) => ({
             ...profile,
-            Roles: profile.Roles?.map((r) => ({ ...r, AssumeRolePolicyDocument: decoded(r.AssumeRolePolicyDocument) })),
+            Roles: profile.Roles?.map((r) => ({
+              ...r,
+              AssumeRolePolicyDocument: decoded(r.AssumeRolePolicyDocument),
+            })),
           })),
         });
       for (const policy of page.Policies ?? [])

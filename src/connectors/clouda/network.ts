@@ -25,7 +25,10 @@ const EC2_PAGE = 1000;
 /** ELBv2's largest page. */
 const ELB_PAGE = 400;
 
-export async function pullNetwork(clients: AccountClients, signal: AbortSignal): Promise<Record<string, unknown>> {
+export async function pullNetwork(
+  clients: AccountClients,
+  signal: AbortSignal,
+): Promise<Record<string, unknown>> {
   const client = clients.ec2;
   const pages = { client, pageSize: EC2_PAGE };
   const reservations = await step(signal, 'ec2:DescribeInstances', () =>
@@ -44,7 +47,11 @@ export async function pullNetwork(clients: AccountClients, signal: AbortSignal):
     all(signal, paginateDescribeNetworkAcls({ client, pageSize: 1000 }, {}), (p) => p.NetworkAcls),
   );
   const vpc_peerings = await step(signal, 'ec2:DescribeVpcPeeringConnections', () =>
-    all(signal, paginateDescribeVpcPeeringConnections({ client, pageSize: 1000 }, {}), (p) => p.VpcPeeringConnections),
+    all(
+      signal,
+      paginateDescribeVpcPeeringConnections({ client, pageSize: 1000 }, {}),
+      (p) => p.VpcPeeringConnections,
+    ),
   );
 
   const elb = { client: clients.elbv2, pageSize: ELB_PAGE };
@@ -55,7 +62,11 @@ export async function pullNetwork(clients: AccountClients, signal: AbortSignal):
   for (const lb of load_balancers)
     listeners.push(
       ...(await step(signal, 'elasticloadbalancing:DescribeListeners', () =>
-        all(signal, paginateDescribeListeners(elb, { LoadBalancerArn: lb.LoadBalancerArn }), (p) => p.Listeners),
+        all(
+          signal,
+          paginateDescribeListeners(elb, { LoadBalancerArn: lb.LoadBalancerArn }),
+          (p) => p.Listeners,
+        ),
       )),
     );
   const target_groups = await step(signal, 'elasticloadbalancing:DescribeTargetGroups', () =>

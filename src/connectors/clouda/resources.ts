@@ -34,7 +34,10 @@ async function absentOn<T>(codes: string[], run: () => Promise<T>): Promise<T | 
   }
 }
 
-export async function pullBuckets(clients: AccountClients, signal: AbortSignal): Promise<Record<string, unknown>[]> {
+export async function pullBuckets(
+  clients: AccountClients,
+  signal: AbortSignal,
+): Promise<Record<string, unknown>[]> {
   const s3 = clients.s3;
   const buckets = await step(signal, 's3:ListAllMyBuckets', () =>
     all(signal, paginateListBuckets({ client: s3, pageSize: 1000 }, {}), (p) => p.Buckets),
@@ -69,10 +72,17 @@ export async function pullBuckets(clients: AccountClients, signal: AbortSignal):
   return out;
 }
 
-export async function pullResources(clients: AccountClients, signal: AbortSignal): Promise<CustodianPolicy[]> {
+export async function pullResources(
+  clients: AccountClients,
+  signal: AbortSignal,
+): Promise<CustodianPolicy[]> {
   const buckets = await pullBuckets(clients, signal);
   const databases = await step(signal, 'rds:DescribeDBInstances', () =>
-    all(signal, paginateDescribeDBInstances({ client: clients.rds, pageSize: 100 }, {}), (p) => p.DBInstances),
+    all(
+      signal,
+      paginateDescribeDBInstances({ client: clients.rds, pageSize: 100 }, {}),
+      (p) => p.DBInstances,
+    ),
   );
   const functions = await step(signal, 'lambda:ListFunctions', () =>
     all(signal, paginateListFunctions({ client: clients.lambda, pageSize: 50 }, {}), (p) => p.Functions),

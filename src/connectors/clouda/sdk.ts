@@ -79,7 +79,10 @@ async function pullOne(
   }
 }
 
-export async function pullCloudaAccounts(options: CloudaSdkOptions, signal: AbortSignal): Promise<PullResult> {
+export async function pullCloudaAccounts(
+  options: CloudaSdkOptions,
+  signal: AbortSignal,
+): Promise<PullResult> {
   const roles: (string | undefined)[] = options.roleArns?.length ? [...options.roleArns] : [undefined];
   const results: (AccountPull | AccountFailure)[] = new Array(roles.length);
   let next = 0;

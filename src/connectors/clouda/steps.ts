@@ -14,7 +14,10 @@ export class PullStepError extends Error {
 export function safeMessage(text: string): string {
   return text
     .replace(/\b(AKIA|ASIA)[A-Z0-9]{12,}\b/g, '<access key>')
-    .replace(/(Signature|X-Amz-Signature|X-Amz-Security-Token|SessionToken|Credential)=[^\s&,]+/gi, '$1=<redacted>')
+    .replace(
+      /(Signature|X-Amz-Signature|X-Amz-Security-Token|SessionToken|Credential)=[^\s&,]+/gi,
+      '$1=<redacted>',
+    )
     .slice(0, 500);
 }
 

@@ -8,7 +8,11 @@ import { page } from './estate.js';
 import type { StandInReply, StandInService } from './server.js';
 import { ec2Error, ec2Response } from './xml.js';
 
-const xml = (status: number, body: string): StandInReply => ({ status, type: 'text/xml;charset=UTF-8', body });
+const xml = (status: number, body: string): StandInReply => ({
+  status,
+  type: 'text/xml;charset=UTF-8',
+  body,
+});
 
 /** action -> the estate's list, the response's list element, and the SDK member it fills */
 const LISTS = {
@@ -25,7 +29,8 @@ export const ec2: StandInService = {
   action: (request) => request.params.get('Action') ?? '',
   handle(action, request) {
     const list = LISTS[action as keyof typeof LISTS];
-    if (!list) return this.error(400, 'InvalidAction', `The action ${action} is not valid for this web service.`);
+    if (!list)
+      return this.error(400, 'InvalidAction', `The action ${action} is not valid for this web service.`);
     const [field, element, key] = list;
     const { items, next } = page(
       (request.estate[field] ?? []) as readonly object[],

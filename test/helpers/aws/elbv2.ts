@@ -28,7 +28,8 @@ export const elbv2: StandInService = {
       case 'DescribeLoadBalancers':
         return paged(estate.loadBalancers ?? [], 'LoadBalancers');
       case 'DescribeListeners':
-        if (!lb) return this.error(400, 'ValidationError', 'A load balancer ARN or listener ARNs must be specified');
+        if (!lb)
+          return this.error(400, 'ValidationError', 'A load balancer ARN or listener ARNs must be specified');
         return paged(
           (estate.listeners ?? []).filter((l) => l.LoadBalancerArn === lb),
           'Listeners',
@@ -42,7 +43,10 @@ export const elbv2: StandInService = {
         const group = params.get('TargetGroupArn') ?? '';
         const health = estate.targetHealth?.[group];
         if (!health) return this.error(400, 'TargetGroupNotFound', `Target groups '${group}' not found`);
-        return xml(200, queryResponse(action, NS, { TargetHealthDescriptions: health as Record<string, unknown>[] }));
+        return xml(
+          200,
+          queryResponse(action, NS, { TargetHealthDescriptions: health as Record<string, unknown>[] }),
+        );
       }
       default:
         return this.error(400, 'InvalidAction', `Could not find operation ${action} for version 2015-12-01`);

@@ -8,7 +8,12 @@ import type {
   Subnet,
   VpcPeeringConnection,
 } from '@aws-sdk/client-ec2';
-import type { LoadBalancer, Listener, TargetGroup, TargetHealthDescription } from '@aws-sdk/client-elastic-load-balancing-v2';
+import type {
+  LoadBalancer,
+  Listener,
+  TargetGroup,
+  TargetHealthDescription,
+} from '@aws-sdk/client-elastic-load-balancing-v2';
 import type { DBInstance } from '@aws-sdk/client-rds';
 import type { FunctionConfiguration } from '@aws-sdk/client-lambda';
 import type { Grant, PublicAccessBlockConfiguration, Tag } from '@aws-sdk/client-s3';

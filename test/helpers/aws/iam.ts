@@ -10,7 +10,8 @@ import { queryError, queryResponse } from './xml.js';
 const NS = 'https://iam.amazonaws.com/doc/2010-05-08/';
 const CREATED = new Date('2026-01-05T10:00:00Z');
 const xml = (status: number, body: string): StandInReply => ({ status, type: 'text/xml', body });
-const encoded = (doc: PolicyDocument) => encodeURIComponent(JSON.stringify({ Version: '2012-10-17', ...doc }));
+const encoded = (doc: PolicyDocument) =>
+  encodeURIComponent(JSON.stringify({ Version: '2012-10-17', ...doc }));
 const inline = (list: { PolicyName: string; PolicyDocument: PolicyDocument }[] | undefined) =>
   (list ?? []).map((p) => ({ PolicyName: p.PolicyName, PolicyDocument: encoded(p.PolicyDocument) }));
 

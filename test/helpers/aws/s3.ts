@@ -23,7 +23,9 @@ const xml = (status: number, body: string): StandInReply => ({
   body: `<?xml version="1.0" encoding="UTF-8"?>\n${body}`,
 });
 const element = (name: string, value: unknown) =>
-  value === undefined ? '' : `<${name}>${escapeXml(value instanceof Date ? value.toISOString() : String(value))}</${name}>`;
+  value === undefined
+    ? ''
+    : `<${name}>${escapeXml(value instanceof Date ? value.toISOString() : String(value))}</${name}>`;
 
 function bucketOf(path: string): string {
   return decodeURIComponent(path.split('/')[1] ?? '');
@@ -83,7 +85,10 @@ export const s3: StandInService = {
         };
         return xml(
           200,
-          `<AccessControlPolicy xmlns="${NS}">${owner}<AccessControlList>${[ownerGrant, ...(bucket.Grants ?? [])]
+          `<AccessControlPolicy xmlns="${NS}">${owner}<AccessControlList>${[
+            ownerGrant,
+            ...(bucket.Grants ?? []),
+          ]
             .map(grantXml)
             .join('')}</AccessControlList></AccessControlPolicy>`,
         );
@@ -113,11 +118,19 @@ export const s3: StandInService = {
           ).join('')}</TagSet></Tagging>`,
         );
       default:
-        return this.error(405, 'MethodNotAllowed', 'The specified method is not allowed against this resource.', name);
+        return this.error(
+          405,
+          'MethodNotAllowed',
+          'The specified method is not allowed against this resource.',
+          name,
+        );
     }
   },
   throttled: () =>
-    xml(503, `<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message><RequestId>${requestId()}</RequestId></Error>`),
+    xml(
+      503,
+      `<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message><RequestId>${requestId()}</RequestId></Error>`,
+    ),
   error(status, code, message, bucket?: string) {
     return xml(
       status,

@@ -60,7 +60,10 @@ const SERVICES = [ec2, iam, sts, s3, rds, elbv2, lambda];
 
 export class AwsStandIn {
   readonly calls: StandInCall[] = [];
-  /** `service:Action` -> how many more calls of it fail with the throttling error */
+  /**
+   * `service:Action` (or `service:Action@<account>`, one account's calls alone) -> how many more calls of it
+   * fail with the throttling error
+   */
   readonly throttle = new Map<string, number>();
   /** how many calls were answered with a throttling error */
   throttled = 0;
@@ -82,7 +85,10 @@ export class AwsStandIn {
   }
 
   /** A temporary key for an assumed role (STS AssumeRole). */
-  issueKey(account: string, sessionArn: string): { accessKeyId: string; secretAccessKey: string; sessionToken: string } {
+  issueKey(
+    account: string,
+    sessionArn: string,
+  ): { accessKeyId: string; secretAccessKey: string; sessionToken: string } {
     this.issued += 1;
     const accessKeyId = `ASIASTANDIN${String(this.issued).padStart(9, '0')}`;
     this.keys.set(accessKeyId, { account, arn: sessionArn });
@@ -132,9 +138,15 @@ export class AwsStandIn {
     if (!service) return plain(400, `no such service ${signingName}`);
     const identity = this.keys.get(accessKeyId);
     if (!identity)
-      return service.error(403, 'InvalidClientTokenId', 'The security token included in the request is invalid.');
+      return service.error(
+        403,
+        'InvalidClientTokenId',
+        'The security token included in the request is invalid.',
+      );
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-    const form = String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
+    const form = String(request.headers['content-type'] ?? '').startsWith(
+      'application/x-www-form-urlencoded',
+    );
     const standInRequest: StandInRequest = {
       method: request.method ?? 'GET',
       url,
@@ -149,9 +161,11 @@ export class AwsStandIn {
     };
     const action = service.action(standInRequest);
     this.calls.push({ service: signingName, action, account: identity.account, region });
-    const key = `${signingName}:${action}`;
-    const left = this.throttle.get(key) ?? 0;
-    if (left > 0) {
+    const key = [`${signingName}:${action}@${identity.account}`, `${signingName}:${action}`].find(
+      (k) => (this.throttle.get(k) ?? 0) > 0,
+    );
+    const left = key ? this.throttle.get(key)! : 0;
+    if (key && left > 0) {
       this.throttle.set(key, left - 1);
       this.throttled += 1;
       return service.throttled(action);

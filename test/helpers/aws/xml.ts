@@ -78,7 +78,10 @@ export function ec2Error(code: string, message: string): string {
 }
 
 /** awsQuery members; `memberNames` names a list's items where the service does not call them `member`. */
-export function queryMembers(value: Record<string, unknown>, memberNames: Record<string, string> = {}): string {
+export function queryMembers(
+  value: Record<string, unknown>,
+  memberNames: Record<string, string> = {},
+): string {
   let out = '';
   for (const [key, member] of Object.entries(value)) {
     if (member === undefined || member === null) continue;

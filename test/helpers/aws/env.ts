@@ -1,0 +1,22 @@
+// Points the AWS SDK at a stand-in for the length of a test file: AWS_ENDPOINT_URL (the SDK's own
+// setting), no instance metadata probing, no shared config files; the previous values restored after.
+const KEYS = [
+  'AWS_ENDPOINT_URL',
+  'AWS_EC2_METADATA_DISABLED',
+  'AWS_CONFIG_FILE',
+  'AWS_SHARED_CREDENTIALS_FILE',
+];
+
+export function pointSdkAt(url: string): () => void {
+  const saved = Object.fromEntries(KEYS.map((k) => [k, process.env[k]]));
+  process.env.AWS_ENDPOINT_URL = url;
+  process.env.AWS_EC2_METADATA_DISABLED = 'true';
+  process.env.AWS_CONFIG_FILE = '/nonexistent/pathgate-test-aws-config';
+  process.env.AWS_SHARED_CREDENTIALS_FILE = '/nonexistent/pathgate-test-aws-credentials';
+  return () => {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  };
+}
