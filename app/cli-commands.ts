@@ -3,6 +3,7 @@
 // command runs, so `serve --help` never starts a server. Exit 64 for a command line a command cannot take.
 import { stat } from 'node:fs/promises';
 import { verifyAuditFile } from '../src/audit/verify.js';
+import { AWSCOLLECT_COMMAND, awscollectCommand } from './awscollect-cli.js';
 import { loadSettings } from '../src/config/settings.js';
 import {
   commandHelp,
@@ -169,6 +170,25 @@ export const COMMANDS: readonly Command[] = [
         out: (line) => io.out(`${line}\n`),
       });
       return summary.rejected ? 1 : 0;
+    },
+  },
+  {
+    spec: AWSCOLLECT_COMMAND,
+    failure: 1,
+    async run(args, io) {
+      const parsed = parseOrExit(AWSCOLLECT_COMMAND, args, io);
+      if (typeof parsed === 'number') return parsed;
+      const { values } = parsed;
+      return awscollectCommand({
+        json: values.json,
+        url: values.url,
+        region: values.region,
+        roles: values.role,
+        tenant: values.tenant,
+        env: io.env,
+        out: (line) => io.out(`${line}\n`),
+        err: (line) => io.err(`${line}\n`),
+      });
     },
   },
   {
