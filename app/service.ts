@@ -38,6 +38,7 @@ import { PgAuditChain, pruneAuditTable } from '../src/db/audit-chain.js';
 import { lockDataDir, type DataDirLock } from '../src/bus/data-dir-lock.js';
 import { ConnectorRuntime } from '../src/connectors/runtime.js';
 import { createSources } from '../src/connectors/sources.js';
+import type { ConnectorSource } from '../src/connectors/connector.js';
 import { createConnectorMetrics } from '../src/metrics/connector-metrics.js';
 import { registerConnectorRoutes } from './routes/connectors.js';
 
@@ -88,6 +89,8 @@ export async function buildService(options: {
    * it the condition is logged only.
    */
   onFatal?: (error: Error) => void;
+  /** the connectors' sources instead of those CONNECTORS_ENABLED makes (tests, embedding) */
+  connectorSources?: ConnectorSource[];
 }): Promise<Service> {
   const { settings } = options;
   const logger = options.logger ?? createLogger({ format: settings.logFormat, level: settings.logLevel });
@@ -102,14 +105,19 @@ export async function buildService(options: {
 }
 
 async function buildOnLockedDataDir(
-  options: { logger?: Logger; now?: () => number; onFatal?: (error: Error) => void },
+  options: {
+    logger?: Logger;
+    now?: () => number;
+    onFatal?: (error: Error) => void;
+    connectorSources?: ConnectorSource[];
+  },
   settings: Settings,
   logger: Logger,
   lock: DataDirLock,
 ): Promise<Service> {
   const metrics = createMetrics({ processMetrics: true });
   // The connectors' sources first: one that cannot be made (a mode this build lacks) refuses the start.
-  const connectorSources = await createSources(settings.connectors);
+  const connectorSources = options.connectorSources ?? (await createSources(settings.connectors));
   // Scale-out (BUS_URL, DB_DSN): the JetStream bus and the leader lock; embedded otherwise.
   // The reduced modes (`/healthz` 503): the graph store fallen back, the bus away, the journal refusing.
   const health = new Health(options.now);

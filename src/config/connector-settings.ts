@@ -178,7 +178,8 @@ export const CONNECTOR_SETTINGS_DOC: readonly { name: string; default: string; m
   {
     name: 'CLOUDA_REGION',
     default: 'us-east-1',
-    meaning: 'The AWS region `clouda` pulls; also the region of its snapshot scopes (`aws:<account>/<region>`).',
+    meaning:
+      'The AWS region `clouda` pulls; also the region of its snapshot scopes (`aws:<account>/<region>`).',
   },
   {
     name: 'CLOUDA_FIXTURES_DIR',
@@ -190,7 +191,7 @@ export const CONNECTOR_SETTINGS_DOC: readonly { name: string; default: string; m
     name: 'CLOUDA_ROLE_ARN',
     default: 'unset',
     meaning:
-      'sdk mode: comma list of IAM role ARNs, one per account, each assumed in turn; each account is the one STS reports for the assumed credentials. Unset: the credentials\' own account only.',
+      "sdk mode: comma list of IAM role ARNs, one per account, each assumed in turn; each account is the one STS reports for the assumed credentials. Unset: the credentials' own account only.",
   },
   {
     name: 'CLOUDB_CONNECTOR_MODE',

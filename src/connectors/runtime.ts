@@ -111,7 +111,10 @@ export class ConnectorRuntime {
         const record = this.book.account(source.name, failure.account);
         Object.assign(record, { lastRunAt: at, lastError: failure.error, events: 0, reports: 0 });
         result = 'partial';
-        log.warn({ connector: source.name, account: failure.account, error: failure.error }, 'connector: account failed; its previous snapshot stays');
+        log.warn(
+          { connector: source.name, account: failure.account, error: failure.error },
+          'connector: account failed; its previous snapshot stays',
+        );
       }
       for (const account of pull.accounts) {
         const record = this.book.account(source.name, account.account);
@@ -146,7 +149,10 @@ export class ConnectorRuntime {
         if (!errors.length) record.lastSuccessAt = at;
         else {
           result = 'partial';
-          log.warn({ connector: source.name, account: account.account, errors }, 'connector: reports refused');
+          log.warn(
+            { connector: source.name, account: account.account, errors },
+            'connector: reports refused',
+          );
         }
         published += events;
       }
@@ -154,8 +160,13 @@ export class ConnectorRuntime {
       health.lastError = null;
     } catch (error) {
       result = 'error';
-      health.lastError = this.abort.signal.aborted ? 'stopped: the service is shutting down' : errorText(error);
-      log.warn({ connector: source.name, err: error }, 'connector: pull failed; every previous snapshot stays');
+      health.lastError = this.abort.signal.aborted
+        ? 'stopped: the service is shutting down'
+        : errorText(error);
+      log.warn(
+        { connector: source.name, err: error },
+        'connector: pull failed; every previous snapshot stays',
+      );
     } finally {
       const endedAt = this.now();
       health.running = false;
@@ -170,7 +181,10 @@ export class ConnectorRuntime {
         metrics.lastSuccess.set({ connector: source.name }, endedAt / 1000);
       }
     }
-    log.info({ connector: source.name, result, events: published, ms: health.lastDurationMs }, 'connector: pull done');
+    log.info(
+      { connector: source.name, result, events: published, ms: health.lastDurationMs },
+      'connector: pull done',
+    );
   }
 
   status(): ConnectorsStatus {

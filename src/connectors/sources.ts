@@ -24,7 +24,9 @@ export class ConnectorStartError extends Error {
 const CLOUDA_SDK_MODULE = './clouda/sdk.js';
 
 async function cloudaSdk(settings: ConnectorSettings): Promise<ConnectorSource> {
-  let module: { createCloudaSdkSource?: (options: CloudaSdkOptions) => ConnectorSource | Promise<ConnectorSource> };
+  let module: {
+    createCloudaSdkSource?: (options: CloudaSdkOptions) => ConnectorSource | Promise<ConnectorSource>;
+  };
   try {
     module = (await import(CLOUDA_SDK_MODULE)) as typeof module;
   } catch (error) {
@@ -40,7 +42,8 @@ async function cloudaSdk(settings: ConnectorSettings): Promise<ConnectorSource> 
 
 export const SOURCE_FACTORIES: Readonly<Record<ConnectorName, Partial<Record<ConnectorMode, Factory>>>> = {
   clouda: {
-    fixtures: async (s) => createCloudaFixturesSource({ dir: s.clouda.fixturesDir!, region: s.clouda.region }),
+    fixtures: async (s) =>
+      createCloudaFixturesSource({ dir: s.clouda.fixturesDir!, region: s.clouda.region }),
     sdk: cloudaSdk,
   },
   cloudb: {

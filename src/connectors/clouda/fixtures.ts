@@ -40,7 +40,11 @@ async function readJson(file: string): Promise<unknown> {
 }
 
 /** One account folder's reports; throws (the account's failure) when a known file cannot be read. */
-export async function readAccountFolder(dir: string, account: string, region: string): Promise<PulledReport[]> {
+export async function readAccountFolder(
+  dir: string,
+  account: string,
+  region: string,
+): Promise<PulledReport[]> {
   const files = new Set(await readdir(dir));
   const scope = `aws:${account}/${region}`;
   const reports: PulledReport[] = [];
@@ -48,7 +52,8 @@ export async function readAccountFolder(dir: string, account: string, region: st
   for (const [file, field] of Object.entries(CLOUDNET_FILES))
     if (files.has(file)) bundle[field] = await readJson(path.join(dir, file));
   if (Object.keys(bundle).length > 1) reports.push({ source: 'cloudnet', scope, body: bundle });
-  if (files.has(IAM_FILE)) reports.push({ source: 'iam', scope, body: await readJson(path.join(dir, IAM_FILE)) });
+  if (files.has(IAM_FILE))
+    reports.push({ source: 'iam', scope, body: await readJson(path.join(dir, IAM_FILE)) });
   if (files.has(CUSTODIAN_FILE))
     reports.push({ source: 'custodian', scope, body: await readJson(path.join(dir, CUSTODIAN_FILE)) });
   if (!reports.length)
@@ -66,12 +71,18 @@ export function createCloudaFixturesSource(options: { dir: string; region: strin
       const entries = await readdir(options.dir, { withFileTypes: true });
       const accounts: AccountPull[] = [];
       const failures: AccountFailure[] = [];
-      for (const entry of entries.filter((e) => e.isDirectory()).sort((a, b) => a.name.localeCompare(b.name))) {
+      for (const entry of entries
+        .filter((e) => e.isDirectory())
+        .sort((a, b) => a.name.localeCompare(b.name))) {
         signal.throwIfAborted();
         // Only account folders: a README or a notes folder beside them is not an account.
         if (!ACCOUNT.test(entry.name)) continue;
         try {
-          const reports = await readAccountFolder(path.join(options.dir, entry.name), entry.name, options.region);
+          const reports = await readAccountFolder(
+            path.join(options.dir, entry.name),
+            entry.name,
+            options.region,
+          );
           accounts.push({ account: entry.name, reports, calls: 0 });
         } catch (error) {
           failures.push({ account: entry.name, error: `fixtures: ${describe(error)}` });

@@ -41,7 +41,9 @@ function list(state: Json, key: string): Json[] {
 
 function id(value: unknown, pointer: string): string {
   if (typeof value !== 'string' || !ID.test(value))
-    throw new ShapeError(`${pointer} ${JSON.stringify(value)} is not an id (letters, digits, . _ -; at most 64)`);
+    throw new ShapeError(
+      `${pointer} ${JSON.stringify(value)} is not an id (letters, digits, . _ -; at most 64)`,
+    );
   return value;
 }
 
@@ -61,11 +63,14 @@ function portRanges(ports: Rule['ports'], pointer: string): [number, number][] {
 
 /** Normalized network state -> the cloudnet bundle (AWS Describe* shapes). */
 export function cloudbToCloudnet(state: Json): { account: string; region: string; bundle: Json } {
-  if (!state || typeof state !== 'object' || Array.isArray(state)) throw new ShapeError('/ must be an object');
+  if (!state || typeof state !== 'object' || Array.isArray(state))
+    throw new ShapeError('/ must be an object');
   const account = id(state.account, '/account');
   const region = typeof state.region === 'string' && REGION.test(state.region) ? state.region : undefined;
   if (!region)
-    throw new ShapeError(`/region ${JSON.stringify(state.region)} is not a region name (lowercase, digits, -)`);
+    throw new ShapeError(
+      `/region ${JSON.stringify(state.region)} is not a region name (lowercase, digits, -)`,
+    );
   const networks = list(state, 'networks');
   const subnets = list(state, 'subnets');
   const firewalls = list(state, 'firewalls');
