@@ -94,7 +94,7 @@ const region: Parser<string> = (text) => {
 
 const folder: Parser<string> = (text) => {
   const dir = text.trim();
-  let isDir = false;
+  let isDir: boolean;
   try {
     isDir = statSync(dir).isDirectory();
   } catch (error) {
