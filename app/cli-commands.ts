@@ -14,11 +14,18 @@ import {
   type CommandSpec,
 } from './cli-flags.js';
 import { GATE_COMMAND, gateCommand } from './gate-cli.js';
+import { GENLOAD_COMMAND, genloadCommand } from './genload-cli.js';
 import { ingestReal } from './ingest-real.js';
 import { INTEL_COMMAND, intelCommand } from './intel-cli.js';
 import { runServer } from './run-server.js';
 import { VERIFY_STORE_COMMAND, verifyStoreCommand } from './verify-store.js';
 import { VERIFY_EXPORT_COMMAND, verifyExportCommand } from './verify-export.js';
+import {
+  GENVERDICTS_COMMAND,
+  genverdictsCommand,
+  IMPORTVERDICTS_COMMAND,
+  importverdictsCommand,
+} from './verdicts-cli.js';
 import { VERSION } from './version.js';
 
 export interface CliIo {
@@ -211,6 +218,9 @@ export const COMMANDS: readonly Command[] = [
       });
     },
   },
+  { spec: GENLOAD_COMMAND, failure: 1, run: genloadCommand },
+  { spec: GENVERDICTS_COMMAND, failure: 1, run: genverdictsCommand },
+  { spec: IMPORTVERDICTS_COMMAND, failure: 3, run: importverdictsCommand },
   {
     spec: VERIFY_AUDIT,
     failure: 2,
