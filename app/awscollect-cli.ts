@@ -15,7 +15,7 @@ export const AWSCOLLECT_COMMAND = {
   summary: 'pull the AWS estate once (read-only) and post it to ingest, or write the reports with -json',
   synopsis: '[-json DIR] [-url URL] [-region R] [-role ARN,...] [-tenant T]',
   description:
-    "The same collection as the clouda connector in sdk mode (docs/connectors.md): per account (each -role assumed through STS, else the credentials' own account), EC2 network state, IAM authorization details, S3 buckets, RDS instances, load balancers and Lambda functions, as cloudnet, iam and custodian reports, each a complete snapshot of aws:<account>/<region>. Credentials are the AWS SDK's own (AWS_PROFILE, AWS_ACCESS_KEY_ID, SSO, instance role); AWS_ENDPOINT_URL is honoured. With -json DIR nothing is posted: each report is written as DIR/<source>.<account>.<region>.json, and the line printed for it says where to POST it. Posts are signed (v2) with $INGEST_HMAC_SECRET when set.",
+    "The same collection as the clouda connector in sdk mode (docs/connectors.md): per account (each -role assumed through STS, else the credentials' own account), EC2 network state, IAM authorization details, S3 buckets, RDS instances, load balancers and Lambda functions, as cloudnet, iam and custodian reports, each a complete snapshot of aws:<account>/<region> sent with account=<account>, as the connector sends it. Credentials are the AWS SDK's own (AWS_PROFILE, AWS_ACCESS_KEY_ID, SSO, instance role); AWS_ENDPOINT_URL is honoured. With -json DIR nothing is posted: each report is written as DIR/<source>.<account>.<region>.json, and the line printed for it says where to POST it. Posts are signed (v2) with $INGEST_HMAC_SECRET when set.",
   flags: {
     json: { type: 'string', value: 'DIR', help: 'write the reports to DIR instead of posting them' },
     url: {
@@ -73,7 +73,8 @@ export async function awscollectCommand(options: {
     );
     for (const report of account.reports) {
       const body = JSON.stringify(report.body);
-      const target = `/ingest/${report.source}?snapshot=${encodeURIComponent(report.scope)}`;
+      // As the connector runtime sends them: the scope, and the account that qualifies the report's names.
+      const target = `/ingest/${report.source}?snapshot=${encodeURIComponent(report.scope)}&account=${account.account}`;
       if (options.json) {
         const file = path.join(options.json, reportFileName(report));
         await writeFile(file, body);

@@ -166,14 +166,17 @@ export function createCloudnetSource(): IngestSource {
         }
       }
 
-      // Peerings: both VPCs, each qualified by its owner, reach each other.
+      // Peerings: both VPCs, each qualified by its owner (the side's own OwnerId before `?account=`, since
+      // the other side of a cross-account peering is another account's), reach each other.
+      const ownerOf = (owner: unknown) =>
+        typeof owner === 'string' && /^\d{12}$/.test(owner) ? owner : accountOf(owner);
       for (const peering of lists.vpc_peerings ?? []) {
         if (peering.Status?.Code !== 'active') continue;
         const side = (info: Record_ | undefined) =>
           info && typeof info.VpcId === 'string'
-            ? out.node('VPC', qualify(info.VpcId, accountOf(info.OwnerId)), {
+            ? out.node('VPC', qualify(info.VpcId, ownerOf(info.OwnerId)), {
                 vpc_id: info.VpcId,
-                account: accountOf(info.OwnerId),
+                account: ownerOf(info.OwnerId),
                 region: info.Region,
               })
             : undefined;

@@ -1,5 +1,6 @@
 // What the connector runtime does with a pull, done by a test: each account's reports sent to the ingest
-// listener as complete snapshots of their scope (`snapshot=<scope>`), the failed accounts' not at all.
+// listener as complete snapshots of their scope (`snapshot=<scope>&account=<id>`, as src/connectors/runtime.ts
+// sends them), the failed accounts' not at all.
 import { expect } from 'vitest';
 import type { PullResult } from '../../../src/connectors/connector.js';
 import type { TestService } from '../service.js';
@@ -9,7 +10,7 @@ export async function publishPull(service: TestService, result: PullResult): Pro
     for (const report of account.reports) {
       const answer = await service.ingest(report.body, {
         source: report.source,
-        query: `snapshot=${encodeURIComponent(report.scope)}`,
+        query: `snapshot=${encodeURIComponent(report.scope)}&account=${account.account}`,
       });
       expect(answer.status, `${report.source} ${report.scope}: ${JSON.stringify(answer.json)}`).toBe(202);
     }
