@@ -18,12 +18,13 @@ import {
   paginateDescribeTargetGroups,
 } from '@aws-sdk/client-elastic-load-balancing-v2';
 import type { AccountClients } from './clients.js';
-import { all, step } from './steps.js';
+import { all, mapLimit, step } from './steps.js';
 
 /** EC2's largest page (DescribeInstances takes 5..1000). */
 const EC2_PAGE = 1000;
 /** ELBv2's largest page. */
 const ELB_PAGE = 400;
+const AT_ONCE = 8;
 
 export async function pullNetwork(
   clients: AccountClients,
@@ -58,33 +59,37 @@ export async function pullNetwork(
   const load_balancers = await step(signal, 'elasticloadbalancing:DescribeLoadBalancers', () =>
     all(signal, paginateDescribeLoadBalancers(elb, {}), (p) => p.LoadBalancers),
   );
-  const listeners = [];
-  for (const lb of load_balancers)
-    listeners.push(
-      ...(await step(signal, 'elasticloadbalancing:DescribeListeners', () =>
+  // Per balancer and per group: one call each, eight at a time.
+  const listeners = (
+    await mapLimit(load_balancers, AT_ONCE, (lb) =>
+      step(signal, 'elasticloadbalancing:DescribeListeners', () =>
         all(
           signal,
           paginateDescribeListeners(elb, { LoadBalancerArn: lb.LoadBalancerArn }),
           (p) => p.Listeners,
         ),
-      )),
-    );
+      ),
+    )
+  ).flat();
   const target_groups = await step(signal, 'elasticloadbalancing:DescribeTargetGroups', () =>
     all(signal, paginateDescribeTargetGroups(elb, {}), (p) => p.TargetGroups),
   );
-  const target_health = [];
   // Only the groups a load balancer forwards to can route anywhere.
-  for (const group of target_groups.filter((g) => g.LoadBalancerArns?.length)) {
-    const answer = await step(signal, 'elasticloadbalancing:DescribeTargetHealth', () =>
-      clients.elbv2.send(new DescribeTargetHealthCommand({ TargetGroupArn: group.TargetGroupArn }), {
-        abortSignal: signal,
-      }),
-    );
-    target_health.push({
-      TargetGroupArn: group.TargetGroupArn,
-      TargetHealthDescriptions: answer.TargetHealthDescriptions ?? [],
-    });
-  }
+  const target_health = await mapLimit(
+    target_groups.filter((g) => g.LoadBalancerArns?.length),
+    AT_ONCE,
+    async (group) => {
+      const answer = await step(signal, 'elasticloadbalancing:DescribeTargetHealth', () =>
+        clients.elbv2.send(new DescribeTargetHealthCommand({ TargetGroupArn: group.TargetGroupArn }), {
+          abortSignal: signal,
+        }),
+      );
+      return {
+        TargetGroupArn: group.TargetGroupArn,
+        TargetHealthDescriptions: answer.TargetHealthDescriptions ?? [],
+      };
+    },
+  );
   return {
     provider: 'aws',
     instances: { Reservations: reservations },

@@ -15,7 +15,9 @@ import {
   paginateListBuckets,
 } from '@aws-sdk/client-s3';
 import type { AccountClients } from './clients.js';
-import { all, step } from './steps.js';
+import { all, mapLimit, step } from './steps.js';
+
+const BUCKETS_AT_ONCE = 8;
 
 /** The custodian body's policies: one per resource type, each named `clouda-<type>`. */
 export interface CustodianPolicy {
@@ -42,23 +44,24 @@ export async function pullBuckets(
   const buckets = await step(signal, 's3:ListAllMyBuckets', () =>
     all(signal, paginateListBuckets({ client: s3, pageSize: 1000 }, {}), (p) => p.Buckets),
   );
-  const out: Record<string, unknown>[] = [];
-  for (const { Name, CreationDate } of buckets) {
-    if (!Name) continue;
+  // Each bucket's four reads at once, eight buckets at a time: the calls are latency-bound, not rate-bound.
+  const read = async (Name: string, CreationDate: Date | undefined) => {
     const Bucket = Name;
-    const policy = await step(signal, 's3:GetBucketPolicy', () =>
-      absentOn(['NoSuchBucketPolicy'], () => s3.send(new GetBucketPolicyCommand({ Bucket }))),
-    );
-    const acl = await step(signal, 's3:GetBucketAcl', () => s3.send(new GetBucketAclCommand({ Bucket })));
-    const block = await step(signal, 's3:GetBucketPublicAccessBlock', () =>
-      absentOn(['NoSuchPublicAccessBlockConfiguration'], () =>
-        s3.send(new GetPublicAccessBlockCommand({ Bucket })),
+    const [policy, acl, block, tagging] = await Promise.all([
+      step(signal, 's3:GetBucketPolicy', () =>
+        absentOn(['NoSuchBucketPolicy'], () => s3.send(new GetBucketPolicyCommand({ Bucket }))),
       ),
-    );
-    const tagging = await step(signal, 's3:GetBucketTagging', () =>
-      absentOn(['NoSuchTagSet'], () => s3.send(new GetBucketTaggingCommand({ Bucket }))),
-    );
-    out.push({
+      step(signal, 's3:GetBucketAcl', () => s3.send(new GetBucketAclCommand({ Bucket }))),
+      step(signal, 's3:GetBucketPublicAccessBlock', () =>
+        absentOn(['NoSuchPublicAccessBlockConfiguration'], () =>
+          s3.send(new GetPublicAccessBlockCommand({ Bucket })),
+        ),
+      ),
+      step(signal, 's3:GetBucketTagging', () =>
+        absentOn(['NoSuchTagSet'], () => s3.send(new GetBucketTaggingCommand({ Bucket }))),
+      ),
+    ]);
+    return {
       Name,
       CreationDate,
       ...(policy?.Policy !== undefined && { Policy: policy.Policy }),
@@ -67,9 +70,10 @@ export async function pullBuckets(
       ...(block?.PublicAccessBlockConfiguration && {
         'c7n:PublicAccessBlock': block.PublicAccessBlockConfiguration,
       }),
-    });
-  }
-  return out;
+    };
+  };
+  const named = buckets.filter((b): b is typeof b & { Name: string } => typeof b.Name === 'string');
+  return mapLimit(named, BUCKETS_AT_ONCE, (b) => read(b.Name, b.CreationDate));
 }
 
 export async function pullResources(
