@@ -7,7 +7,6 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { signedPostHeaders } from '../src/auth/ingest-signature.js';
 import type { PulledReport } from '../src/connectors/connector.js';
-import { pullCloudaAccounts } from '../src/connectors/clouda/sdk.js';
 import { describeError, type CommandSpec } from './cli-flags.js';
 
 export const AWSCOLLECT_COMMAND = {
@@ -61,6 +60,8 @@ export async function awscollectCommand(options: {
     .split(',')
     .map((r) => r.trim())
     .filter(Boolean);
+  // Loaded here, not with the command table: every other command starts without reading the AWS SDK.
+  const { pullCloudaAccounts } = await import('../src/connectors/clouda/sdk.js');
   const result = await pullCloudaAccounts({ region, roleArns }, AbortSignal.timeout(30 * 60_000));
   let failed = result.failures.length > 0;
   for (const failure of result.failures)
