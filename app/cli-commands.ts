@@ -3,6 +3,7 @@
 // command runs, so `serve --help` never starts a server. Exit 64 for a command line a command cannot take.
 import { stat } from 'node:fs/promises';
 import { verifyAuditFile } from '../src/audit/verify.js';
+import { AWSCOLLECT_COMMAND, awscollectCommand } from './awscollect-cli.js';
 import { loadSettings } from '../src/config/settings.js';
 import {
   commandHelp,
@@ -13,11 +14,18 @@ import {
   type CommandSpec,
 } from './cli-flags.js';
 import { GATE_COMMAND, gateCommand } from './gate-cli.js';
+import { GENLOAD_COMMAND, genloadCommand } from './genload-cli.js';
 import { ingestReal } from './ingest-real.js';
 import { INTEL_COMMAND, intelCommand } from './intel-cli.js';
 import { runServer } from './run-server.js';
 import { VERIFY_STORE_COMMAND, verifyStoreCommand } from './verify-store.js';
 import { VERIFY_EXPORT_COMMAND, verifyExportCommand } from './verify-export.js';
+import {
+  GENVERDICTS_COMMAND,
+  genverdictsCommand,
+  IMPORTVERDICTS_COMMAND,
+  importverdictsCommand,
+} from './verdicts-cli.js';
 import { VERSION } from './version.js';
 
 export interface CliIo {
@@ -172,6 +180,25 @@ export const COMMANDS: readonly Command[] = [
     },
   },
   {
+    spec: AWSCOLLECT_COMMAND,
+    failure: 1,
+    async run(args, io) {
+      const parsed = parseOrExit(AWSCOLLECT_COMMAND, args, io);
+      if (typeof parsed === 'number') return parsed;
+      const { values } = parsed;
+      return awscollectCommand({
+        json: values.json,
+        url: values.url,
+        region: values.region,
+        roles: values.role,
+        tenant: values.tenant,
+        env: io.env,
+        out: (line) => io.out(`${line}\n`),
+        err: (line) => io.err(`${line}\n`),
+      });
+    },
+  },
+  {
     spec: GATE_COMMAND,
     failure: 3,
     run: (args, io) => gateCommand(args, io),
@@ -191,6 +218,9 @@ export const COMMANDS: readonly Command[] = [
       });
     },
   },
+  { spec: GENLOAD_COMMAND, failure: 1, run: genloadCommand },
+  { spec: GENVERDICTS_COMMAND, failure: 1, run: genverdictsCommand },
+  { spec: IMPORTVERDICTS_COMMAND, failure: 3, run: importverdictsCommand },
   {
     spec: VERIFY_AUDIT,
     failure: 2,

@@ -37,6 +37,11 @@ import { packageRoot } from './package-root.js';
 import { openScaleOut, teeAudit } from './scale-out.js';
 import { PgAuditChain, pruneAuditTable } from '../src/db/audit-chain.js';
 import { lockDataDir, type DataDirLock } from '../src/bus/data-dir-lock.js';
+import { ConnectorRuntime } from '../src/connectors/runtime.js';
+import { createSources } from '../src/connectors/sources.js';
+import type { ConnectorSource } from '../src/connectors/connector.js';
+import { createConnectorMetrics } from '../src/metrics/connector-metrics.js';
+import { registerConnectorRoutes } from './routes/connectors.js';
 
 export const DEMO_DIR = path.join(packageRoot(), 'fixtures', 'demo');
 
@@ -54,6 +59,8 @@ export interface Service {
   metricsApp?: FastifyInstance;
   /** the GitHub App, when WEBHOOK_SECRET is set */
   github?: GithubApp;
+  /** the scheduled connectors (CONNECTORS_ENABLED), pulling on the leader once started */
+  connectors: ConnectorRuntime;
   close(): Promise<void>;
 }
 
@@ -83,6 +90,8 @@ export async function buildService(options: {
    * it the condition is logged only.
    */
   onFatal?: (error: Error) => void;
+  /** the connectors' sources instead of those CONNECTORS_ENABLED makes (tests, embedding) */
+  connectorSources?: ConnectorSource[];
 }): Promise<Service> {
   const { settings } = options;
   const logger = options.logger ?? createLogger({ format: settings.logFormat, level: settings.logLevel });
@@ -97,12 +106,19 @@ export async function buildService(options: {
 }
 
 async function buildOnLockedDataDir(
-  options: { logger?: Logger; now?: () => number; onFatal?: (error: Error) => void },
+  options: {
+    logger?: Logger;
+    now?: () => number;
+    onFatal?: (error: Error) => void;
+    connectorSources?: ConnectorSource[];
+  },
   settings: Settings,
   logger: Logger,
   lock: DataDirLock,
 ): Promise<Service> {
   const metrics = createMetrics({ processMetrics: true });
+  // The connectors' sources first: one that cannot be made (a mode this build lacks) refuses the start.
+  const connectorSources = options.connectorSources ?? (await createSources(settings.connectors));
   // Scale-out (BUS_URL, DB_DSN): the JetStream bus and the leader lock; embedded otherwise.
   // The reduced modes (`/healthz` 503): the graph store fallen back, the bus away, the journal refusing.
   const health = new Health(options.now);
@@ -330,6 +346,16 @@ async function buildOnLockedDataDir(
   const metricsApp = auth.metricsAddr
     ? buildMetricsServer({ engine, metrics, logger, https: auth.tls })
     : undefined;
+  const connectors = new ConnectorRuntime({
+    sources: connectorSources,
+    intervalMs: settings.connectors.intervalMs,
+    ingest: (request) => engine.ingest(request),
+    isLeader: () => engine.isLeader(),
+    metrics: createConnectorMetrics(metrics.registry),
+    log: logger,
+    now,
+  });
+  registerConnectorRoutes(apiApp, { connectors });
   let closed = false;
   return {
     engine,
@@ -341,11 +367,13 @@ async function buildOnLockedDataDir(
     apiApp,
     metricsApp,
     github,
+    connectors,
     async close() {
       if (closed) return;
       closed = true;
       try {
         retention?.stop();
+        await connectors.stop();
         await inbox?.stop();
         await Promise.allSettled([ingestApp.close(), apiApp.close(), metricsApp?.close()]);
         // Pull-request updates already queued (webhooks answered, verdicts given) are finished, not dropped.
@@ -472,6 +500,8 @@ export async function startService(options: {
     // The first pass runs now, not one interval from now, so paths are there as soon as the service is.
     await service.engine.analyzeAll();
     service.engine.start();
+    // The connectors pull now and every CONNECTOR_INTERVAL, on the leader only.
+    service.connectors.start();
     // Suppressions lapse without an analyzer pass: drift is also checked every interval (by the leader,
     // which alone sends the drift webhook and records the posture history).
     const driftTimer = setInterval(() => {

@@ -17,6 +17,11 @@ import { TENANT_NAME } from '../engine/tenant.js';
 import { parseDuration } from './duration.js';
 import { defaultSecuritySettings, readSecuritySettings, type SecuritySettings } from './security-settings.js';
 import {
+  defaultConnectorSettings,
+  readConnectorSettings,
+  type ConnectorSettings,
+} from './connector-settings.js';
+import {
   DEFAULT_PROFILE_PRIORS,
   parseProfilePriors,
   type ProfileName,
@@ -36,6 +41,8 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export interface Settings {
   /** issue 31's defences: export spool limits, webhook limits, leader inbox MAC key, outbound webhooks */
   security: SecuritySettings;
+  /** CONNECTORS_ENABLED, CONNECTOR_INTERVAL, CLOUDA_*, CLOUDB_*: the scheduled connectors (docs/connectors.md) */
+  connectors: ConnectorSettings;
   dataDir: string;
   ingestAddr: ListenAddress;
   apiAddr: ListenAddress;
@@ -234,6 +241,7 @@ const defaultThreads = () => Math.max(1, Math.min(4, os.availableParallelism()))
 function builtInDefaults(): Settings {
   return {
     security: defaultSecuritySettings(),
+    connectors: defaultConnectorSettings(),
     dataDir: './data',
     ingestAddr: { host: '127.0.0.1', port: 8081 },
     apiAddr: { host: '127.0.0.1', port: 8080 },
@@ -433,6 +441,7 @@ export function loadSettings(env: Env, defaults: Partial<Settings> = {}): Settin
     maxTenants: read('MAX_TENANTS', parseCount, base.maxTenants),
     governance: readGovernance(env, problems, read),
     scaleOut: readScaleOut(env, problems, read),
+    connectors: readConnectorSettings(read, problems),
     security: readSecuritySettings(read, (name) => readSecret(env, name, problems), problems, {
       drift: env.DRIFT_WEBHOOK_URL?.trim()
         ? read<string | undefined>('DRIFT_WEBHOOK_URL', parseUrl, undefined)

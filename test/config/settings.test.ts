@@ -1,6 +1,7 @@
 // Settings from the environment: defaults, spellings accepted, every bad value reported together, and
 // docs/configuration.md kept in step with SETTINGS_DOC.
 import { defaultSecuritySettings } from '../../src/config/security-settings.js';
+import { defaultConnectorSettings } from '../../src/config/connector-settings.js';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { describe, expect, it } from 'vitest';
@@ -86,6 +87,7 @@ describe('loadSettings: defaults', () => {
         driftWebhookUrl: undefined,
       },
       security: defaultSecuritySettings(),
+      connectors: defaultConnectorSettings(),
     } satisfies Settings);
   });
 
@@ -379,14 +381,6 @@ describe('docs/configuration.md', () => {
       AI_PROVIDER_B_TOKEN: 'issue 36 (AI answers)',
       OPENSEARCH_URL: 'issue 36 (search)',
       ANALYZER_DB_PATHS: 'issue 35 (the database path finder)',
-      CONNECTORS_ENABLED: 'issue 37 (connectors)',
-      CONNECTOR_INTERVAL: 'issue 37 (connectors)',
-      CLOUDA_CONNECTOR_MODE: 'issue 37 (connectors)',
-      CLOUDA_FIXTURES_DIR: 'issue 37 (connectors)',
-      CLOUDA_REGION: 'issue 37 (connectors)',
-      CLOUDA_ROLE_ARN: 'issue 37 (connectors)',
-      CLOUDB_CONNECTOR_MODE: 'issue 37 (connectors)',
-      CLOUDB_FIXTURES_DIR: 'issue 37 (connectors)',
     };
     const missing = [...named]
       .filter(

@@ -6,6 +6,7 @@ import { pino, type Logger } from 'pino';
 import { loadSettings } from '../../src/config/settings.js';
 import { buildService, type Service } from '../../app/service.js';
 import { buildMetricsServer } from '../../app/api-server.js';
+import type { ConnectorSource } from '../../src/connectors/connector.js';
 
 export async function tempDir(prefix = 'pathgate-test-'): Promise<string> {
   return mkdtemp(path.join(os.tmpdir(), prefix));
@@ -33,7 +34,13 @@ export interface TestService extends Service {
 
 export async function makeService(
   env: Record<string, string> = {},
-  options: { dataDir?: string; now?: () => number; logger?: Logger; onFatal?: (error: Error) => void } = {},
+  options: {
+    dataDir?: string;
+    now?: () => number;
+    logger?: Logger;
+    onFatal?: (error: Error) => void;
+    connectorSources?: ConnectorSource[];
+  } = {},
 ): Promise<TestService> {
   const dataDir = options.dataDir ?? (await tempDir());
   // Tests are one client firing requests back to back: per-IP rates well above them, unless a test sets its own.
@@ -42,7 +49,13 @@ export async function makeService(
     { demoData: false },
   );
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const service = await buildService({ settings, logger, now: options.now, onFatal: options.onFatal });
+  const service = await buildService({
+    settings,
+    logger,
+    now: options.now,
+    onFatal: options.onFatal,
+    connectorSources: options.connectorSources,
+  });
   return {
     ...service,
     dataDir,

@@ -1,6 +1,7 @@
 // Source `cloudnet`: the network state of a cloud account in the AWS Describe* shapes (DECISIONS.md):
 // `{provider, security_groups[], instances[], vpc_peerings[], subnets[]?, route_tables[]?, network_acls[]?,
-// instance_profiles[]?, network_interfaces[]?}`; each list may also be the whole response AWS prints (`{"SecurityGroups": [...]}`,
+// instance_profiles[]?, network_interfaces[]?, load_balancers[]?, listeners[]?, target_groups[]?,
+// target_health[]?}`; each list may also be the whole response AWS prints (`{"SecurityGroups": [...]}`,
 // `{"Reservations": [...]}`). Derives (spec "Marker derivation"):
 // - internet exposure of an instance from a security group open to 0.0.0.0/0 or ::/0; with route tables
 //   given, only when the instance's subnet routes to an internet gateway, and with network ACLs given,
@@ -10,13 +11,15 @@
 //   its instances;
 // - instance ASSUMES its profile's role (profiles by ARN or name; else the profile's alias, which the iam
 //   source's InstanceProfileList resolves), priced on its metadata service posture (docs/model.md);
-// - classification tags (`classification=pii`) mark an instance crown_jewel (`tag:<key>=<value>`).
+// - classification tags (`classification=pii`) mark an instance crown_jewel (`tag:<key>=<value>`);
+// - load balancers ROUTES_TO the instances of the target groups they forward to (cloudnet-elb.ts).
 // A body with none of these keys (or another provider's) is refused, naming the keys read.
 import { imdsPrice } from '../../model/probability.js';
 import { crownJewel, readTags } from '../../markers/crown-jewel.js';
 import { instanceProfileAlias } from './iam.js';
 import { sharedNameTags, sharedNameWarning, vmName } from '../../identity/vm-name.js';
 import { accountParameter, qualify } from './account.js';
+import { drawLoadBalancers } from './cloudnet-elb.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
 import { reportProblem } from './report-schema.js';
 import type { IngestSource } from './source.js';
@@ -40,6 +43,10 @@ const FIELDS = {
   network_acls: 'NetworkAcls',
   instance_profiles: 'InstanceProfiles',
   network_interfaces: 'NetworkInterfaces',
+  load_balancers: 'LoadBalancers',
+  listeners: 'Listeners',
+  target_groups: 'TargetGroups',
+  target_health: 'TargetHealth',
 } as const;
 
 type Lists = Record<keyof typeof FIELDS, Record_[] | undefined>;
@@ -159,14 +166,17 @@ export function createCloudnetSource(): IngestSource {
         }
       }
 
-      // Peerings: both VPCs, each qualified by its owner, reach each other.
+      // Peerings: both VPCs, each qualified by its owner (the side's own OwnerId before `?account=`, since
+      // the other side of a cross-account peering is another account's), reach each other.
+      const ownerOf = (owner: unknown) =>
+        typeof owner === 'string' && /^\d{12}$/.test(owner) ? owner : accountOf(owner);
       for (const peering of lists.vpc_peerings ?? []) {
         if (peering.Status?.Code !== 'active') continue;
         const side = (info: Record_ | undefined) =>
           info && typeof info.VpcId === 'string'
-            ? out.node('VPC', qualify(info.VpcId, accountOf(info.OwnerId)), {
+            ? out.node('VPC', qualify(info.VpcId, ownerOf(info.OwnerId)), {
                 vpc_id: info.VpcId,
-                account: accountOf(info.OwnerId),
+                account: ownerOf(info.OwnerId),
                 region: info.Region,
               })
             : undefined;
@@ -225,6 +235,7 @@ export function createCloudnetSource(): IngestSource {
         (n) => typeof n.Attachment?.InstanceId !== 'string' && typeof n.NetworkInterfaceId === 'string',
       );
       const warnings = sharedNameWarning(shared);
+      warnings.push(...drawLoadBalancers(out, lists, (id) => vms.get(id)?.id, accountOf));
       if (unread.length)
         warnings.push(
           `cloudnet report: ${unread.length} network interface(s) attached to no instance not read ` +

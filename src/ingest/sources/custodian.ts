@@ -5,7 +5,10 @@
 // qualified by the account (`<account>/<name>`), a VM is named by its Name tag (its instance id kept).
 // A VM with an instance profile whose role the report holds ASSUMES it (`instance_profiles`, the
 // ListInstanceProfiles answer, maps profiles to roles), priced on its metadata service posture
-// (docs/model.md). Unknown resource types are reported as warnings, not refused.
+// (docs/model.md). A bucket's Block Public Access settings (`c7n:PublicAccessBlock`, the annotation of
+// Custodian's `check-public-block` filter) take back what they block. A Lambda function is a workload
+// (`Service` `<account>/lambda/<name>`) that ASSUMES its execution role. Unknown resource types are
+// reported as warnings, not refused.
 import { sharedNameTags, sharedNameWarning, vmName } from '../../identity/vm-name.js';
 import { crownJewel, readTags } from '../../markers/crown-jewel.js';
 import {
@@ -13,9 +16,10 @@ import {
   bucketPolicyExposure,
   eitherExposure,
   roleTrustExposure,
+  type Exposure,
 } from '../../markers/exposure.js';
 import { imdsPrice } from '../../model/probability.js';
-import { accountParameter, qualify } from './account.js';
+import { accountParameter, parseIamArn, qualify } from './account.js';
 import { instanceProfileAlias } from './iam.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
 import { reportProblem, reportSchema } from './report-schema.js';
@@ -34,7 +38,7 @@ interface CustodianReport {
   policies: { policy: string; resource: string; resources: ProviderRecord[] }[];
 }
 
-type Kind = 'lb' | 'vm' | 'role' | 'bucket' | 'db';
+type Kind = 'lb' | 'vm' | 'role' | 'bucket' | 'db' | 'fn';
 
 /** Custodian resource types (with or without the `aws.` prefix) by what they are. */
 const KINDS: Readonly<Record<string, Kind>> = {
@@ -45,6 +49,7 @@ const KINDS: Readonly<Record<string, Kind>> = {
   'iam-role': 'role',
   s3: 'bucket',
   rds: 'db',
+  lambda: 'fn',
 };
 
 export function createCustodianSource(): IngestSource {
@@ -195,14 +200,35 @@ export function createCustodianSource(): IngestSource {
             const tags = readTags(resource.Tags);
             out.node('Bucket', qualify(name, account), {
               ...common,
-              // Its ACL or its policy (GetBucketPolicy's `Policy`, as terraform reads `aws_s3_bucket_policy`).
-              ...eitherExposure(
+              // Its ACL or its policy (GetBucketPolicy's `Policy`, as terraform reads `aws_s3_bucket_policy`),
+              // less what its Block Public Access settings take back.
+              ...blockedExposure(
                 bucketExposure(resource.Acl?.Grants),
                 resource.Policy !== undefined ? bucketPolicyExposure(resource.Policy) : {},
+                resource['c7n:PublicAccessBlock'],
               ),
               has_bucket_policy: resource.Policy !== undefined ? true : undefined,
               ...crownJewel({ label: 'Bucket', name, tags }),
             });
+          } else if (kind === 'fn') {
+            const name = resource.FunctionName;
+            if (typeof name !== 'string') continue;
+            const fn = out.node('Service', qualify(`lambda/${name}`, account), {
+              ...common,
+              arn: resource.FunctionArn,
+              runtime: resource.Runtime,
+              lambda: true,
+            });
+            const role = typeof resource.Role === 'string' ? parseIamArn(resource.Role) : undefined;
+            if (role?.kind === 'role')
+              out.edge(
+                'ASSUMES',
+                fn,
+                out.node('IAM_Role', qualify(role.name, role.account), { account: role.account }),
+                {
+                  properties: { via: 'lambda-execution-role' },
+                },
+              );
           } else {
             const name = resource.DBInstanceIdentifier;
             if (typeof name !== 'string') continue;
@@ -247,4 +273,22 @@ export function createCustodianSource(): IngestSource {
       return { envelopes: [out.build()], warnings };
     },
   };
+}
+
+/**
+ * A bucket's exposure through its ACL and its policy, less what its Block Public Access settings take back
+ * (`IgnorePublicAcls` the ACL, `RestrictPublicBuckets` the policy): stated closed when they close it.
+ */
+function blockedExposure(acl: Exposure, policy: Exposure, block: unknown): Exposure {
+  const settings = (block && typeof block === 'object' ? block : {}) as Record<string, unknown>;
+  const kept = eitherExposure(
+    settings.IgnorePublicAcls === true ? {} : acl,
+    settings.RestrictPublicBuckets === true ? {} : policy,
+  );
+  if (kept.internet_exposed || !eitherExposure(acl, policy).internet_exposed) return kept;
+  const taken = [
+    acl.internet_exposed && settings.IgnorePublicAcls === true && 'IgnorePublicAcls',
+    policy.internet_exposed && settings.RestrictPublicBuckets === true && 'RestrictPublicBuckets',
+  ].filter(Boolean);
+  return { internet_exposed: false, exposure_basis: `public-access-block:${taken.join('+')}` };
 }

@@ -139,6 +139,12 @@ describe('cloudnet: peerings and roles', () => {
       peering: 'pcx-f368979b',
       cross_account: true,
     });
+    // Sent for one account (`?account=`, as the clouda connector sends its snapshots), the other side is
+    // still its owner's.
+    expect(normalize(cloudnet, { vpc_peerings: peering }, { account: ACCOUNT }).names('VPC')).toEqual([
+      '185106417252/vpc-0202e27b',
+      '644160558196/vpc-7af45101',
+    ]);
     const withRoutes = placebo('awsnet/test_peer_miss_route_filter_one');
     expect(
       normalize(cloudnet, {
