@@ -86,6 +86,7 @@ describe('loadSettings: defaults', () => {
         driftWebhookUrl: undefined,
       },
       security: defaultSecuritySettings(),
+      signatures: { keys: [] },
     } satisfies Settings);
   });
 
