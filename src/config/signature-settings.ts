@@ -1,6 +1,10 @@
 // Settings of provenance signature verification (docs/identity.md, "Signatures"), read apart from
 // settings.ts (past its size): the Sigstore trust root and the public keys bare DSSE envelopes verify against.
-import { checkTrustedRoot, parsePublicKeys, type SignatureTrustSettings } from '../ingest/signatures/trust.js';
+import {
+  checkTrustedRoot,
+  parsePublicKeys,
+  type SignatureTrustSettings,
+} from '../ingest/signatures/trust.js';
 
 export type SecretReader = (name: string) => string | undefined;
 

@@ -106,7 +106,7 @@ function readJsonFile(path: string): unknown {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new Error(`cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new Error(`cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`, { cause: error });
   }
   try {
     return JSON.parse(text);
