@@ -41,3 +41,16 @@ export function trustWith(...signers: TestSigner[]): SignatureTrust {
     keys: signers.flatMap((s) => parsePublicKeys(s.publicKeyPem)),
   });
 }
+
+/**
+ * A signed payload (base64 in-toto statement) with one byte changed: the first hex digit of its first
+ * sha256 or sha512 digest, so it still reads as the same statement and only the signature can tell.
+ */
+export function tamperPayload(base64: string): string {
+  const bytes = Buffer.from(base64, 'base64');
+  const digest = /"sha(?:256|512)":\s*"/.exec(bytes.toString('latin1'));
+  if (!digest) throw new Error('tamperPayload: the statement names no sha256 or sha512 digest');
+  const i = digest.index + digest[0].length;
+  bytes[i] = bytes[i] === 0x30 ? 0x31 : 0x30;
+  return bytes.toString('base64');
+}

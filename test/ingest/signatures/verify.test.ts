@@ -10,7 +10,7 @@ import { loadSettings } from '../../../src/config/settings.js';
 import { loadSignatureTrust, parsePublicKeys } from '../../../src/ingest/signatures/trust.js';
 import { verifyProvenanceSignatures } from '../../../src/ingest/signatures/verify.js';
 import { createSupplyChainSource } from '../../../src/ingest/sources/supplychain.js';
-import { makeSigner, trustWith } from '../../helpers/dsse-signer.js';
+import { makeSigner, tamperPayload, trustWith } from '../../helpers/dsse-signer.js';
 import { normalize, readReal } from '../../helpers/normalize.js';
 
 type Json = Record<string, any>;
@@ -27,10 +27,7 @@ const unseen = (file: string): Json =>
 function tampered(document: Json, at: (d: Json) => { get(): string; set(v: string): void }): Json {
   const copy = structuredClone(document);
   const field = at(copy);
-  const bytes = Buffer.from(field.get(), 'base64');
-  const i = bytes.indexOf('"', 10) + 1; // inside the JSON, so it still decodes and reads
-  bytes[i] = bytes[i] === 0x61 ? 0x62 : 0x61;
-  field.set(bytes.toString('base64'));
+  field.set(tamperPayload(field.get()));
   return copy;
 }
 
