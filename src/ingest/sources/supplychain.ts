@@ -101,7 +101,8 @@ export function createSupplyChainSource(options: SupplyChainOptions = {}): Inges
   const checkSbom = reportSchema<CdxDocument>('supplychain', CYCLONEDX_SCHEMA);
   return {
     name: 'supplychain',
-    version: '2',
+    // 3: `signed` means verified; `signature`, `signature_problem` (issue 35)
+    version: '3',
     description:
       'Supply chain: {image, signed?, slsa_level?, provenance_builder?, source_repo?, sbom?}, a CycloneDX SBOM, ' +
       'or provenance (in-toto statement, DSSE envelope, Sigstore bundle, PyPI PEP 740 attestations, npm attestations).',
