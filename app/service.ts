@@ -73,6 +73,7 @@ export function engineConfigFrom(settings: Settings): EngineConfig {
     parkedTtlMs: settings.parkedEdgeTtlMs,
     snapshotIntervalMs: settings.snapshotIntervalMs,
     seedIamUsers: settings.seedIamUsers,
+    signatures: settings.signatures,
     threatIntel: settings.threatIntel,
     graphTtlMs: settings.graphTtlMs,
     graphSweep: settings.graphSweep,

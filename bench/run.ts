@@ -4,8 +4,13 @@
 // Then the report suite (bench/reports.ts): Trivy reports, real and synthetic, in reports/s and ms/report.
 //   BENCH_SIZES=10000,100000,1000000 (default)  BENCH_STARTS=64  BENCH_TARGETS=32  BENCH_DIR=bench-out
 //   BENCH_SUITES=estates,reports,auth,gate,iam,k8s,graphql,analyses,scaleout (default; any subset: reports.ts,
+<<<<<<< HEAD
 //   terraform.ts (not in the default: BENCH_SUITES=terraform, 10k/20k/40k-bucket plans), connectors.ts (not
 //   in the default: BENCH_SUITES=connectors, a 5,000-instance AWS account pulled from the loopback AWS),
+=======
+//   terraform.ts (not in the default: BENCH_SUITES=terraform, 10k/20k/40k-bucket plans), signatures.ts (not in
+//   the default: BENCH_SUITES=signatures, verifying provenance signatures on ingest),
+>>>>>>> helper/sigstore
 //   auth.ts, gate.ts, iam.ts, k8s.ts, graphql.ts, analyses.ts, scaleout.ts: NATS and PostgreSQL)
 //   BENCH_READY_RUNS=3: runs of each estate up to 100k nodes (1 above), and the median of their
 //   ingest -> paths ready (issue 17's goal is on the median of three)
@@ -26,6 +31,7 @@ import { mainThreadCpuMs, startBenchService } from './child.js';
 import { ensureYardstick } from './yardstick.js';
 import { runReportBench } from './reports.js';
 import { runScaleOutBench } from './scaleout.js';
+import { runSignatureBench } from './signatures.js';
 import { runTerraformBench } from './terraform.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -243,4 +249,8 @@ if (suites.has('analyses'))
   });
 if (suites.has('scaleout')) await runScaleOutBench(root, outDir, generate(100_000), 100_000);
 if (suites.has('terraform')) await runTerraformBench();
+<<<<<<< HEAD
 if (suites.has('connectors')) await runConnectorsBench();
+=======
+if (suites.has('signatures')) await runSignatureBench(root);
+>>>>>>> helper/sigstore

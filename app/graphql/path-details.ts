@@ -1,7 +1,9 @@
-// What the dashboard's path page shows beyond the route (issue 33): each hop's evidence and the fixes
-// generated for the path (POST /remediation/pr opens one). Merged into SCHEMA_SDL, so the snapshot covers it.
+// What the dashboard's path page shows beyond the route (issue 33): each hop's evidence, the fixes
+// generated for the path (POST /remediation/pr opens one) and the images it runs through that are not
+// verifiably signed (issue 35). Merged into SCHEMA_SDL, so the snapshot covers it.
 import { hopEvidence } from '../../src/paths/hop-evidence.js';
-import type { PathRecord } from '../../src/paths/path-store.js';
+import { routeNodes, type PathRecord } from '../../src/paths/path-store.js';
+import { unsignedImagesOnRoute } from '../../src/paths/unsigned-images.js';
 import { fixesFor } from '../../src/remediation/fixes.js';
 import type { GraphqlContext } from './resolvers.js';
 
@@ -48,6 +50,22 @@ export const PATH_DETAILS_SDL = /* GraphQL */ `
   extend type AttackPath {
     "The fixes generated for the path from the graph as it stands; empty when none applies."
     fixes: [PathFix!]!
+    "The images the route runs through that are not verifiably signed (signed: false, or a signature that did not verify), from the graph as it stands; empty when each is signed or was never assessed."
+    unsignedImages: [UnsignedImage!]!
+  }
+
+  "An image a route runs through that is not verifiably signed: the kill chain marks it (docs/identity.md, Signatures)."
+  type UnsignedImage {
+    "The Image node's id."
+    id: ID!
+    "The image reference as reported."
+    name: String!
+    "unsigned (reported unsigned, or provenance carrying no signature) or signature_unverified (a signature is present but did not verify)."
+    signature: String!
+    "Why the signature did not verify; null for an unsigned image."
+    problem: String
+    "The route's node that runs the image: the workload that depends on it, or the image itself when the route passes through it."
+    runsIn: ID!
   }
 `;
 
@@ -71,6 +89,15 @@ export function createPathDetailResolvers() {
           repo,
           branch,
         }));
+      },
+      unsignedImages: (record: PathRecord, _: unknown, ctx: GraphqlContext) => {
+        const graph = ctx.engine.tenant(ctx.tenant)?.graph;
+        if (!graph) return [];
+        ctx.onGraphView?.([record.id]);
+        return unsignedImagesOnRoute(
+          graph,
+          routeNodes(record).map((n) => n.id),
+        );
       },
     },
   };

@@ -67,6 +67,18 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
       'The IAM-user lens: every IAM user (iam source) is a starting node, marked `credential_exposed` (a leaked key). Off: none is.',
   },
   {
+    name: 'SIGSTORE_TRUSTED_ROOT',
+    default: 'unset (the public-good root `@sigstore/tuf` ships)',
+    meaning:
+      'Path to a Sigstore `trusted_root.json` (a private Sigstore, or a fresher public-good root from `cosign trusted-root create`) that provenance bundles verify against, offline. Unset: the public-good Fulcio, Rekor, CT log and timestamp authority of the installed `@sigstore/tuf`.',
+  },
+  {
+    name: 'ATTESTATION_PUBLIC_KEYS',
+    default: 'unset (bare DSSE envelopes stay `signature_unverified`)',
+    meaning:
+      'PEM public keys (one or more `-----BEGIN PUBLIC KEY-----` blocks, e.g. cosign.pub; ECDSA, Ed25519 or RSA) that bare DSSE envelopes and key-signed Sigstore bundles verify against. Also `ATTESTATION_PUBLIC_KEYS_FILE`.',
+  },
+  {
     name: 'ATTACKER_PROFILE_PRIORS',
     default: 'commodity=0.6,criminal=0.3,apt=0.1',
     meaning:

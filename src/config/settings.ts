@@ -16,6 +16,8 @@ import { TenantRepos } from '../forge/tenant-repos.js';
 import { TENANT_NAME } from '../engine/tenant.js';
 import { parseDuration } from './duration.js';
 import { defaultSecuritySettings, readSecuritySettings, type SecuritySettings } from './security-settings.js';
+import { readSignatureSettings } from './signature-settings.js';
+import type { SignatureTrustSettings } from '../ingest/signatures/trust.js';
 import {
   defaultConnectorSettings,
   readConnectorSettings,
@@ -53,6 +55,8 @@ export interface Settings {
   /** THREATINTEL, THREATINTEL_KEV_FILE, THREATINTEL_EPSS_FILE, THREATINTEL_KEV_URL, THREATINTEL_EPSS_URL */
   threatIntel: IntelSettings;
   seedIamUsers: boolean;
+  /** SIGSTORE_TRUSTED_ROOT, ATTESTATION_PUBLIC_KEYS: what provenance signatures verify against */
+  signatures: SignatureTrustSettings;
   /** ATTACKER_PROFILE_PRIORS: weights of the attacker profiles (src/analysis/attacker-profiles.ts) */
   attackerProfilePriors: Record<ProfileName, number>;
   /** ANALYSIS_DEADLINE: a heavy analysis' wait for a slot and run together (src/analysis/analysis-service.ts) */
@@ -250,6 +254,7 @@ function builtInDefaults(): Settings {
     analyzerThreads: defaultThreads(),
     threatIntel: { enabled: false },
     seedIamUsers: false,
+    signatures: { keys: [] },
     attackerProfilePriors: { ...DEFAULT_PROFILE_PRIORS },
     analysisDeadlineMs: 30_000,
     scrubIngest: true,
@@ -404,6 +409,12 @@ export function loadSettings(env: Env, defaults: Partial<Settings> = {}): Settin
       epssUrl: read<string | undefined>('THREATINTEL_EPSS_URL', parseUrl, base.threatIntel.epssUrl),
     },
     seedIamUsers: read('SEED_IAM_USERS', parseBoolean, base.seedIamUsers),
+    signatures: readSignatureSettings(
+      env,
+      (name) => readSecret(env, name, problems),
+      problems,
+      base.signatures,
+    ),
     attackerProfilePriors: read('ATTACKER_PROFILE_PRIORS', parseProfilePriors, base.attackerProfilePriors),
     analysisDeadlineMs: read('ANALYSIS_DEADLINE', durationParser({ timer: true }), base.analysisDeadlineMs),
     scrubIngest: read('SCRUB_INGEST', parseBoolean, base.scrubIngest),

@@ -41,6 +41,7 @@ import { readIngestContext } from '../ingest/context.js';
 import { Health } from './health.js';
 import { createIntelHook } from '../intel/engine-intel.js';
 import type { IntelSettings } from '../intel/threat-intel.js';
+import { loadSignatureTrust, type SignatureTrustSettings } from '../ingest/signatures/trust.js';
 
 export interface EngineConfig extends AnalyzerConfig {
   dataDir: string;
@@ -56,6 +57,8 @@ export interface EngineConfig extends AnalyzerConfig {
   storeRepair?: boolean;
   /** GRAPH_SWEEP: complete snapshots retract what they omit (default true). */
   graphSweep?: boolean;
+  /** SIGSTORE_TRUSTED_ROOT, ATTESTATION_PUBLIC_KEYS: what provenance signatures verify against */
+  signatures?: SignatureTrustSettings;
 }
 
 export interface EngineDeps {
@@ -241,7 +244,12 @@ export async function createEngine(deps: EngineDeps) {
 
   await intel.start();
 
-  const sources = deps.sources ?? createSources({ seedIamUsers: config.seedIamUsers });
+  const sources =
+    deps.sources ??
+    createSources({
+      seedIamUsers: config.seedIamUsers,
+      signatures: config.signatures && loadSignatureTrust(config.signatures),
+    });
   const ingestOne = createIngestPipeline({
     sources,
     bus,

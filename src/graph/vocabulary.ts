@@ -73,4 +73,17 @@ export const PROP = {
   credentialExposed: 'credential_exposed',
   lastSeen: 'last_seen',
   secretsScrubbed: 'secrets_scrubbed',
+  /** image (or package) signature verified; absent: not assessed (spec) */
+  signed: 'signed',
+  /** the state below, with `signature_problem` saying why a signature did not verify */
+  signature: 'signature',
+  signatureProblem: 'signature_problem',
 } as const;
+
+/**
+ * What is known of a subject's signature (node property `signature`, docs/identity.md "Signatures"):
+ * `signed` a signature verified (and `signed: true`), `signature_unverified` a signature is present but
+ * did not verify (`signed: false`: never `signed`), `unsigned` none is present (`signed: false`).
+ */
+export const SIGNATURE_STATES = ['signed', 'signature_unverified', 'unsigned'] as const;
+export type SignatureState = (typeof SIGNATURE_STATES)[number];

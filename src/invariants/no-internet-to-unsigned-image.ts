@@ -1,8 +1,11 @@
-// Policy invariant `no-internet-to-unsigned-image` (HIGH): an image explicitly known to be unsigned
-// (`signed: false`, from the supply-chain source) must not run where the internet reaches. Reachability
-// follows the network hops (ROUTES_TO, EXPOSES, CONNECTS_TO, HOSTS) from every internet-exposed node to
-// the workloads (Service) that DEPENDS_ON the image. `signed` absent raises nothing: unknown is not unsigned.
+// Policy invariant `no-internet-to-unsigned-image` (HIGH): an image not verifiably signed (`signed: false`:
+// reported unsigned, or a signature that did not verify, `signature_unverified`) must not run where the
+// internet reaches. Reachability follows the network hops (ROUTES_TO, EXPOSES, CONNECTS_TO, HOSTS) from every
+// internet-exposed node to the workloads (Service) that DEPENDS_ON the image. `signed` absent raises nothing:
+// unknown is not unsigned; a verified signature (`signed: true`) raises nothing either.
 import type { GraphView } from '../graph/model.js';
+import { PROP } from '../graph/vocabulary.js';
+import { signatureGap } from '../paths/unsigned-images.js';
 import type { Violation } from './violation.js';
 
 export const NO_INTERNET_TO_UNSIGNED_IMAGE = 'no-internet-to-unsigned-image';
@@ -30,16 +33,21 @@ export function internetToUnsignedImage(graph: GraphView): Violation[] {
   for (const workload of reached) {
     if (graph.getNodeAttributes(workload).label !== 'Service') continue;
     graph.forEachOutEdge(workload, (_key, attrs, _source, image, _sa, imageAttrs) => {
-      if (attrs.type !== 'DEPENDS_ON' || imageAttrs.label !== 'Image' || imageAttrs.props.signed !== false)
-        return;
-      if (flagged.has(image)) return;
+      if (attrs.type !== 'DEPENDS_ON' || imageAttrs.label !== 'Image') return;
+      const gap = signatureGap(imageAttrs.props);
+      if (!gap || flagged.has(image)) return;
       flagged.add(image);
+      const problem = imageAttrs.props[PROP.signatureProblem];
+      const what =
+        gap === 'signature_unverified'
+          ? `carries a signature that does not verify (signature_unverified${typeof problem === 'string' ? `: ${problem}` : ''})`
+          : 'is unsigned';
       out.push({
         id: `${NO_INTERNET_TO_UNSIGNED_IMAGE}:${image}`,
         invariant: NO_INTERNET_TO_UNSIGNED_IMAGE,
         severity: 'HIGH',
         nodeId: image,
-        detail: `Image ${imageAttrs.name} is unsigned and runs in ${graph.getNodeAttributes(workload).name}, which the internet reaches`,
+        detail: `Image ${imageAttrs.name} ${what} and runs in ${graph.getNodeAttributes(workload).name}, which the internet reaches`,
       });
     });
   }

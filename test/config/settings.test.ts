@@ -87,7 +87,11 @@ describe('loadSettings: defaults', () => {
         driftWebhookUrl: undefined,
       },
       security: defaultSecuritySettings(),
+<<<<<<< HEAD
       connectors: defaultConnectorSettings(),
+=======
+      signatures: { keys: [] },
+>>>>>>> helper/sigstore
     } satisfies Settings);
   });
 

@@ -15,10 +15,13 @@ import { createSupplyChainSource } from './supplychain.js';
 import { createTerraformSource } from './terraform.js';
 import { createTrivySource } from './trivy.js';
 import type { IngestSource } from './source.js';
+import type { SignatureTrust } from '../signatures/trust.js';
 
 export interface SourceOptions {
   /** SEED_IAM_USERS: the iam source marks every IAM user `credential_exposed` */
   seedIamUsers?: boolean;
+  /** what supply-chain signatures verify against; unset: the public-good Sigstore root, no keys */
+  signatures?: SignatureTrust;
 }
 
 export function createSources(options: SourceOptions = {}): ReadonlyMap<string, IngestSource> {
@@ -29,7 +32,7 @@ export function createSources(options: SourceOptions = {}): ReadonlyMap<string, 
     createSemgrepSource(),
     createSarifSource(),
     createBuildSource(),
-    createSupplyChainSource(),
+    createSupplyChainSource({ signatures: options.signatures }),
     createCustodianSource(),
     createCloudnetSource(),
     createIamSource({ seedIamUsers: options.seedIamUsers }),

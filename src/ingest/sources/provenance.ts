@@ -4,7 +4,7 @@
 // PEP 740 attestations (one, or the integrity API's provenance object) and the npm registry's attestations
 // document (a list of bundles). What it yields: the subjects, the builder, the source repository and commit,
 // whether it was signed and by whom (the Fulcio certificate's identity and issuer).
-// Signatures are recorded as present, not verified: that needs the signer's trust root (docs/identity.md).
+// `signed` here is "a signature is present"; whether it verifies is src/ingest/signatures/ (docs/identity.md).
 import type { FieldError } from '../envelope.js';
 import { signerIdentity, type SignerIdentity } from './signer-identity.js';
 
@@ -31,7 +31,7 @@ export interface Provenance {
   sourceRepo?: string;
   sourceUri?: string;
   commit?: string;
-  /** the document carries at least one signature */
+  /** the document carries at least one signature (present; src/ingest/signatures/ says whether it verifies) */
   signed: boolean;
   /**
    * Whether a statement carries SLSA build provenance: an attestation of another kind (an SBOM, a

@@ -5,7 +5,8 @@
 // a blob), PyPI PEP 740 attestations, npm attestations or Cloud Build provenance (`?image=` names the image when
 // the document does not; an SBOM of no image is the repository's `?repo=` names). Attestations are read by
 // predicate: SLSA provenance gives the level, a verification summary the level it verified, an SBOM
-// attestation its packages. Stamps `signed` (and the certificate's `signer_identity`), `slsaLevel`,
+// attestation its packages. Stamps `signed` (true only when the signature verified: src/ingest/signatures/,
+// else `signature: signature_unverified` and why), the certificate's `signer_identity`, `slsaLevel`,
 // `sbomComponents` and `provenance_builder` on the subject; each component is a Library/Package the subject DEPENDS_ON; the source repository is drawn as
 // BUILT_FROM. An SPDX 2.x JSON SBOM is read as the spec's component list (spdx.ts).
 import { ProblemError } from '../../http/problems.js';
@@ -33,6 +34,8 @@ import {
   type VerificationSummary,
 } from './provenance.js';
 import { reportProblem, reportSchema } from './report-schema.js';
+import { loadSignatureTrust, type SignatureTrust } from '../signatures/trust.js';
+import { verifyProvenanceSignatures, type SignatureVerdict } from '../signatures/verify.js';
 import { readSpdx } from './spdx.js';
 import type { IngestSource, NormalizeInput, NormalizeOutput } from './source.js';
 
@@ -74,7 +77,14 @@ const OLDER_VSA = /^https:\/\/slsa\.dev\/verification_summary\/v0/;
 const SLSA3_BUILDER =
   /^https:\/\/github\.com\/slsa-framework\/[^/]+\/\.github\/workflows\/[^@]+_slsa3\.yml@refs\/tags\/v\d/;
 
-export function createSupplyChainSource(): IngestSource {
+export interface SupplyChainOptions {
+  /** what signatures verify against (settings); unset: the public-good Sigstore root, no keys, read on first use */
+  signatures?: SignatureTrust;
+}
+
+export function createSupplyChainSource(options: SupplyChainOptions = {}): IngestSource {
+  let trust = options.signatures;
+  const signatureTrust = () => (trust ??= loadSignatureTrust());
   const checkReport = reportSchema<SupplyChainReport>('supplychain', {
     type: 'object',
     required: ['image'],
@@ -91,7 +101,8 @@ export function createSupplyChainSource(): IngestSource {
   const checkSbom = reportSchema<CdxDocument>('supplychain', CYCLONEDX_SCHEMA);
   return {
     name: 'supplychain',
-    version: '2',
+    // 3: `signed` means verified; `signature`, `signature_problem` (issue 35)
+    version: '3',
     description:
       'Supply chain: {image, signed?, slsa_level?, provenance_builder?, source_repo?, sbom?}, a CycloneDX SBOM, ' +
       'or provenance (in-toto statement, DSSE envelope, Sigstore bundle, PyPI PEP 740 attestations, npm attestations).',
@@ -157,13 +168,17 @@ export function createSupplyChainSource(): IngestSource {
           '(pathgate reads https://slsa.dev/verification_summary/v1); only the subject is stamped',
       );
 
-    const signed = report.signed ?? provenance?.signed;
+    const signature = signatureOf(report, provenance, signatureTrust);
+    const signed = signature && signature.state === 'signed';
     const builder = report.provenance_builder ?? provenance?.builder;
     const slsa = slsaLevel(report.slsa_level, signed, builder, provenance);
     const packages = report.sbom === undefined ? undefined : componentsOf(report.sbom);
+    if (signature?.problem) warnings.push(`supplychain report: signature_unverified: ${signature.problem}`);
     const stamp = {
       signed,
-      signature_verified: provenance?.signed ? false : undefined,
+      signature: signature?.state,
+      signature_problem: signature?.problem,
+      signature_verified: provenance?.signed ? signature?.state === 'signed' : undefined,
       slsaLevel: slsa?.level,
       slsa_level_basis: slsa?.basis,
       provenance_builder: builder,
@@ -232,6 +247,31 @@ export function createSupplyChainSource(): IngestSource {
     }
     return { envelopes: [out.build()], warnings, mentioned };
   }
+}
+
+/**
+ * What is known of the subject's signature: a `signed` the report declares (the spec's report: verified
+ * upstream), else the verdict on the signatures the provenance carries; undefined when nothing says.
+ */
+function signatureOf(
+  report: Read,
+  provenance: Provenance | undefined,
+  trust: () => SignatureTrust,
+): SignatureVerdict | undefined {
+  if (report.signed !== undefined) return { state: report.signed ? 'signed' : 'unsigned' };
+  if (!provenance) return undefined;
+  if (!provenance.signed) return { state: 'unsigned' };
+  const verdict = verifyProvenanceSignatures(report.provenance, trust());
+  if (verdict.state !== 'signed' || !report.image) return verdict;
+  // A verified signature over other artifacts says nothing of this image: its digest must be a subject.
+  const pinned = parseImageRef(report.image)?.digest;
+  const digests = [...provenance.subjects.map((s) => s.digest), provenance.blob?.digest];
+  if (pinned && !digests.includes(pinned))
+    return {
+      state: 'signature_unverified',
+      problem: `the signature verifies, but over ${digests.filter(Boolean).join(', ') || 'subjects without a digest'}, not ${pinned}, the image's digest`,
+    };
+  return verdict;
 }
 
 /**

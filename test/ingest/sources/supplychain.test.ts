@@ -3,9 +3,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createSupplyChainSource } from '../../../src/ingest/sources/supplychain.js';
+import { makeSigner, trustWith } from '../../helpers/dsse-signer.js';
 import { normalize, readReal, rejection } from '../../helpers/normalize.js';
 
 const supplychain = createSupplyChainSource();
+/** An unverifiable signature's warning (docs/identity.md, "Signatures"). */
+const UNVERIFIED_DSSE =
+  'supplychain report: signature_unverified: a DSSE envelope carries no certificate: it verifies only against a public key, and ATTESTATION_PUBLIC_KEYS gives none';
 const EXAMPLE_REPO = 'github.com/slsa-framework/example-package';
 const EXAMPLE_COMMIT = '4d329c75e7ec1725f7c9ce917a8799d408d06be3';
 
@@ -43,7 +47,7 @@ describe('supplychain: the spec report', () => {
     ]);
   });
 
-  it('takes a CycloneDX document as sbom, and provenance to derive the builder and level', () => {
+  it('takes a CycloneDX document as sbom, and provenance to derive the builder and level (its DSSE signature signature_unverified)', () => {
     const out = normalize(supplychain, {
       image:
         'ghcr.io/slsa-framework/example-package@sha256:234e2c830c2fb31ac5671789d22adfe44d30c3ee831d01beae5e237841a13122',
@@ -51,18 +55,22 @@ describe('supplychain: the spec report', () => {
       provenance: readReal('sbom/provenance/slsa-github-generator-container-v2.1.0.dsse-envelope.json'),
     });
     const [image] = out.nodes.filter((n) => n.label === 'Image');
+    // The envelope's signature is by a Fulcio certificate it does not carry: no key verifies it, so it is
+    // signature_unverified, never signed, and the provenance counts as unsigned provenance (level 1).
     expect(image.properties).toMatchObject({
-      signed: true,
+      signed: false,
+      signature: 'signature_unverified',
+      signature_problem: expect.stringContaining('ATTESTATION_PUBLIC_KEYS gives none'),
       signature_verified: false,
-      slsaLevel: 3,
-      slsa_level_basis: 'slsa3-builder',
+      slsaLevel: 1,
+      slsa_level_basis: 'provenance',
       provenance_builder:
         'https://github.com/slsa-framework/slsa-github-generator/.github/workflows/generator_container_slsa3.yml@refs/tags/v2.1.0',
       sbomComponents: 2,
       sbom_format: 'cyclonedx 1.5',
     });
     expect(out.names('Repository')).toEqual([EXAMPLE_REPO]);
-    expect(out.warnings).toEqual([]);
+    expect(out.warnings).toEqual([UNVERIFIED_DSSE]);
   });
 
   it('warns when the provenance is about another digest than the image', () => {
@@ -170,7 +178,7 @@ describe('supplychain: real provenance on its own', () => {
     expect(out.edgeProps('BUILT_FROM', name, EXAMPLE_REPO)).toMatchObject({ commit_sha: EXAMPLE_COMMIT });
   });
 
-  it('DSSE envelope and its decoded statement yield the same subject; only the envelope is signed', () => {
+  it('DSSE envelope and its decoded statement yield the same subject; the envelope`s signature without its key is signature_unverified', () => {
     const envelope = normalize(
       supplychain,
       readReal('sbom/provenance/slsa-github-generator-container-v2.1.0.dsse-envelope.json'),
@@ -184,11 +192,16 @@ describe('supplychain: real provenance on its own', () => {
       'slsa-framework/example-package.verifier-e2e.all.tag.main.default.slsa3@sha256:234e2c830c2fb31ac5671789d22adfe44d30c3ee831d01beae5e237841a13122',
     ]);
     expect(envelope.nodes[0].properties).toMatchObject({
-      signed: true,
-      slsaLevel: 3,
+      signed: false,
+      signature: 'signature_unverified',
+      slsaLevel: 1,
       provenance_format: 'dsse-envelope',
     });
-    expect(statement.nodes[0].properties).toMatchObject({ signed: false, slsaLevel: 1 });
+    expect(statement.nodes[0].properties).toMatchObject({
+      signed: false,
+      signature: 'unsigned',
+      slsaLevel: 1,
+    });
     expect(envelope.edgeProps('BUILT_FROM', envelope.names('Image')[0], EXAMPLE_REPO)).toMatchObject({
       commit_sha: EXAMPLE_COMMIT,
     });
@@ -208,7 +221,10 @@ describe('supplychain: real provenance on its own', () => {
     expect(decoded.names('Package')).toEqual([name]);
     expect(bundle.node('Package', name).properties).toMatchObject({
       digest: 'sha256:5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03',
+      // Verified offline against the public-good root: Fulcio chain, Rekor entry, signature.
       signed: true,
+      signature: 'signed',
+      signature_verified: true,
       slsaLevel: 3,
       provenance_format: 'sigstore-bundle',
       provenance_predicate: ['https://slsa.dev/provenance/v1'],
@@ -235,7 +251,9 @@ describe('supplychain: real provenance on its own', () => {
       });
     }
     expect(attestations.node('Library', 'pkg:npm/sigstore@2.3.1').properties).toMatchObject({
+      // both bundles verify: the publish attestation by npm's registry key, the provenance by Fulcio and Rekor
       signed: true,
+      signature: 'signed',
       slsaLevel: 2,
       provenance_builder: 'https://github.com/actions/runner/github-hosted',
       provenance_format: 'npm-attestations',
@@ -253,7 +271,10 @@ describe('supplychain: real provenance on its own', () => {
       { image: 'ghcr.io/slsa-framework/example-package:v1' },
     );
     expect(out.names('Image')).toEqual(['slsa-framework/example-package:v1']);
-    expect(out.node('Image', 'slsa-framework/example-package:v1').properties).toMatchObject({ slsaLevel: 3 });
+    expect(out.node('Image', 'slsa-framework/example-package:v1').properties).toMatchObject({
+      signature: 'signature_unverified',
+      slsaLevel: 1,
+    });
   });
 });
 
@@ -265,19 +286,16 @@ describe('supplychain: attestations read by their predicate', () => {
     specVersion: '1.5',
     components: [{ type: 'library', name: 'express', version: '4.18.2', purl: 'pkg:npm/express@4.18.2' }],
   };
-  /** A signed DSSE envelope around an in-toto statement of this predicate. */
-  const envelope = (predicateType: string, predicate: unknown) => ({
-    payloadType: 'application/vnd.in-toto+json',
-    payload: Buffer.from(
-      JSON.stringify({
-        _type: 'https://in-toto.io/Statement/v0.1',
-        predicateType,
-        subject: [SUBJECT],
-        predicate,
-      }),
-    ).toString('base64'),
-    signatures: [{ keyid: '', sig: 'MEUCIQ' }],
-  });
+  const signer = makeSigner();
+  const supplychain = createSupplyChainSource({ signatures: trustWith(signer) });
+  /** A DSSE envelope around an in-toto statement of this predicate, signed by a key the settings give. */
+  const envelope = (predicateType: string, predicate: unknown) =>
+    signer.envelope({
+      _type: 'https://in-toto.io/Statement/v0.1',
+      predicateType,
+      subject: [SUBJECT],
+      predicate,
+    });
 
   it('a signed attestation that is not build provenance stamps signed, but no SLSA level', () => {
     const out = normalize(
@@ -287,6 +305,7 @@ describe('supplychain: attestations read by their predicate', () => {
     const props = out.node('Image', IMAGE).properties;
     expect(props).toMatchObject({
       signed: true,
+      signature: 'signed',
       provenance_predicate: ['cosign.sigstore.dev/attestation/v1'],
     });
     expect(props).not.toHaveProperty('slsaLevel');
@@ -437,7 +456,9 @@ describe('supplychain: Google Cloud Build provenance', () => {
       registry: 'europe-docker.pkg.dev',
       digests: [`sha256:${'d'.repeat(64)}`],
       provenance_format: 'gcb-provenance',
-      slsaLevel: 2,
+      // Cloud Build signs with a KMS key no setting gives here: signature_unverified, unsigned provenance.
+      signature: 'signature_unverified',
+      slsaLevel: 1,
     });
     expect(out.edges).toEqual([`BUILT_FROM ${image} -> github.com/acme/app`]);
     expect(out.edgeProps('BUILT_FROM', image, 'github.com/acme/app')).toMatchObject({
@@ -577,10 +598,11 @@ const statement = (predicateType: string, predicate: unknown, name = 'pkg:npm/le
 });
 
 describe('supplychain: a Sigstore bundle over a blob (messageSignature)', () => {
-  it('stamps the image ?image= names as signed, by the certificate`s identity and issuer', () => {
+  it('stamps the image ?image= names signature_unverified (the blob is not sent), by the certificate`s identity and issuer', () => {
     const out = normalize(supplychain, blobBundle(), { image: `ghcr.io/acme/tool@sha256:${HEX}` });
     expect(out.node('Image', `acme/tool@sha256:${HEX}`).properties).toMatchObject({
-      signed: true,
+      signed: false,
+      signature: 'signature_unverified',
       signature_verified: false,
       provenance_format: 'sigstore-bundle',
       signer_identity: WORKFLOW,
@@ -588,7 +610,7 @@ describe('supplychain: a Sigstore bundle over a blob (messageSignature)', () => 
     });
     // A signature over a blob is no build provenance: no SLSA level.
     expect(out.node('Image', `acme/tool@sha256:${HEX}`).properties?.slsaLevel).toBeUndefined();
-    expect(out.warnings).toEqual([]);
+    expect(out.warnings).toEqual([expect.stringMatching(/signature_unverified: the bundle signs a blob/)]);
   });
 
   it('twin: without ?image= nothing is stamped, and a warning names the digest and the signer', () => {
@@ -600,6 +622,7 @@ describe('supplychain: a Sigstore bundle over a blob (messageSignature)', () => 
           `signs a blob \\(messageSignature over sha256:${HEX}, signed by ${WORKFLOW.replace(/[.?]/g, '\\$&')}`,
         ),
       ),
+      expect.stringMatching(/signature_unverified: the bundle signs a blob/),
     ]);
   });
 
@@ -612,13 +635,19 @@ describe('supplychain: a Sigstore bundle over a blob (messageSignature)', () => 
     const bundle = blobBundle();
     const { messageDigest: _omitted, ...signatureOnly } = bundle.messageSignature;
     const out = normalize(supplychain, { ...bundle, messageSignature: signatureOnly });
-    expect(out.warnings).toEqual([expect.stringMatching(/over a digest it does not give, signed by/)]);
+    expect(out.warnings).toEqual([
+      expect.stringMatching(/over a digest it does not give, signed by/),
+      expect.stringMatching(/signature_unverified: not a well-formed Sigstore bundle/),
+    ]);
     const named = normalize(
       supplychain,
       { ...bundle, messageSignature: signatureOnly },
       { image: 'acme/tool:1' },
     );
-    expect(named.node('Image', 'acme/tool:1').properties).toMatchObject({ signed: true });
+    expect(named.node('Image', 'acme/tool:1').properties).toMatchObject({
+      signed: false,
+      signature: 'signature_unverified',
+    });
   });
 
   it('twin: a digest of an unknown algorithm, or of the wrong length, is refused by its pointer', () => {
@@ -645,10 +674,11 @@ describe('supplychain: the signer of a DSSE bundle', () => {
     },
   });
 
-  it('records the Fulcio certificate`s identity and issuer on the subject', () => {
+  it('records the Fulcio certificate`s identity and issuer on the subject (a made-up signature: signature_unverified)', () => {
     const out = normalize(supplychain, dsseBundle({ certificate: { rawBytes: leafCertificate() } }));
     expect(out.node('Library', 'pkg:npm/left-pad@1.3.0').properties).toMatchObject({
-      signed: true,
+      signed: false,
+      signature: 'signature_unverified',
       signer_identity: WORKFLOW,
       signer_issuer: ACTIONS_ISSUER,
     });
@@ -657,7 +687,8 @@ describe('supplychain: the signer of a DSSE bundle', () => {
   it('twin: a key-signed bundle (publicKey hint, no certificate) records no signer, and no key', () => {
     const out = normalize(supplychain, dsseBundle({ publicKey: { hint: 'abc' } }));
     const props = out.node('Library', 'pkg:npm/left-pad@1.3.0').properties ?? {};
-    expect(props.signed).toBe(true);
+    expect(props.signature).toBe('signature_unverified');
+    expect(props.signature_problem).toMatch(/does not verify against the public-good/);
     expect(props).not.toHaveProperty('signer_identity');
     expect(JSON.stringify(props)).not.toMatch(/rawBytes|hint|MII/);
   });
@@ -680,7 +711,8 @@ describe('supplychain: PyPI PEP 740 attestations', () => {
     // The wheel is the package scanners name: pkg:pypi/rfc8785@0.1.2.
     expect(out.node('Library', 'pkg:pypi/rfc8785@0.1.2').properties).toMatchObject({
       digest: `sha256:${HEX}`,
-      signed: true,
+      signed: false,
+      signature: 'signature_unverified',
       provenance_format: 'pypi-attestation',
       provenance_predicate: ['https://docs.pypi.org/attestations/publish/v1'],
       signer_identity: WORKFLOW,

@@ -171,8 +171,10 @@ describe('attestations by their predicate', () => {
       `DEPENDS_ON ${image} -> pkg:rpm/centos/openssl-libs@1.0.2k-16.el7`,
     ]);
     const props = out.node('Image', image).properties;
+    // cosign signed it keylessly; the envelope alone carries no certificate: signature_unverified, not signed.
     expect(props).toMatchObject({
-      signed: true,
+      signed: false,
+      signature: 'signature_unverified',
       sbomComponents: 2,
       provenance_predicate: ['https://cyclonedx.org/bom'],
     });
@@ -191,16 +193,19 @@ describe('attestations by their predicate', () => {
     ]);
   });
 
-  it("cosign's generic attestation: the image stamped signed, no SLSA level, nothing else", () => {
+  it("cosign's generic attestation: the image stamped signature_unverified (no key given), no SLSA level, nothing else", () => {
     const out = normalize(supplychain, file('provenance/trivy-cosign-attestation.json'));
     const image =
       'aquasecurity/trivy-test-images@sha256:72c42ed48c3a2db31b7dafe17d275b634664a708d901ec9fd57b1529280f01fb';
     expect(out.nodes.map((n) => `${n.label} ${n.name}`)).toEqual([`Image ${image}`]);
-    expect(out.node('Image', image).properties).toMatchObject({ signed: true });
+    expect(out.node('Image', image).properties).toMatchObject({
+      signed: false,
+      signature: 'signature_unverified',
+    });
     expect(out.node('Image', image).properties).not.toHaveProperty('slsaLevel');
   });
 
-  it('Google Cloud Build (gcloud --show-provenance): the image, its repository and commit, signed provenance', () => {
+  it('Google Cloud Build (gcloud --show-provenance): the image, its repository and commit; its KMS signature signature_unverified without the key', () => {
     const out = normalize(
       supplychain,
       file('provenance/slsa-verifier-gcb-v0.2-gcloud-container-github.json'),
@@ -215,8 +220,9 @@ describe('attestations by their predicate', () => {
       digests: ['sha256:1a033b002f89ed2b8ea733162497fb70f1a4049a7f8602d6a33682b4ad9921fd'],
       provenance_builder: 'https://cloudbuild.googleapis.com/GoogleHostedWorker@v0.2',
       provenance_format: 'gcb-provenance',
-      signed: true,
-      slsaLevel: 2,
+      signed: false,
+      signature: 'signature_unverified',
+      slsaLevel: 1,
     });
   });
 
@@ -232,17 +238,22 @@ describe('attestations by their predicate', () => {
     expect(out.node('Package', 'rules_lint-v1.3.1.tar.gz').properties).toMatchObject({
       provenance_format: 'sigstore-bundle',
       provenance_predicate: ['https://slsa.dev/provenance/v1'],
+      // GitHub's attestation verifies offline against the public-good root.
+      signed: true,
+      signature: 'signed',
       slsaLevel: 2,
     });
   });
 
-  it('slsa-github-generator at a release tag: both artifacts level 3, built from the tagged commit', () => {
+  it('slsa-github-generator at a release tag: both artifacts built from the tagged commit; the bare envelope signature_unverified, level 1', () => {
     const out = normalize(supplychain, file('provenance/slsa-verifier-annotated-tag.intoto.jsonl'));
     expect(out.names('Package')).toEqual(['artifact1', 'artifact2']);
     for (const artifact of ['artifact1', 'artifact2']) {
+      // The SLSA3 builder's signature is not verifiable from the envelope alone: no level 3 on its word.
       expect(out.node('Package', artifact).properties).toMatchObject({
-        slsaLevel: 3,
-        slsa_level_basis: 'slsa3-builder',
+        signature: 'signature_unverified',
+        slsaLevel: 1,
+        slsa_level_basis: 'provenance',
       });
       expect(out.edgeProps('BUILT_FROM', artifact, 'github.com/asraa/slsa-on-github-test')).toMatchObject({
         commit_sha: 'f24af35a7c714f1b4eeb53afefb57fa11bd5c95c',
@@ -250,7 +261,7 @@ describe('attestations by their predicate', () => {
     }
   });
 
-  it('Tekton Chains (SLSA v0.2, signed): the ttl.sh image by digest, level 2, no source repository', () => {
+  it('Tekton Chains (SLSA v0.2, signed): the ttl.sh image by digest, signature_unverified without its key (level 1), no source repository', () => {
     const out = normalize(supplychain, file('provenance/guac-tekton-chains-oci-dsse-att.json'));
     const image =
       'b46737a24c11fd47c240f357a558be31/example-sample@sha256:9e183c89765d92a440f44ac7059385c778cbadad0ee8fe3208360efb07c0ba09';
@@ -259,13 +270,14 @@ describe('attestations by their predicate', () => {
       registry: 'ttl.sh',
       provenance_builder: 'https://tekton.dev/chains/v2',
       provenance_build_type: 'tekton.dev/v1beta1/TaskRun',
-      slsaLevel: 2,
+      signature: 'signature_unverified',
+      slsaLevel: 1,
     });
   });
 });
 
 describe('Sigstore bundles over a blob (sigstore-python test assets)', () => {
-  it('CPython 3.12.5`s release tarball: signed by thomas@python.org, stamped on the image ?image= names', () => {
+  it('CPython 3.12.5`s release tarball: by thomas@python.org, stamped signature_unverified (the blob is not sent) on the image ?image= names', () => {
     const out = normalize(
       supplychain,
       file('provenance/sigstore-python-integration-Python-3.12.5.tgz.sigstore'),
@@ -274,13 +286,14 @@ describe('Sigstore bundles over a blob (sigstore-python test assets)', () => {
       },
     );
     expect(out.node('Image', 'python:3.12.5').properties).toMatchObject({
-      signed: true,
+      signed: false,
+      signature: 'signature_unverified',
       signature_verified: false,
       provenance_format: 'sigstore-bundle',
       signer_identity: 'thomas@python.org',
       signer_issuer: 'https://accounts.google.com',
     });
-    expect(out.warnings).toEqual([]);
+    expect(out.warnings).toEqual([expect.stringMatching(/signature_unverified: the bundle signs a blob/)]);
   });
 
   it('a wheel signed by its release workflow (v0.2) and a file signed through GitHub login (v0.3), unnamed: said, not refused', () => {
@@ -292,6 +305,7 @@ describe('Sigstore bundles over a blob (sigstore-python test assets)', () => {
         'https://github.com/trailofbits/rfc8785.py/.github/workflows/release.yml@refs/tags/v0.1.2 (issuer ' +
         'https://token.actions.githubusercontent.com)) and does not name the artifact: nothing is stamped; send ' +
         'it with ?image=<reference> naming the image it signs',
+      expect.stringMatching(/signature_unverified: the bundle signs a blob/),
     ]);
     const text = normalize(supplychain, file('provenance/sigstore-python-bundle_v3.txt.sigstore'));
     expect(text.warnings.join()).toMatch(
@@ -299,13 +313,15 @@ describe('Sigstore bundles over a blob (sigstore-python test assets)', () => {
     );
   });
 
-  it('a DSSE bundle v0.3 (conformance beacon): its subject carries the workflow that signed it', () => {
+  it('a DSSE bundle v0.3 (conformance beacon, Sigstore staging): its subject carries the workflow that signed it, signature_unverified against the public-good root', () => {
     const out = normalize(
       supplychain,
       file('provenance/sigstore-python-a.dsse.staging-rekor-v2.txt.sigstore.json'),
     );
     expect(out.node('Package', 'a.txt').properties).toMatchObject({
-      signed: true,
+      signed: false,
+      signature: 'signature_unverified',
+      signature_problem: expect.stringContaining('public-good'),
       signer_identity:
         'https://github.com/sigstore-conformance/extremely-dangerous-public-oidc-beacon/.github/workflows/extremely-dangerous-oidc-beacon.yml@refs/heads/main',
       signer_issuer: 'https://token.actions.githubusercontent.com',
@@ -315,6 +331,8 @@ describe('Sigstore bundles over a blob (sigstore-python test assets)', () => {
   it('gh attestation download`s bundles (npm sigstore 2.1.0): the GitHub Actions workflow that signed', () => {
     const out = normalize(supplychain, file('provenance/gh-cli-sigstore-js-2.1.0_with_2_bundles.jsonl'));
     expect(out.node('Library', 'pkg:npm/sigstore@2.1.0').properties).toMatchObject({
+      signed: true,
+      signature: 'signed',
       signer_identity:
         'https://github.com/sigstore/sigstore-js/.github/workflows/release.yml@refs/heads/main',
       signer_issuer: 'https://token.actions.githubusercontent.com',
@@ -323,7 +341,7 @@ describe('Sigstore bundles over a blob (sigstore-python test assets)', () => {
 });
 
 describe('PyPI PEP 740 attestations (trailofbits/pypi-attestations test assets)', () => {
-  it('a publish attestation: the wheel signed, by the GitHub login that uploaded it', () => {
+  it('a publish attestation (Sigstore staging): the wheel by the GitHub login that uploaded it, signature_unverified against the public-good root', () => {
     const out = normalize(
       supplychain,
       file('provenance/pypi-attestations-rfc8785-0.1.2-py3-none-any.whl.publish.attestation'),
@@ -331,7 +349,8 @@ describe('PyPI PEP 740 attestations (trailofbits/pypi-attestations test assets)'
     expect(out.names('Library')).toEqual(['pkg:pypi/rfc8785@0.1.2']);
     expect(out.node('Library', 'pkg:pypi/rfc8785@0.1.2').properties).toMatchObject({
       digest: 'sha256:c4e92e9ecc828bef2aa7dba1de8ac983511f7532a0df11c770d39099a25cf201',
-      signed: true,
+      signed: false,
+      signature: 'signature_unverified',
       provenance_format: 'pypi-attestation',
       provenance_predicate: ['https://docs.pypi.org/attestations/publish/v1'],
       signer_identity: 'william@yossarian.net',
@@ -347,6 +366,8 @@ describe('PyPI PEP 740 attestations (trailofbits/pypi-attestations test assets)'
       file('provenance/pypi-attestations-gitlab_oidc_project-0.0.3.tar.gz.publish.attestation'),
     );
     expect(out.node('Library', 'pkg:pypi/gitlab-oidc-project@0.0.3').properties).toMatchObject({
+      signed: true,
+      signature: 'signed',
       signer_identity: 'https://gitlab.com/facutuesca/gitlab-oidc-project//.gitlab-ci.yml@refs/heads/main',
       signer_issuer: 'https://gitlab.com',
     });
@@ -381,6 +402,7 @@ describe('PyPI PEP 740 attestations (trailofbits/pypi-attestations test assets)'
     ]);
     expect(out.node('Library', 'pkg:pypi/pypi-attestations@0.0.19').properties).toMatchObject({
       signed: true,
+      signature: 'signed',
       provenance_format: 'pypi-provenance',
       signer_identity:
         'https://github.com/trailofbits/pypi-attestations/.github/workflows/release.yml@refs/tags/v0.0.19',
@@ -401,7 +423,11 @@ describe('SLSA verification summaries (slsa-verifier testdata)', () => {
       slsa_level_basis: 'vsa',
       slsa_verifier: 'https://bcid.corp.google.com/verifier/bcid_package_enforcer/v0.1',
       slsa_verified_levels: ['BCID_L1', 'SLSA_BUILD_LEVEL_2'],
+      // Google's key is not given: the summary's level stands on the verifier's word, its signature unverified.
+      signature: 'signature_unverified',
     });
-    expect(out.warnings).toEqual([]);
+    expect(out.warnings).toEqual([
+      expect.stringMatching(/signature_unverified: a DSSE envelope carries no certificate/),
+    ]);
   });
 });
