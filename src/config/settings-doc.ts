@@ -206,7 +206,7 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     name: 'GRAPHQL_MAX_ALIASES',
     default: '15',
     meaning:
-      'Aliases one GraphQL operation may use (0 to 10000); more is refused with a 400 before any resolver runs.',
+      'Aliases one GraphQL operation may use (0 to 10000); more is refused with a 400 before any resolver runs. Aliases on heavy analyses are counted by their own cap of 20 per request instead (docs/analyses.md).',
   },
   {
     name: 'GRAPHQL_MAX_DEPTH',
