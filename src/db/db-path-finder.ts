@@ -60,13 +60,16 @@ export function bestPathsQuery(side: SearchSide): string {
       select c.root, x.node, min(x.dist) over w as best,
         coalesce(min(x.dist) over w < min(x.old) over w, true) as improved,
         c.step + 1 as step, row_number() over w as rn
-      from walk c cross join lateral (
-        select c.node as node, c.dist as dist, c.dist as old
-        union all
-        select e.${far}, c.dist + e.units, null from graph_edges e
-          where c.fresh and e.tenant = $1 and e.${near} = c.node and e.units is not null
-      ) x
-      window w as (partition by c.root, x.node)
+      from walk c cross join (values (true), (false)) as k(carry)
+        left join graph_edges e on not k.carry and c.fresh and e.tenant = $1 and e.${near} = c.node
+          and e.units is not null
+        cross join lateral (
+          select case when k.carry then c.node else e.${far} end as node,
+            case when k.carry then c.dist else c.dist + e.units end as dist,
+            case when k.carry then c.dist end as old
+        ) x
+      where k.carry or e.key is not null
+      window w as (partition by c.root collate "C", x.node collate "C")
     ) g where rn = 1
   ) s where any_improved
 ), capped as materialized (select * from walk limit $3::bigint + 1)
@@ -153,6 +156,8 @@ async function query(
     await client.query('begin read only');
     // set_config(..., true) is SET LOCAL: the timeout ends with the transaction.
     await client.query("select set_config('statement_timeout', $1, true)", [String(options.timeoutMs)]);
+    // Each step sorts its rows by (root, node): in memory rather than in temporary files.
+    await client.query("select set_config('work_mem', '64MB', true)");
     const result = await client.query<{ root: string; node: string; dist: string; total: string }>(
       bestPathsQuery(side),
       [tenant, roots, options.rowLimit],
