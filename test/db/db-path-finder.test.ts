@@ -17,7 +17,7 @@ import { createMetrics, type Metrics } from '../../src/metrics/metrics.js';
 import { loadDemo } from '../../app/service.js';
 import { envelope } from '../helpers/envelope.js';
 import { prng, randomEdge, randomNode, readable } from '../helpers/random-estate.js';
-import { describeWithServices, missingServices, schemaDsn } from '../helpers/services.js';
+import { describeWithServices, missingServices, schemaDsn, waitFor } from '../helpers/services.js';
 import { makeService } from '../helpers/service.js';
 import { passDeps, testTenant } from '../helpers/tenant.js';
 
@@ -290,6 +290,57 @@ describeWithServices('ANALYZER_DB_PATHS: the database path finder', reason, () =
     const rows = await db.query("select count(*)::int as n from graph_nodes where tenant = 'follower'");
     expect(rows.rows[0].n).toBe(0);
     expect(await counts(metrics)).toEqual({ searches: 0, fallbacks: {} });
+  });
+
+  it('with ANALYZER_DB_PATHS=true and DB_DSN the service searches on PostgreSQL and the store holds its graph', async () => {
+    const own = await schemaDsn('dbpathssvc');
+    const service = await makeService({
+      DB_DSN: own.dsn,
+      ANALYZER_DB_PATHS: 'true',
+      LEADER_POLL_INTERVAL: '200ms',
+    });
+    try {
+      // The embedded shape's leadership lock is shared with any other test process using DB_DSN: wait for it.
+      await waitFor('leadership', () => service.engine.isLeader(), 30_000);
+      const lb = {
+        id: nodeId('LoadBalancer', 'edge'),
+        label: 'LoadBalancer' as const,
+        name: 'edge',
+        properties: { internet_exposed: true },
+      };
+      const vault = {
+        id: nodeId('Database', 'vault'),
+        label: 'Database' as const,
+        name: 'vault',
+        properties: { crown_jewel: true },
+      };
+      expect(
+        (
+          await service.ingest(
+            envelope(
+              [lb, vault],
+              [{ type: 'CONNECTS_TO', from: lb.id, to: vault.id, exploit_probability: 0.7 }],
+            ),
+          )
+        ).status,
+      ).toBe(202);
+      await service.settle();
+      const { attackPaths } = await service.graphql('{ attackPaths { score nodes { name } } }');
+      expect(attackPaths).toEqual([{ score: 0.7, nodes: [{ name: 'edge' }, { name: 'vault' }] }]);
+      const metrics = (await service.tenantMetrics()).body;
+      expect(metrics).toMatch(/service_analyzer_db_path_searches_total\{tenant="default"\} [1-9]/);
+      expect(metrics).not.toMatch(/service_analyzer_db_path_fallbacks_total\{/);
+      const check = createDb(own.dsn);
+      try {
+        const rows = await check.query("select key, p from graph_edges where tenant = 'default'");
+        expect(rows.rows).toEqual([{ key: `CONNECTS_TO|${lb.id}|${vault.id}`, p: 0.7 }]);
+      } finally {
+        await check.end();
+      }
+    } finally {
+      await service.dispose();
+      await own.drop();
+    }
   });
 
   it('ANALYZER_DB_PATHS=true without DB_DSN is refused at start, naming both', async () => {
