@@ -207,6 +207,7 @@ export class DbPathFinder {
   capture(...args: [string, ...Parameters<ReturnType<GraphStore['tenant']>['capture']>]): void {
     const [tenant, ...rest] = args;
     if (this.deps.writes()) this.store.tenant(tenant).capture(...rest);
+    else this.store.tenant(tenant).forget();
   }
 
   /** Waits for the store's queued writes (before the pool closes). */

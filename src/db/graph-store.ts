@@ -83,6 +83,14 @@ export class TenantGraphStore {
     this.schedule();
   }
 
+  /**
+   * This replica stopped writing (a follower now): changes it does not capture are lost to the store, so
+   * the next capture (as leader again) rewrites the tenant in full.
+   */
+  forget(): void {
+    this.failed = true;
+  }
+
   /** Whether the store holds what was captured last: waits for queued writes; false after a failure. */
   async current(): Promise<boolean> {
     for (;;) {

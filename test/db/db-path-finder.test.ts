@@ -271,11 +271,12 @@ describeWithServices('ANALYZER_DB_PATHS: the database path finder', reason, () =
   it('a follower does not write the store and searches in-process', async () => {
     const metrics = createMetrics();
     const store = new GraphStore(db, silentLog());
+    let leader = false;
     const dbPaths = new DbPathFinder(store, finder, {
       metrics,
       log: silentLog(),
       options: OPTIONS,
-      writes: () => false,
+      writes: () => leader,
     });
     const tenant = testTenant();
     Object.defineProperty(tenant, 'name', { value: 'follower' });
@@ -290,6 +291,55 @@ describeWithServices('ANALYZER_DB_PATHS: the database path finder', reason, () =
     const rows = await db.query("select count(*)::int as n from graph_nodes where tenant = 'follower'");
     expect(rows.rows[0].n).toBe(0);
     expect(await counts(metrics)).toEqual({ searches: 0, fallbacks: {} });
+    // Leading again after changes it never wrote: the tenant is rewritten in full, then searched there.
+    leader = true;
+    tenant.writer.apply(
+      envelope(
+        [
+          {
+            id: nodeId('LoadBalancer', 'y'),
+            label: 'LoadBalancer',
+            name: 'y',
+            properties: { internet_exposed: true },
+          },
+        ],
+        [
+          {
+            type: 'CONNECTS_TO',
+            from: nodeId('LoadBalancer', 'y'),
+            to: nodeId('Database', 'x'),
+            exploit_probability: 0.4,
+          },
+        ],
+      ),
+      3,
+    );
+    await runPass(tenant, { ...passDeps(finder, () => 4), metrics, dbPaths });
+    expect(store.tenant('follower').counts).toMatchObject({ full: 1, incremental: 0 });
+    expect(await counts(metrics)).toEqual({ searches: 1, fallbacks: {} });
+    expect(tenant.paths.open()).toHaveLength(1);
+    // A follower again while the hop is repriced, then leading: the change it never wrote is not lost to
+    // the store (a full rewrite, not a delta on top of rows that miss it).
+    leader = false;
+    const hop = {
+      type: 'CONNECTS_TO' as const,
+      from: nodeId('LoadBalancer', 'y'),
+      to: nodeId('Database', 'x'),
+    };
+    tenant.writer.apply(envelope([], [{ ...hop, exploit_probability: 0.9 }]), 5);
+    await runPass(tenant, { ...passDeps(finder, () => 6), metrics, dbPaths });
+    leader = true;
+    tenant.writer.apply(
+      envelope([{ id: nodeId('Service', 'z'), label: 'Service', name: 'z', properties: {} }]),
+      7,
+    );
+    await runPass(tenant, { ...passDeps(finder, () => 8), metrics, dbPaths });
+    await store.settle();
+    expect(store.tenant('follower').counts).toMatchObject({ full: 2, incremental: 0 });
+    const stored = await db.query("select p from graph_edges where tenant = 'follower'");
+    expect(stored.rows).toEqual([{ p: 0.9 }]);
+    expect(await counts(metrics)).toEqual({ searches: 2, fallbacks: {} });
+    expect(tenant.paths.open()[0].score).toBeCloseTo(0.9, 12);
   });
 
   it('with ANALYZER_DB_PATHS=true and DB_DSN the service searches on PostgreSQL and the store holds its graph', async () => {
