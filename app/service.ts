@@ -17,6 +17,8 @@ import { createEngine, type Engine, type EngineConfig, type HandedVerdict } from
 import { inboxKey } from '../src/db/inbox-mac.js';
 import { FileDeliveryLedger, PgDeliveryLedger } from './github/delivery-dedupe.js';
 import { LeaderInbox } from '../src/db/leader-inbox.js';
+import { DbPathFinder } from '../src/db/db-path-finder.js';
+import { GraphStore } from '../src/db/graph-store.js';
 import { createGovernance, type Governance } from '../src/governance/governance.js';
 import { openPgGovernanceBackend } from '../src/governance/pg-store.js';
 import { createDriftMonitor, type DriftMonitor } from '../src/governance/drift.js';
@@ -25,6 +27,7 @@ import { createLogger } from '../src/log/logger.js';
 import { createMetrics, type Metrics } from '../src/metrics/metrics.js';
 import { buildApiServer, buildMetricsServer } from './api-server.js';
 import { AnalysisService } from '../src/analysis/analysis-service.js';
+import type { PathFinder } from '../src/analysis/path-finder.js';
 import { registerGithubApp, type GithubApp, type HandedWebhook } from './github/host.js';
 import { registerRemediationRoute } from './github/remediation.js';
 import { registerAppSetup, setupPaths } from './github/setup.js';
@@ -169,6 +172,7 @@ async function buildOnLockedDataDir(
       bus: scaleOut.bus,
       sharedSnapshots: scaleOut.sharedSnapshots,
       sharedPaths: scaleOut.sharedPaths,
+      dbPaths: dbPathsFor(settings, scaleOut, metrics, logger),
       handOff: inbox && ((handed) => inbox.put('gate', handed)),
       health,
     });
@@ -520,4 +524,30 @@ export async function startService(options: {
     await service.close();
     throw error;
   }
+}
+
+/**
+ * ANALYZER_DB_PATHS with a reachable DB_DSN: the graph store and the database path finder. Only the leader
+ * writes the store (every replica holds the same graph; one writer keeps the rows from flapping between
+ * replicas), so only the leader searches there; followers search in-process.
+ */
+function dbPathsFor(
+  settings: Settings,
+  scaleOut: Awaited<ReturnType<typeof openScaleOut>>,
+  metrics: Metrics,
+  logger: Logger,
+): ((fallback: PathFinder) => DbPathFinder) | undefined {
+  if (!settings.dbPaths.enabled) return undefined;
+  const db = scaleOut.db;
+  if (!db) {
+    logger.warn('ANALYZER_DB_PATHS=true but PostgreSQL is not available: paths are searched in-process');
+    return undefined;
+  }
+  return (fallback) =>
+    new DbPathFinder(new GraphStore(db, logger), fallback, {
+      metrics,
+      log: logger,
+      options: { timeoutMs: settings.dbPaths.timeoutMs, rowLimit: settings.dbPaths.rowLimit },
+      writes: () => scaleOut.leadership.isLeader(),
+    });
 }

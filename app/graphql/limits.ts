@@ -152,8 +152,13 @@ function listItemsError(argument: string, actual: number, max: number): QueryLim
 /** The validation rules (run once per distinct document; mercurius caches documents that pass). */
 export function limitRules(limits: GraphqlLimits, options: { introspection: boolean }): ValidationRule[] {
   const rules: ValidationRule[] = [
+    // An alias on a heavy analysis is not counted here: the spec caps those per request (20) and answers
+    // the ones past the cap with a per-field error, which the alias limit (15) would otherwise make
+    // unreachable. Their cost (HEAVY_FIELD_COST each) still bounds how many a request may name, and aliases
+    // inside a heavy field's selection still count (docs/api.md, "Heavy analyses and the alias limit").
     maxAliasesRule({
       n: limits.maxAliases,
+      allowList: ['__typename', ...HEAVY_FIELD_NAMES],
       onReject: [armorReject('GRAPHQL_MAX_ALIASES', limits.maxAliases)],
     }),
     // `__schema` is left to the cost: the introspection query GraphiQL sends is 21 levels deep by this

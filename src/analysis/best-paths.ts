@@ -181,75 +181,93 @@ export class PathSearch {
     dist[root] = rootInitial;
   }
 
-  /**
-   * dist[] holds costs to `target` (reverse search). Every node with cost below the start's is settled, and
-   * costs are integers of at least one unit per hop, so the tight out-edges of each node on the way are
-   * exactly the hops of best routes: take the smallest edge index each time.
-   */
   private routeToRoot(start: number, target: number): PairPath {
-    const { edgeTo, edgeUnits } = this.g;
-    const dist = this.dist;
-    return this.walk(start, target, 'reverse', (u, k) => edgeUnits[k] + dist[edgeTo[k]] === dist[u]);
+    return routeToTarget(this.g, this.dist, start, target);
   }
 
-  /**
-   * Walks from `start` to `target`, taking at each node the first out-edge (in the graph's order of
-   * out-edges, fStart..fEnd) that `tight` accepts.
-   */
-  private walk(
-    start: number,
-    target: number,
-    direction: string,
-    tight: (u: number, k: number) => boolean,
-  ): PairPath {
-    const { edgeTo, edgeP, fStart, fEnd, fEdges } = this.g;
-    const hops: number[] = [];
-    let score = 1;
-    for (let u = start; u !== target;) {
-      let next = -1;
-      for (let s = fStart[u], end = fEnd[u]; s < end; s++) {
-        const k = fEdges[s];
-        if (tight(u, k)) {
-          next = k;
-          break;
-        }
-      }
-      if (next < 0) throw new Error(`analysis/best-paths: broken search tree (${direction})`);
-      hops.push(next);
-      score *= edgeP[next];
-      u = edgeTo[next];
-    }
-    return { start, target, score, edges: Int32Array.from(hops) };
-  }
-
-  /**
-   * dist[] holds costs from `start` (forward search). Marks the nodes with a tight route to the target
-   * (walking tight in-edges back from it), then walks forward from the start exactly as routeToRoot does.
-   */
   private routeFromRoot(start: number, target: number): PairPath {
-    const { edgeTo, edgeUnits, rStart, rEnd, rFrom, rUnits } = this.g;
-    const { dist, mark } = this;
-    const marked: number[] = [target];
-    mark[target] = 1;
-    for (let s = 0; s < marked.length; s++) {
-      const v = marked[s];
-      const dv = dist[v];
-      for (let r = rStart[v], end = rEnd[v]; r < end; r++) {
-        const u = rFrom[r];
-        if (mark[u] === 0 && dist[u] + rUnits[r] === dv) {
-          mark[u] = 1;
-          marked.push(u);
-        }
+    return routeFromStart(this.g, this.dist, this.mark, start, target);
+  }
+}
+
+/**
+ * dist[] holds costs to `target` (reverse search). Every node with cost below the start's is settled, and
+ * costs are integers of at least one unit per hop, so the tight out-edges of each node on the way are
+ * exactly the hops of best routes: take the smallest edge index each time. (Exported: the database path
+ * finder reads its routes off the distances PostgreSQL computed the same way, src/db/db-path-finder.ts.)
+ */
+export function routeToTarget(g: CompiledCore, dist: Float64Array, start: number, target: number): PairPath {
+  const { edgeTo, edgeUnits } = g;
+  return walk(g, start, target, 'reverse', (u, k) => edgeUnits[k] + dist[edgeTo[k]] === dist[u]);
+}
+
+/**
+ * Walks from `start` to `target`, taking at each node the first out-edge (in the graph's order of
+ * out-edges, fStart..fEnd) that `tight` accepts.
+ */
+function walk(
+  g: CompiledCore,
+  start: number,
+  target: number,
+  direction: string,
+  tight: (u: number, k: number) => boolean,
+): PairPath {
+  const { edgeTo, edgeP, fStart, fEnd, fEdges } = g;
+  const hops: number[] = [];
+  let score = 1;
+  for (let u = start; u !== target;) {
+    let next = -1;
+    for (let s = fStart[u], end = fEnd[u]; s < end; s++) {
+      const k = fEdges[s];
+      if (tight(u, k)) {
+        next = k;
+        break;
       }
     }
-    const route = this.walk(
+    if (next < 0) throw new Error(`analysis/best-paths: broken search tree (${direction})`);
+    hops.push(next);
+    score *= edgeP[next];
+    u = edgeTo[next];
+  }
+  return { start, target, score, edges: Int32Array.from(hops) };
+}
+
+/**
+ * dist[] holds costs from `start` (forward search). Marks the nodes with a tight route to the target
+ * (walking tight in-edges back from it), then walks forward from the start exactly as routeToTarget does.
+ * `mark` is scratch of one byte per node, all 0, left all 0.
+ */
+export function routeFromStart(
+  g: CompiledCore,
+  dist: Float64Array,
+  mark: Uint8Array,
+  start: number,
+  target: number,
+): PairPath {
+  const { edgeTo, edgeUnits, rStart, rEnd, rFrom, rUnits } = g;
+  const marked: number[] = [target];
+  mark[target] = 1;
+  for (let s = 0; s < marked.length; s++) {
+    const v = marked[s];
+    const dv = dist[v];
+    for (let r = rStart[v], end = rEnd[v]; r < end; r++) {
+      const u = rFrom[r];
+      if (mark[u] === 0 && dist[u] + rUnits[r] === dv) {
+        mark[u] = 1;
+        marked.push(u);
+      }
+    }
+  }
+  try {
+    return walk(
+      g,
       start,
       target,
       'forward',
       (u, k) => mark[edgeTo[k]] === 1 && dist[u] + edgeUnits[k] === dist[edgeTo[k]],
     );
+  } finally {
     for (const v of marked) mark[v] = 0;
-    return route;
   }
 }
 

@@ -107,6 +107,24 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
       'With DB_DSN set: `true` refuses to start when PostgreSQL (the graph store) cannot be reached. `false` serves from memory and the local store instead, and `/healthz` answers 503 `graph-store` until a restart finds it (docs/operations.md). Always strict under PG_ENV=production, with BUS_URL (replicas need the database for leadership) and with GOVERNANCE_BACKEND=postgres.',
   },
   {
+    name: 'ANALYZER_DB_PATHS',
+    default: 'false',
+    meaning:
+      "Opt-in database path finder (needs DB_DSN): the analyzer keeps the tenant graph in PostgreSQL (graph_nodes, graph_edges) and runs each pass's best-path search there as a recursive query, with a statement timeout and a row limit; on a timeout, the row limit, a stale store or any error it falls back to the in-process finder (logged, `service_analyzer_db_path_fallbacks_total{reason}`). Only the replica that writes the store (the leader in scale-out) searches there (docs/operations.md).",
+  },
+  {
+    name: 'ANALYZER_DB_PATHS_TIMEOUT',
+    default: '10s',
+    meaning:
+      "The database path finder's `statement_timeout` per pass; past it the pass falls back to the in-process finder.",
+  },
+  {
+    name: 'ANALYZER_DB_PATHS_ROW_LIMIT',
+    default: '2000000',
+    meaning:
+      "The most rows the database path finder's recursive query may produce in one pass (1 to 1000000000; the rows of every step count); past it the query stops and the pass falls back to the in-process finder.",
+  },
+  {
     name: 'PARKED_EDGE_TTL',
     default: '168h',
     meaning: 'How long an edge waits for a missing endpoint, and `ingestBatch` remembers a batch.',
@@ -219,7 +237,7 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     name: 'GRAPHQL_MAX_ALIASES',
     default: '15',
     meaning:
-      'Aliases one GraphQL operation may use (0 to 10000); more is refused with a 400 before any resolver runs.',
+      'Aliases one GraphQL operation may use (0 to 10000); more is refused with a 400 before any resolver runs. Aliases on heavy analyses are counted by their own cap of 20 per request instead (docs/analyses.md).',
   },
   {
     name: 'GRAPHQL_MAX_DEPTH',

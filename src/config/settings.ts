@@ -68,6 +68,8 @@ export interface Settings {
   graphSweep: boolean;
   /** GRAPH_STRICT: an unreachable graph store (DB_DSN) stops the start instead of serving from memory */
   graphStrict: boolean;
+  /** ANALYZER_DB_PATHS, ANALYZER_DB_PATHS_TIMEOUT, ANALYZER_DB_PATHS_ROW_LIMIT (src/db/db-path-finder.ts) */
+  dbPaths: { enabled: boolean; timeoutMs: number; rowLimit: number };
   parkedEdgeTtlMs: number;
   snapshotIntervalMs: number;
   priorityP1Score: number;
@@ -261,6 +263,7 @@ function builtInDefaults(): Settings {
     graphTtlMs: null,
     graphSweep: true,
     graphStrict: false,
+    dbPaths: { enabled: false, timeoutMs: 10_000, rowLimit: 2_000_000 },
     parkedEdgeTtlMs: 168 * 3_600_000,
     snapshotIntervalMs: 5 * 60_000,
     priorityP1Score: 0.5,
@@ -421,6 +424,11 @@ export function loadSettings(env: Env, defaults: Partial<Settings> = {}): Settin
     graphTtlMs: read<number | null>('GRAPH_TTL', durationParser(), base.graphTtlMs),
     graphSweep: read('GRAPH_SWEEP', parseBoolean, base.graphSweep),
     graphStrict: read('GRAPH_STRICT', parseBoolean, base.graphStrict),
+    dbPaths: {
+      enabled: read('ANALYZER_DB_PATHS', parseBoolean, base.dbPaths.enabled),
+      timeoutMs: read('ANALYZER_DB_PATHS_TIMEOUT', durationParser({ timer: true }), base.dbPaths.timeoutMs),
+      rowLimit: read('ANALYZER_DB_PATHS_ROW_LIMIT', wholeNumber(1, 1_000_000_000), base.dbPaths.rowLimit),
+    },
     parkedEdgeTtlMs: read('PARKED_EDGE_TTL', durationParser(), base.parkedEdgeTtlMs),
     snapshotIntervalMs: read('SNAPSHOT_INTERVAL', durationParser({ timer: true }), base.snapshotIntervalMs),
     priorityP1Score: read('PRIORITY_P1_SCORE', parseScore, base.priorityP1Score),
@@ -464,6 +472,10 @@ export function loadSettings(env: Env, defaults: Partial<Settings> = {}): Settin
   };
   if (settings.governance.backend === 'postgres' && !settings.scaleOut?.db)
     problems.push('GOVERNANCE_BACKEND=postgres needs DB_DSN: the governance records are kept in PostgreSQL');
+  if (settings.dbPaths.enabled && !settings.scaleOut?.db && !bad.has('DB_DSN'))
+    problems.push(
+      'ANALYZER_DB_PATHS=true needs DB_DSN: the database path finder searches the graph in PostgreSQL',
+    );
   if (settings.auth.production) {
     const api = apiAuthEnabled(settings.auth);
     const ingest = settings.ingestSecrets.single !== undefined || settings.ingestSecrets.tenants.size > 0;

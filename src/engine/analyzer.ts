@@ -5,6 +5,7 @@
 import { searchSide } from '../analysis/best-paths.js';
 import { affectedRoots, mergeScoped } from '../analysis/pass-scope.js';
 import type { PathFinder } from '../analysis/path-finder.js';
+import type { DbPathFinder } from '../db/db-path-finder.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { routeNodes, routeSteps, type PathStore } from '../paths/path-store.js';
 import type { TenantState } from './tenant.js';
@@ -17,9 +18,16 @@ export interface AnalyzerConfig {
 
 export async function runPass(
   tenant: TenantState,
-  deps: { finder: PathFinder; metrics: Metrics; config: AnalyzerConfig; now: () => number },
+  deps: {
+    finder: PathFinder;
+    metrics: Metrics;
+    config: AnalyzerConfig;
+    now: () => number;
+    /** ANALYZER_DB_PATHS: the search on PostgreSQL, falling back to `finder` (src/db/db-path-finder.ts) */
+    dbPaths?: DbPathFinder;
+  },
 ): Promise<void> {
-  const { finder, metrics, config, now } = deps;
+  const { finder, metrics, config, now, dbPaths } = deps;
   const began = performance.now();
   const at = now();
   tenant.writer.expireParked(at);
@@ -44,12 +52,16 @@ export async function runPass(
     // and the end of this pass compiles afresh), and a pass that fails leaves the next one a full search.
     const last = tenant.lastSearch;
     tenant.lastSearch = null;
+    // What the writer listed (the very sets sync takes over), for the graph store; null: everything.
+    const taken = tenant.writer.changes.peek();
     // Stored routes point into the live arrays: those about to be overwritten are copied out first.
     const result = compiled.sync(tenant.graph, tenant.writer.changes, {
       seedIamUsers: config.seedIamUsers,
       beforeRebuild: () => tenant.paths.freezeRoutes(),
       beforePatch: (edges, nodes) => freezeRoutesThrough(tenant.paths, edges, nodes),
     });
+    // Queued, written in the background: reads the arrays now, before anything rewrites them.
+    dbPaths?.capture(tenant.name, compiled, taken, result);
     return { sync: result, previous: last, graphVersion: version };
   });
   const compiledAt = performance.now();
@@ -59,7 +71,9 @@ export async function runPass(
     previous && !sync.rebuilt && !sync.rolesChanged && previous.side === side
       ? affectedRoots(compiled, side, sync, previous.found)
       : undefined;
-  const searched = await finder.find(compiled, roots);
+  const searched = dbPaths
+    ? await dbPaths.find(tenant.name, compiled, roots)
+    : await finder.find(compiled, roots);
   // The roots not searched again keep their pairs as they were (pass-scope.ts says why that is exact).
   const found =
     roots && previous ? mergeScoped(previous.found, searched, roots, side, compiled.nodeCount) : searched;

@@ -13,6 +13,7 @@ import {
 } from '../bus/snapshot-file.js';
 import { openStore } from '../bus/store.js';
 import { createPathFinder, type PathFinder } from '../analysis/path-finder.js';
+import type { DbPathFinder } from '../db/db-path-finder.js';
 import { warmUp } from '../analysis/warm-up.js';
 import { warmUpIngest } from '../ingest/warm-up.js';
 import { ProblemError } from '../http/problems.js';
@@ -90,6 +91,11 @@ export interface EngineDeps {
   sharedPaths?: SharedPaths;
   /** On a follower: hands a gate verdict for a pull request to the leader (src/db/leader-inbox.ts). */
   handOff?: (handed: HandedVerdict) => Promise<void>;
+  /**
+   * ANALYZER_DB_PATHS: the graph kept in PostgreSQL and each pass's search run there (src/db/db-path-finder.ts),
+   * made from the engine's in-process finder, which it falls back to.
+   */
+  dbPaths?: (fallback: PathFinder) => DbPathFinder;
   /** The reduced modes `/healthz` reports (src/engine/health.ts); one is made when not given. */
   health?: Health;
 }
@@ -120,6 +126,7 @@ export async function createEngine(deps: EngineDeps) {
   // Batch progress is kept at least as long as an edge may wait for its endpoint (issue 13, item 11).
   const batches = new BatchTracker({ retainMs: config.parkedTtlMs });
   const finder: PathFinder = createPathFinder({ threads: config.analyzerThreads });
+  const dbPaths = deps.dbPaths?.(finder);
   const stateDir = path.join(config.dataDir, 'state');
 
   const tenant = (name: string): TenantState => {
@@ -315,7 +322,7 @@ export async function createEngine(deps: EngineDeps) {
         )
           continue;
         try {
-          await runPass(state, { finder, metrics, config, now });
+          await runPass(state, { finder, metrics, config, now, dbPaths });
           await logPathChanges(state);
           afterPass(state);
         } catch (error) {
@@ -571,6 +578,7 @@ export async function createEngine(deps: EngineDeps) {
     await bus.close();
     await pathLog.close();
     await finder.close();
+    await dbPaths?.settle();
   }
 
   // Gate evaluations run side by side, as many as the pool has worker threads: each copies and searches

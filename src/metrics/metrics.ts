@@ -10,6 +10,10 @@ export interface Metrics {
   analyzerPasses: Counter<'tenant'>;
   analyzerPassSeconds: Histogram<'tenant'>;
   analyzerOpenPaths: Gauge<'tenant'>;
+  /** ANALYZER_DB_PATHS: passes whose search was tried on PostgreSQL (src/db/db-path-finder.ts) */
+  analyzerDbPathSearches: Counter<'tenant'>;
+  /** ANALYZER_DB_PATHS: of those, the ones that fell back to the in-process finder, by reason */
+  analyzerDbPathFallbacks: Counter<'tenant' | 'reason'>;
   graphNodes: Gauge<'tenant'>;
   graphEdges: Gauge<'tenant'>;
   graphPendingEdges: Gauge<'tenant'>;
@@ -65,6 +69,18 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
       name: 'service_analyzer_open_paths',
       help: 'Open attack paths after the last analyzer pass.',
       labelNames: ['tenant'],
+      registers,
+    }),
+    analyzerDbPathSearches: new Counter({
+      name: 'service_analyzer_db_path_searches_total',
+      help: 'Analyzer passes whose best-path search was tried on PostgreSQL (ANALYZER_DB_PATHS).',
+      labelNames: ['tenant'],
+      registers,
+    }),
+    analyzerDbPathFallbacks: new Counter({
+      name: 'service_analyzer_db_path_fallbacks_total',
+      help: 'Database path searches that fell back to the in-process finder, by reason (timeout, row_limit, stale, error).',
+      labelNames: ['tenant', 'reason'],
       registers,
     }),
     graphNodes: new Gauge({

@@ -244,8 +244,9 @@ describe('whatIf, history and the heavy limits on a two-route estate', () => {
     }
   });
 
-  it('at most 20 heavy fields per request: the 21st answers with an error and is counted', async () => {
-    const svc = await makeService({ GRAPHQL_MAX_ALIASES: '30' });
+  it('more than 20 heavy analyses in one GraphQL request: the remaining heavy fields answer with an error, at the default alias limit', async () => {
+    // No GRAPHQL_MAX_ALIASES raised: 21 aliased heavy fields pass the default limit of 15.
+    const svc = await makeService();
     try {
       expect((await svc.ingest(twoRoutes)).status).toBe(202);
       await svc.settle();
@@ -268,6 +269,35 @@ describe('whatIf, history and the heavy limits on a two-route estate', () => {
       expect(body.errors[0].message).toMatch(/at most 20 heavy analyses .* per request; this is number 21/);
       const metrics = await svc.apiApp.inject({ method: 'GET', url: '/metrics' });
       expect(metrics.body).toMatch(/service_api_heavy_refused_total\{reason="request"\} 1/);
+    } finally {
+      await svc.dispose();
+    }
+  });
+
+  it('the alias limit still protects: 16 aliases of a light field, or aliases inside heavy fields, are refused with a 400', async () => {
+    const svc = await makeService();
+    try {
+      expect((await svc.ingest(twoRoutes)).status).toBe(202);
+      await svc.settle();
+      const post = (query: string) =>
+        svc.apiApp.inject({
+          method: 'POST',
+          url: '/graphql',
+          headers: { 'content-type': 'application/json' },
+          payload: JSON.stringify({ query }),
+        });
+      const light = Array.from({ length: 16 }, (_, i) => `h${i}: history { openPaths }`);
+      const refused = await post(`{ ${light.join(' ')} }`);
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json()).toMatchObject({ limit: 'GRAPHQL_MAX_ALIASES', max: 15, actual: 16 });
+      // A heavy field's own alias is the heavy cap's to count; aliases in its selection are not.
+      const inner = Array.from({ length: 16 }, (_, i) => `s${i}: score`);
+      const nested = await post(`{ k: kShortestPaths(target: "db", k: 1) { ${inner.join(' ')} } }`);
+      expect(nested.statusCode).toBe(400);
+      expect(nested.json()).toMatchObject({ limit: 'GRAPHQL_MAX_ALIASES', max: 15, actual: 16 });
+      // Fifteen light aliases still answer.
+      const fifteen = await post(`{ ${light.slice(0, 15).join(' ')} }`);
+      expect(fifteen.statusCode).toBe(200);
     } finally {
       await svc.dispose();
     }

@@ -43,6 +43,7 @@ describe('loadSettings: defaults', () => {
       graphTtlMs: null,
       graphSweep: true,
       graphStrict: false,
+      dbPaths: { enabled: false, timeoutMs: 10_000, rowLimit: 2_000_000 },
       parkedEdgeTtlMs: 168 * 3_600_000,
       snapshotIntervalMs: 5 * 60_000,
       priorityP1Score: 0.5,
@@ -384,7 +385,18 @@ describe('docs/configuration.md', () => {
       AI_PROVIDER_A_API_KEY: 'issue 36 (AI answers)',
       AI_PROVIDER_B_TOKEN: 'issue 36 (AI answers)',
       OPENSEARCH_URL: 'issue 36 (search)',
+<<<<<<< HEAD
       ANALYZER_DB_PATHS: 'issue 35 (the database path finder)',
+=======
+      CONNECTORS_ENABLED: 'issue 37 (connectors)',
+      CONNECTOR_INTERVAL: 'issue 37 (connectors)',
+      CLOUDA_CONNECTOR_MODE: 'issue 37 (connectors)',
+      CLOUDA_FIXTURES_DIR: 'issue 37 (connectors)',
+      CLOUDA_REGION: 'issue 37 (connectors)',
+      CLOUDA_ROLE_ARN: 'issue 37 (connectors)',
+      CLOUDB_CONNECTOR_MODE: 'issue 37 (connectors)',
+      CLOUDB_FIXTURES_DIR: 'issue 37 (connectors)',
+>>>>>>> helper/dbpaths
     };
     const missing = [...named]
       .filter(
