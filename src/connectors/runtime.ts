@@ -157,7 +157,12 @@ export class ConnectorRuntime {
         published += events;
       }
       if (result === 'partial' && published === 0) result = 'error';
-      health.lastError = null;
+      // No account at all (an empty fixtures folder, credentials that see none) is a misconfiguration, not a
+      // success: the operator is told, and nothing was retracted.
+      if (!pull.accounts.length && !pull.failures.length) {
+        result = 'error';
+        health.lastError = 'the pull yielded no account';
+      } else health.lastError = null;
     } catch (error) {
       result = 'error';
       health.lastError = this.abort.signal.aborted

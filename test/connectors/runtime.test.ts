@@ -195,6 +195,22 @@ describe('scheduling', () => {
     expect(source.pulls).toBe(1);
   });
 
+  it('a pull that yields no account is an error, not a success', async () => {
+    const empty: ConnectorSource = {
+      name: 'cloudb',
+      mode: 'fixtures',
+      pull: async () => ({ accounts: [], failures: [] }),
+    };
+    const service = await makeService({}, { connectorSources: [empty] });
+    services.push(service);
+    await service.connectors.tick();
+    expect(service.connectors.status().connectors[0]).toMatchObject({
+      lastResult: 'error',
+      lastError: 'the pull yielded no account',
+      lastSuccessAt: null,
+    });
+  });
+
   it('a follower does not pull', async () => {
     const dir = await tempDir('pathgate-connectors-');
     dirs.push(dir);
