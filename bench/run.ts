@@ -4,18 +4,10 @@
 // Then the report suite (bench/reports.ts): Trivy reports, real and synthetic, in reports/s and ms/report.
 //   BENCH_SIZES=10000,100000,1000000 (default)  BENCH_STARTS=64  BENCH_TARGETS=32  BENCH_DIR=bench-out
 //   BENCH_SUITES=estates,reports,auth,gate,iam,k8s,graphql,analyses,scaleout (default; any subset: reports.ts,
-<<<<<<< HEAD
-<<<<<<< HEAD
 //   terraform.ts (not in the default: BENCH_SUITES=terraform, 10k/20k/40k-bucket plans), connectors.ts (not
 //   in the default: BENCH_SUITES=connectors, a 5,000-instance AWS account pulled from the loopback AWS),
-=======
-//   terraform.ts (not in the default: BENCH_SUITES=terraform, 10k/20k/40k-bucket plans), signatures.ts (not in
-//   the default: BENCH_SUITES=signatures, verifying provenance signatures on ingest),
->>>>>>> helper/sigstore
-=======
-//   terraform.ts (not in the default: BENCH_SUITES=terraform, 10k/20k/40k-bucket plans), db-paths.ts (not
-//   in the default: BENCH_SUITES=dbpaths, the database path finder against the in-process one),
->>>>>>> helper/dbpaths
+//   signatures.ts (not in the default: BENCH_SUITES=signatures, verifying provenance signatures on ingest),
+//   db-paths.ts (not in the default: BENCH_SUITES=dbpaths, the database path finder against the in-process one),
 //   auth.ts, gate.ts, iam.ts, k8s.ts, graphql.ts, analyses.ts, scaleout.ts: NATS and PostgreSQL)
 //   BENCH_READY_RUNS=3: runs of each estate up to 100k nodes (1 above), and the median of their
 //   ingest -> paths ready (issue 17's goal is on the median of three)
@@ -26,11 +18,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { runAnalysesBench } from './analyses.js';
 import { runAuthBench } from './auth.js';
-<<<<<<< HEAD
 import { runConnectorsBench } from './connectors.js';
-=======
 import { runDbPathsBench } from './db-paths.js';
->>>>>>> helper/dbpaths
 import { estateRequests, generateEstate } from './estate.js';
 import { runGateBench } from './gate.js';
 import { runGraphqlBench } from './graphql.js';
@@ -258,12 +247,6 @@ if (suites.has('analyses'))
   });
 if (suites.has('scaleout')) await runScaleOutBench(root, outDir, generate(100_000), 100_000);
 if (suites.has('terraform')) await runTerraformBench();
-<<<<<<< HEAD
-<<<<<<< HEAD
 if (suites.has('connectors')) await runConnectorsBench();
-=======
 if (suites.has('signatures')) await runSignatureBench(root);
->>>>>>> helper/sigstore
-=======
 if (suites.has('dbpaths')) await runDbPathsBench();
->>>>>>> helper/dbpaths

@@ -88,11 +88,8 @@ describe('loadSettings: defaults', () => {
         driftWebhookUrl: undefined,
       },
       security: defaultSecuritySettings(),
-<<<<<<< HEAD
       connectors: defaultConnectorSettings(),
-=======
       signatures: { keys: [] },
->>>>>>> helper/sigstore
     } satisfies Settings);
   });
 
@@ -385,18 +382,6 @@ describe('docs/configuration.md', () => {
       AI_PROVIDER_A_API_KEY: 'issue 36 (AI answers)',
       AI_PROVIDER_B_TOKEN: 'issue 36 (AI answers)',
       OPENSEARCH_URL: 'issue 36 (search)',
-<<<<<<< HEAD
-      ANALYZER_DB_PATHS: 'issue 35 (the database path finder)',
-=======
-      CONNECTORS_ENABLED: 'issue 37 (connectors)',
-      CONNECTOR_INTERVAL: 'issue 37 (connectors)',
-      CLOUDA_CONNECTOR_MODE: 'issue 37 (connectors)',
-      CLOUDA_FIXTURES_DIR: 'issue 37 (connectors)',
-      CLOUDA_REGION: 'issue 37 (connectors)',
-      CLOUDA_ROLE_ARN: 'issue 37 (connectors)',
-      CLOUDB_CONNECTOR_MODE: 'issue 37 (connectors)',
-      CLOUDB_FIXTURES_DIR: 'issue 37 (connectors)',
->>>>>>> helper/dbpaths
     };
     const missing = [...named]
       .filter(
