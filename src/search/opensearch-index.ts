@@ -1,8 +1,8 @@
 // The search index in OpenSearch (OPENSEARCH_URL), through the official client: one index per tenant
 // (`pathgate-search-<tenant>`), written with the bulk API, read with the search API. Words are cut as the
 // embedded index cuts them (a pattern tokenizer on what is not a letter or digit, lowercased), and each
-// query word must match a field by prefix or within its typo budget (query.ts), so both backends find the
-// same documents. test/helpers/opensearch-standin.ts speaks the subset used here.
+// query word must match a field within its typo budget (query.ts), the last one also by prefix, so both
+// backends find the same documents. test/helpers/opensearch-standin.ts speaks the subset used here.
 import { Client, errors } from '@opensearch-project/opensearch';
 import { typoBudget } from './query.js';
 import type { IndexPage, IndexQuery, SearchDoc, SearchIndex } from './search-index.js';
@@ -94,8 +94,9 @@ export class OpenSearchIndex implements SearchIndex {
     const filter: object[] = [];
     if (query.kinds) filter.push({ terms: { kind: [...query.kinds] } });
     if (query.apps) filter.push({ terms: { apps: [...query.apps] } });
-    // Every word must match some field: as a whole within its typo budget, or as the prefix of a word.
-    const must = query.terms.map((term) => ({
+    // Every word must match some field as a whole within its typo budget; the last one also as a prefix.
+    const last = query.terms.length - 1;
+    const must = query.terms.map((term, i) => ({
       bool: {
         should: [
           {
@@ -105,7 +106,9 @@ export class OpenSearchIndex implements SearchIndex {
               ...(typoBudget(term) && { fuzziness: typoBudget(term) }),
             },
           },
-          { multi_match: { query: term, fields: FIELDS, type: 'phrase_prefix' as const } },
+          ...(i === last
+            ? [{ multi_match: { query: term, fields: FIELDS, type: 'phrase_prefix' as const } }]
+            : []),
         ],
         minimum_should_match: 1,
       },
