@@ -45,6 +45,7 @@ import { createSources } from '../src/connectors/sources.js';
 import type { ConnectorSource } from '../src/connectors/connector.js';
 import { createConnectorMetrics } from '../src/metrics/connector-metrics.js';
 import { registerConnectorRoutes } from './routes/connectors.js';
+import { OpenSearchIndex, redactedUrl } from '../src/search/opensearch-index.js';
 
 export const DEMO_DIR = path.join(packageRoot(), 'fixtures', 'demo');
 
@@ -161,6 +162,10 @@ async function buildOnLockedDataDir(
     await scaleOut.close();
     throw error;
   }
+  // OPENSEARCH_URL: the search index in OpenSearch; in process otherwise (src/search/).
+  const searchIndex = settings.opensearchUrl ? new OpenSearchIndex(settings.opensearchUrl) : undefined;
+  if (settings.opensearchUrl)
+    logger.info({ url: redactedUrl(settings.opensearchUrl) }, 'search: index in OpenSearch');
   try {
     engine = await createEngine({
       config: engineConfigFrom(settings),
@@ -175,8 +180,10 @@ async function buildOnLockedDataDir(
       dbPaths: dbPathsFor(settings, scaleOut, metrics, logger),
       handOff: inbox && ((handed) => inbox.put('gate', handed)),
       health,
+      searchIndex,
     });
   } catch (error) {
+    await searchIndex?.close();
     await governance.backend.close();
     await scaleOut.close();
     throw error;

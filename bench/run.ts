@@ -8,6 +8,7 @@
 //   in the default: BENCH_SUITES=connectors, a 5,000-instance AWS account pulled from the loopback AWS),
 //   signatures.ts (not in the default: BENCH_SUITES=signatures, verifying provenance signatures on ingest),
 //   db-paths.ts (not in the default: BENCH_SUITES=dbpaths, the database path finder against the in-process one),
+//   search.ts (not in the default: BENCH_SUITES=search, the 100k estate's search index and queries),
 //   auth.ts, gate.ts, iam.ts, k8s.ts, graphql.ts, analyses.ts, scaleout.ts: NATS and PostgreSQL)
 //   BENCH_READY_RUNS=3: runs of each estate up to 100k nodes (1 above), and the median of their
 //   ingest -> paths ready (issue 17's goal is on the median of three)
@@ -30,6 +31,7 @@ import { ensureYardstick } from './yardstick.js';
 import { runReportBench } from './reports.js';
 import { runScaleOutBench } from './scaleout.js';
 import { runSignatureBench } from './signatures.js';
+import { runSearchBench } from './search.js';
 import { runTerraformBench } from './terraform.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -250,3 +252,4 @@ if (suites.has('terraform')) await runTerraformBench();
 if (suites.has('connectors')) await runConnectorsBench();
 if (suites.has('signatures')) await runSignatureBench(root);
 if (suites.has('dbpaths')) await runDbPathsBench();
+if (suites.has('search')) await runSearchBench(generate(100_000), 100_000);

@@ -15,6 +15,7 @@ import { createAnalysisResolvers } from './analyses.js';
 import { createPathDetailResolvers } from './path-details.js';
 import { createGateVerdictResolvers } from './gate-verdicts.js';
 import { createNeighbourhoodResolvers } from './neighbourhood.js';
+import { createSearchResolvers } from './search.js';
 import type { AnalysisService } from '../../src/analysis/analysis-service.js';
 
 export interface GraphqlContext {
@@ -148,13 +149,16 @@ function graphCounts(ctx: GraphqlContext): { nodes: number; edges: number; pendi
 export function createResolvers() {
   const analyses = createAnalysisResolvers();
   const details = createPathDetailResolvers();
+  const search = createSearchResolvers();
   return {
     ...analyses,
     PathStep: details.PathStep,
+    SearchHit: search.SearchHit,
     Query: {
       ...analyses.Query,
       ...createGateVerdictResolvers().Query,
       ...createNeighbourhoodResolvers().Query,
+      ...search.Query,
       attackPaths: (_: unknown, args: AttackPathsArgs, ctx: GraphqlContext) => {
         const paths = selectPaths(ctx, args);
         ctx.answer?.takePaths(paths.length);

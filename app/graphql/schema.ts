@@ -4,6 +4,7 @@ import { ANALYSES_SDL } from './analyses.js';
 import { GATE_VERDICTS_SDL } from './gate-verdicts.js';
 import { NEIGHBOURHOOD_SDL } from './neighbourhood.js';
 import { PATH_DETAILS_SDL } from './path-details.js';
+import { SEARCH_SDL } from './search.js';
 
 export const SCHEMA_SDL = /* GraphQL */ `
   """
@@ -482,4 +483,5 @@ export const SCHEMA_SDL = /* GraphQL */ `
   ${PATH_DETAILS_SDL}
   ${GATE_VERDICTS_SDL}
   ${NEIGHBOURHOOD_SDL}
+  ${SEARCH_SDL}
 `;

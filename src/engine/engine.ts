@@ -43,6 +43,9 @@ import { Health } from './health.js';
 import { createIntelHook } from '../intel/engine-intel.js';
 import type { IntelSettings } from '../intel/threat-intel.js';
 import { loadSignatureTrust, type SignatureTrustSettings } from '../ingest/signatures/trust.js';
+import { EmbeddedSearchIndex } from '../search/embedded-index.js';
+import type { SearchIndex } from '../search/search-index.js';
+import { SearchService } from '../search/search-service.js';
 
 export interface EngineConfig extends AnalyzerConfig {
   dataDir: string;
@@ -98,6 +101,8 @@ export interface EngineDeps {
   dbPaths?: (fallback: PathFinder) => DbPathFinder;
   /** The reduced modes `/healthz` reports (src/engine/health.ts); one is made when not given. */
   health?: Health;
+  /** Where search documents live (OPENSEARCH_URL: src/search/opensearch-index.ts); in process by default. */
+  searchIndex?: SearchIndex;
 }
 
 /** A follower's gate verdict, for the leader to write to the pull request. */
@@ -128,6 +133,12 @@ export async function createEngine(deps: EngineDeps) {
   const finder: PathFinder = createPathFinder({ threads: config.analyzerThreads });
   const dbPaths = deps.dbPaths?.(finder);
   const stateDir = path.join(config.dataDir, 'state');
+  // Each tenant's search index, kept after every pass (src/search/search-service.ts).
+  const search = new SearchService(
+    deps.searchIndex ?? new EmbeddedSearchIndex(),
+    (name) => tenants.get(name),
+    log,
+  );
 
   const tenant = (name: string): TenantState => {
     let state = tenants.get(name);
@@ -322,10 +333,13 @@ export async function createEngine(deps: EngineDeps) {
         )
           continue;
         try {
-          await runPass(state, { finder, metrics, config, now, dbPaths });
+          const consumed = await runPass(state, { finder, metrics, config, now, dbPaths });
           await logPathChanges(state);
           afterPass(state);
+          await search.afterPass(state, consumed);
         } catch (error) {
+          // The changes the pass took are lost to the search index too: it is rebuilt next time.
+          search.invalidate(state.name);
           log.error({ tenant: state.name, err: error }, 'analyzer pass failed');
         }
       }
@@ -579,6 +593,7 @@ export async function createEngine(deps: EngineDeps) {
     await pathLog.close();
     await finder.close();
     await dbPaths?.settle();
+    await search.close();
   }
 
   // Gate evaluations run side by side, as many as the pool has worker threads: each copies and searches
@@ -764,6 +779,8 @@ export async function createEngine(deps: EngineDeps) {
     },
     tenant: (name: string) => tenants.get(name),
     tenants: () => tenants.values(),
+    /** Search over each tenant's nodes, findings and paths (`search.search(tenant, query, options)`). */
+    search,
     /** The reduced modes the engine serves in now (`/healthz`, GraphQL `status.reduced`). */
     health,
     /** DECISIONS.md "critical": P1 and not suppressed now (the one definition, `isCritical`). */

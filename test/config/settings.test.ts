@@ -381,7 +381,6 @@ describe('docs/configuration.md', () => {
     const pending: Record<string, string> = {
       AI_PROVIDER_A_API_KEY: 'issue 36 (AI answers)',
       AI_PROVIDER_B_TOKEN: 'issue 36 (AI answers)',
-      OPENSEARCH_URL: 'issue 36 (search)',
     };
     const missing = [...named]
       .filter(
