@@ -20,6 +20,8 @@ const cli = fileURLToPath(new URL('../../app/cli.ts', import.meta.url));
 const VIEWER = 'mcp-viewer-token-0123456789';
 const ADMIN = 'mcp-admin-token-0123456789';
 const OTHER = 'mcp-other-tenant-token-0123456789';
+// bound to an application no demo node belongs to: it sees no path (scoping fails closed)
+const SCOPED = 'mcp-scoped-token-0123456789';
 const PUBLIC_URL = 'https://pathgate.example.test';
 const SHA = 'c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00';
 
@@ -118,7 +120,7 @@ beforeAll(async () => {
       API_ADDR: '127.0.0.1:0',
       ANALYZER_THREADS: '1',
       API_RATE_RPS: '1000',
-      API_TOKENS: `${VIEWER}:viewer,${ADMIN}:admin,${OTHER}:viewer:other`,
+      API_TOKENS: `${VIEWER}:viewer,${ADMIN}:admin,${OTHER}:viewer:other,${SCOPED}:viewer::2099-12-31:billing`,
       PUBLIC_URL,
     },
     { demoData: true },
@@ -236,6 +238,28 @@ describe.each([
       await client.close();
     }
   }, 60_000);
+});
+
+describe('a credential bound to applications', () => {
+  it('sees through MCP exactly the paths the API shows it: here none', async () => {
+    const own = await criticalRoute(VIEWER);
+    const { attackPathsConnection } = await api(SCOPED, '{ attackPathsConnection { totalCount } }');
+    const { client } = await overHttp(SCOPED);
+    try {
+      const listed = structured(await client.callTool({ name: 'list_attack_paths', arguments: {} }));
+      expect(listed.totalCount).toBe(attackPathsConnection.totalCount);
+      expect(listed.paths).toEqual([]);
+      expect(
+        toolError(await client.callTool({ name: 'get_attack_path', arguments: { id: own.id } })),
+      ).toMatch(/no attack path/);
+      // The analyses over the whole estate are refused to it by the API, and the tool says why.
+      expect(await client.callTool({ name: 'remediation_plan', arguments: {} })).toMatchObject({
+        isError: true,
+      });
+    } finally {
+      await client.close();
+    }
+  });
 });
 
 describe('refusals', () => {
