@@ -298,3 +298,35 @@ export interface PlanItem {
 export interface RemediationPlanAnswer {
   remediationPlan: PlanItem[] | null;
 }
+
+export type SearchKind = 'NODE' | 'FINDING' | 'PATH';
+
+export const SEARCH = /* GraphQL */ `
+  query McpSearch($query: String!, $first: Int, $after: String, $kinds: [SearchKind!]) {
+    search(query: $query, first: $first, after: $after, kinds: $kinds) {
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+      edges {
+        node {
+          id
+          kind
+          name
+          label
+          score
+          snippet
+        }
+      }
+    }
+  }
+`;
+
+export interface SearchAnswer {
+  search: {
+    pageInfo: { hasNextPage: boolean; endCursor: string | null };
+    edges: {
+      node: { id: string; kind: SearchKind; name: string; label: string; score: number; snippet: string };
+    }[];
+  };
+}

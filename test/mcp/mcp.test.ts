@@ -31,6 +31,7 @@ const READ_TOOLS = [
   'list_attack_paths',
   'posture',
   'remediation_plan',
+  'search',
   'what_if',
 ];
 
@@ -208,6 +209,40 @@ describe.each([
     }
   }, 60_000);
 
+  it("search finds the critical route by its target's prefix, with a typo and by its CVE, as the API does", async () => {
+    const route = await criticalRoute(VIEWER);
+    const target = route.nodes.at(-1)!.name;
+    const word = target.split(/[^A-Za-z0-9]+/).sort((a, b) => b.length - a.length)[0];
+    const typo = `${word.slice(0, 2)}${word[2] === 'x' ? 'y' : 'x'}${word.slice(3)}`;
+    const cve = route.steps.flatMap((s) => s.evidence.map((e) => e.name)).find((n) => /^CVE-/.test(n));
+    expect(word.length).toBeGreaterThanOrEqual(5);
+    expect(cve).toBeDefined();
+    const { client } = await connect(VIEWER);
+    try {
+      for (const query of [word.slice(0, 4), typo, cve!]) {
+        const got = structured(await client.callTool({ name: 'search', arguments: { query, first: 50 } }));
+        const { search } = await api(
+          VIEWER,
+          'query ($q: String!) { search(query: $q, first: 50) { edges { node { id kind } } } }',
+          { q: query },
+        );
+        expect(
+          got.hits.map((h: { id: string }) => h.id),
+          query,
+        ).toEqual(search.edges.map((e: { node: { id: string } }) => e.node.id));
+        const path = got.hits.find(
+          (h: { kind: string; id: string }) => h.kind === 'PATH' && h.id === route.id,
+        );
+        expect(path, query).toMatchObject({ link: `${PUBLIC_URL}/paths/${route.id}` });
+      }
+      // Another tenant's names are not found from here.
+      const other = structured(await client.callTool({ name: 'search', arguments: { query: 'ledger' } }));
+      expect(other.hits).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
   it('lists suppress_attack_path for an admin', async () => {
     const { client } = await connect(ADMIN);
     try {
@@ -231,6 +266,11 @@ describe.each([
       expect(
         toolError(await client.callTool({ name: 'get_attack_path', arguments: { id: own.id } })),
       ).toMatch(new RegExp(`no attack path ${own.id}`));
+      const found = structured(await client.callTool({ name: 'search', arguments: { query: 'ledger' } }));
+      expect(found.hits.map((h: { name: string }) => h.name)).toContain('ledger-db');
+      const target = own.nodes.at(-1)!.name;
+      const theirs = structured(await client.callTool({ name: 'search', arguments: { query: target } }));
+      expect(theirs.hits.map((h: { id: string }) => h.id)).not.toContain(own.id);
       await expect(client.readResource({ uri: `pathgate://paths/${own.id}` })).rejects.toThrow(
         /no attack path/,
       );
