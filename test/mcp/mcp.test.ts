@@ -343,6 +343,13 @@ describe('refusals', () => {
       expect(response.status).toBe(405);
       expect(response.headers.get('allow')).toBe('POST');
     }
+    // A client that cannot take the protocol's answers is told so by the transport (JSON-RPC error).
+    const plain = await fetch(`${service.apiUrl}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${VIEWER}`, 'content-type': 'application/json', accept: 'text/html' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(plain.status).toBe(406);
   });
 });
 
