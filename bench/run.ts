@@ -5,7 +5,8 @@
 //   BENCH_SIZES=10000,100000,1000000 (default)  BENCH_STARTS=64  BENCH_TARGETS=32  BENCH_DIR=bench-out
 //   BENCH_SUITES=estates,reports,auth,gate,iam,k8s,graphql,analyses,scaleout (default; any subset: reports.ts,
 //   terraform.ts (not in the default: BENCH_SUITES=terraform, 10k/20k/40k-bucket plans),
-//   auth.ts, gate.ts, iam.ts, k8s.ts, graphql.ts, analyses.ts, scaleout.ts: NATS and PostgreSQL)
+//   auth.ts, gate.ts, iam.ts, k8s.ts, graphql.ts, analyses.ts, scaleout.ts: NATS and PostgreSQL;
+//   search.ts, not in the default: BENCH_SUITES=search, the 100k estate's search index and queries)
 //   BENCH_READY_RUNS=3: runs of each estate up to 100k nodes (1 above), and the median of their
 //   ingest -> paths ready (issue 17's goal is on the median of three)
 import { execFileSync } from 'node:child_process';
@@ -24,6 +25,7 @@ import { mainThreadCpuMs, startBenchService } from './child.js';
 import { ensureYardstick } from './yardstick.js';
 import { runReportBench } from './reports.js';
 import { runScaleOutBench } from './scaleout.js';
+import { runSearchBench } from './search.js';
 import { runTerraformBench } from './terraform.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -241,3 +243,4 @@ if (suites.has('analyses'))
   });
 if (suites.has('scaleout')) await runScaleOutBench(root, outDir, generate(100_000), 100_000);
 if (suites.has('terraform')) await runTerraformBench();
+if (suites.has('search')) await runSearchBench(generate(100_000), 100_000);

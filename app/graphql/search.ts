@@ -8,11 +8,11 @@ export const SEARCH_SDL = /* GraphQL */ `
   extend type Query {
     """
     The caller's tenant's nodes, findings and open attack paths matching every word of \`query\`, best first.
-    A word matches by prefix (\`log4\` finds \`log4j-core\`) or with a typo (one from four letters, two from
-    eight); a CVE id finds the CVE and the routes whose hops stand on it. An app-scoped credential finds only
-    its applications' nodes and the paths through them. Pages of \`first\` (default 20, at most 100); pass
-    pageInfo.endCursor as \`after\` for the next page. An empty query, \`first\` out of range or a cursor this
-    service did not hand out is refused (400 invalid-query, naming the value).
+    A word matches a whole word with a typo allowed (one from five letters, two from nine), the last word also
+    by prefix (\`log4\` finds \`log4j-core\`); a CVE id finds the CVE and the routes whose hops stand on it. An
+    app-scoped credential finds only its applications' nodes and the paths through them. Pages of \`first\`
+    (default 20, at most 100); pass pageInfo.endCursor as \`after\` for the next page. An empty query,
+    \`first\` out of range or a cursor this service did not hand out is refused with an error naming the value.
     """
     search(
       "Words to find (at most 256 characters, 16 words); punctuation separates words."

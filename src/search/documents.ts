@@ -69,17 +69,30 @@ function cut(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
+/** What a route node stands on, kept for the paths of one build or update that share the node. */
+export type FindingsCache = Map<string, { names: readonly string[]; reads: readonly string[] }>;
+
 /**
- * A path's document and the node ids it read (its route, the images and repositories of its hops, the
- * findings on them): when any of those changes, the document is built again.
+ * A path's document and the node ids it read (its route, the images, libraries and repositories of its
+ * hops, the findings on them): when any of those changes, the document is built again. `cache` shares what
+ * a route node stands on between the paths of one build (routes share most of their hops).
  */
-export function pathDoc(graph: TenantGraph, record: PathRecord): { doc: SearchDoc; reads: string[] } {
+export function pathDoc(
+  graph: TenantGraph,
+  record: PathRecord,
+  cache: FindingsCache = new Map(),
+): { doc: SearchDoc; reads: string[] } {
   const nodes = routeNodes(record);
   const reads = nodes.map((n) => n.id);
   const apps = new Set<string>();
   for (const n of nodes) for (const app of appsOfNode(graph, n.id)) apps.add(app);
   const findings = new Set<string>();
-  for (const n of nodes) findingsUnder(graph, n.id, findings, reads);
+  for (const n of nodes) {
+    let under = cache.get(n.id);
+    if (!under) cache.set(n.id, (under = findingsUnder(graph, n.id)));
+    for (const name of under.names) findings.add(name);
+    for (const id of under.reads) reads.push(id);
+  }
   const start = nodes[0];
   const target = nodes.at(-1)!;
   const hops = nodes.map((n) => `${n.name} (${n.label})`).join(' → ');
@@ -102,17 +115,23 @@ export function pathDoc(graph: TenantGraph, record: PathRecord): { doc: SearchDo
 }
 
 /** The CVEs and weaknesses a route node stands on: its own, its images', their libraries' and repositories'. */
-function findingsUnder(graph: TenantGraph, id: string, out: Set<string>, reads: string[]): void {
-  if (!graph.hasNode(id)) return;
+function findingsUnder(graph: TenantGraph, id: string): { names: string[]; reads: string[] } {
+  const names = new Set<string>();
+  const reads: string[] = [];
+  if (!graph.hasNode(id)) return { names: [], reads };
   const affecting = (node: string) => {
     reads.push(node);
     graph.forEachInEdge(node, (_key, attrs, source, _target, sourceAttrs) => {
       if (attrs.type !== 'AFFECTS' || !FINDING_LABELS.has(sourceAttrs.label)) return;
       reads.push(source);
-      out.add(sourceAttrs.name);
+      names.add(sourceAttrs.name);
     });
   };
-  affecting(id);
+  graph.forEachInEdge(id, (_key, attrs, source, _target, sourceAttrs) => {
+    if (attrs.type !== 'AFFECTS' || !FINDING_LABELS.has(sourceAttrs.label)) return;
+    reads.push(source);
+    names.add(sourceAttrs.name);
+  });
   graph.forEachOutEdge(id, (_key, attrs, _source, image, _sourceAttrs, imageAttrs) => {
     if (attrs.type !== 'DEPENDS_ON' || imageAttrs.label !== 'Image') return;
     affecting(image);
@@ -123,4 +142,5 @@ function findingsUnder(graph: TenantGraph, id: string, out: Set<string>, reads: 
         affecting(part);
     });
   });
+  return { names: [...names], reads };
 }

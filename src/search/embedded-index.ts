@@ -1,6 +1,6 @@
 // The default search index, in process: one MiniSearch per tenant (chosen over FlexSearch and Orama by
-// bench/search.ts on the 100k estate, docs/perf.md). Every query word must match, by prefix or within its
-// typo budget (query.ts); the name counts thrice a property.
+// bench/search.ts on the 100k estate, docs/perf.md). Every query word must match, within its typo budget
+// (query.ts), the last one also by prefix; the name counts thrice a property.
 import MiniSearch, { type SearchResult } from 'minisearch';
 import { tokenize, typoBudget } from './query.js';
 import type { IndexPage, IndexQuery, SearchDoc, SearchIndex } from './search-index.js';
@@ -61,7 +61,9 @@ export class EmbeddedSearchIndex implements SearchIndex {
     const apps = query.apps && new Set(query.apps);
     const results = index.search(query.terms.join(' '), {
       tokenize: (text) => text.split(' '),
-      prefix: true,
+      // The last word by prefix (it may still be being typed), every word within its typo budget: a prefix on
+      // every word cost the 100k estate's queries half again (docs/perf.md, "Search").
+      prefix: (_term, i, terms) => i === terms.length - 1,
       fuzzy: (term) => typoBudget(term),
       combineWith: 'AND',
       boost: BOOST,

@@ -19,11 +19,13 @@ export function tokenize(text: string): string[] {
 const WORD = /[\p{L}\p{N}]+/gu;
 
 /**
- * How many edits a word may be away from an indexed word and still match: none up to three letters (`sql`
- * must not find `ssl`), one up to seven (`chekout` finds `checkout`), two from eight.
+ * How many edits a word may be away from an indexed word and still match: none up to four letters (`sql`
+ * must not find `ssl`, `prod` not `pod`), one up to eight (`chekout` finds `checkout`), two from nine. Short
+ * words stay exact because a typo budget on them matches half the estate and costs every query its time
+ * (docs/perf.md, "Search").
  */
 export function typoBudget(term: string): number {
-  return term.length <= 3 ? 0 : term.length <= 7 ? 1 : 2;
+  return term.length <= 4 ? 0 : term.length <= 8 ? 1 : 2;
 }
 
 /** The caller's words, refused when there are none or too many. */
@@ -103,9 +105,12 @@ export function offsetAfter(after: string | null | undefined): number {
   return offset + 1;
 }
 
-/** Whether an indexed word matches a query word: by prefix, or as a whole within its typo budget. */
-export function wordMatches(word: string, term: string): boolean {
-  if (word.startsWith(term)) return true;
+/**
+ * Whether an indexed word matches a query word: as a whole within its typo budget, or (the last word of a
+ * query, still being typed) by prefix. `snippet` asks it of every word of a document.
+ */
+export function wordMatches(word: string, term: string, last = true): boolean {
+  if (word === term || (last && word.startsWith(term))) return true;
   const budget = typoBudget(term);
   return (
     budget > 0 && Math.abs(word.length - term.length) <= budget && editDistance(word, term, budget) <= budget
@@ -140,7 +145,7 @@ export function snippet(text: string, terms: readonly string[]): string {
   let end = 0;
   for (const word of text.matchAll(WORD)) {
     const lower = word[0].toLowerCase();
-    if (terms.some((t) => wordMatches(lower, t))) {
+    if (terms.some((t, i) => wordMatches(lower, t, i === terms.length - 1))) {
       at = word.index;
       end = at + word[0].length;
       break;

@@ -18,7 +18,7 @@ import type { TenantState } from '../engine/tenant.js';
 import { ProblemError } from '../http/problems.js';
 import type { Log } from '../log/logger.js';
 import { routeNodes, type PathRecord } from '../paths/path-store.js';
-import { docKey, nodeDoc, pathDoc } from './documents.js';
+import { docKey, nodeDoc, pathDoc, type FindingsCache } from './documents.js';
 import { cursorAt, offsetAfter, pageSize, searchKinds, searchTerms, snippet } from './query.js';
 import type { SearchDoc, SearchIndex, SearchKind } from './search-index.js';
 
@@ -171,8 +171,9 @@ export class SearchService {
     const docs: SearchDoc[] = [];
     graph.forEachNode((id, attrs) => docs.push(nodeDoc(graph, id, attrs)));
     entry.paths.clear();
+    const cache: FindingsCache = new Map();
     for (const record of state.paths.open()) {
-      const indexed = indexPath(state, record);
+      const indexed = indexPath(state, record, cache);
       entry.paths.set(record.id, indexed);
       docs.push(indexed.doc);
     }
@@ -196,12 +197,13 @@ export class SearchService {
       touched.add(to);
     }
     const open = new Set<string>();
+    const cache: FindingsCache = new Map();
     for (const record of state.paths.open()) {
       open.add(record.id);
       const before = entry.paths.get(record.id);
       if (before && before.route === routeKey(record) && !before.reads.some((id) => touched.has(id)))
         continue;
-      const indexed = indexPath(state, record);
+      const indexed = indexPath(state, record, cache);
       entry.paths.set(record.id, indexed);
       upserts.push(indexed.doc);
     }
@@ -221,8 +223,8 @@ function routeKey(record: PathRecord): string {
     .join('>');
 }
 
-function indexPath(state: TenantState, record: PathRecord): IndexedPath {
-  const { doc, reads } = pathDoc(state.graph, record);
+function indexPath(state: TenantState, record: PathRecord, cache: FindingsCache): IndexedPath {
+  const { doc, reads } = pathDoc(state.graph, record, cache);
   return { doc, route: routeKey(record), reads };
 }
 

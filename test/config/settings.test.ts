@@ -377,7 +377,6 @@ describe('docs/configuration.md', () => {
     const pending: Record<string, string> = {
       AI_PROVIDER_A_API_KEY: 'issue 36 (AI answers)',
       AI_PROVIDER_B_TOKEN: 'issue 36 (AI answers)',
-      OPENSEARCH_URL: 'issue 36 (search)',
       ANALYZER_DB_PATHS: 'issue 35 (the database path finder)',
       CONNECTORS_ENABLED: 'issue 37 (connectors)',
       CONNECTOR_INTERVAL: 'issue 37 (connectors)',
