@@ -1,5 +1,6 @@
-// The API listener (8080): GET /healthz, GET /auth/config, GET /auth/me, POST /graphql, GET /metrics, and
-// the REST routes of app/routes/ (tickets, suppressions, validations, exports, the audit log).
+// The API listener (8080): GET /healthz, GET /auth/config, GET /auth/me, POST /graphql, GET /metrics, the
+// REST routes of app/routes/ (tickets, suppressions, validations, exports, the audit log) and MCP at /mcp
+// (app/mcp/).
 // Every route passes through the client guard (rate limit, lockout) and the policy layer (app/plugins/
 // api-auth.ts); a route states what it needs in `config.access`.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -35,6 +36,7 @@ import { answerHealth } from './routes/healthz.js';
 import { registerAuthConfigRoute } from './routes/auth-config.js';
 import { registerGraphiql } from './graphql/graphiql.js';
 import { presentFloats } from './graphql/numbers.js';
+import { registerMcpRoute } from './mcp/http-route.js';
 
 export interface ApiServerDeps {
   engine: Engine;
@@ -63,6 +65,8 @@ export interface ApiServerDeps {
   analyses?: AnalysisService;
   /** ANALYSIS_DEADLINE, for the analyses this listener builds when none is given */
   analysisDeadlineMs?: number;
+  /** PUBLIC_URL when the dashboard runs: the pages MCP answers link to (app/mcp/links.ts) */
+  publicUrl?: string;
 }
 
 export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
@@ -201,6 +205,8 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
     presentFloats(app.graphql.schema);
   });
   registerGraphiql(app, { authRequired: authOn });
+  // MCP over Streamable HTTP (app/mcp/http-route.ts): its tools call the routes above as the caller.
+  registerMcpRoute(app, { publicUrl: deps.publicUrl });
   return app;
 }
 

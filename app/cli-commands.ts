@@ -17,6 +17,7 @@ import { GATE_COMMAND, gateCommand } from './gate-cli.js';
 import { GENLOAD_COMMAND, genloadCommand } from './genload-cli.js';
 import { ingestReal } from './ingest-real.js';
 import { INTEL_COMMAND, intelCommand } from './intel-cli.js';
+import { MCP_COMMAND, mcpCommand } from './mcp/stdio.js';
 import { runServer } from './run-server.js';
 import { VERIFY_STORE_COMMAND, verifyStoreCommand } from './verify-store.js';
 import { VERIFY_EXPORT_COMMAND, verifyExportCommand } from './verify-export.js';
@@ -221,6 +222,12 @@ export const COMMANDS: readonly Command[] = [
   { spec: GENLOAD_COMMAND, failure: 1, run: genloadCommand },
   { spec: GENVERDICTS_COMMAND, failure: 1, run: genverdictsCommand },
   { spec: IMPORTVERDICTS_COMMAND, failure: 3, run: importverdictsCommand },
+  {
+    // stdout is the protocol's: the command writes only to stderr.
+    spec: MCP_COMMAND,
+    failure: 1,
+    run: (args, io) => mcpCommand(args, { err: io.err, env: io.env }),
+  },
   {
     spec: VERIFY_AUDIT,
     failure: 2,

@@ -319,6 +319,8 @@ async function buildOnLockedDataDir(
     governance,
     ticketWebhook: settings.security.tickets,
     exportLimits: settings.security.exports,
+    // Links only to pages that exist: the dashboard runs unless DASHBOARD_ADDR=off.
+    publicUrl: settings.dashboardAddr ? settings.publicUrl : undefined,
     analyses: new AnalysisService(
       {
         seedIamUsers: settings.seedIamUsers,

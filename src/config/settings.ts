@@ -87,6 +87,8 @@ export interface Settings {
   github?: GithubSettings;
   /** Which GitHub (github.com or an Enterprise Server): also for registering the App (app/github/setup.ts) */
   githubServer?: GithubServer;
+  /** PUBLIC_URL: where people open the dashboard (links in GitHub comments and statuses, and in MCP answers) */
+  publicUrl?: string;
   /** TICKET_WEBHOOK_URL: where new and closed tickets are sent */
   ticketWebhookUrl?: string;
   /** OPENSEARCH_URL: the search index in OpenSearch (src/search/opensearch-index.ts); unset: in process */
@@ -395,6 +397,8 @@ export function loadSettings(env: Env, defaults: Partial<Settings> = {}): Settin
     }
   }
   const githubServer = readGithubServer(problems, read);
+  // Read once: GitHub's comments and the MCP server's answers link to the same pages.
+  const publicUrl = read<string | undefined>('PUBLIC_URL', parseUrl, undefined);
   const settings: Settings = {
     dataDir: read('DATA_DIR', (t) => t, base.dataDir),
     ingestAddr: read('INGEST_ADDR', parseAddress, base.ingestAddr),
@@ -450,8 +454,9 @@ export function loadSettings(env: Env, defaults: Partial<Settings> = {}): Settin
       key: readStoreKey(env, problems),
       exfilThreshold: read<number | undefined>('EXFIL_ALERT_THRESHOLD', parseCount, undefined),
     },
-    github: readGithub(env, problems, read, githubServer),
+    github: readGithub(env, problems, read, githubServer, publicUrl),
     githubServer,
+    publicUrl,
     ticketWebhookUrl: read<string | undefined>('TICKET_WEBHOOK_URL', parseUrl, undefined),
     opensearchUrl: read<string | undefined>('OPENSEARCH_URL', parseUrl, undefined),
     yamlMaxBytes: read('YAML_MAX_BYTES', parseBodyBytes, base.yamlMaxBytes),
@@ -783,6 +788,7 @@ function readGithub(
   problems: string[],
   read: Reader,
   server: GithubServer,
+  publicUrl: string | undefined,
 ): GithubSettings | undefined {
   const webhookSecret = readSecret(env, 'WEBHOOK_SECRET', problems);
   const appId = read<string | undefined>(
@@ -798,7 +804,6 @@ function readGithub(
   const { apiUrl } = server;
   const webhookProxyUrl = read<string | undefined>('WEBHOOK_PROXY_URL', parseUrl, undefined);
   const allowlist = read('REPO_ALLOWLIST', (t) => TenantRepos.parse(t), new Map<string, string[]>());
-  const publicUrl = read<string | undefined>('PUBLIC_URL', parseUrl, undefined);
   if (privateKey !== undefined && !/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(privateKey))
     problems.push('PRIVATE_KEY is not a PEM private key');
   if ((appId === undefined) !== (privateKey === undefined))
