@@ -282,6 +282,7 @@ async function buildOnLockedDataDir(
     governance,
     ticketWebhook: settings.security.tickets,
     exportLimits: settings.security.exports,
+    ai: settings.ai,
     analyses: new AnalysisService(
       {
         seedIamUsers: settings.seedIamUsers,

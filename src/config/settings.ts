@@ -16,6 +16,7 @@ import { TenantRepos } from '../forge/tenant-repos.js';
 import { TENANT_NAME } from '../engine/tenant.js';
 import { parseDuration } from './duration.js';
 import { defaultSecuritySettings, readSecuritySettings, type SecuritySettings } from './security-settings.js';
+import { defaultAiSettings, readAiSettings, type AiSettings } from './ai-settings.js';
 import {
   DEFAULT_PROFILE_PRIORS,
   parseProfilePriors,
@@ -36,6 +37,8 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export interface Settings {
   /** issue 31's defences: export spool limits, webhook limits, leader inbox MAC key, outbound webhooks */
   security: SecuritySettings;
+  /** AI answers (`POST /ai/ask`): the providers, the per-tenant rate (src/config/ai-settings.ts) */
+  ai: AiSettings;
   dataDir: string;
   ingestAddr: ListenAddress;
   apiAddr: ListenAddress;
@@ -234,6 +237,7 @@ const defaultThreads = () => Math.max(1, Math.min(4, os.availableParallelism()))
 function builtInDefaults(): Settings {
   return {
     security: defaultSecuritySettings(),
+    ai: defaultAiSettings(),
     dataDir: './data',
     ingestAddr: { host: '127.0.0.1', port: 8081 },
     apiAddr: { host: '127.0.0.1', port: 8080 },
@@ -433,6 +437,7 @@ export function loadSettings(env: Env, defaults: Partial<Settings> = {}): Settin
     maxTenants: read('MAX_TENANTS', parseCount, base.maxTenants),
     governance: readGovernance(env, problems, read),
     scaleOut: readScaleOut(env, problems, read),
+    ai: readAiSettings(read, (name) => readSecret(env, name, problems), problems),
     security: readSecuritySettings(read, (name) => readSecret(env, name, problems), problems, {
       drift: env.DRIFT_WEBHOOK_URL?.trim()
         ? read<string | undefined>('DRIFT_WEBHOOK_URL', parseUrl, undefined)
