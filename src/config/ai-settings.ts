@@ -35,9 +35,9 @@ export interface AiSettings {
 
 export const AI_DEFAULTS = {
   baseUrlA: 'https://api.openai.com/v1',
-  modelA: 'gpt-4o-mini',
+  modelA: 'gpt-4.1-mini',
   baseUrlB: 'https://api.anthropic.com',
-  modelB: 'claude-sonnet-4-5',
+  modelB: 'claude-sonnet-4-6',
   ratePerMinute: 10,
   maxAnswerTokens: 1024,
   timeoutMs: 60_000,

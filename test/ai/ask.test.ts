@@ -81,6 +81,7 @@ describe('POST /ai/ask, provider A (OpenAI-compatible chat completions)', () => 
     const sent = openai.requests[0];
     expect(sent.headers.authorization).toBe(`Bearer ${KEY_A}`);
     expect(sent.body.model).toBe('standin-gpt');
+    expect(sent.body.max_completion_tokens).toBe(1024);
     expect(sent.body.messages.map((m) => m.role)).toEqual(['system', 'user']);
     expect(sent.body.messages[0].content).toBe(SYSTEM_PROMPT);
     const user = userOfA(sent);

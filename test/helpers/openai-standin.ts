@@ -11,7 +11,7 @@ export interface RecordedChatRequest {
   body: {
     model: string;
     messages: { role: string; content: string }[];
-    max_tokens?: number;
+    max_completion_tokens?: number;
     stream?: boolean;
     stream_options?: { include_usage?: boolean };
   };

@@ -1,5 +1,6 @@
-// Provider A: an OpenAI-compatible Chat Completions API through the official `openai` SDK. Streaming asks
-// for the usage chunk (`stream_options.include_usage`) so a streamed answer counts its tokens too.
+// Provider A: an OpenAI-compatible Chat Completions API through the official `openai` SDK. The answer's
+// length is `max_completion_tokens` (OpenAI's current name; `max_tokens` is refused by its newer models).
+// Streaming asks for the usage chunk (`stream_options.include_usage`) so a streamed answer counts its tokens.
 import OpenAI from 'openai';
 import type { AiProviderSettings } from '../../config/ai-settings.js';
 import { asProviderFailure, type AiProvider, type Completion, type CompletionRequest } from './provider.js';
@@ -31,7 +32,7 @@ export function openAiChatProvider(
       try {
         if (!request.onText) {
           const answer = await client.chat.completions.create(
-            { model, messages, max_tokens: request.maxTokens },
+            { model, messages, max_completion_tokens: request.maxTokens },
             { signal: request.signal },
           );
           return {
@@ -44,7 +45,7 @@ export function openAiChatProvider(
           {
             model,
             messages,
-            max_tokens: request.maxTokens,
+            max_completion_tokens: request.maxTokens,
             stream: true,
             stream_options: { include_usage: true },
           },
