@@ -65,9 +65,6 @@ const httpUrl: Parser<string> = (text) => {
     throw new Error('is not an http(s) URL');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('is not an http(s) URL');
-  // A credential in the URL would travel in every request and into error messages: the key settings hold it.
-  if (url.username || url.password)
-    throw new Error('carries a user or password; put the credential in the key setting instead');
   return url.toString().replace(/\/$/, '');
 };
 
@@ -122,6 +119,19 @@ export function readAiSettings(read: AiReader, secret: AiSecretReader, problems:
     maxAnswerTokens: read('AI_MAX_ANSWER_TOKENS', wholeNumber(64, 32_000), AI_DEFAULTS.maxAnswerTokens),
     timeoutMs: read('AI_TIMEOUT', timeout, AI_DEFAULTS.timeoutMs),
   };
+  // A credential in a base URL would travel in every request and into error messages: the key settings hold
+  // it. Named without the value, which holds it.
+  for (const [name, which] of [
+    ['AI_PROVIDER_A_BASE_URL', 'a'],
+    ['AI_PROVIDER_B_BASE_URL', 'b'],
+  ] as const) {
+    const url = new URL(settings[which].baseUrl);
+    if (!url.username && !url.password) continue;
+    problems.push(
+      `${name} carries a user or password; put the credential in ${which === 'a' ? AI_KEY_SETTINGS[0] : AI_KEY_SETTINGS[1]} instead`,
+    );
+    settings[which].baseUrl = which === 'a' ? AI_DEFAULTS.baseUrlA : AI_DEFAULTS.baseUrlB;
+  }
   // Asking for a provider that has no key is a mistake to name at start, not a surprise at the first question.
   const chosen = read<AiProviderName | undefined>('AI_PROVIDER', providerName, undefined);
   if (chosen !== undefined) {
@@ -181,7 +191,7 @@ export const AI_SETTINGS_DOC: readonly { name: string; default: string; meaning:
   },
   {
     name: 'AI_PROVIDER',
-    default: 'a',
+    default: 'unset (A when both keys are set)',
     meaning:
       'Which provider answers when both keys are set: `a` or `b`. With one key set, that provider answers; naming a provider whose key is unset stops start-up.',
   },
