@@ -36,6 +36,7 @@ import { packageRoot } from './package-root.js';
 import { openScaleOut, teeAudit } from './scale-out.js';
 import { PgAuditChain, pruneAuditTable } from '../src/db/audit-chain.js';
 import { lockDataDir, type DataDirLock } from '../src/bus/data-dir-lock.js';
+import { OpenSearchIndex, redactedUrl } from '../src/search/opensearch-index.js';
 
 export const DEMO_DIR = path.join(packageRoot(), 'fixtures', 'demo');
 
@@ -140,6 +141,10 @@ async function buildOnLockedDataDir(
     await scaleOut.close();
     throw error;
   }
+  // OPENSEARCH_URL: the search index in OpenSearch; in process otherwise (src/search/).
+  const searchIndex = settings.opensearchUrl ? new OpenSearchIndex(settings.opensearchUrl) : undefined;
+  if (settings.opensearchUrl)
+    logger.info({ url: redactedUrl(settings.opensearchUrl) }, 'search: index in OpenSearch');
   try {
     engine = await createEngine({
       config: engineConfigFrom(settings),
@@ -153,8 +158,10 @@ async function buildOnLockedDataDir(
       sharedPaths: scaleOut.sharedPaths,
       handOff: inbox && ((handed) => inbox.put('gate', handed)),
       health,
+      searchIndex,
     });
   } catch (error) {
+    await searchIndex?.close();
     await governance.backend.close();
     await scaleOut.close();
     throw error;

@@ -51,6 +51,10 @@ import { ProblemError } from '../../src/http/problems.js';
 import { CONNECTION_PAGE, type GraphqlContext } from './resolvers.js';
 import { AnalysisBusyError, AnalysisDeadlineError } from '../../src/analysis/analysis-service.js';
 import { MAX_POINTS as HISTORY_MAX_POINTS } from '../../src/governance/history.js';
+import {
+  DEFAULT_FIRST as SEARCH_DEFAULT_FIRST,
+  MAX_FIRST as SEARCH_MAX_FIRST,
+} from '../../src/search/query.js';
 
 export type LimitName =
   | 'GRAPHQL_MAX_ALIASES'
@@ -83,6 +87,8 @@ export const LIST_ESTIMATE = 100;
 /** Heavy analyses (app/graphql/analyses.ts): each costs this much on top of its answer. */
 export const HEAVY_FIELD_COST = 1_000;
 const HEAVY_FIELD_NAMES = new Set(['riskSimulation', 'whatIf', 'remediationPlan', 'kShortestPaths']);
+/** A search's work beyond its answer: every word looked up by prefix and typo in the tenant's index. */
+export const SEARCH_COST = 10;
 /** A remediation plan's items at most (src/analysis/remediation-plan.ts). */
 const PLAN_ITEMS_ESTIMATE = 20;
 const PROFILE_COUNT = 3;
@@ -235,6 +241,11 @@ function attackPathsLength(ctx: GraphqlContext, args: Record<string, unknown>): 
   return typeof args.first === 'number' ? Math.max(0, Math.min(args.first, total)) : total;
 }
 
+/** How many hits `search(first:)` can return (the default page, or `first` within its bounds). */
+function searchPageLength(first: unknown): number {
+  return typeof first === 'number' ? Math.max(0, Math.min(first, SEARCH_MAX_FIRST)) : SEARCH_DEFAULT_FIRST;
+}
+
 /** What one request asks of the heavy analyses, summed while it is priced (aliases and fragments included). */
 interface Tally {
   iterations: number;
@@ -270,6 +281,10 @@ function estimator(schema: GraphQLSchema, limits: GraphqlLimits): (tally: Tally)
           attackPathsLength(context as GraphqlContext, { first: CONNECTION_PAGE, ...args }) * childComplexity
         );
       if (type.name === 'AttackPathConnection' && field.name === 'edges') return 1 + childComplexity;
+      // A search page holds `first` hits at most (an out-of-range first is refused by the resolver).
+      if (type.name === 'Query' && field.name === 'search')
+        return SEARCH_COST + 1 + searchPageLength(args.first) * childComplexity;
+      if (type.name === 'SearchConnection' && field.name === 'edges') return 1 + childComplexity;
       if (!isListType(getNullableType(field.type))) return work + 1 + childComplexity;
       const key = `${type.name}.${field.name}`;
       let length: number;

@@ -34,6 +34,7 @@ const NOT_PROBABILITIES: Readonly<Record<string, Range>> = {
   'RiskSummary.expectedCompromised': null,
   'WhatIfResult.expectedReduction': null,
   'PlanVerification.expectedReduction': null,
+  'SearchHit.score': null,
 };
 
 /** The range a Float field is clamped to (null: rounded only). */

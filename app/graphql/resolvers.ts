@@ -12,6 +12,7 @@ import { ProblemError } from '../../src/http/problems.js';
 import type { AnswerBudget } from './limits.js';
 import { createAnalysisResolvers } from './analyses.js';
 import { createPathDetailResolvers } from './path-details.js';
+import { createSearchResolvers } from './search.js';
 import type { AnalysisService } from '../../src/analysis/analysis-service.js';
 
 export interface GraphqlContext {
@@ -133,11 +134,14 @@ function graphCounts(ctx: GraphqlContext): { nodes: number; edges: number; pendi
 export function createResolvers() {
   const analyses = createAnalysisResolvers();
   const details = createPathDetailResolvers();
+  const search = createSearchResolvers();
   return {
     ...analyses,
     PathStep: details.PathStep,
+    SearchHit: search.SearchHit,
     Query: {
       ...analyses.Query,
+      ...search.Query,
       attackPaths: (_: unknown, args: AttackPathsArgs, ctx: GraphqlContext) => {
         const paths = selectPaths(ctx, args);
         ctx.answer?.takePaths(paths.length);

@@ -2,6 +2,7 @@
 // snapshot and fails on any drift.
 import { ANALYSES_SDL } from './analyses.js';
 import { PATH_DETAILS_SDL } from './path-details.js';
+import { SEARCH_SDL } from './search.js';
 
 export const SCHEMA_SDL = /* GraphQL */ `
   """
@@ -462,4 +463,5 @@ export const SCHEMA_SDL = /* GraphQL */ `
   }
   ${ANALYSES_SDL}
   ${PATH_DETAILS_SDL}
+  ${SEARCH_SDL}
 `;

@@ -442,6 +442,12 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
       'Largest YAML body taken (`/ingest/k8s` with `content-type: application/yaml`), in bytes or with `KiB`/`MiB`, at most 32MiB; larger is refused with 413. YAML is parsed on worker threads, about 1 MiB a second; send large reports as JSON.',
   },
   {
+    name: 'OPENSEARCH_URL',
+    default: 'unset (the search index in process)',
+    meaning:
+      'OpenSearch for the search index, `https://user:password@host:9200`: an index per tenant (`pathgate-search-<tenant>`), written in bulk after each analyzer pass and rebuilt from the graph at start (docs/search.md). A user:password in it is never logged.',
+  },
+  {
     name: 'BUS_URL',
     default: 'unset (the embedded journal)',
     meaning:

@@ -79,6 +79,8 @@ export interface Settings {
   githubServer?: GithubServer;
   /** TICKET_WEBHOOK_URL: where new and closed tickets are sent */
   ticketWebhookUrl?: string;
+  /** OPENSEARCH_URL: the search index in OpenSearch (src/search/opensearch-index.ts); unset: in process */
+  opensearchUrl?: string;
   /** YAML_MAX_BYTES: YAML bodies over this are refused (413); YAML is parsed far slower than JSON */
   yamlMaxBytes: number;
   /** MAX_TENANTS: tenants open (unsigned) ingest may create; signed ingest is bounded by its secrets */
@@ -428,6 +430,7 @@ export function loadSettings(env: Env, defaults: Partial<Settings> = {}): Settin
     github: readGithub(env, problems, read, githubServer),
     githubServer,
     ticketWebhookUrl: read<string | undefined>('TICKET_WEBHOOK_URL', parseUrl, undefined),
+    opensearchUrl: read<string | undefined>('OPENSEARCH_URL', parseUrl, undefined),
     yamlMaxBytes: read('YAML_MAX_BYTES', parseBodyBytes, base.yamlMaxBytes),
     prAttribution: read(
       'PR_ATTRIBUTION',

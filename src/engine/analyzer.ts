@@ -5,6 +5,7 @@
 import { searchSide } from '../analysis/best-paths.js';
 import { affectedRoots, mergeScoped } from '../analysis/pass-scope.js';
 import type { PathFinder } from '../analysis/path-finder.js';
+import type { TakenChanges } from '../graph/model.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { routeNodes, routeSteps, type PathStore } from '../paths/path-store.js';
 import type { TenantState } from './tenant.js';
@@ -15,10 +16,14 @@ export interface AnalyzerConfig {
   graphTtlMs: number | null;
 }
 
+/**
+ * Runs one pass; answers the graph changes it consumed (null: everything may have changed), which the
+ * search index (src/search/search-service.ts) follows without being another reader of the writer's list.
+ */
 export async function runPass(
   tenant: TenantState,
   deps: { finder: PathFinder; metrics: Metrics; config: AnalyzerConfig; now: () => number },
-): Promise<void> {
+): Promise<TakenChanges | null> {
   const { finder, metrics, config, now } = deps;
   const began = performance.now();
   const at = now();
@@ -38,8 +43,10 @@ export async function runPass(
   // them in place, runs once those copies are made. It is synchronous, so it sees one consistent graph
   // even while writes keep arriving.
   const compiled = tenant.live;
-  const { sync, previous, graphVersion } = await compiled.whenUnpinned(() => {
+  const { sync, previous, graphVersion, consumed } = await compiled.whenUnpinned(() => {
     const version = tenant.writer.version;
+    // What the sync is about to take (take() hands these very sets over and starts new ones).
+    const pending = tenant.writer.changes.peek();
     // From the sync on, the last search no longer matches the live arrays (a gate call between the sync
     // and the end of this pass compiles afresh), and a pass that fails leaves the next one a full search.
     const last = tenant.lastSearch;
@@ -50,7 +57,7 @@ export async function runPass(
       beforeRebuild: () => tenant.paths.freezeRoutes(),
       beforePatch: (edges, nodes) => freezeRoutesThrough(tenant.paths, edges, nodes),
     });
-    return { sync: result, previous: last, graphVersion: version };
+    return { sync: result, previous: last, graphVersion: version, consumed: pending };
   });
   const compiledAt = performance.now();
   const side = searchSide(compiled);
@@ -88,6 +95,7 @@ export async function runPass(
   metrics.analyzerPassSeconds.observe(labels, seconds);
   metrics.analyzerCriticalPaths.set(labels, outcome.critical);
   metrics.analyzerOpenPaths.set(labels, outcome.open);
+  return consumed;
 }
 
 /**

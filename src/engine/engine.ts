@@ -41,6 +41,9 @@ import { readIngestContext } from '../ingest/context.js';
 import { Health } from './health.js';
 import { createIntelHook } from '../intel/engine-intel.js';
 import type { IntelSettings } from '../intel/threat-intel.js';
+import { EmbeddedSearchIndex } from '../search/embedded-index.js';
+import type { SearchIndex } from '../search/search-index.js';
+import { SearchService } from '../search/search-service.js';
 
 export interface EngineConfig extends AnalyzerConfig {
   dataDir: string;
@@ -89,6 +92,8 @@ export interface EngineDeps {
   handOff?: (handed: HandedVerdict) => Promise<void>;
   /** The reduced modes `/healthz` reports (src/engine/health.ts); one is made when not given. */
   health?: Health;
+  /** Where search documents live (OPENSEARCH_URL: src/search/opensearch-index.ts); in process by default. */
+  searchIndex?: SearchIndex;
 }
 
 /** A follower's gate verdict, for the leader to write to the pull request. */
@@ -118,6 +123,12 @@ export async function createEngine(deps: EngineDeps) {
   const batches = new BatchTracker({ retainMs: config.parkedTtlMs });
   const finder: PathFinder = createPathFinder({ threads: config.analyzerThreads });
   const stateDir = path.join(config.dataDir, 'state');
+  // Each tenant's search index, kept after every pass (src/search/search-service.ts).
+  const search = new SearchService(
+    deps.searchIndex ?? new EmbeddedSearchIndex(),
+    (name) => tenants.get(name),
+    log,
+  );
 
   const tenant = (name: string): TenantState => {
     let state = tenants.get(name);
@@ -307,10 +318,13 @@ export async function createEngine(deps: EngineDeps) {
         )
           continue;
         try {
-          await runPass(state, { finder, metrics, config, now });
+          const consumed = await runPass(state, { finder, metrics, config, now });
           await logPathChanges(state);
           afterPass(state);
+          await search.afterPass(state, consumed);
         } catch (error) {
+          // The changes the pass took are lost to the search index too: it is rebuilt next time.
+          search.invalidate(state.name);
           log.error({ tenant: state.name, err: error }, 'analyzer pass failed');
         }
       }
@@ -563,6 +577,7 @@ export async function createEngine(deps: EngineDeps) {
     await bus.close();
     await pathLog.close();
     await finder.close();
+    await search.close();
   }
 
   // Gate evaluations run side by side, as many as the pool has worker threads: each copies and searches
@@ -746,6 +761,8 @@ export async function createEngine(deps: EngineDeps) {
     },
     tenant: (name: string) => tenants.get(name),
     tenants: () => tenants.values(),
+    /** Search over each tenant's nodes, findings and paths (`search.search(tenant, query, options)`). */
+    search,
     /** The reduced modes the engine serves in now (`/healthz`, GraphQL `status.reduced`). */
     health,
     /** DECISIONS.md "critical": P1 and not suppressed now (the one definition, `isCritical`). */
