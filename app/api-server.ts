@@ -64,7 +64,7 @@ export interface ApiServerDeps {
   analysisDeadlineMs?: number;
   /** AI answers: the providers and the per-tenant rate (unset: no provider, `/ai/ask` answers 503) */
   ai?: AiSettings;
-  /** retrievers `/ai/ask` asks before the path store's (docs/ai.md) */
+  /** retrievers `/ai/ask` asks before the path store's (default: the search index's; docs/ai.md) */
   aiRetrievers?: readonly Retriever[];
 }
 

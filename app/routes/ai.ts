@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import { AskService, type AskAnswer } from '../../src/ai/ask.js';
 import type { Retriever } from '../../src/ai/grounding.js';
 import { PathStoreRetriever } from '../../src/ai/path-store-retriever.js';
+import { searchRetriever } from '../../src/ai/search-retriever.js';
 import { createAiProvider } from '../../src/ai/providers/index.js';
 import { ProviderFailure, type AiProvider } from '../../src/ai/providers/provider.js';
 import type { AiSettings } from '../../src/config/ai-settings.js';
@@ -41,7 +42,7 @@ export interface AiRouteDeps {
   logger: Logger;
   now: () => number;
   audit?: Auditor;
-  /** retrievers asked before the path store's (the search index, when there is one) */
+  /** retrievers asked before the path store's (default: the search index's, src/ai/search-retriever.ts) */
   retrievers?: readonly Retriever[];
   /** the provider, when not the one the settings build (tests of a provider that is not configured) */
   provider?: AiProvider;
@@ -97,7 +98,11 @@ export function registerAiRoutes(app: FastifyInstance, deps: AiRouteDeps): AskSe
   const service = new AskService({
     settings: deps.settings,
     provider: deps.provider ?? createAiProvider(deps.settings),
-    retrievers: [...(deps.retrievers ?? []), new PathStoreRetriever(deps.engine)],
+    // The search index first (prefix and typo-tolerant), the path store's own matching last, the fallback.
+    retrievers: [
+      ...(deps.retrievers ?? [searchRetriever(deps.engine, deps.engine.search)]),
+      new PathStoreRetriever(deps.engine),
+    ],
     estate: deps.engine,
     metrics,
     now: deps.now,

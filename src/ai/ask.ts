@@ -97,7 +97,7 @@ export class AskService {
     for (const [index, retriever] of retrievers.entries()) {
       let found: Grounding;
       try {
-        found = await retriever.retrieve(request);
+        found = await retriever.retrieve({ ...request, alreadyFound: merged.paths.length });
       } catch (error) {
         // The fallback's refusals (an unknown pathId: 404) are the answer; another retriever's failure is not.
         if (index === retrievers.length - 1 || error instanceof ProblemError) throw error;

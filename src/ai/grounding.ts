@@ -89,6 +89,8 @@ export interface RetrievalRequest {
   principal: Principal;
   question: string;
   pathId?: string;
+  /** paths earlier retrievers already found: a fallback sends the riskiest paths only when none did */
+  alreadyFound?: number;
 }
 
 /** Finds what a question is about in the live estate. The path store's is the default (path-store-retriever.ts). */

@@ -1,8 +1,9 @@
 // The default retriever: the tenant's path store and graph. A question's terms (names, CVE ids, package
-// names, path ids) are looked up among the graph's node names; a finding or a package found that way
-// implicates what it affects and what depends on that (an image, the workloads running it), and the open
-// paths through what the terms found are chosen, the most terms first, then the riskiest. A question that
-// names nothing in the estate gets the riskiest open paths. A `pathId` adds that path's whole route with
+// names, path ids) are matched (by default among the graph's node names and the path ids; the search
+// retriever, search-retriever.ts, matches them through the search index instead); a finding or a package
+// matched implicates what it affects and what depends on that (an image, the workloads running it), and the
+// open paths through what the terms found are chosen, the most terms first, then the riskiest. A question
+// that names nothing in the estate gets the riskiest open paths. A `pathId` adds that path's whole route with
 // every hop's evidence and its fixes. Only paths the principal may see are read (src/auth/scope.ts).
 import { pathFilter } from '../auth/scope.js';
 import type { TenantGraph } from '../graph/model.js';
@@ -29,7 +30,32 @@ export interface EstateReader {
   tenant(name: string): { graph: TenantGraph; paths: PathStore } | undefined;
 }
 
+/** What a question's terms found in a tenant: per term the nodes and paths it names, and the findings. */
+export interface TermMatches {
+  /** per term, the node ids it named (before implication: `implicate` adds what uses them) */
+  nodes: Map<string, Set<string>>;
+  /** per term, the path ids it named */
+  paths: Map<string, Set<string>>;
+  /** finding node ids the terms named, best first */
+  findings: string[];
+}
+
+/** Finds the terms in a tenant: by node name (the default, `matchNames`) or through the search index. */
+export type TermMatcher = (
+  request: RetrievalRequest,
+  graph: TenantGraph,
+  terms: readonly string[],
+) => Promise<TermMatches>;
+
 export interface PathStoreRetrieverOptions {
+  /** the retriever's name (`Grounding.sources`) */
+  name?: string;
+  /** how terms are found (default: in node names and path ids) */
+  matcher?: TermMatcher;
+  /** what the selection of matched paths is called (`terms`, or `search`) */
+  selection?: 'terms' | 'search';
+  /** when no term matches, send the riskiest paths (the fallback retriever does; the search does not) */
+  riskiestWhenUnmatched?: boolean;
   /** paths sent with one question (the focus path included) */
   maxPaths?: number;
   /** findings named per hop of a path that is not the focus (the focus path gets all hop-evidence gives) */
@@ -45,7 +71,10 @@ const MAX_PROPERTIES = 12;
 const MAX_PROPERTY_CHARS = 300;
 
 export class PathStoreRetriever implements Retriever {
-  readonly name = 'path-store';
+  readonly name: string;
+  private readonly matcher: TermMatcher;
+  private readonly selection: 'terms' | 'search';
+  private readonly riskiestWhenUnmatched: boolean;
   private readonly maxPaths: number;
   private readonly findingsPerHop: number;
   private readonly maxNamedFindings: number;
@@ -54,6 +83,10 @@ export class PathStoreRetriever implements Retriever {
     private readonly estate: EstateReader,
     options: PathStoreRetrieverOptions = {},
   ) {
+    this.name = options.name ?? 'path-store';
+    this.matcher = options.matcher ?? matchNames;
+    this.selection = options.selection ?? 'terms';
+    this.riskiestWhenUnmatched = options.riskiestWhenUnmatched ?? true;
     this.maxPaths = options.maxPaths ?? 8;
     this.findingsPerHop = options.findingsPerHop ?? 3;
     this.maxNamedFindings = options.maxNamedFindings ?? 10;
@@ -79,20 +112,23 @@ export class PathStoreRetriever implements Retriever {
     const terms = questionTerms(request.question);
     const chosen: PathRecord[] = focus ? [focus] : [];
     const open = paths.open().filter(visible);
-    const named = implicatedByTerms(graph, terms);
+    const named = terms.length
+      ? await this.matcher(request, graph, terms)
+      : { nodes: new Map<string, Set<string>>(), paths: new Map<string, Set<string>>(), findings: [] };
+    implicate(graph, named.nodes);
     if (terms.length) {
       const ranked: { record: PathRecord; hits: number }[] = [];
       for (const record of open) {
         if (record === focus) continue;
-        const hits = termsOnRoute(record, terms, named.implicated);
+        const hits = termsOnRoute(record, terms, named);
         if (hits > 0) ranked.push({ record, hits });
       }
       // open() is by score already: a stable sort by hits keeps the riskiest first among equals.
       ranked.sort((a, b) => b.hits - a.hits);
       for (const { record } of ranked.slice(0, this.maxPaths - chosen.length)) chosen.push(record);
-      if (ranked.length) grounding.selection.push('terms');
+      if (ranked.length) grounding.selection.push(this.selection);
     }
-    if (chosen.length === 0) {
+    if (chosen.length === 0 && this.riskiestWhenUnmatched && !request.alreadyFound) {
       chosen.push(...open.slice(0, this.maxPaths));
       if (chosen.length) grounding.selection.push('top');
     }
@@ -104,7 +140,7 @@ export class PathStoreRetriever implements Retriever {
     // what they affect may lie in another application.
     if (!request.principal.apps)
       for (const id of named.findings.slice(0, this.maxNamedFindings))
-        if (!findings.has(id)) findings.set(id, groundFinding(graph, id));
+        if (!findings.has(id) && graph.hasNode(id)) findings.set(id, groundFinding(graph, id));
     grounding.nodes.push(...nodes.values());
     grounding.findings.push(...findings.values());
     return grounding;
@@ -210,34 +246,37 @@ function groundFinding(graph: TenantGraph, id: string): GroundedFinding {
   return { id, label: attrs.label, name: attrs.name, ...(props && { properties: props }), affects };
 }
 
-/**
- * For each term, the nodes it implicates: those whose name holds it, what a finding among them affects, and
- * what uses those (walked back along DEPENDS_ON, BUILT_FROM, COMPILED_INTO, HOSTS). Also the finding nodes
- * the terms named, to send even when no chosen path runs through what they affect.
- */
-function implicatedByTerms(
-  graph: TenantGraph,
-  terms: readonly string[],
-): { implicated: Map<string, Set<string>>; findings: string[] } {
-  const implicated = new Map<string, Set<string>>(terms.map((t) => [t, new Set<string>()]));
+/** The default matcher: a term names the nodes whose name holds it, and the path whose id it is. */
+export const matchNames: TermMatcher = async (_request, graph, terms) => {
+  const nodes = new Map<string, Set<string>>(terms.map((t) => [t, new Set<string>()]));
+  const paths = new Map<string, Set<string>>(terms.map((t) => [t, new Set<string>([t])]));
   const findings: string[] = [];
-  if (!terms.length) return { implicated, findings };
   graph.forEachNode((id, attrs) => {
     const name = attrs.name.toLowerCase();
     for (const term of terms) {
       if (!name.includes(term)) continue;
-      implicated.get(term)!.add(id);
+      nodes.get(term)!.add(id);
       if (FINDING_LABELS.has(attrs.label) && !findings.includes(id)) findings.push(id);
     }
   });
-  for (const set of implicated.values()) {
+  return { nodes, paths, findings };
+};
+
+/**
+ * Adds to each term's nodes what they implicate: what a finding among them affects, and what uses those
+ * (walked back along DEPENDS_ON, BUILT_FROM, COMPILED_INTO, HOSTS), up to three steps.
+ */
+export function implicate(graph: TenantGraph, named: Map<string, Set<string>>): void {
+  for (const set of named.values()) {
     let frontier: string[] = [];
-    for (const id of set)
+    for (const id of set) {
+      if (!graph.hasNode(id)) continue;
       if (FINDING_LABELS.has(graph.getNodeAttribute(id, 'label')))
         graph.forEachOutEdge(id, (_k, edge, _s, target) => {
           if (edge.type === 'AFFECTS') frontier.push(target);
         });
       else frontier.push(id);
+    }
     for (const id of frontier) set.add(id);
     for (let depth = 0; depth < IMPLICATION_DEPTH && frontier.length; depth++) {
       const next: string[] = [];
@@ -251,20 +290,15 @@ function implicatedByTerms(
       frontier = next;
     }
   }
-  return { implicated, findings };
 }
 
 /** How many terms the path's route (or its id) answers to. */
-function termsOnRoute(
-  record: PathRecord,
-  terms: readonly string[],
-  implicated: Map<string, Set<string>>,
-): number {
+function termsOnRoute(record: PathRecord, terms: readonly string[], named: TermMatches): number {
   const route = routeNodes(record);
   let hits = 0;
   for (const term of terms) {
-    const set = implicated.get(term)!;
-    if (record.id === term || route.some((n) => set.has(n.id))) hits++;
+    const nodes = named.nodes.get(term);
+    if (named.paths.get(term)?.has(record.id) || (nodes && route.some((n) => nodes.has(n.id)))) hits++;
   }
   return hits;
 }
