@@ -10,7 +10,16 @@ import { SYSTEM_PROMPT } from '../../src/ai/prompt.js';
 import { nodeId } from '../../src/graph/ids.js';
 import { AnthropicStandIn, type RecordedMessagesRequest } from '../helpers/anthropic-standin.js';
 import { OpenAiStandIn, type RecordedChatRequest } from '../helpers/openai-standin.js';
-import { aiEstate, ask, pathThrough, RIVAL, RIVAL_NAMES, VIEWER } from '../helpers/ai-estate.js';
+import {
+  aiEstate,
+  ask,
+  pathThrough,
+  RIVAL,
+  RIVAL_BILLING,
+  RIVAL_NAMES,
+  RIVAL_PAYROLL,
+  VIEWER,
+} from '../helpers/ai-estate.js';
 import type { TestService } from '../helpers/service.js';
 
 const KEY_A = 'sk-standin-provider-a-0123456789';
@@ -101,6 +110,22 @@ describe('POST /ai/ask, provider A (OpenAI-compatible chat completions)', () => 
     for (const name of RIVAL_NAMES) expect(user).toContain(name);
     for (const name of ['shop-public-alb', 'checkout-api', 'stripe', 'orders-postgres', 'jump-1'])
       expect(user).not.toContain(name);
+  });
+
+  it("an apps-bound viewer is sent only its applications' paths, and may cite no other", async () => {
+    service = await aiEstate(envA());
+    const route = pathThrough(service, 'zanzibar-payroll-vault', 'rival');
+    openai.reply = () => `quokka-edge-gateway reaches zanzibar-payroll-vault [path:${route.id}].`;
+    const question = { question: 'What reaches the payroll vault?' };
+    const payroll = await ask(service, question, { token: RIVAL_PAYROLL });
+    expect(payroll.json.citations).toEqual([{ kind: 'path', id: route.id }]);
+    expect(userOfA(openai.requests[0])).toContain('zanzibar-payroll-vault');
+    const billing = await ask(service, question, { token: RIVAL_BILLING });
+    expect(billing.status).toBe(200);
+    expect(billing.json.context.paths).toBe(0);
+    for (const name of RIVAL_NAMES) expect(userOfA(openai.requests[1])).not.toContain(name);
+    expect(billing.json.citations).toEqual([]);
+    expect(billing.json.unresolved).toEqual([{ kind: 'path', id: route.id }]);
   });
 
   it('takes a fabricated citation, and a real one of another tenant, out of the answer and marks it', async () => {

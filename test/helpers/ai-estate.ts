@@ -13,7 +13,15 @@ import { makeService, type TestService } from './service.js';
 
 export const VIEWER = 'ai-viewer-token-0001';
 export const RIVAL = 'ai-rival-token-00002';
-export const TOKENS = `${VIEWER}:viewer:default,${RIVAL}:viewer:rival`;
+/** Rival viewers bound to applications: `payroll` (the rival's worker) and `billing` (nothing there). */
+export const RIVAL_PAYROLL = 'ai-rival-payroll-003';
+export const RIVAL_BILLING = 'ai-rival-billing-004';
+export const TOKENS = [
+  `${VIEWER}:viewer:default`,
+  `${RIVAL}:viewer:rival`,
+  `${RIVAL_PAYROLL}:viewer:rival:2099-12-31:payroll`,
+  `${RIVAL_BILLING}:viewer:rival:2099-12-31:billing`,
+].join(',');
 
 /** Names only the rival tenant holds: none may reach a prompt of the default tenant. */
 export const RIVAL_NAMES = [
@@ -36,7 +44,12 @@ export function rivalEnvelope(): object {
         name: gateway,
         properties: { internet_exposed: true },
       },
-      { id: nodeId('Service', worker), label: 'Service', name: worker, properties: { namespace: 'payroll' } },
+      {
+        id: nodeId('Service', worker),
+        label: 'Service',
+        name: worker,
+        properties: { namespace: 'payroll', app: 'payroll' },
+      },
       {
         id: nodeId('Database', vault),
         label: 'Database',
