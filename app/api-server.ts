@@ -1,6 +1,6 @@
 // The API listener (8080): GET /healthz, GET /auth/config, GET /auth/me, POST /graphql, GET /metrics, the
-// REST routes of app/routes/ (tickets, suppressions, validations, exports, the audit log) and MCP at /mcp
-// (app/mcp/).
+// REST routes of app/routes/ (tickets, suppressions, validations, exports, the audit log, AI answers) and
+// MCP at /mcp (app/mcp/).
 // Every route passes through the client guard (rate limit, lockout) and the policy layer (app/plugins/
 // api-auth.ts); a route states what it needs in `config.access`.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -20,6 +20,9 @@ import { registerValidationRoutes } from './routes/validations.js';
 import { registerExportRoutes } from './routes/exports.js';
 import { registerAuditRoute } from './routes/audit.js';
 import type { AuditReader } from '../src/audit/audit-reader.js';
+import { registerAiRoutes } from './routes/ai.js';
+import { defaultAiSettings, type AiSettings } from '../src/config/ai-settings.js';
+import type { Retriever } from '../src/ai/grounding.js';
 import { defaultSecuritySettings, type OutboundWebhook } from '../src/config/security-settings.js';
 import type { SpoolLimitSettings } from '../src/export/spool-limits.js';
 import type { Governance } from '../src/governance/governance.js';
@@ -67,6 +70,10 @@ export interface ApiServerDeps {
   analysisDeadlineMs?: number;
   /** PUBLIC_URL when the dashboard runs: the pages MCP answers link to (app/mcp/links.ts) */
   publicUrl?: string;
+  /** AI answers: the providers and the per-tenant rate (unset: no provider, `/ai/ask` answers 503) */
+  ai?: AiSettings;
+  /** retrievers `/ai/ask` asks before the path store's (default: the search index's; docs/ai.md) */
+  aiRetrievers?: readonly Retriever[];
 }
 
 export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
@@ -127,6 +134,16 @@ export function buildApiServer(deps: ApiServerDeps): FastifyInstance {
     audit: deps.audit,
     now,
     limits: deps.exportLimits ?? defaultSecuritySettings().exports,
+  });
+  // AI answers grounded in the live paths (docs/ai.md); the policy layer keeps anonymous callers out.
+  registerAiRoutes(app, {
+    engine: deps.engine,
+    settings: deps.ai ?? defaultAiSettings(),
+    metrics: deps.metrics,
+    logger: deps.logger,
+    now,
+    audit: deps.audit,
+    retrievers: deps.aiRetrievers,
   });
   // The merge gate: the report in the body, the ingest query parameters plus `source` and `attribution`.
   // Evaluating is a read (viewer); recording the commit's verdict, which drives the pull request's comment

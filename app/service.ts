@@ -321,6 +321,7 @@ async function buildOnLockedDataDir(
     exportLimits: settings.security.exports,
     // Links only to pages that exist: the dashboard runs unless DASHBOARD_ADDR=off.
     publicUrl: settings.dashboardAddr ? settings.publicUrl : undefined,
+    ai: settings.ai,
     analyses: new AnalysisService(
       {
         seedIamUsers: settings.seedIamUsers,

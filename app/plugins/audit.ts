@@ -1,10 +1,10 @@
 // What the listeners write to the audit log (src/audit/audit-log.ts): every API request once answered,
 // every refusal (`auth.deny`, naming the principal that was refused when it authenticated), lockouts
-// (`auth.lockout.alert`), every accepted ingest request (`ingest.accepted`), the attack paths a request
-// was shown (`view.attack_paths`) and whose routes it read (`view.graph`), exports (`export.oscal`,
-// `export.ndjson`), and `exfil.alert` when one principal reads unusually many paths. View records are
-// gathered per request and written once, when the answer is sent: a query naming the same field many
-// times (aliases) makes one record, not one per alias.
+// (`auth.lockout.alert`), every accepted ingest request (`ingest.accepted`), every AI question
+// (`ai.ask`), the attack paths a request was shown (`view.attack_paths`) and whose routes it read
+// (`view.graph`), exports (`export.oscal`, `export.ndjson`), and `exfil.alert` when one principal reads
+// unusually many paths. View records are gathered per request and written once, when the answer is sent: a
+// query naming the same field many times (aliases) makes one record, not one per alias.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ExfilWatch, type AuditLog, type ExportFormat } from '../../src/audit/audit-log.js';
 import type { Principal } from '../../src/auth/principal.js';
@@ -21,6 +21,21 @@ export interface IngestAudit {
   edges: number;
 }
 
+/** An AI question (`POST /ai/ask`): never the question itself, which may quote anything, only its hash. */
+export interface AiAudit {
+  /** SHA-256 (hex) of the question as asked */
+  questionSha256: string;
+  pathId?: string;
+  provider: string;
+  model: string;
+  /** `answered`, `unverified`, `failed` (the provider failed), `cancelled` (the client went away) */
+  outcome: string;
+  citations: string[];
+  unresolved: string[];
+  inputTokens: number;
+  outputTokens: number;
+}
+
 export interface Auditor {
   deny(request: FastifyRequest, surface: 'api' | 'ingest', reason: string): void;
   lockout(request: FastifyRequest, surface: 'api' | 'ingest'): void;
@@ -30,6 +45,8 @@ export interface Auditor {
   viewGraph(request: FastifyRequest, pathIds: readonly string[]): void;
   /** an export of paths (`export.oscal`, `export.ndjson`), written at once */
   export(request: FastifyRequest, format: ExportFormat, pathIds: readonly string[]): void;
+  /** an AI question answered (or failed at the provider), written at once */
+  ai(request: FastifyRequest, asked: AiAudit): void;
   /** an ingest request that was accepted (answered 202) */
   ingest(request: FastifyRequest, accepted: IngestAudit): void;
   /** records each answered API request, after the views it gathered */
@@ -125,6 +142,23 @@ export function createAuditor(
         fields: { ...base(request), path_ids: [...pathIds] },
       });
       watch(subject, tenant, request.id, pathIds);
+    },
+    ai(request, asked) {
+      log.append('ai.ask', {
+        subject: who(request),
+        tenant: admittedTenant(request),
+        fields: {
+          ...base(request),
+          question_sha256: asked.questionSha256,
+          path_id: asked.pathId ?? null,
+          provider: asked.provider,
+          model: asked.model,
+          outcome: asked.outcome,
+          citations: asked.citations,
+          unresolved: asked.unresolved,
+          tokens: { input: asked.inputTokens, output: asked.outputTokens },
+        },
+      });
     },
     ingest(request, accepted) {
       log.append('ingest.accepted', {

@@ -25,6 +25,7 @@ export const AUDIT_EVENTS = [
   'exfil.alert',
   'audit.pruned',
   'forge.refused',
+  'ai.ask',
 ] as const;
 
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];

@@ -10,8 +10,10 @@ export class RateLimiter {
   constructor(
     private readonly ratePerSecond: number,
     private readonly maxClients = 10_000,
+    /** the bucket's size; twice the rate per second unless given (a per-minute rate needs its own) */
+    burst = ratePerSecond * 2,
   ) {
-    this.burst = ratePerSecond * 2;
+    this.burst = burst;
     this.overflow.tokens = this.burst;
   }
 

@@ -1,6 +1,7 @@
 // The settings' documentation: every variable with its default (as documented) and meaning, the one source
 // docs/configuration.md is rendered from (scripts/settings-table.ts) and checked against
 // (test/config/settings.test.ts). Kept apart from the reading of them (settings.ts).
+import { AI_SETTINGS_DOC } from './ai-settings.js';
 import { SECURITY_SETTINGS_DOC } from './security-settings.js';
 import { CONNECTOR_SETTINGS_DOC } from './connector-settings.js';
 
@@ -555,6 +556,7 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
   },
   ...SECURITY_SETTINGS_DOC,
   ...CONNECTOR_SETTINGS_DOC,
+  ...AI_SETTINGS_DOC,
 ];
 
 /** The settings table as Markdown, from SETTINGS_DOC (docs/configuration.md holds it, prettier-aligned). */

@@ -23,6 +23,7 @@ import {
   readConnectorSettings,
   type ConnectorSettings,
 } from './connector-settings.js';
+import { defaultAiSettings, readAiSettings, type AiSettings } from './ai-settings.js';
 import {
   DEFAULT_PROFILE_PRIORS,
   parseProfilePriors,
@@ -45,6 +46,8 @@ export interface Settings {
   security: SecuritySettings;
   /** CONNECTORS_ENABLED, CONNECTOR_INTERVAL, CLOUDA_*, CLOUDB_*: the scheduled connectors (docs/connectors.md) */
   connectors: ConnectorSettings;
+  /** AI answers (`POST /ai/ask`): the providers, the per-tenant rate (src/config/ai-settings.ts) */
+  ai: AiSettings;
   dataDir: string;
   ingestAddr: ListenAddress;
   apiAddr: ListenAddress;
@@ -252,6 +255,7 @@ function builtInDefaults(): Settings {
   return {
     security: defaultSecuritySettings(),
     connectors: defaultConnectorSettings(),
+    ai: defaultAiSettings(),
     dataDir: './data',
     ingestAddr: { host: '127.0.0.1', port: 8081 },
     apiAddr: { host: '127.0.0.1', port: 8080 },
@@ -469,6 +473,7 @@ export function loadSettings(env: Env, defaults: Partial<Settings> = {}): Settin
     governance: readGovernance(env, problems, read),
     scaleOut: readScaleOut(env, problems, read),
     connectors: readConnectorSettings(read, problems),
+    ai: readAiSettings(read, (name) => readSecret(env, name, problems), problems),
     security: readSecuritySettings(read, (name) => readSecret(env, name, problems), problems, {
       drift: env.DRIFT_WEBHOOK_URL?.trim()
         ? read<string | undefined>('DRIFT_WEBHOOK_URL', parseUrl, undefined)

@@ -34,6 +34,8 @@ export const PROBLEMS = {
   internal: { status: 500, title: 'Internal error' },
   unavailable: { status: 503, title: 'Service unavailable', retryAfter: 5 },
   'analysis-deadline': { status: 503, title: 'The analysis did not finish within its deadline' },
+  'ai-provider-failed': { status: 502, title: 'The AI provider did not answer' },
+  'ai-unconfigured': { status: 503, title: 'AI answers are not configured' },
 } as const satisfies Record<string, ProblemType>;
 
 export type ProblemCode = keyof typeof PROBLEMS;

@@ -276,6 +276,15 @@ export function scrubProperties(
 }
 
 /**
+ * Scrubs one free text with the same table (every kind, names included): what leaves the service for a
+ * third party, such as an AI provider's prompt (src/ai/prompt.ts), where no property is protected.
+ */
+export function scrubText(text: string): { text: string; redactions: Redaction[] } {
+  const walk: Walk = { base: '', segments: [], redactions: [] };
+  return { text: scrubString(text, walk), redactions: walk.redactions };
+}
+
+/**
  * Scrubs every node's and edge's properties IN PLACE (ingest owns the parsed body, so copying 100k nodes
  * would be waste) and returns the same envelope. A node or edge that lost a secret gets
  * `secrets_scrubbed: true`; the others keep their very property objects. Node ids and names and edge
