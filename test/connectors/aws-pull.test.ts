@@ -40,6 +40,7 @@ const options = (roles: string[] = [roleArn(A), roleArn(B)]): CloudaSdkOptions =
   roleArns: roles,
   credentials: CALLER_KEY,
 });
+const graph0 = (s: TestService) => s.engine.tenant('default')!.graph;
 const pull = (o = options()) => pullCloudaAccounts(o, new AbortController().signal);
 
 /** Every action a read-only policy allows the connector: Describe, List and Get, and STS's two. */
@@ -69,6 +70,7 @@ describe('the clouda sdk pull, through the ingest pipeline', () => {
     // Twins: batch-1 is in a group no balancer forwards to; customer-archive has no policy;
     // customer-reports' public policy is taken back by Block Public Access.
     expect(everything).not.toContain(`${A}/batch-1`);
+    expect(graph0(service).hasNode(nodeId('VirtualMachine', `${A}/gone-1`))).toBe(false); // terminated
     expect(everything).not.toContain(`${A}/customer-archive`);
     expect(everything).not.toContain(`${A}/customer-reports`);
     const graph = service.engine.tenant('default')!.graph;

@@ -32,9 +32,14 @@ export async function pullNetwork(
 ): Promise<Record<string, unknown>> {
   const client = clients.ec2;
   const pages = { client, pageSize: EC2_PAGE };
-  const reservations = await step(signal, 'ec2:DescribeInstances', () =>
-    all(signal, paginateDescribeInstances(pages, {}), (p) => p.Reservations),
-  );
+  // A terminated instance stays in DescribeInstances for about an hour: gone, not a machine to reach.
+  const reservations = (
+    await step(signal, 'ec2:DescribeInstances', () =>
+      all(signal, paginateDescribeInstances(pages, {}), (p) => p.Reservations),
+    )
+  )
+    .map((r) => ({ ...r, Instances: r.Instances?.filter((i) => i.State?.Name !== 'terminated') }))
+    .filter((r) => r.Instances?.length);
   const security_groups = await step(signal, 'ec2:DescribeSecurityGroups', () =>
     all(signal, paginateDescribeSecurityGroups(pages, {}), (p) => p.SecurityGroups),
   );

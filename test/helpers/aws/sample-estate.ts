@@ -157,6 +157,17 @@ export function accountA(): AccountEstate {
             MetadataOptions: { HttpTokens: 'optional', HttpEndpoint: 'enabled', State: 'applied' },
             Tags: [{ Key: 'Name', Value: 'app-1' }],
           },
+          // Twin: terminated an hour ago, still listed by DescribeInstances; no machine of the graph.
+          {
+            InstanceId: 'i-0a1gone',
+            InstanceType: 't3.micro',
+            State: { Code: 48, Name: 'terminated' },
+            SubnetId: 'subnet-a1-public',
+            VpcId: 'vpc-a1',
+            PublicIpAddress: '203.0.113.99',
+            SecurityGroups: [{ GroupId: 'sg-a1lb', GroupName: 'alb' }],
+            Tags: [{ Key: 'Name', Value: 'gone-1' }],
+          },
           {
             InstanceId: 'i-0a1batch',
             ImageId: 'ami-0abcdef1234567890',
