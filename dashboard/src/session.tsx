@@ -23,12 +23,24 @@ export function useCanWrite(): boolean {
   return useSession().me?.canWrite === true;
 }
 
+/** Remembers whether the API reads anything without a credential (see loadSession). */
+const STRICT_KEY = 'pathgate.auth.strict';
+
+/**
+ * Whether asking the API before the session is read may be answered: false only where the API was seen to
+ * read nothing anonymously and no token is held (the answer would be a 401, a console error in the page).
+ */
+export function mayAskBeforeSession(): boolean {
+  return storedToken() !== null || localStorage.getItem(STRICT_KEY) !== 'yes';
+}
+
 export async function loadSession(): Promise<{ config: AuthConfig; me: Me | null }> {
-  // With a token, who it is is asked at the same time as how to sign in (one round trip less before a page).
-  const early = storedToken() ? rest<Me>('GET', '/auth/me') : undefined;
+  // Who is looking is asked at the same time as how to sign in: one round trip less before any page. Not
+  // where the API was seen to read nothing anonymously and no token is held: that answer would be a 401.
+  const early = mayAskBeforeSession() ? rest<Me>('GET', '/auth/me') : undefined;
   early?.catch(() => undefined);
   const config = await rest<AuthConfig>('GET', '/auth/config');
-  // Nobody to ask about: no token, and the API reads nothing anonymously.
+  localStorage.setItem(STRICT_KEY, config.authRequired && !config.anonymousRole ? 'yes' : 'no');
   if (config.authRequired && !config.anonymousRole && !storedToken()) return { config, me: null };
   try {
     return { config, me: await (early ?? rest<Me>('GET', '/auth/me')) };

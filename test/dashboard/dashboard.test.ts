@@ -310,6 +310,48 @@ describe('dashboard sign-in and what each principal sees', () => {
     await page.context().close();
   });
 
+  it('asks no /auth/me it would be refused once it knows the API reads nothing anonymously', async () => {
+    const dir = await tempDir('pathgate-dashboard-strict-');
+    const settings = loadSettings(
+      {
+        DATA_DIR: dir,
+        INGEST_ADDR: '127.0.0.1:0',
+        API_ADDR: '127.0.0.1:0',
+        DASHBOARD_ADDR: '127.0.0.1:0',
+        ANALYZER_THREADS: '1',
+        API_TOKENS: `${ADMIN}:admin`,
+      },
+      { demoData: false },
+    );
+    const strict = await startService({
+      settings,
+      demo: false,
+      dashboard: true,
+      logger: pino({ level: 'silent' }),
+    });
+    try {
+      const { page, problems } = await watchedPage(browser, strict.dashboardUrl!);
+      const asked: number[] = [];
+      page.on('response', (r) => {
+        if (new URL(r.url()).pathname.endsWith('/auth/me')) asked.push(r.status());
+      });
+      await page.goto('/');
+      await page.getByRole('button', { name: 'Sign in with a token' }).waitFor();
+      const firstVisit = asked.length;
+      problems.length = 0;
+      await page.goto('/paths');
+      await page.getByRole('button', { name: 'Sign in with a token' }).waitFor();
+      expect(asked.slice(firstVisit)).toEqual([]);
+      expect(problems).toEqual([]);
+      await signInWithToken(page, ADMIN);
+      expect(asked.at(-1)).toBe(200);
+      await page.context().close();
+    } finally {
+      await strict.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('shows a viewer and an anonymous reader no admin control', async () => {
     const route = await demoRoute();
     for (const token of [VIEWER, null]) {
