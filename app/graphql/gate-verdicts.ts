@@ -57,8 +57,11 @@ interface GateVerdictsArgs {
   latestPerRepository?: boolean | null;
 }
 
-/** For a credential bound to applications: whether a repository belongs to one of them. */
-function repositoryScope(ctx: GraphqlContext): (slug: string | null) => boolean {
+/**
+ * For a credential bound to applications: whether a repository belongs to one of them (gateVerdicts lists, and
+ * prVerdict answers, only those).
+ */
+export function repositoryScope(ctx: GraphqlContext): (slug: string | null) => boolean {
   const apps = ctx.principal.apps;
   if (!apps) return () => true;
   const graph = ctx.engine.tenant(ctx.tenant)?.graph;

@@ -13,7 +13,7 @@ import { ProblemError } from '../../src/http/problems.js';
 import type { AnswerBudget } from './limits.js';
 import { createAnalysisResolvers } from './analyses.js';
 import { createPathDetailResolvers } from './path-details.js';
-import { createGateVerdictResolvers } from './gate-verdicts.js';
+import { createGateVerdictResolvers, repositoryScope } from './gate-verdicts.js';
 import { createNeighbourhoodResolvers } from './neighbourhood.js';
 import { createSearchResolvers } from './search.js';
 import type { AnalysisService } from '../../src/analysis/analysis-service.js';
@@ -250,8 +250,11 @@ export function createResolvers() {
           recall: metrics.recall,
         };
       },
-      prVerdict: (_: unknown, args: { sha: string }, ctx: GraphqlContext) =>
-        ctx.engine.prVerdict(ctx.tenant, args.sha) ?? null,
+      prVerdict: (_: unknown, args: { sha: string }, ctx: GraphqlContext) => {
+        const verdict = ctx.engine.prVerdict(ctx.tenant, args.sha);
+        // A credential bound to applications: another application's commit is as unknown as one never gated.
+        return verdict && repositoryScope(ctx)(verdict.slug) ? verdict : null;
+      },
       ingestBatch: (_: unknown, args: { id: string }, ctx: GraphqlContext) => {
         const batch = ctx.engine.batches.get(args.id);
         if (!batch || batch.tenant !== ctx.tenant) return null;

@@ -73,7 +73,7 @@ export const SCHEMA_SDL = /* GraphQL */ `
     ingestBatch("The batch id an ingest answer (202) returned." id: ID!): IngestBatch
     "Policy invariant violations in the caller's tenant (for example no-internet-exposed-sensitive-asset)."
     violations: [Violation!]!
-    "The merge gate's last verdict for a commit (full SHA, or a unique prefix of 7+); null when never gated."
+    "The merge gate's last verdict for a commit (full SHA, or a unique prefix of 7+); null when never gated, and for a credential bound to applications when the commit's repository is none of theirs."
     prVerdict("A full commit SHA or a unique prefix of at least 7 hex digits." sha: String!): PrVerdict
     """
     How well predicted path scores match red-team and BAS verdicts (POST /validations): Brier score, log loss,

@@ -167,6 +167,16 @@ describe('gateVerdicts', () => {
     expect(other.data.gateVerdicts.totalCount).toBe(0);
   });
 
+  it('answers prVerdict to a scoped credential for its applications’ repositories only, as gateVerdicts lists', async () => {
+    const one = (sha: string, token: string) =>
+      gql(`{ prVerdict(sha: "${sha}") { sha slug } }`, token).then((r) => r.data.prVerdict);
+    expect(await one(SHAS[2], SHOP)).toEqual({ sha: SHAS[2], slug: 'acme/shop' });
+    // another application's repository, and a verdict naming no repository: as unknown as a commit never gated
+    expect(await one(SHAS[1], SHOP)).toBeNull();
+    expect(await one(SHAS[3], SHOP)).toBeNull();
+    expect(await one(SHAS[1], ADMIN)).toEqual({ sha: SHAS[1], slug: 'acme/billing' });
+  });
+
   it('names a bad page size, repository or cursor', async () => {
     expect((await gql('{ gateVerdicts(first: 0) { totalCount } }')).errors?.[0].message).toMatch(
       /first must be 1 to 500, got 0/,
