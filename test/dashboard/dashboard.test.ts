@@ -270,6 +270,12 @@ describe('dashboard: applications, verdicts, the graph and the audit log', () =>
       .getByRole('cell', { name: 'view.attack_paths' })
       .first()
       .waitFor();
+    // The unfiltered page holds view.attack_paths rows too: wait for the filtered answer to replace it.
+    await admin.page
+      .getByTestId('audit-log')
+      .getByRole('cell', { name: 'request', exact: true })
+      .first()
+      .waitFor({ state: 'detached' });
     expect(
       await admin.page.getByTestId('audit-log').getByRole('cell', { name: 'request', exact: true }).count(),
     ).toBe(0);
