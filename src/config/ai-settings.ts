@@ -2,6 +2,7 @@
 // size): the two providers (A an OpenAI-compatible Chat Completions API, B Anthropic's Messages API),
 // which of them answers when both are configured, the per-tenant rate, the answer's length and the wait.
 import { parseDuration } from './duration.js';
+import { wholeNumber } from './security-settings.js';
 
 type Parser<T> = (text: string) => T;
 export type AiReader = <T>(name: string, parse: Parser<T>, fallback: T) => T;
@@ -74,14 +75,6 @@ const modelName: Parser<string> = (text) => {
     throw new Error('is not a model name (letters, digits and . _ - : / @, at most 200)');
   return name;
 };
-
-function wholeNumber(min: number, max: number): Parser<number> {
-  return (text) => {
-    const value = /^\d+$/.test(text.trim()) ? Number(text.trim()) : NaN;
-    if (!(value >= min && value <= max)) throw new Error(`is not a whole number from ${min} to ${max}`);
-    return value;
-  };
-}
 
 const timeout: Parser<number> = (text) => {
   let ms: number;

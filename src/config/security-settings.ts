@@ -52,7 +52,8 @@ function bytesParser(min: number, max: number, range: string): Parser<number> {
   };
 }
 
-function wholeNumber(min: number, max: number): Parser<number> {
+/** A whole number within bounds (shared by the settings files that read counts). */
+export function wholeNumber(min: number, max: number): Parser<number> {
   return (text) => {
     const value = /^\d+$/.test(text.trim()) ? Number(text.trim()) : NaN;
     if (!(value >= min && value <= max)) throw new Error(`is not a whole number from ${min} to ${max}`);

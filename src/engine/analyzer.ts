@@ -59,8 +59,6 @@ export async function runPass(
     // and the end of this pass compiles afresh), and a pass that fails leaves the next one a full search.
     const last = tenant.lastSearch;
     tenant.lastSearch = null;
-    // What the writer listed (the very sets sync takes over), for the graph store; null: everything.
-    const taken = tenant.writer.changes.peek();
     // Stored routes point into the live arrays: those about to be overwritten are copied out first.
     const result = compiled.sync(tenant.graph, tenant.writer.changes, {
       seedIamUsers: config.seedIamUsers,
@@ -68,7 +66,7 @@ export async function runPass(
       beforePatch: (edges, nodes) => freezeRoutesThrough(tenant.paths, edges, nodes),
     });
     // Queued, written in the background: reads the arrays now, before anything rewrites them.
-    dbPaths?.capture(tenant.name, compiled, taken, result);
+    dbPaths?.capture(tenant.name, compiled, pending, result);
     return { sync: result, previous: last, graphVersion: version, consumed: pending };
   });
   const compiledAt = performance.now();
