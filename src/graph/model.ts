@@ -1,5 +1,5 @@
-// The tenant graph: a graphology multi-digraph with typed attributes. No I/O lives here.
-import { MultiDirectedGraph } from 'graphology';
+// The tenant graph's attributes, its change list, and the view the analysis reads. No I/O lives here.
+import { CompactGraph } from './store/compact-graph.js';
 import type { EdgeType, NodeLabel, WeightBasis } from './vocabulary.js';
 
 /** Attributes of a node as stored. `props` holds the envelope's free-form properties. */
@@ -14,8 +14,8 @@ export interface NodeAttributes {
 }
 
 /**
- * Attributes of an edge as stored. An edge is identified by (type, from, to): at most one edge of a type
- * between two nodes (`findEdge`). graphology's edge keys come from the writer's counter and never leave the process.
+ * Attributes of an edge. An edge is identified by (type, from, to): at most one edge of a type between two
+ * nodes (`findEdge`). The store's edge keys are its counter's numbers and never leave the process.
  */
 export interface EdgeAttributes {
   type: EdgeType;
@@ -32,7 +32,8 @@ export interface EdgeAttributes {
   lastSeen: number;
 }
 
-export type TenantGraph = MultiDirectedGraph<NodeAttributes, EdgeAttributes>;
+/** The tenant graph: the project's compact store (src/graph/store/compact-graph.ts). */
+export type TenantGraph = CompactGraph;
 
 /** What edge iteration hands a callback (graphology's order of arguments). */
 export type EdgeVisitor = (
@@ -59,120 +60,13 @@ export interface GraphView {
   getNodeAttributes(id: string): NodeAttributes;
 }
 
-export function createTenantGraph(): TenantGraph {
-  useDictionaryAdjacency();
-  return new MultiDirectedGraph<NodeAttributes, EdgeAttributes>({ allowSelfLoops: false });
+export function createTenantGraph(options?: { compactAt?: number }): TenantGraph {
+  return new CompactGraph(options);
 }
 
-/** The graphology key of the edge of `type` from `from` to `to`, if there is one. */
+/** The key of the edge of `type` from `from` to `to`, if there is one. */
 export function findEdge(graph: TenantGraph, type: EdgeType, from: string, to: string): string | undefined {
-  return graph.findOutEdge(from, to, (_key, attrs) => attrs.type === type);
-}
-
-/** graphology's record of a node, as the writer's hot path reads it (nodeRecords). */
-export interface NodeRecord {
-  /** The id as the graph holds it: the string every edge record names it by. */
-  readonly key: string;
-  readonly out: Readonly<Record<string, EdgeRecord | undefined>>;
-}
-
-/** graphology's record of an edge: the out-edges to one neighbour form a list through `next`. */
-interface EdgeRecord {
-  readonly key: string;
-  readonly attributes: EdgeAttributes;
-  readonly next?: EdgeRecord | null;
-}
-
-let recordsReadable: boolean | undefined;
-
-/**
- * graphology's node records by id, when this graphology keeps them as the writer expects (checked once on
- * a probe graph), else undefined and the writer goes through the public API. Why: an edge of a new report
- * names its endpoints by strings fresh from JSON.parse; looking one up in a node's adjacency (`out[to]`,
- * graphology's findOutEdge) first interns it in V8's string table, and graphology then looks both ids up
- * again. One lookup per endpoint here gives the graph's own id strings, already interned, for the rest:
- * the 100k estate's edges are written 23 % faster (docs/perf.md).
- */
-export function nodeRecords(graph: TenantGraph): ReadonlyMap<string, NodeRecord> | undefined {
-  recordsReadable ??= probeRecords();
-  if (!recordsReadable) return undefined;
-  const nodes = (graph as unknown as { _nodes?: unknown })._nodes;
-  return nodes instanceof Map ? (nodes as ReadonlyMap<string, NodeRecord>) : undefined;
-}
-
-function probeRecords(): boolean {
-  try {
-    const probe = createTenantGraph();
-    probe.addNode('a', { label: 'Service', name: 'a', props: {}, lastSeen: 0 });
-    probe.addNode('b', { label: 'Service', name: 'b', props: {}, lastSeen: 0 });
-    probe.addDirectedEdgeWithKey('e1', 'a', 'b', { type: 'ROUTES_TO', lastSeen: 0 });
-    probe.addDirectedEdgeWithKey('e2', 'a', 'b', { type: 'CONNECTS_TO', lastSeen: 0 });
-    const records = (probe as unknown as { _nodes?: unknown })._nodes;
-    if (!(records instanceof Map)) return false;
-    const a = (records as Map<string, NodeRecord>).get('a');
-    if (a?.key !== 'a') return false;
-    return (
-      findEdgeFrom(a, 'ROUTES_TO', 'b') === 'e1' &&
-      findEdgeFrom(a, 'CONNECTS_TO', 'b') === 'e2' &&
-      findEdgeFrom(a, 'EXPOSES', 'b') === undefined
-    );
-  } catch {
-    return false;
-  }
-}
-
-/** The key of the edge of `type` from the node `from` to `to` (the graph's own id string), if there is one. */
-export function findEdgeFrom(from: NodeRecord, type: EdgeType, to: string): string | undefined {
-  // graphology leaves `next` unset at the end of a list, or null once an edge was detached.
-  for (let edge = from.out[to]; edge; edge = edge.next ?? undefined)
-    if (edge.attributes.type === type) return edge.key;
-  return undefined;
-}
-
-interface AdjacencyHolder {
-  in: object;
-  out: object;
-}
-
-interface NodeDataPrototype {
-  clear(this: AdjacencyHolder): void;
-}
-
-const DICTIONARY_ADJACENCY = Symbol.for('pathgate.dictionaryAdjacency');
-
-/**
- * graphology keeps each node's in- and out-adjacency in a fresh `{}` keyed by neighbour id. V8 gives every
- * such object its own chain of hidden classes, one new map per neighbour added, which for a sparse estate
- * costs more time and memory than the edges themselves (at 1M nodes / 4.5M edges: twice the insert time and
- * about 1.4 GB of RSS). An object built from `Object.create(null)` starts in dictionary mode and keeps
- * `Object.prototype` once given it back (graphology calls `hasOwnProperty` on these objects), so
- * graphology's node-data reset is wrapped to install such objects instead. test/graph/model.test.ts checks
- * that the wrap took, so a graphology upgrade that moves these internals fails there rather than silently.
- */
-function useDictionaryAdjacency(): void {
-  const probe = new MultiDirectedGraph();
-  probe.addNode('probe');
-  const internals = probe as unknown as { _nodes?: Map<string, AdjacencyHolder> };
-  const data = internals._nodes?.get('probe');
-  const proto = data && (Object.getPrototypeOf(data) as NodeDataPrototype & Record<symbol, boolean>);
-  if (!proto || typeof proto.clear !== 'function' || proto[DICTIONARY_ADJACENCY]) return;
-  const clear = proto.clear;
-  proto.clear = function (this: AdjacencyHolder) {
-    clear.call(this);
-    this.in = dictionaryObject();
-    this.out = dictionaryObject();
-  };
-  proto[DICTIONARY_ADJACENCY] = true;
-}
-
-function dictionaryObject(): object {
-  return Object.setPrototypeOf(Object.create(null), Object.prototype) as object;
-}
-
-/** True when the node's graphology data carries the dictionary-mode adjacency reset (see above). */
-export function hasDictionaryAdjacency(graph: TenantGraph, node: string): boolean {
-  const data = (graph as unknown as { _nodes?: Map<string, object> })._nodes?.get(node);
-  return !!data && (Object.getPrototypeOf(data) as Record<symbol, boolean>)[DICTIONARY_ADJACENCY] === true;
+  return graph.findEdge(type, from, to);
 }
 
 /**

@@ -1,0 +1,222 @@
+// The compact store against the plainest model of what it promises: nodes and edges in lists, in the
+// order added. Random additions, attribute rewrites and removals, with compactions forced often (a low
+// `compactAt`), must leave every answer of the store equal to the model's.
+import { describe, expect, it } from 'vitest';
+import type { EdgeAttributes, NodeAttributes } from '../../src/graph/model.js';
+import { CompactGraph } from '../../src/graph/store/compact-graph.js';
+import { EdgeIndex } from '../../src/graph/store/edge-index.js';
+import { SparsePagedI32 } from '../../src/graph/store/paged.js';
+import type { EdgeType } from '../../src/graph/vocabulary.js';
+import { pick, prng } from '../helpers/random-estate.js';
+
+interface ModelEdge {
+  key: string;
+  from: string;
+  to: string;
+  attrs: EdgeAttributes;
+}
+
+const TYPES: EdgeType[] = ['CONNECTS_TO', 'HAS_PERMISSION', 'ROUTES_TO', 'EXPOSES'];
+
+function randomAttrs(random: () => number, type: EdgeType, step: number): EdgeAttributes {
+  const attrs: EdgeAttributes = { type, lastSeen: step * 1000 + 0.5 };
+  if (random() < 0.5) attrs.p = Math.round(random() * 1000) / 1000;
+  if (random() < 0.3) attrs.basis = pick(random, ['kev', 'epss', 'cvss', 'heuristic'] as const);
+  if (random() < 0.2) attrs.resourceScoped = true;
+  if (random() < 0.2) attrs.joinConfidence = 0.9;
+  else if (random() < 0.1) attrs.joinPending = true;
+  if (random() < 0.3) attrs.props = { step, valid_until: '2030-01-01T00:00:00Z' };
+  return attrs;
+}
+
+function check(graph: CompactGraph, nodes: Map<string, NodeAttributes>, edges: ModelEdge[]): void {
+  expect(graph.order).toBe(nodes.size);
+  expect(graph.size).toBe(edges.length);
+  expect(graph.nodes()).toEqual([...nodes.keys()]);
+  const seen: ModelEdge[] = [];
+  graph.forEachEdge((key, attrs, from, to, fromAttrs, toAttrs) => {
+    expect(fromAttrs).toBe(nodes.get(from));
+    expect(toAttrs).toBe(nodes.get(to));
+    seen.push({ key, from, to, attrs });
+  });
+  expect(seen).toEqual(edges);
+  for (const [id, attrs] of nodes) {
+    expect(graph.getNodeAttributes(id)).toBe(attrs);
+    const out = edges.filter((e) => e.from === id);
+    const into = edges.filter((e) => e.to === id);
+    expect(graph.outDegree(id)).toBe(out.length);
+    expect(graph.inDegree(id)).toBe(into.length);
+    expect(graph.degree(id)).toBe(out.length + into.length);
+    expect(graph.outEdges(id)).toEqual(out.map((e) => e.key));
+    expect(graph.inEdges(id)).toEqual(into.map((e) => e.key));
+    const incident: string[] = [];
+    graph.forEachEdge(id, (key) => incident.push(key));
+    expect(incident).toEqual([...into, ...out].map((e) => e.key));
+  }
+  for (const edge of edges) {
+    expect(graph.findEdge(edge.attrs.type, edge.from, edge.to)).toBe(edge.key);
+    expect(graph.source(edge.key)).toBe(edge.from);
+    expect(graph.target(edge.key)).toBe(edge.to);
+    expect(graph.getEdgeAttributes(edge.key)).toEqual(edge.attrs);
+    expect(graph.hasEdge(edge.key)).toBe(true);
+  }
+}
+
+describe('compact graph store', () => {
+  for (const seed of [1, 2, 3, 4, 5]) {
+    it(`answers as a list of nodes and edges would through random writes and compactions (seed ${seed})`, () => {
+      const random = prng(seed);
+      const graph = new CompactGraph({ compactAt: 4 });
+      const nodes = new Map<string, NodeAttributes>();
+      let edges: ModelEdge[] = [];
+      const dropped: string[] = [];
+      const ids = Array.from({ length: 12 }, (_, i) => `Service:n${i}`);
+      for (let step = 0; step < 600; step++) {
+        const roll = random();
+        const present = [...nodes.keys()];
+        if (roll < 0.2 || present.length < 2) {
+          const id = pick(random, ids);
+          if (nodes.has(id)) continue;
+          const attrs: NodeAttributes = { label: 'Service', name: id, props: { step }, lastSeen: step };
+          graph.addNode(id, attrs);
+          nodes.set(id, attrs);
+        } else if (roll < 0.6) {
+          const [from, to, type] = [pick(random, present), pick(random, present), pick(random, TYPES)];
+          if (from === to) {
+            expect(() => graph.addDirectedEdge(from, to, { type, lastSeen: 0 })).toThrow(/self-loops/);
+            continue;
+          }
+          const existing = edges.find((e) => e.from === from && e.to === to && e.attrs.type === type);
+          const attrs = randomAttrs(random, type, step);
+          if (existing) {
+            graph.replaceEdgeAttributes(existing.key, attrs);
+            existing.attrs = attrs;
+          } else edges.push({ key: graph.addDirectedEdge(from, to, attrs), from, to, attrs });
+        } else if (roll < 0.85) {
+          if (!edges.length) continue;
+          const edge = pick(random, edges);
+          graph.dropEdge(edge.key);
+          dropped.push(edge.key);
+          edges = edges.filter((e) => e !== edge);
+        } else {
+          const id = pick(random, present);
+          graph.dropNode(id);
+          nodes.delete(id);
+          for (const e of edges) if (e.from === id || e.to === id) dropped.push(e.key);
+          edges = edges.filter((e) => e.from !== id && e.to !== id);
+        }
+        if (step % 25 === 0) check(graph, nodes, edges);
+      }
+      graph.compactIfSparse();
+      check(graph, nodes, edges);
+      // Keys are never reused: a dropped key names nothing, whatever was added or compacted since.
+      for (const key of dropped) expect(graph.hasEdge(key)).toBe(false);
+      expect(new Set(edges.map((e) => e.key)).size).toBe(edges.length);
+    });
+  }
+
+  it('keeps the order of nodes through drops and re-adds, as graphology does (a re-added node comes last)', () => {
+    const graph = new CompactGraph({ compactAt: 1 });
+    const attrs = (name: string): NodeAttributes => ({ label: 'Service', name, props: {}, lastSeen: 0 });
+    for (const id of ['a', 'b', 'c', 'd']) graph.addNode(id, attrs(id));
+    graph.addDirectedEdge('a', 'c', { type: 'CONNECTS_TO', lastSeen: 0 });
+    graph.dropNode('b');
+    graph.addNode('b', attrs('b'));
+    graph.dropNode('a');
+    graph.addNode('e', attrs('e'));
+    expect(graph.nodes()).toEqual(['c', 'd', 'b', 'e']);
+    expect(graph.size).toBe(0);
+    expect(graph.inDegree('c')).toBe(0);
+  });
+
+  it("keeps a caller's own edge keys, and refuses one twice, a node twice and unknown endpoints", () => {
+    const graph = new CompactGraph();
+    graph.addNode('a', { label: 'Service', name: 'a', props: {}, lastSeen: 0 });
+    graph.addNode('b', { label: 'Service', name: 'b', props: {}, lastSeen: 0 });
+    expect(graph.addDirectedEdgeWithKey('e1', 'a', 'b', { type: 'CONNECTS_TO', lastSeen: 0 })).toBe('e1');
+    expect(() => graph.addDirectedEdgeWithKey('e1', 'b', 'a', { type: 'CONNECTS_TO', lastSeen: 0 })).toThrow(
+      /"e1" edge already exists/,
+    );
+    expect(() => graph.addNode('a', { label: 'Service', name: 'a', props: {}, lastSeen: 0 })).toThrow(
+      /already exist/,
+    );
+    expect(() => graph.addDirectedEdge('a', 'zz', { type: 'CONNECTS_TO', lastSeen: 0 })).toThrow(
+      /target node "zz" not found/,
+    );
+    expect(() => graph.getNodeAttributes('zz')).toThrow(/could not find the "zz" node/);
+    expect(() => graph.getEdgeAttributes('999')).toThrow(/could not find the "999" edge/);
+    expect(graph.findEdge('CONNECTS_TO', 'a', 'b')).toBe('e1');
+    expect(graph.hasDirectedEdge('a', 'b')).toBe(true);
+    expect(graph.hasDirectedEdge('b', 'a')).toBe(false);
+    expect(graph.outNeighbors('a')).toEqual(['b']);
+    graph.dropEdge('e1');
+    expect(graph.hasEdge('e1')).toBe(false);
+  });
+
+  it("imports and exports graphology's serialized form", () => {
+    const graph = new CompactGraph();
+    graph.import({
+      nodes: [
+        { key: 'a', attributes: { label: 'Service', name: 'a', props: {}, lastSeen: 0 } },
+        { key: 'b', attributes: { label: 'Database', name: 'b', props: { x: 1 }, lastSeen: 0 } },
+      ],
+      edges: [{ source: 'a', target: 'b', attributes: { type: 'CONNECTS_TO', p: 0.5, lastSeen: 2 } }],
+    });
+    const exported = graph.export();
+    expect(exported.nodes.map((n) => n.key)).toEqual(['a', 'b']);
+    expect(exported.edges).toEqual([
+      {
+        key: expect.any(String),
+        source: 'a',
+        target: 'b',
+        attributes: { type: 'CONNECTS_TO', p: 0.5, lastSeen: 2 },
+      },
+    ]);
+    expect(exported.options).toEqual({ type: 'directed', multi: true, allowSelfLoops: false });
+  });
+});
+
+describe('edge index', () => {
+  it('finds every edge and forgets removed ones through growth and backward-shift deletion', () => {
+    const from: number[] = [];
+    const to: number[] = [];
+    const type: number[] = [];
+    const index = new EdgeIndex({ fromOf: (s) => from[s], toOf: (s) => to[s], typeOf: (s) => type[s] });
+    const random = prng(11);
+    const live = new Set<number>();
+    for (let step = 0; step < 20_000; step++) {
+      if (random() < 0.7 || !live.size) {
+        const slot = from.length;
+        from.push(Math.floor(random() * 50));
+        to.push(Math.floor(random() * 50));
+        type.push(Math.floor(random() * 3));
+        if (index.find(type[slot], from[slot], to[slot]) >= 0) {
+          from[slot] = -1;
+          continue;
+        }
+        index.add(slot);
+        live.add(slot);
+      } else {
+        const slot = [...live][Math.floor(random() * live.size)];
+        index.remove(slot);
+        live.delete(slot);
+        expect(index.find(type[slot], from[slot], to[slot])).toBe(-1);
+      }
+    }
+    expect(index.size).toBe(live.size);
+    for (const slot of live) expect(index.find(type[slot], from[slot], to[slot])).toBe(slot);
+  });
+});
+
+describe('sparse pages', () => {
+  it('frees a page once none of its numbers is in use', () => {
+    const map = new SparsePagedI32();
+    map.set(5, 1);
+    map.set(70_000, 2);
+    expect(map.allocatedPages).toBe(2);
+    map.set(5, 0);
+    expect(map.allocatedPages).toBe(1);
+    expect(map.get(5)).toBe(0);
+    expect(map.get(70_000)).toBe(2);
+  });
+});
