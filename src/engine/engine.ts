@@ -31,7 +31,7 @@ import {
   type IngestReceipt,
   type IngestRequest,
 } from './ingest-pipeline.js';
-import { restoreState, serializeState, STATE_FORMAT } from './state-snapshot.js';
+import { checkStateFormat, restoreState, serializeState, STATE_FORMAT } from './state-snapshot.js';
 import { TENANT_NAME, TenantState, type IngestActivity } from './tenant.js';
 import { evaluateGate, type GateRequest, type GateResult } from '../gate/evaluate.js';
 import { VerdictStore, type ReportEntry } from '../gate/verdicts.js';
@@ -166,11 +166,7 @@ export async function createEngine(deps: EngineDeps) {
   let snapshotSeq = 0;
   const snapshot = store.snapshot;
   if (snapshot) {
-    if (snapshot.meta.format !== STATE_FORMAT) {
-      throw new Error(
-        `engine: snapshot in ${stateDir} has format ${String(snapshot.meta.format)}, expected ${STATE_FORMAT}`,
-      );
-    }
+    checkStateFormat(snapshot.meta.format, stateDir);
     await restoreState(snapshot.lines, tenant, batches);
     snapshotSeq = snapshot.meta.seq;
     log.info({ seq: snapshotSeq, tenants: tenants.size }, 'restored graph snapshot');

@@ -463,6 +463,30 @@ export class CompactGraph {
     }
   }
 
+  /**
+   * Every edge in the order added, in chunks, its ends given as node ordinals (a node's position in
+   * forEachNode's order): a snapshot stores an edge without repeating its ends' ids.
+   */
+  *edgeChunks(size: number): Generator<{ s: number[]; d: number[]; a: EdgeAttributes[] }> {
+    const ordinal = new Int32Array(this.nodeSlots);
+    let next = 0;
+    for (let slot = 0; slot < this.nodeSlots; slot++)
+      if (this.ids[slot] !== undefined) ordinal[slot] = next++;
+    let chunk = { s: [] as number[], d: [] as number[], a: [] as EdgeAttributes[] };
+    for (let slot = 0; slot < this.edgeSlots; slot++) {
+      const f = this.from.get(slot);
+      if (f < 0) continue;
+      chunk.s.push(ordinal[f]);
+      chunk.d.push(ordinal[this.to.get(slot)]);
+      chunk.a.push(this.edgeAttributesAt(slot));
+      if (chunk.a.length === size) {
+        yield chunk;
+        chunk = { s: [], d: [], a: [] };
+      }
+    }
+    if (chunk.a.length) yield chunk;
+  }
+
   /** graphology's forEachNeighbor: each node joined to `id` by an edge either way, once. */
   forEachNeighbor(id: string, callback: (neighbor: string, attrs: NodeAttributes) => void): void {
     const seen = new Set<number>();
