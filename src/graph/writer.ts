@@ -155,9 +155,10 @@ export class GraphWriter {
           };
         }
       }
-      const existed = this.graph.hasNode(id);
+      const slot = this.graph.nodeSlot(id);
+      const existed = slot >= 0;
       if (existed) {
-        const attrs = this.graph.getNodeAttributes(id);
+        const attrs = this.graph.attributesAt(slot);
         if (changesProps(attrs.props, props) || attrs.name !== name) {
           this.analysisVersion++;
           this.changes.nodeChanged(id);

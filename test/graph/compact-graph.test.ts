@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { EdgeAttributes, NodeAttributes } from '../../src/graph/model.js';
 import { CompactGraph } from '../../src/graph/store/compact-graph.js';
 import { EdgeIndex } from '../../src/graph/store/edge-index.js';
+import { NodeIds } from '../../src/graph/store/node-ids.js';
 import { SparsePagedI32 } from '../../src/graph/store/paged.js';
 import type { EdgeType } from '../../src/graph/vocabulary.js';
 import { pick, prng } from '../helpers/random-estate.js';
@@ -205,6 +206,33 @@ describe('edge index', () => {
     }
     expect(index.size).toBe(live.size);
     for (const slot of live) expect(index.find(type[slot], from[slot], to[slot])).toBe(slot);
+  });
+});
+
+describe('node ids', () => {
+  it('answers as a Map would through growth, deletions and a rebuild', () => {
+    const random = prng(5);
+    const ids: (string | undefined)[] = [];
+    const table = new NodeIds(ids);
+    const model = new Map<string, number>();
+    for (let step = 0; step < 30_000; step++) {
+      const id = `Service:${Math.floor(random() * 3000).toString(36)}`;
+      if (!model.has(id) && random() < 0.7) {
+        ids.push(id);
+        table.set(id, ids.length - 1);
+        model.set(id, ids.length - 1);
+      } else if (model.has(id)) {
+        table.delete(id, model.get(id)!);
+        ids[model.get(id)!] = undefined;
+        model.delete(id);
+      }
+      // A fresh string with the same characters, as JSON.parse hands the writer.
+      expect(table.get(JSON.parse(JSON.stringify(id)) as string)).toBe(model.get(id) ?? -1);
+    }
+    expect(table.size).toBe(model.size);
+    table.rebuild(ids);
+    for (const [id, slot] of model) expect(table.get(id)).toBe(slot);
+    expect(table.get('Service:absent')).toBe(-1);
   });
 });
 

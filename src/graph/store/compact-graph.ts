@@ -11,6 +11,7 @@
 import type { EdgeAttributes, EdgeVisitor, NodeAttributes } from '../model.js';
 import { EDGE_TYPES, WEIGHT_BASES, type EdgeType } from '../vocabulary.js';
 import { EdgeIndex } from './edge-index.js';
+import { NodeIds } from './node-ids.js';
 import { PagedF64, PagedI32, PagedU8, SparsePagedI32 } from './paged.js';
 
 const TYPE_NUMBER = new Map<string, number>(EDGE_TYPES.map((t, i) => [t, i]));
@@ -41,8 +42,8 @@ export interface SerializedGraph {
 
 export class CompactGraph {
   // Nodes, by slot: slots are handed out in order and never reused until a compaction renumbers them all.
-  private readonly slotOf = new Map<string, number>();
   private ids: (string | undefined)[] = [];
+  private nodeIds = new NodeIds(this.ids);
   private attrs: (NodeAttributes | undefined)[] = [];
   /** first/last out-edge and in-edge of each node: edge slot + 1, 0 for none */
   private outHead = new PagedI32();
@@ -95,7 +96,7 @@ export class CompactGraph {
   }
 
   get order(): number {
-    return this.slotOf.size;
+    return this.nodeIds.size;
   }
 
   get size(): number {
@@ -109,18 +110,18 @@ export class CompactGraph {
     // Reports list a node's edges together: the same source id, again and again, costs a string compare
     // instead of a hash lookup (a miss in a million-entry map is a few cache misses).
     if (id === this.lastId) return this.lastSlot;
-    const slot = this.slotOf.get(id) ?? -1;
+    const slot = this.nodeIds.get(id);
     this.lastId = id;
     this.lastSlot = slot;
     return slot;
   }
 
   hasNode(id: string): boolean {
-    return this.slotOf.has(id);
+    return this.nodeSlot(id) >= 0;
   }
 
   addNode(id: string, attributes: NodeAttributes): string {
-    if (this.slotOf.has(id))
+    if (this.nodeSlot(id) >= 0)
       throw new UsageGraphError(`Graph.addNode: the "${id}" node already exist in the graph.`);
     this.insertNode(id, attributes);
     return id;
@@ -128,7 +129,7 @@ export class CompactGraph {
 
   /** graphology's mergeNode: adds the node, or merges the attributes into the stored record. */
   mergeNode(id: string, attributes: NodeAttributes): [string, boolean] {
-    const slot = this.slotOf.get(id);
+    const slot = this.find(id);
     if (slot !== undefined) {
       Object.assign(this.attrs[slot]!, attributes);
       return [id, false];
@@ -137,8 +138,13 @@ export class CompactGraph {
     return [id, true];
   }
 
+  /** The attribute record of the node at a slot (nodeSlot's answer). */
+  attributesAt(slot: number): NodeAttributes {
+    return this.attrs[slot]!;
+  }
+
   getNodeAttributes(id: string): NodeAttributes {
-    const slot = this.slotOf.get(id);
+    const slot = this.find(id);
     if (slot === undefined) throw missingNode('getNodeAttributes', id);
     return this.attrs[slot]!;
   }
@@ -149,7 +155,7 @@ export class CompactGraph {
 
   /** Drops a node and every edge at it. */
   dropNode(id: string): void {
-    const slot = this.slotOf.get(id);
+    const slot = this.find(id);
     if (slot === undefined) throw missingNode('dropNode', id);
     for (let e = this.inHead.get(slot); e;) {
       const next = this.nextIn.get(e - 1);
@@ -161,7 +167,7 @@ export class CompactGraph {
       this.dropEdgeSlot(e - 1);
       e = next;
     }
-    this.slotOf.delete(id);
+    this.nodeIds.delete(id, slot);
     this.lastId = undefined;
     this.ids[slot] = undefined;
     this.attrs[slot] = undefined;
@@ -231,8 +237,8 @@ export class CompactGraph {
 
   /** The key of the edge of `type` from `from` to `to`, if there is one. */
   findEdge(type: EdgeType, from: string, to: string): string | undefined {
-    const f = this.slotOf.get(from);
-    const t = this.slotOf.get(to);
+    const f = this.find(from);
+    const t = this.find(to);
     if (f === undefined || t === undefined) return undefined;
     const slot = this.findEdgeSlot(type, f, t);
     return slot < 0 ? undefined : this.keyOfSlot(slot);
@@ -244,8 +250,8 @@ export class CompactGraph {
     to: string,
     predicate: (key: string, attrs: EdgeAttributes, source: string, target: string) => boolean,
   ): string | undefined {
-    const f = this.slotOf.get(from);
-    const t = this.slotOf.get(to);
+    const f = this.find(from);
+    const t = this.find(to);
     if (f === undefined || t === undefined) return undefined;
     for (let e = this.outHead.get(f); e; e = this.nextOut.get(e - 1)) {
       const slot = e - 1;
@@ -312,8 +318,8 @@ export class CompactGraph {
   /** graphology's hasEdge: by key, or (two arguments) whether any edge goes from one node to another. */
   hasEdge(keyOrFrom: string, to?: string): boolean {
     if (to === undefined) return this.slotOfEdge(keyOrFrom) >= 0;
-    const f = this.slotOf.get(keyOrFrom);
-    const t = this.slotOf.get(to);
+    const f = this.find(keyOrFrom);
+    const t = this.find(to);
     if (f === undefined || t === undefined) return false;
     for (let e = this.outHead.get(f); e; e = this.nextOut.get(e - 1))
       if (this.to.get(e - 1) === t) return true;
@@ -531,9 +537,9 @@ export class CompactGraph {
   }
 
   clear(): void {
-    this.slotOf.clear();
     this.lastId = undefined;
     this.ids = [];
+    this.nodeIds = new NodeIds(this.ids);
     this.attrs = [];
     for (const column of this.nodeColumns()) column.clear();
     for (const column of this.edgeColumns()) column.clear();
@@ -575,6 +581,11 @@ export class CompactGraph {
 
   // ---- internals ------------------------------------------------------------------------------------
 
+  private find(id: string): number | undefined {
+    const slot = this.nodeSlot(id);
+    return slot < 0 ? undefined : slot;
+  }
+
   // Compactions run only when something is added: a caller may drop while it walks a list, never add.
   private insertNode(id: string, attributes: NodeAttributes): void {
     this.lastId = undefined;
@@ -582,13 +593,13 @@ export class CompactGraph {
     const slot = this.nodeSlots++;
     if (this.outHead.capacity < this.nodeSlots)
       for (const column of this.nodeColumns()) column.reserve(this.nodeSlots);
-    this.slotOf.set(id, slot);
     this.ids.push(id);
+    this.nodeIds.set(id, slot);
     this.attrs.push(attributes);
   }
 
   private requireNode(method: string, id: string, role?: 'source' | 'target'): number {
-    const slot = this.slotOf.get(id);
+    const slot = this.find(id);
     if (slot === undefined) {
       if (role) throw new NotFoundGraphError(`Graph.${method}: ${role} node "${id}" not found.`);
       throw missingNode(method, id);
@@ -781,8 +792,8 @@ export class CompactGraph {
 
   /** Renumbers the nodes when more slots are dead than alive (and many are), keeping their order. */
   private compactNodesIfSparse(): void {
-    const dead = this.nodeSlots - this.slotOf.size;
-    if (dead < this.compactAt || dead < this.slotOf.size) return;
+    const dead = this.nodeSlots - this.nodeIds.size;
+    if (dead < this.compactAt || dead < this.nodeIds.size) return;
     const renumber = new Int32Array(this.nodeSlots).fill(-1);
     const ids: (string | undefined)[] = [];
     const attrs: (NodeAttributes | undefined)[] = [];
@@ -790,11 +801,11 @@ export class CompactGraph {
       const id = this.ids[s];
       if (id === undefined) continue;
       renumber[s] = ids.length;
-      this.slotOf.set(id, ids.length);
       ids.push(id);
       attrs.push(this.attrs[s]);
     }
     this.ids = ids;
+    this.nodeIds.rebuild(ids);
     this.attrs = attrs;
     this.nodeSlots = ids.length;
     for (let slot = 0; slot < this.edgeSlots; slot++) {
