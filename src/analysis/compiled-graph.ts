@@ -271,7 +271,8 @@ export function compileGraph(
   let basisIndex = 0;
   // Endpoint indices come from the node attributes graphology hands over: no id lookups per edge.
   const workloadPrice = workloadPricer(graph);
-  graph.forEachEdge((_key, attrs, _source, target, sourceAttrs, targetAttrs) => {
+  const forEachEdge = graph.forEachEdgeUnkeyed?.bind(graph) ?? graph.forEachEdge.bind(graph);
+  forEachEdge((_key, attrs, _source, target, sourceAttrs, targetAttrs) => {
     const from = sourceAttrs.compileIndex!;
     const to = targetAttrs.compileIndex!;
     const k = cursor[from]++;

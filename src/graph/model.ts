@@ -54,6 +54,8 @@ export interface GraphView {
   readonly size: number;
   forEachNode(callback: (id: string, attrs: NodeAttributes) => void): void;
   forEachEdge(callback: EdgeVisitor): void;
+  /** forEachEdge with '' for every key, where making keys costs (the compact store's numbers as strings). */
+  forEachEdgeUnkeyed?(callback: EdgeVisitor): void;
   forEachOutEdge(id: string, callback: EdgeVisitor): void;
   forEachInEdge(id: string, callback: EdgeVisitor): void;
   outDegree(id: string): number;

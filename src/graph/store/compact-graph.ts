@@ -420,6 +420,17 @@ export class CompactGraph {
       if (this.from.get(slot) >= 0) this.visit(slot, nodeOrCallback);
   }
 
+  /** forEachEdge with '' for every key: the compiler reads 4.5M edges at 1M nodes and no key. */
+  forEachEdgeUnkeyed(callback: EdgeVisitor): void {
+    const { ids, attrs } = this;
+    for (let slot = 0; slot < this.edgeSlots; slot++) {
+      const f = this.from.get(slot);
+      if (f < 0) continue;
+      const t = this.to.get(slot);
+      callback('', this.edgeAttributesAt(slot), ids[f]!, ids[t]!, attrs[f]!, attrs[t]!);
+    }
+  }
+
   forEachOutEdge(id: string, callback: EdgeVisitor): void {
     const slot = this.requireNode('forEachOutEdge', id);
     for (let e = this.outHead.get(slot); e;) {
