@@ -64,8 +64,8 @@ export class GraphWriter {
   readonly images: ImageIdentity;
   /** alias node id -> the node it names (noteAliases) */
   private readonly aliases = new Map<string, string>();
-  /** The graph key of the edge the last writeEdge wrote (its scope-ledger item). */
-  private writtenKey = '';
+  /** The store slot of the edge the last writeEdge wrote; its key (writtenKey) is made only if a scope asks. */
+  private writtenSlot = -1;
   readonly scopes = new ScopeLedger();
   /** The earliest instant an edge of the graph ends (truth-expiry.ts). */
   private readonly timed = new TimedTruth();
@@ -77,6 +77,11 @@ export class GraphWriter {
     private readonly options: GraphWriterOptions,
   ) {
     this.images = new ImageIdentity(graph);
+  }
+
+  /** The graph key of the edge the last writeEdge wrote (its scope-ledger item). */
+  private get writtenKey(): string {
+    return this.graph.keyOfSlot(this.writtenSlot);
   }
 
   get version(): number {
@@ -415,10 +420,10 @@ export class GraphWriter {
       this.timed.note(attrs.props);
       attrs.lastSeen = Math.max(old.lastSeen, receivedAt);
       this.graph.setEdgeAttributesAt(existing, attrs);
-      this.writtenKey = this.graph.keyOfSlot(existing);
+      this.writtenSlot = existing;
       return true;
     }
-    this.writtenKey = this.graph.keyOfSlot(this.graph.addEdgeSlots(fromSlot, toSlot, attrs));
+    this.writtenSlot = this.graph.addEdgeSlots(fromSlot, toSlot, attrs);
     this.changes.edgeAdded(type, from, to);
     this.timed.note(attrs.props);
     this.analysisVersion++;
@@ -427,7 +432,7 @@ export class GraphWriter {
 
   /** Adds an edge under the store's next key (they never leave the process). */
   private addEdge(from: string, to: string, attrs: EdgeAttributes): void {
-    this.writtenKey = this.graph.addEdge(from, to, attrs);
+    this.writtenSlot = this.graph.slotOfEdge(this.graph.addEdge(from, to, attrs));
     this.changes.edgeAdded(attrs.type, from, to);
   }
 
