@@ -135,6 +135,7 @@ export function tenantSource(graph: TenantGraph): PatchSource {
     },
     forEachNode: (callback) => graph.forEachNode(callback),
     forEachEdge: (callback) => graph.forEachEdge(callback),
+    forEachEdgeUnkeyed: (callback) => graph.forEachEdgeUnkeyed(callback),
     forEachOutEdge: (id, callback) => graph.forEachOutEdge(id, callback),
     forEachInEdge: (id, callback) => graph.forEachInEdge(id, callback),
     outDegree: (id) => graph.outDegree(id),
