@@ -306,13 +306,16 @@ async function run(seed: number, steps: number, checkEvery: number): Promise<num
     const file = path.join(os.tmpdir(), `pathgate-differential-seed-${seed}.txt`);
     const lines = ops.slice(0, step + 1).map((op, i) => `${i}: ${describeOp(op)}`);
     writeFileSync(file, `${lines.join('\n')}\n`);
-    const message = error instanceof Error ? error.message : String(error);
-    throw new Error(
+    const header =
       `store and graphology oracle differ at seed ${seed}, step ${step}; rerun alone with ` +
-        `DIFFERENTIAL_SEED=${seed} DIFFERENTIAL_STEPS=${steps}; the sequence up to the step is in ${file}, ` +
-        `its last steps:\n${lines.slice(-12).join('\n')}\n\n${message}`,
-      { cause: error },
-    );
+      `DIFFERENTIAL_SEED=${seed} DIFFERENTIAL_STEPS=${steps}; the sequence up to the step is in ${file}, ` +
+      `its last steps (in the diff, - expected is the oracle, + received the store):\n${lines.slice(-12).join('\n')}\n\n`;
+    // The assertion error itself is rethrown, so that vitest still prints its diff of the two sides.
+    if (error instanceof Error) {
+      error.message = header + error.message;
+      throw error;
+    }
+    throw new Error(header + String(error), { cause: error });
   }
   return paths;
 }

@@ -100,7 +100,12 @@ const POOL: Record<string, Handle> = {
   ordersQualified: { node: plain('Database', `${ACCOUNT}/orders-db`, { crown_jewel: true }), vary: none },
 };
 const HANDLES = Object.keys(POOL);
-const NAME_OF = new Map(HANDLES.map((h) => [POOL[h].node.id, h]));
+/** Handles by id; handles that share an id (a scan and its references, two instances of a Name tag) print as one. */
+const NAME_OF = new Map<string, string>();
+for (const h of HANDLES) {
+  const id = POOL[h].node.id;
+  NAME_OF.set(id, NAME_OF.has(id) ? `${NAME_OF.get(id)}/${h}` : h);
+}
 
 const TYPES: EdgeType[] = [
   'ROUTES_TO',
@@ -119,6 +124,9 @@ const BASES: (WeightBasis | undefined)[] = [undefined, undefined, 'cvss', 'epss'
 const UNKNOWN_ID = 'Gadget:0123456789abcdef';
 
 class Draw {
+  /** The instants drawn so far (`valid_until`s, receipts): boundaries are hit exactly now and then. */
+  readonly untils: number[] = [];
+  readonly receipts: number[] = [];
   constructor(readonly next: () => number) {}
   int(lo: number, hi: number): number {
     return lo + Math.floor(this.next() * (hi - lo + 1));
@@ -145,8 +153,11 @@ function drawEdge(d: Draw, at: number, from = d.pick(HANDLES), to = d.pick(HANDL
   const basis = p === undefined ? undefined : d.pick(BASES);
   if (basis) edge.weight_basis = basis;
   if (d.chance(0.12)) edge.resource_scoped = true;
-  if (d.chance(0.2)) edge.properties = { valid_until: new Date(at + d.int(-200, 3_000)).toISOString() };
-  else if (d.chance(0.15)) edge.properties = { port: d.pick([22, 443, 5432]) };
+  if (d.chance(0.2)) {
+    const until = at + d.int(-200, 3_000);
+    d.untils.push(until);
+    edge.properties = { valid_until: new Date(until).toISOString() };
+  } else if (d.chance(0.15)) edge.properties = { port: d.pick([22, 443, 5432]) };
   return edge;
 }
 
@@ -213,6 +224,10 @@ export function drawSequence(seed: number, steps: number): Op[] {
     const r = d.next();
     // Late deliveries: a record received before the last one applied (lastSeen keeps the later).
     const at = d.chance(0.15) ? t - d.int(0, 400) : t;
+    d.receipts.push(at);
+    // Now and then an instant exactly on a boundary: an edge's end, a receipt as the cutoff, a TTL's end.
+    const boundary = (list: number[], offset = 0) =>
+      list.length && d.chance(0.3) ? d.pick(list) + offset : undefined;
     if (r < 0.45) ops.push({ kind: 'apply', at, envelope: drawEnvelope(d, at) });
     else if (r < 0.62) {
       const scope = d.pick(SCOPES);
@@ -229,9 +244,10 @@ export function drawSequence(seed: number, steps: number): Op[] {
         ),
       );
       ops.push({ kind: 'snapshot', at, scope, envelopes, retract: d.chance(0.85) });
-    } else if (r < 0.68) ops.push({ kind: 'prune', cutoff: t - d.int(100, 2_500) });
-    else if (r < 0.75) ops.push({ kind: 'expireParked', now: t });
-    else if (r < 0.82) ops.push({ kind: 'expireTimed', now: t });
+    } else if (r < 0.68) ops.push({ kind: 'prune', cutoff: boundary(d.receipts) ?? t - d.int(100, 2_500) });
+    else if (r < 0.75)
+      ops.push({ kind: 'expireParked', now: Math.max(t, boundary(d.receipts, PARKED_TTL_MS) ?? t) });
+    else if (r < 0.82) ops.push({ kind: 'expireTimed', now: boundary(d.untils) ?? t });
     else if (r < 0.87) {
       const intel: Record<string, Record<string, unknown>> = {};
       for (const cve of ['CVE-2021-44228', 'CVE-2022-22965'])
