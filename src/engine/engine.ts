@@ -167,8 +167,12 @@ export async function createEngine(deps: EngineDeps) {
   const snapshot = store.snapshot;
   if (snapshot) {
     if (snapshot.meta.format !== STATE_FORMAT) {
+      const format = snapshot.meta.format;
+      // A later version's snapshot is never misread as ours: that version must be run (issue 38).
       throw new Error(
-        `engine: snapshot in ${stateDir} has format ${String(snapshot.meta.format)}, expected ${STATE_FORMAT}`,
+        typeof format === 'number' && format > STATE_FORMAT
+          ? `engine: snapshot in ${stateDir} has format ${format}, newer than format ${STATE_FORMAT} this pathgate reads: a newer pathgate wrote it, and downgrading is not supported (start that version or a later one)`
+          : `engine: snapshot in ${stateDir} has format ${String(format)}, expected ${STATE_FORMAT}`,
       );
     }
     await restoreState(snapshot.lines, tenant, batches);
