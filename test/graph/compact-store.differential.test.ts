@@ -3,8 +3,9 @@
 // to the real GraphWriter on createTenantGraph() (restarted through the engine's snapshot lines and a real
 // TenantState) and to the frozen graphology oracle (test/helpers/graphology-oracle/, restarted through the
 // format-1 line protocol of its day), must give the same results, changes, nodes, edges, parked edges, scope
-// ledger, joins and paths. A failure names the seed and step, prints the tail of the sequence and writes the
-// whole of it to a file; DIFFERENTIAL_SEED=<n> DIFFERENTIAL_STEPS=<m> runs one sequence alone.
+// ledger, joins and paths; with real analyzer passes between the steps, the live compiled graph patched from
+// the store's changes must find the paths a fresh compile of the oracle's graph finds. A failure names the seed and step, prints the tail of the sequence and writes the
+// whole of it to a file, and says how to run that sequence alone (DIFFERENTIAL_SEED and the rest).
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -383,7 +384,7 @@ async function run(
     writeFileSync(file, `${lines.join('\n')}\n`);
     const header =
       `store and graphology oracle differ at seed ${seed}, step ${step}; rerun alone with ` +
-      `DIFFERENTIAL_SEED=${seed} DIFFERENTIAL_STEPS=${steps}${analyzer ? ' DIFFERENTIAL_ANALYZER=1' : ''}; the sequence up to the step is in ${file}, ` +
+      `DIFFERENTIAL_SEED=${seed} DIFFERENTIAL_STEPS=${steps} DIFFERENTIAL_EVERY=${checkEvery}${analyzer ? ' DIFFERENTIAL_ANALYZER=1' : ''}; the sequence up to the step is in ${file}, ` +
       `its last steps (in the diff, - expected is the oracle, + received the store):\n${lines.slice(-12).join('\n')}\n\n`;
     // The assertion error itself is rethrown, so that vitest still prints its diff of the two sides.
     if (error instanceof Error) {
@@ -410,7 +411,8 @@ const ONE_SEED = process.env.DIFFERENTIAL_SEED;
 describe('the graph store against the graphology oracle (issue 38)', () => {
   if (ONE_SEED !== undefined) {
     it(`sequence of seed ${ONE_SEED}`, async () => {
-      await run(Number(ONE_SEED), Number(process.env.DIFFERENTIAL_STEPS ?? 200), 1, {
+      const every = Number(process.env.DIFFERENTIAL_EVERY ?? 1);
+      await run(Number(ONE_SEED), Number(process.env.DIFFERENTIAL_STEPS ?? 200), every, {
         analyzer: process.env.DIFFERENTIAL_ANALYZER === '1',
       });
     });
