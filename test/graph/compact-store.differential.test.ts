@@ -4,8 +4,9 @@
 // TenantState) and to the frozen graphology oracle (test/helpers/graphology-oracle/, restarted through the
 // format-1 line protocol of its day), must give the same results, changes, nodes, edges, parked edges, scope
 // ledger, joins and paths; with real analyzer passes between the steps, the live compiled graph patched from
-// the store's changes must find the paths a fresh compile of the oracle's graph finds. A failure names the seed and step, prints the tail of the sequence and writes the
-// whole of it to a file, and says how to run that sequence alone (DIFFERENTIAL_SEED and the rest).
+// the store's changes must find the paths a fresh compile of the oracle's graph finds. A failure names the
+// seed and step, prints the tail of the sequence, writes the whole of it to a file, and says how to run that
+// sequence alone (DIFFERENTIAL_SEED and the rest).
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
