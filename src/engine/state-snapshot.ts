@@ -23,9 +23,9 @@ export function checkStateFormat(format: unknown, where: string): void {
   if (typeof format === 'number' && READABLE_FORMATS.has(format)) return;
   if (typeof format === 'number' && Number.isInteger(format) && format > STATE_FORMAT)
     throw new Error(
-      `engine: the snapshot in ${where} has format ${format}, written by a newer pathgate than this one ` +
-        `(which reads formats 1 to ${STATE_FORMAT}); downgrading is not supported: run the newer version again, ` +
-        `or move the data aside and ingest the reports afresh`,
+      `engine: the snapshot in ${where} has format ${format}, newer than the formats this pathgate reads ` +
+        `(1 to ${STATE_FORMAT}): a newer pathgate wrote it, and downgrading is not supported (run that version ` +
+        `or a later one, or move the data aside and ingest the reports afresh)`,
     );
   throw new Error(
     `engine: the snapshot in ${where} has format ${JSON.stringify(format)}, which no pathgate writes (this one reads formats 1 to ${STATE_FORMAT})`,

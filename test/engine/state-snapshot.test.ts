@@ -95,7 +95,7 @@ describe('graph snapshot format', () => {
     expect(() => checkStateFormat(1, '/data/state')).not.toThrow();
     expect(() => checkStateFormat(2, '/data/state')).not.toThrow();
     expect(() => checkStateFormat(3, '/data/state')).toThrow(
-      /\/data\/state has format 3, written by a newer pathgate .*downgrading is not supported/,
+      /\/data\/state has format 3, newer than .*a newer pathgate wrote it, and downgrading is not supported/,
     );
     expect(() => checkStateFormat('2', '/data/state')).toThrow(/format "2", which no pathgate writes/);
     expect(() => checkStateFormat(undefined, '/data/state')).toThrow(/which no pathgate writes/);

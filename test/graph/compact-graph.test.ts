@@ -1,5 +1,5 @@
 // The compact store against the plainest model of what it promises: nodes and edges in lists, in the
-// order added. Random additions, attribute rewrites and removals, with compactions forced often (a low
+// order added, and each node's edges as graphology lists them (by neighbour, newest first). Random additions, attribute rewrites and removals, with compactions forced often (a low
 // `compactAt`), must leave every answer of the store equal to the model's.
 import { describe, expect, it } from 'vitest';
 import type { EdgeAttributes, NodeAttributes } from '../../src/graph/model.js';
@@ -30,7 +30,44 @@ function randomAttrs(random: () => number, type: EdgeType, step: number): EdgeAt
   return attrs;
 }
 
-function check(graph: CompactGraph, nodes: Map<string, NodeAttributes>, edges: ModelEdge[]): void {
+/**
+ * graphology's adjacency: per node, per neighbour (in the order the neighbour's group was started, while it
+ * is not empty) the edges between them, newest first.
+ */
+class Adjacency {
+  private readonly groups = new Map<string, Map<string, string[]>>();
+
+  add(node: string, neighbour: string, key: string): void {
+    let byNeighbour = this.groups.get(node);
+    if (!byNeighbour) this.groups.set(node, (byNeighbour = new Map()));
+    const group = byNeighbour.get(neighbour);
+    if (group) group.unshift(key);
+    else byNeighbour.set(neighbour, [key]);
+  }
+
+  remove(node: string, neighbour: string, key: string): void {
+    const byNeighbour = this.groups.get(node)!;
+    const group = byNeighbour.get(neighbour)!.filter((k) => k !== key);
+    if (group.length) byNeighbour.set(neighbour, group);
+    else byNeighbour.delete(neighbour);
+  }
+
+  dropNode(node: string): void {
+    this.groups.delete(node);
+  }
+
+  list(node: string): string[] {
+    return [...(this.groups.get(node)?.values() ?? [])].flat();
+  }
+}
+
+function check(
+  graph: CompactGraph,
+  nodes: Map<string, NodeAttributes>,
+  edges: ModelEdge[],
+  outLists: Adjacency,
+  inLists: Adjacency,
+): void {
   expect(graph.order).toBe(nodes.size);
   expect(graph.size).toBe(edges.length);
   expect(graph.nodes()).toEqual([...nodes.keys()]);
@@ -48,11 +85,11 @@ function check(graph: CompactGraph, nodes: Map<string, NodeAttributes>, edges: M
     expect(graph.outDegree(id)).toBe(out.length);
     expect(graph.inDegree(id)).toBe(into.length);
     expect(graph.degree(id)).toBe(out.length + into.length);
-    expect(graph.outEdges(id)).toEqual(out.map((e) => e.key));
-    expect(graph.inEdges(id)).toEqual(into.map((e) => e.key));
+    expect(graph.outEdges(id)).toEqual(outLists.list(id));
+    expect(graph.inEdges(id)).toEqual(inLists.list(id));
     const incident: string[] = [];
     graph.forEachEdge(id, (key) => incident.push(key));
-    expect(incident).toEqual([...into, ...out].map((e) => e.key));
+    expect(incident).toEqual([...inLists.list(id), ...outLists.list(id)]);
   }
   for (const edge of edges) {
     expect(graph.findEdge(edge.attrs.type, edge.from, edge.to)).toBe(edge.key);
@@ -71,6 +108,13 @@ describe('compact graph store', () => {
       const nodes = new Map<string, NodeAttributes>();
       let edges: ModelEdge[] = [];
       const dropped: string[] = [];
+      const outLists = new Adjacency();
+      const inLists = new Adjacency();
+      const drop = (e: ModelEdge) => {
+        outLists.remove(e.from, e.to, e.key);
+        inLists.remove(e.to, e.from, e.key);
+        dropped.push(e.key);
+      };
       const ids = Array.from({ length: 12 }, (_, i) => `Service:n${i}`);
       for (let step = 0; step < 600; step++) {
         const roll = random();
@@ -92,24 +136,31 @@ describe('compact graph store', () => {
           if (existing) {
             graph.replaceEdgeAttributes(existing.key, attrs);
             existing.attrs = attrs;
-          } else edges.push({ key: graph.addDirectedEdge(from, to, attrs), from, to, attrs });
+          } else {
+            const key = graph.addDirectedEdge(from, to, attrs);
+            edges.push({ key, from, to, attrs });
+            outLists.add(from, to, key);
+            inLists.add(to, from, key);
+          }
         } else if (roll < 0.85) {
           if (!edges.length) continue;
           const edge = pick(random, edges);
           graph.dropEdge(edge.key);
-          dropped.push(edge.key);
+          drop(edge);
           edges = edges.filter((e) => e !== edge);
         } else {
           const id = pick(random, present);
           graph.dropNode(id);
           nodes.delete(id);
-          for (const e of edges) if (e.from === id || e.to === id) dropped.push(e.key);
+          for (const e of edges) if (e.from === id || e.to === id) drop(e);
+          outLists.dropNode(id);
+          inLists.dropNode(id);
           edges = edges.filter((e) => e.from !== id && e.to !== id);
         }
-        if (step % 25 === 0) check(graph, nodes, edges);
+        if (step % 25 === 0) check(graph, nodes, edges, outLists, inLists);
       }
       graph.compactIfSparse();
-      check(graph, nodes, edges);
+      check(graph, nodes, edges, outLists, inLists);
       // Keys are never reused: a dropped key names nothing, whatever was added or compacted since.
       for (const key of dropped) expect(graph.hasEdge(key)).toBe(false);
       expect(new Set(edges.map((e) => e.key)).size).toBe(edges.length);

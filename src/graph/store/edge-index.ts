@@ -1,8 +1,9 @@
-// The edge of a type between two nodes, found by hashing (type, from, to): the writer asks it for every
-// edge of every report (is this edge new?). An open-addressing table of edge slots in one Int32Array, with
-// linear probing and deletion by backward shift (no tombstones), so it holds no object per edge. Scanning
-// the smaller adjacency list instead would cost the degree of a hub per lookup (an image's packages, a
-// CVE's images).
+// The edge of a type between two nodes, found by hashing (from, to): the writer asks it for every edge of
+// every report (is this edge new?), and the store asks it for any edge between two nodes (where a new
+// parallel edge goes in the nodes' lists). An open-addressing table of edge slots in one Int32Array, with
+// linear probing and deletion by backward shift (no tombstones), so it holds no object per edge. The type
+// is compared, not hashed: the few parallel edges of a pair share a probe run. Scanning the smaller
+// adjacency list instead would cost the degree of a hub per lookup (an image's packages, a CVE's images).
 
 /** What the index reads of an edge slot to compare keys. */
 export interface EdgeEnds {
@@ -13,9 +14,8 @@ export interface EdgeEnds {
 
 const EMPTY = 0;
 
-function hash(type: number, from: number, to: number): number {
-  let h =
-    Math.imul(from, 0x9e3779b1) ^ Math.imul(to + 0x7f4a7c15, 0x85ebca77) ^ Math.imul(type + 1, 0xc2b2ae3d);
+function hash(from: number, to: number): number {
+  let h = Math.imul(from, 0x9e3779b1) ^ Math.imul(to + 0x7f4a7c15, 0x85ebca77);
   h ^= h >>> 15;
   h = Math.imul(h, 0x2c1b3c6d);
   h ^= h >>> 12;
@@ -37,11 +37,22 @@ export class EdgeIndex {
   /** The slot of the (first) edge of `type` from `from` to `to`, or -1. */
   find(type: number, from: number, to: number): number {
     const { table, mask, ends } = this;
-    for (let i = hash(type, from, to) & mask; ; i = (i + 1) & mask) {
+    for (let i = hash(from, to) & mask; ; i = (i + 1) & mask) {
       const entry = table[i];
       if (entry === EMPTY) return -1;
       const slot = entry - 1;
       if (ends.fromOf(slot) === from && ends.toOf(slot) === to && ends.typeOf(slot) === type) return slot;
+    }
+  }
+
+  /** The slot of some edge from `from` to `to`, whatever its type, or -1. */
+  findPair(from: number, to: number): number {
+    const { table, mask, ends } = this;
+    for (let i = hash(from, to) & mask; ; i = (i + 1) & mask) {
+      const entry = table[i];
+      if (entry === EMPTY) return -1;
+      const slot = entry - 1;
+      if (ends.fromOf(slot) === from && ends.toOf(slot) === to) return slot;
     }
   }
 
@@ -55,7 +66,7 @@ export class EdgeIndex {
   /** Forgets an edge slot (before its ends are overwritten). */
   remove(slot: number): void {
     const { table, mask, ends } = this;
-    let i = hash(ends.typeOf(slot), ends.fromOf(slot), ends.toOf(slot)) & mask;
+    let i = hash(ends.fromOf(slot), ends.toOf(slot)) & mask;
     while (table[i] !== slot + 1) {
       if (table[i] === EMPTY) return;
       i = (i + 1) & mask;
@@ -64,7 +75,7 @@ export class EdgeIndex {
     let hole = i;
     for (let j = (i + 1) & mask; table[j] !== EMPTY; j = (j + 1) & mask) {
       const s = table[j] - 1;
-      const home = hash(ends.typeOf(s), ends.fromOf(s), ends.toOf(s)) & mask;
+      const home = hash(ends.fromOf(s), ends.toOf(s)) & mask;
       // Entry j may fill the hole if its home is not in the cyclic range (hole, j].
       if (((j - home) & mask) >= ((j - hole) & mask)) {
         table[hole] = table[j];
@@ -90,7 +101,7 @@ export class EdgeIndex {
 
   private place(slot: number): void {
     const { table, mask, ends } = this;
-    let i = hash(ends.typeOf(slot), ends.fromOf(slot), ends.toOf(slot)) & mask;
+    let i = hash(ends.fromOf(slot), ends.toOf(slot)) & mask;
     while (table[i] !== EMPTY) i = (i + 1) & mask;
     table[i] = slot + 1;
   }
