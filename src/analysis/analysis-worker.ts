@@ -53,7 +53,7 @@ export function runAnalysis(
         graphKey,
       });
     case 'whatIf':
-      return whatIf(g, task.changes, { iterations: task.iterations, seed: task.seed });
+      return whatIf(g, task.changes, { iterations: task.iterations, seed: task.seed, graphKey });
     case 'plan': {
       const suppressed = new Set(task.suppressed);
       return remediationPlan(g, { p1: task.p1, counts: (s, t) => !suppressed.has(`${s}>${t}`) });
