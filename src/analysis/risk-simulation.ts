@@ -576,9 +576,9 @@ interface Prepared {
 // Kept for the next simulation of the same graph, by the key the caller gives it (analysis-service.ts gives
 // one to each graph it hands analyses, which is never written again: a new graph version is a new graph).
 // A key, not the graph object: in a worker every job brings new views of the same shared memory. The
-// last few graphs only (one per tenant asking).
+// last two graphs only (a 1M-node estate's searched part is tens of MB).
 const preparedByKey = new Map<number, Prepared>();
-const PREPARED_KEPT = 4;
+const PREPARED_KEPT = 2;
 
 function keep(key: number, prepared: Prepared): void {
   preparedByKey.set(key, prepared);
