@@ -4,8 +4,7 @@
 // direct-access target always). Worlds are packed 32 to a 32-bit word, WORDS words per node, and reachability
 // runs once per batch of 32 × WORDS worlds over bit masks (label-correcting search, as the yardstick's
 // mc_bitpar, in sweeps over nodes numbered so most hops lead forward), over only the nodes that reach some
-// target (worldGraph). A hop's presence masks
-// are drawn only when the search first needs them.
+// target (worldGraph). A hop's presence masks are drawn only when the search first needs them.
 // Randomness is counter-based: a hop's masks in a batch are a hash of (seed, batch, hop), not a draw from
 // one stream, so the same seed gives the same worlds whatever order the search visits hops in, whichever
 // nodes it leaves out, and a view with hops cut (edge-view.ts) sees exactly the same worlds minus those
