@@ -59,6 +59,8 @@ export interface Service {
   logger: Logger;
   ingestApp: FastifyInstance;
   apiApp: FastifyInstance;
+  /** the heavy analyses' slots, workers and graph (riskSimulation, whatIf, ...) */
+  analyses: AnalysisService;
   /** the `/metrics`-only listener, when METRICS_ADDR is set */
   metricsApp?: FastifyInstance;
   /** the GitHub App, when WEBHOOK_SECRET is set */
@@ -302,6 +304,14 @@ async function buildOnLockedDataDir(
       'ingest accepts v1 signatures (INGEST_HMAC_ACCEPT_V1 is on): a v1 signature covers the body alone, with no time and no replay protection, so a captured request can be replayed (an old scan undoing a fix) and its query rewritten; sign with v2 and set INGEST_HMAC_ACCEPT_V1=false',
     );
   }
+  const analyses = new AnalysisService(
+    {
+      seedIamUsers: settings.seedIamUsers,
+      profilePriors: settings.attackerProfilePriors,
+      deadlineMs: settings.analysisDeadlineMs,
+    },
+    metrics,
+  );
   const apiApp = buildApiServer({
     engine,
     metrics,
@@ -322,14 +332,7 @@ async function buildOnLockedDataDir(
     // Links only to pages that exist: the dashboard runs unless DASHBOARD_ADDR=off.
     publicUrl: settings.dashboardAddr ? settings.publicUrl : undefined,
     ai: settings.ai,
-    analyses: new AnalysisService(
-      {
-        seedIamUsers: settings.seedIamUsers,
-        profilePriors: settings.attackerProfilePriors,
-        deadlineMs: settings.analysisDeadlineMs,
-      },
-      metrics,
-    ),
+    analyses,
   });
   const github = settings.github
     ? registerGithubApp(apiApp, {
@@ -380,6 +383,7 @@ async function buildOnLockedDataDir(
     logger,
     ingestApp,
     apiApp,
+    analyses,
     metricsApp,
     github,
     connectors,

@@ -9,6 +9,7 @@
 //   signatures.ts (not in the default: BENCH_SUITES=signatures, verifying provenance signatures on ingest),
 //   db-paths.ts (not in the default: BENCH_SUITES=dbpaths, the database path finder against the in-process one),
 //   search.ts (not in the default: BENCH_SUITES=search, the 100k estate's search index and queries),
+//   risk-client.ts (not in the default: BENCH_SUITES=riskclient, riskSimulation at the client, issue 38),
 //   auth.ts, gate.ts, iam.ts, k8s.ts, graphql.ts, analyses.ts, scaleout.ts: NATS and PostgreSQL)
 //   BENCH_READY_RUNS=3: runs of each estate up to 100k nodes (1 above), and the median of their
 //   ingest -> paths ready (issue 17's goal is on the median of three)
@@ -31,6 +32,7 @@ import { ensureYardstick } from './yardstick.js';
 import { runReportBench } from './reports.js';
 import { runScaleOutBench } from './scaleout.js';
 import { runSignatureBench } from './signatures.js';
+import { runRiskClientBench } from './risk-client.js';
 import { runSearchBench } from './search.js';
 import { runTerraformBench } from './terraform.js';
 
@@ -253,3 +255,8 @@ if (suites.has('connectors')) await runConnectorsBench();
 if (suites.has('signatures')) await runSignatureBench(root);
 if (suites.has('dbpaths')) await runDbPathsBench();
 if (suites.has('search')) await runSearchBench(generate(100_000), 100_000);
+if (suites.has('riskclient'))
+  await runRiskClientBench(generate(100_000), {
+    binary: path.join(outDir, 'limit'),
+    source: path.join(shared, 'limit.cpp'),
+  });

@@ -25,7 +25,7 @@ import {
 import { compileGraph, toShared, type CompiledGraph } from './compiled-graph.js';
 import { tenantSource } from './live-graph.js';
 import { patchFork } from './patched-search.js';
-import { withNodeKeys } from './risk-simulation.js';
+import { withNodeKeys, type RiskPhases } from './risk-simulation.js';
 
 /** Heavy analyses one GraphQL request may run (spec "Limits"); the rest answer with an error. */
 export const MAX_HEAVY_PER_REQUEST = 20;
@@ -87,6 +87,23 @@ export interface RunOptions {
   signal?: AbortSignal;
 }
 
+/** Where the last heavy analysis spent its time, in milliseconds (bench/risk-client.ts prints it). */
+export interface AnalysisTimings {
+  /** Waiting for a slot, and the turn of the event loop before the analysis starts. */
+  wait: number;
+  /** The graph for the analysis (compiled(): a fork of the live graph, or the cached one). */
+  graph: number;
+  /** The analysis as the event loop sees it: the worker's round trip, or the in-process run. */
+  compute: number;
+  /** A risk simulation's own phases, measured where it ran. */
+  phases?: RiskPhases;
+}
+
+// A key per graph handed to analyses, unique in this process (its workers keep what they prepared of a
+// graph under it: risk-simulation.ts).
+const graphKeys = new WeakMap<CompiledGraph, number>();
+let nextGraphKey = 1;
+
 interface Waiter {
   tenant: string;
   start(): void;
@@ -113,6 +130,8 @@ export class AnalysisService {
   private readonly useWorkers: boolean;
   private readonly idle: Worker[] = [];
   private nextJob = 1;
+  /** The last heavy analysis' times (bench and status; not a metric). */
+  lastTimings: AnalysisTimings = { wait: 0, graph: 0, compute: 0 };
 
   constructor(
     settings: AnalysisSettings,
@@ -139,7 +158,14 @@ export class AnalysisService {
    */
   async compute(g: CompiledGraph, task: AnalysisTask, signal?: AbortSignal): Promise<AnalysisAnswer> {
     signal?.throwIfAborted();
-    if (!this.useWorkers) return runAnalysis(g, task);
+    const began = performance.now();
+    if (!this.useWorkers) {
+      const phases: RiskPhases = { world: 0, worlds: 0, comonotone: 0, shape: 0 };
+      const answer = runAnalysis(g, task, phases, graphKeys.get(g));
+      this.lastTimings.compute = performance.now() - began;
+      this.lastTimings.phases = task.kind === 'risk' ? phases : undefined;
+      return answer;
+    }
     const worker = this.idle.pop() ?? this.spawn();
     const id = this.nextJob++;
     let failed = false;
@@ -149,6 +175,8 @@ export class AnalysisService {
         const onMessage = (reply: AnalysisReply) => {
           if (reply.id !== id) return;
           cleanup();
+          this.lastTimings.compute = performance.now() - began;
+          this.lastTimings.phases = reply.ok && task.kind === 'risk' ? reply.phases : undefined;
           if (reply.ok) resolve(reply.answer);
           else
             reject(
@@ -179,7 +207,7 @@ export class AnalysisService {
         worker.on('error', onError);
         worker.on('exit', onExit);
         signal?.addEventListener('abort', onAbort, { once: true });
-        worker.postMessage({ id, graph: toShared(g), task });
+        worker.postMessage({ id, graph: toShared(g), graphKey: graphKeys.get(g), task });
       });
     } catch (error) {
       // A worker that failed or was stopped is not reused; one whose analysis refused its input is.
@@ -221,13 +249,17 @@ export class AnalysisService {
    * touch what the analysis reads.
    */
   compiled(state: TenantState): CompiledGraph {
+    const began = performance.now();
     const version = state.writer.version;
     const cached = this.compiledByTenant.get(state);
+    this.lastTimings.graph = 0;
     if (cached && cached.version === version) return cached.graph;
     const graph = withNodeKeys(
       this.fromLive(state) ?? compileGraph(state.graph, { seedIamUsers: this.seedIamUsers }),
     );
     this.compiledByTenant.set(state, { version, graph });
+    graphKeys.set(graph, nextGraphKey++);
+    this.lastTimings.graph = performance.now() - began;
     return graph;
   }
 
@@ -273,12 +305,14 @@ export class AnalysisService {
       stop.abort(new AnalysisDeadlineError(this.deadlineMs, stage));
     }, this.deadlineMs);
     options.signal?.addEventListener('abort', onClientGone, { once: true });
+    const began = performance.now();
     try {
       await this.takeSlot(tenant, stop.signal);
       stage = 'running';
       try {
         // Let the listeners answer what arrived meanwhile before a long synchronous analysis starts.
         await new Promise<void>((resolve) => setImmediate(resolve));
+        this.lastTimings = { wait: performance.now() - began, graph: 0, compute: 0 };
         stop.signal.throwIfAborted();
         return await task(stop.signal);
       } finally {

@@ -6,7 +6,7 @@ import type { AttackerProfile } from './attacker-profiles.js';
 import { fromShared, type CompiledGraph, type SharedCompiledGraph } from './compiled-graph.js';
 import { kShortestRoutes, type RankedRoute } from './k-shortest.js';
 import { remediationPlan, type RemediationPlan } from './remediation-plan.js';
-import { simulateRisk, type RiskSimulation } from './risk-simulation.js';
+import { simulateRisk, type RiskPhases, type RiskSimulation } from './risk-simulation.js';
 import { whatIf, type HopChange, type WhatIfResult } from './what-if.js';
 
 /** workerData marking a thread started by analysis-service.ts (a module importing this one stays inert). */
@@ -23,20 +23,37 @@ export type AnalysisAnswer = RiskSimulation | WhatIfResult | RemediationPlan | R
 export interface AnalysisJob {
   id: number;
   graph: SharedCompiledGraph;
+  /** Names the graph across jobs (it never changes under one key): see simulateRisk's graphKey. */
+  graphKey?: number;
   task: AnalysisTask;
 }
 
 export type AnalysisReply =
-  | { id: number; ok: true; answer: AnalysisAnswer }
+  | { id: number; ok: true; answer: AnalysisAnswer; phases?: RiskPhases }
   | { id: number; ok: false; message: string; range?: boolean };
 
-/** Runs one task on a graph (in a worker, or in-process when no worker is used). */
-export function runAnalysis(g: CompiledGraph, task: AnalysisTask): AnalysisAnswer {
+/**
+ * Runs one task on a graph (in a worker, or in-process when no worker is used); a risk simulation notes
+ * its phases' times in `phases` when given, and keeps what depends on the graph alone under `graphKey`
+ * (a graph that never changes) for the next one.
+ */
+export function runAnalysis(
+  g: CompiledGraph,
+  task: AnalysisTask,
+  phases?: RiskPhases,
+  graphKey?: number,
+): AnalysisAnswer {
   switch (task.kind) {
     case 'risk':
-      return simulateRisk(g, { iterations: task.iterations, seed: task.seed, profiles: task.profiles });
+      return simulateRisk(g, {
+        iterations: task.iterations,
+        seed: task.seed,
+        profiles: task.profiles,
+        phases,
+        graphKey,
+      });
     case 'whatIf':
-      return whatIf(g, task.changes, { iterations: task.iterations, seed: task.seed });
+      return whatIf(g, task.changes, { iterations: task.iterations, seed: task.seed, graphKey });
     case 'plan': {
       const suppressed = new Set(task.suppressed);
       return remediationPlan(g, { p1: task.p1, counts: (s, t) => !suppressed.has(`${s}>${t}`) });
@@ -58,7 +75,9 @@ if (workerData?.role === ANALYSIS_WORKER_ROLE && parentPort) {
   const port = parentPort;
   port.on('message', (job: AnalysisJob) => {
     try {
-      port.postMessage({ id: job.id, ok: true, answer: runAnalysis(analysisGraph(job.graph), job.task) });
+      const phases: RiskPhases = { world: 0, worlds: 0, comonotone: 0, shape: 0 };
+      const answer = runAnalysis(analysisGraph(job.graph), job.task, phases, job.graphKey);
+      port.postMessage({ id: job.id, ok: true, answer, phases } satisfies AnalysisReply);
     } catch (error) {
       port.postMessage({
         id: job.id,

@@ -2,9 +2,9 @@
 // present with its probability, independently; a crown jewel is compromised in a world when some starting
 // node reaches it over present hops (a target that is itself a starting node only when a hop reaches it; a
 // direct-access target always). Worlds are packed 32 to a 32-bit word, WORDS words per node, and reachability
-// runs once per batch of 32 × WORDS worlds over bit masks (label-correcting breadth-first search, as the
-// yardstick's mc_bitpar), over only the nodes that reach some target (worldGraph). A hop's presence masks
-// are drawn only when the search first needs them.
+// runs once per batch of 32 × WORDS worlds over bit masks (label-correcting search, as the yardstick's
+// mc_bitpar, in sweeps over nodes numbered so most hops lead forward), over only the nodes that reach some
+// target (worldGraph). A hop's presence masks are drawn only when the search first needs them.
 // Randomness is counter-based: a hop's masks in a batch are a hash of (seed, batch, hop), not a draw from
 // one stream, so the same seed gives the same worlds whatever order the search visits hops in, whichever
 // nodes it leaves out, and a view with hops cut (edge-view.ts) sees exactly the same worlds minus those
@@ -76,8 +76,8 @@ function lessThan(t: number, key: number): number {
  * reached or reaches no target, so leaving it out changes no target's count; and since a hop's masks are a
  * hash of (seed, batch, hop), not a draw from one stream, the worlds are exactly the same ones too: the
  * answer is bit for bit that of a search over the whole graph, for a fraction of the work (on the 100k
- * estate 30,000 of the 83,000 nodes the starts reach). Nodes are numbered in breadth-first order from the
- * starts, so a batch's search reads its arrays mostly forward.
+ * estate 30,000 of the 83,000 nodes the starts reach). Nodes are numbered in depth-first reverse postorder
+ * from the starts, so most hops lead forward and a batch's sweeps (countOn) read the arrays forward.
  */
 interface WorldGraph {
   nodes: number;
@@ -163,28 +163,49 @@ function worldGraph(g: CompiledCore, prune = true): WorldGraph {
       }
     }
   } else useful.fill(1);
-  // Of those, the ones the starts reach, numbered in breadth-first order.
+  // Of those, the ones the starts reach (a depth-first search over hops that can be present), numbered in
+  // reverse postorder: every hop that closes no cycle leads to a higher number, so the batches' sweeps in
+  // number order (countOn) take most nodes once.
+  const reached = new Uint8Array(n);
+  const post = new Int32Array(Math.max(1, n));
+  const hopAt = new Int32Array(Math.max(1, n));
+  let done = 0;
+  let slots = 0;
+  for (let i = 0; i < starts.length; i++) {
+    const root = starts[i];
+    if (!useful[root] || reached[root]) continue;
+    reached[root] = 1;
+    let top = 0;
+    stack[top++] = root;
+    hopAt[root] = fStart[root];
+    while (top > 0) {
+      const u = stack[top - 1];
+      const end = fEnd[u];
+      let s = hopAt[u];
+      for (; s < end; s++) {
+        const v = fTo[s];
+        if (!useful[v] || !(edgeP[fEdges[s]] > 0)) continue;
+        slots++;
+        if (reached[v]) continue;
+        reached[v] = 1;
+        hopAt[u] = s + 1;
+        hopAt[v] = fStart[v];
+        stack[top++] = v;
+        break;
+      }
+      if (s === end) {
+        post[done++] = u;
+        top--;
+      }
+    }
+  }
+  const count = done;
   const compact = new Int32Array(n).fill(-1);
   const order = stack;
-  let count = 0;
-  for (let i = 0; i < starts.length; i++) {
-    const s = starts[i];
-    if (!useful[s] || compact[s] >= 0) continue;
-    compact[s] = count;
-    order[count++] = s;
-  }
-  const startCount = count;
-  let slots = 0;
-  for (let head = 0; head < count; head++) {
-    const u = order[head];
-    for (let s = fStart[u], end = fEnd[u]; s < end; s++) {
-      const v = fTo[s];
-      if (!useful[v] || !(edgeP[fEdges[s]] > 0)) continue;
-      slots++;
-      if (compact[v] >= 0) continue;
-      compact[v] = count;
-      order[count++] = v;
-    }
+  for (let i = 0; i < count; i++) {
+    const u = post[count - 1 - i];
+    order[i] = u;
+    compact[u] = i;
   }
   const slotStart = new Int32Array(count + 1);
   const slotTo = new Int32Array(Math.max(1, slots));
@@ -251,8 +272,7 @@ function worldGraph(g: CompiledCore, prune = true): WorldGraph {
     slotKey,
     slotThreshold,
     slotP,
-    // The starts were numbered first.
-    starts: Int32Array.from({ length: startCount }, (_, i) => i),
+    starts: Int32Array.from(new Set(Array.from(starts, (v) => compact[v]).filter((c) => c >= 0))),
     targetKind,
     targetNode,
     arrivalStart,
@@ -284,12 +304,14 @@ function countOn(g: CompiledCore, w: WorldGraph, iterations: number, seed: numbe
   const reach = new Uint32Array(Math.max(1, n) * WORDS);
   const mask = new Uint32Array(slots * WORDS);
   const stamp = new Uint32Array(slots);
-  const inQueue = new Uint8Array(n);
-  const queue = new Int32Array(Math.max(1, n));
+  const dirty = new Uint8Array(Math.max(1, n));
   const targets = g.targets;
   const targetHits = new Float64Array(targets.length);
   let anyHits = 0;
   const seedMix = fmix32((seed >>> 0) ^ 0x5bd1e995) ^ fmix32(Math.floor(seed / 2 ** 32) + 0x27d4eb2f);
+  // Each hop's key under this seed, mixed once for all batches (a batch adds its own mix below).
+  const slotSeed = new Int32Array(slots);
+  for (let s = 0; s < slots; s++) slotSeed[s] = fmix32(slotKey[s] ^ seedMix);
   const all = new Uint32Array(WORDS);
   const acc = new Uint32Array(WORDS);
   const arrived = new Uint32Array(WORDS);
@@ -308,7 +330,7 @@ function countOn(g: CompiledCore, w: WorldGraph, iterations: number, seed: numbe
     // significant: a world is decided at the first plane where U's bit differs from t's, so a word of 32
     // worlds is usually settled after six or seven random planes, not sixteen. Each plane is a
     // full-avalanche hash of (seed, batch, hop, word, plane): the same whatever order hops are visited in.
-    const key = fmix32(fmix32(slotKey[s] ^ seedMix) + Math.imul(batch, 0x9e3779b9));
+    const key = fmix32((slotSeed[s] + Math.imul(batch, 0x9e3779b9)) | 0);
     mask[at] = lessThan(t, key);
     mask[at + 1] = lessThan(t, key ^ 0x5851f42d);
   };
@@ -322,46 +344,53 @@ function countOn(g: CompiledCore, w: WorldGraph, iterations: number, seed: numbe
       all[j] = bits === 32 ? 0xffffffff : bits === 0 ? 0 : ((1 << bits) - 1) >>> 0;
     }
     reach.fill(0);
-    let head = 0;
-    let tail = 0;
+    // Sweeps in number order over the nodes whose reach grew (dirty): a hop to a higher number is taken in
+    // the same sweep, one to a lower number (it closes a cycle) in the next, from the lowest such node.
+    let lo = n;
+    let hi = -1;
     for (let i = 0; i < starts.length; i++) {
       const s = starts[i];
       reach[s << 1] = all[0];
       reach[(s << 1) + 1] = all[1];
-      inQueue[s] = 1;
-      queue[tail++] = s;
+      dirty[s] = 1;
+      if (s < lo) lo = s;
+      if (s > hi) hi = s;
     }
-    // A ring of n slots: a node waits in it at most once at a time (inQueue).
-    let queued = tail;
-    if (tail === n) tail = 0;
-    while (queued > 0) {
-      const u = queue[head++];
-      if (head === n) head = 0;
-      queued--;
-      inQueue[u] = 0;
-      const uAt = u << 1;
-      // reach[u] does not change while u's hops are read (no hop leads from a node to itself).
-      const u0 = reach[uAt];
-      const u1 = reach[uAt + 1];
-      for (let s = slotStart[u], end = slotStart[u + 1]; s < end; s++) {
-        const v = slotTo[s];
-        const vAt = v << 1;
-        const v0 = reach[vAt];
-        const v1 = reach[vAt + 1];
-        if ((u0 & ~v0) === 0 && (u1 & ~v1) === 0) continue;
-        if (stamp[s] !== batch) sample(s, batch);
-        const n0 = u0 & ~v0 & mask[s << 1];
-        const n1 = u1 & ~v1 & mask[(s << 1) + 1];
-        if (n0 === 0 && n1 === 0) continue;
-        reach[vAt] = v0 | n0;
-        reach[vAt + 1] = v1 | n1;
-        if (!inQueue[v]) {
-          inQueue[v] = 1;
-          queue[tail++] = v;
-          if (tail === n) tail = 0;
-          queued++;
+    while (lo <= hi) {
+      let nextLo = n;
+      let nextHi = -1;
+      for (let u = lo; u <= hi; u++) {
+        if (dirty[u] === 0) continue;
+        dirty[u] = 0;
+        const uAt = u << 1;
+        // reach[u] does not change while u's hops are read (no hop leads from a node to itself).
+        const u0 = reach[uAt];
+        const u1 = reach[uAt + 1];
+        for (let s = slotStart[u], end = slotStart[u + 1]; s < end; s++) {
+          const v = slotTo[s];
+          const vAt = v << 1;
+          const v0 = reach[vAt];
+          const v1 = reach[vAt + 1];
+          if ((u0 & ~v0) === 0 && (u1 & ~v1) === 0) continue;
+          if (stamp[s] !== batch) sample(s, batch);
+          const n0 = u0 & ~v0 & mask[s << 1];
+          const n1 = u1 & ~v1 & mask[(s << 1) + 1];
+          if (n0 === 0 && n1 === 0) continue;
+          reach[vAt] = v0 | n0;
+          reach[vAt + 1] = v1 | n1;
+          if (dirty[v] === 0) {
+            dirty[v] = 1;
+            if (v > u) {
+              if (v > hi) hi = v;
+            } else {
+              if (v < nextLo) nextLo = v;
+              if (v > nextHi) nextHi = v;
+            }
+          }
         }
       }
+      lo = nextLo;
+      hi = nextHi;
     }
     for (let j = 0; j < WORDS; j++) acc[j] = 0;
     for (let i = 0; i < targets.length; i++) {
@@ -525,17 +554,72 @@ export interface RiskSimulation {
   profileCompromise: ProfileRisk[];
 }
 
+/** Milliseconds a simulation spent per phase (the bench's breakdown, bench/risk-client.ts). */
+export interface RiskPhases {
+  /** The searched part of the graph (worldGraph), or 0 when it was cached for the graph. */
+  world: number;
+  /** The independent worlds (countOn). */
+  worlds: number;
+  /** The shared-skill part (comonotoneOn). */
+  comonotone: number;
+  /** Intervals, the mixture and the answer's shape. */
+  shape: number;
+}
+
+/** What a simulation needs of a graph alone, whatever the seed: its searched part and the shared-skill part. */
+interface Prepared {
+  world: WorldGraph;
+  comonotone: Float64Array;
+}
+
+// Kept for the next simulation of the same graph, by the key the caller gives it (analysis-service.ts gives
+// one to each graph it hands analyses, which is never written again: a new graph version is a new graph).
+// A key, not the graph object: in a worker every job brings new views of the same shared memory. The
+// last two graphs only (a 1M-node estate's searched part is tens of MB).
+const preparedByKey = new Map<number, Prepared>();
+const PREPARED_KEPT = 2;
+
+function keep(key: number, prepared: Prepared): void {
+  preparedByKey.set(key, prepared);
+  for (const old of preparedByKey.keys()) {
+    if (preparedByKey.size <= PREPARED_KEPT) break;
+    preparedByKey.delete(old);
+  }
+}
+
+/**
+ * The simulation of `options.iterations` worlds drawn from `options.seed`, with intervals and the attacker
+ * mixture. `graphKey` names a graph that never changes (analysis-service.ts): what depends on the graph
+ * alone is then kept for the next simulation under the same key. `phases` receives the phases' times.
+ */
 export function simulateRisk(
   g: CompiledCore,
-  options: { iterations: number; seed: number; profiles?: AttackerProfile[] },
+  options: {
+    iterations: number;
+    seed: number;
+    profiles?: AttackerProfile[];
+    phases?: RiskPhases;
+    graphKey?: number;
+  },
 ): RiskSimulation {
-  const { iterations, seed } = options;
+  const { iterations, seed, phases } = options;
   if (!Number.isInteger(iterations) || iterations < 1 || iterations > MAX_ITERATIONS)
     throw new RangeError(`iterations must be an integer from 1 to ${MAX_ITERATIONS}, got ${iterations}`);
-  const world = worldGraph(g);
+  let at = performance.now();
+  const lap = (phase: keyof RiskPhases) => {
+    const now = performance.now();
+    if (phases) phases[phase] = now - at;
+    at = now;
+  };
+  const kept = options.graphKey === undefined ? undefined : preparedByKey.get(options.graphKey);
+  const world = kept?.world ?? worldGraph(g);
+  lap('world');
   const counts = countOn(g, world, iterations, seed);
+  lap('worlds');
   const profiles = options.profiles ?? attackerProfiles();
-  const comonotone = comonotoneOn(g, world);
+  const comonotone = kept?.comonotone ?? comonotoneOn(g, world);
+  lap('comonotone');
+  if (options.graphKey !== undefined && !kept) keep(options.graphKey, { world, comonotone });
   const comonotoneAny = comonotone.reduce((a, b) => Math.max(a, b), 0);
   const comonotoneExpected = comonotone.reduce((a, b) => a + b, 0);
   const any = counts.anyHits / iterations;
@@ -558,7 +642,7 @@ export function simulateRisk(
       mixtureCompromiseProbability: mix(p, comonotone[i]),
     };
   });
-  return {
+  const answer: RiskSimulation = {
     iterations,
     seed,
     anyCompromiseProbability: any,
@@ -575,4 +659,6 @@ export function simulateRisk(
       expectedCompromised: (1 - p.correlation) * expected + p.correlation * comonotoneExpected,
     })),
   };
+  lap('shape');
+  return answer;
 }

@@ -122,7 +122,7 @@ export interface WhatIfResult {
 export function whatIf(
   g: CompiledGraph,
   changes: readonly HopChange[],
-  options: { iterations: number; seed: number; before?: PairPath[] },
+  options: { iterations: number; seed: number; before?: PairPath[]; graphKey?: number },
 ): WhatIfResult {
   const side = searchSide(g);
   const before = options.before ?? bestPaths(g, undefined, side);
@@ -169,7 +169,8 @@ export function whatIf(
     });
   }
   const risk = { iterations: options.iterations, seed: options.seed };
-  const riskBefore = simulateRisk(g, risk);
+  // `g` is unchanged: what a simulation keeps of it (graphKey, risk-simulation.ts) serves "before".
+  const riskBefore = simulateRisk(g, { ...risk, graphKey: options.graphKey });
   const riskAfter = simulateRisk(view.graph, risk);
   return {
     removedEdges: removed,

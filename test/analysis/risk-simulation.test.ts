@@ -166,6 +166,20 @@ describe('risk simulation', () => {
     expect(pruned).toBeGreaterThan(10);
   });
 
+  it('a graph kept under a key answers, seed after seed, as a simulation that prepares it afresh', () => {
+    // The searched part and the shared-skill part are kept per key (analysis-service.ts names each graph it
+    // hands out); a key names one graph only, so two graphs under two keys never mix.
+    const graphs = [compile(randomEstate(11, 20, 60)), compile(randomEstate(12, 25, 70))];
+    for (let seed = 1; seed <= 4; seed++)
+      graphs.forEach((g, i) => {
+        const key = 9_000_000 + i;
+        const fresh = simulateRisk(g, { iterations: 700, seed });
+        const phases = { world: -1, worlds: -1, comonotone: -1, shape: -1 };
+        expect(simulateRisk(g, { iterations: 700, seed, graphKey: key, phases })).toEqual(fresh);
+        for (const phase of Object.values(phases)) expect(phase).toBeGreaterThanOrEqual(0);
+      });
+  });
+
   it('refuses a bad iteration count', () => {
     const g = compile(estate({ a: { start: true }, b: { target: true } }, [['a', 'b', 0.3]]));
     expect(() => simulateRisk(g, { iterations: 0, seed: 1 })).toThrow(/iterations/);
