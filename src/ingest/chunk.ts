@@ -14,16 +14,25 @@ export interface Chunk {
   json: string;
 }
 
+/** Slices aim at this share of the limit, so that a slice a little larger than its estimate still fits. */
+const AIM = 0.9;
+
+/** Average UTF-8 bytes of one item of `items`, from an even sample of at most 128 of them. */
+function averageItemBytes(items: readonly unknown[]): number {
+  if (!items.length) return 1;
+  const every = Math.max(1, Math.floor(items.length / 128));
+  const sample: unknown[] = [];
+  for (let i = 0; i < items.length; i += every) sample.push(items[i]);
+  return Math.max(1, Buffer.byteLength(JSON.stringify(sample)) / sample.length);
+}
+
 /** Splits `envelope` so that each chunk's JSON is at most `limit` UTF-8 bytes. One that fits stays whole. */
 export function chunkEnvelope(envelope: EventEnvelope, limit = BUS_MESSAGE_LIMIT): Chunk[] {
-  // The average item size, from an even sample, sets the slice length: aim for 90% of the limit.
-  const count = envelope.nodes.length + envelope.edges.length;
-  const sample: unknown[] = [];
-  const every = Math.max(1, Math.floor(count / 256));
-  for (let i = 0; i < count; i += every)
-    sample.push(i < envelope.nodes.length ? envelope.nodes[i] : envelope.edges[i - envelope.nodes.length]);
-  const average = Math.max(1, Buffer.byteLength(JSON.stringify(sample)) / Math.max(1, sample.length));
-  if (average * count < limit * 0.9) {
+  // Nodes and edges are sampled apart: their sizes differ several times over (a Kubernetes dump's nodes
+  // carry properties, its edges mostly none), and one average for both made most node slices overshoot the
+  // limit and be serialized a second time, halved (docs/perf.md, "Issue 38").
+  const average = { nodes: averageItemBytes(envelope.nodes), edges: averageItemBytes(envelope.edges) };
+  if (average.nodes * envelope.nodes.length + average.edges * envelope.edges.length < limit * AIM) {
     const whole = JSON.stringify(envelope);
     if (Buffer.byteLength(whole) <= limit) return [{ envelope, json: whole }];
   }
@@ -32,43 +41,51 @@ export function chunkEnvelope(envelope: EventEnvelope, limit = BUS_MESSAGE_LIMIT
   const overhead = Buffer.byteLength(`${prefix}"nodes":[],"edges":[]}`);
   if (overhead > limit)
     throw new ChunkError(`the envelope without items is ${overhead} bytes, over the ${limit}-byte limit`);
+  const room = Math.max(1, limit * AIM - overhead);
   const chunks: Chunk[] = [];
   /** Bytes of the items (and the commas between them) in each chunk. */
   const itemBytes: number[] = [];
-  const emit = (field: 'nodes' | 'edges', from: number, to: number) => {
-    const items = (envelope[field] as unknown[]).slice(from, to);
-    const json = JSON.stringify(items);
-    // Counted on the piece, so the chunk's JSON is not flattened here just to be measured.
-    const bytes = overhead + Buffer.byteLength(json) - 2;
-    if (bytes <= limit) {
-      const nodes = field === 'nodes' ? (items as EnvelopeNode[]) : [];
-      const edges = field === 'edges' ? (items as EnvelopeEdge[]) : [];
-      chunks.push({
-        envelope: {
-          source: envelope.source,
-          kind: envelope.kind,
-          observed_at: envelope.observed_at,
-          nodes,
-          edges,
-        },
-        json:
-          field === 'nodes' ? `${prefix}"nodes":${json},"edges":[]}` : `${prefix}"nodes":[],"edges":${json}}`,
-      });
-      itemBytes.push(bytes - overhead);
-    } else if (to - from === 1) {
-      throw new ChunkError(
-        `/${field}/${from} alone is ${Buffer.byteLength(json) - 2} bytes (${bytes} as a chunk), over the ${limit}-byte bus message limit`,
-      );
-    } else {
-      const middle = from + Math.ceil((to - from) / 2);
-      emit(field, from, middle);
-      emit(field, middle, to);
-    }
-  };
-  const step = Math.max(1, Math.floor((limit * 0.9) / average));
   for (const field of ['nodes', 'edges'] as const) {
-    const length = envelope[field].length;
-    for (let from = 0; from < length; from += step) emit(field, from, Math.min(length, from + step));
+    const all = envelope[field] as unknown[];
+    let perItem = average[field];
+    for (let from = 0; from < all.length;) {
+      let count = Math.min(all.length - from, Math.max(1, Math.floor(room / perItem)));
+      for (;;) {
+        const items = all.slice(from, from + count);
+        const json = JSON.stringify(items);
+        // Counted on the piece, so the chunk's JSON is not flattened here just to be measured.
+        const bytes = overhead + Buffer.byteLength(json) - 2;
+        if (bytes <= limit) {
+          chunks.push({
+            envelope: {
+              source: envelope.source,
+              kind: envelope.kind,
+              observed_at: envelope.observed_at,
+              nodes: field === 'nodes' ? (items as EnvelopeNode[]) : [],
+              edges: field === 'edges' ? (items as EnvelopeEdge[]) : [],
+            },
+            json:
+              field === 'nodes'
+                ? `${prefix}"nodes":${json},"edges":[]}`
+                : `${prefix}"nodes":[],"edges":${json}}`,
+          });
+          itemBytes.push(bytes - overhead);
+          // The next slice is sized by what this one measured (items next to each other are alike), but
+          // never above the field's average: where larger items begin, an overshoot serializes its slice
+          // twice, while a slice a little short costs only a chunk more.
+          perItem = Math.max(average[field], (bytes - overhead) / count);
+          from += count;
+          break;
+        }
+        if (count === 1)
+          throw new ChunkError(
+            `/${field}/${from} alone is ${bytes - overhead} bytes (${bytes} as a chunk), over the ${limit}-byte bus message limit`,
+          );
+        // Fewer items, as many as this slice's own size says fit (and at least one fewer): only the slice
+        // that overshot is serialized again.
+        count = Math.max(1, Math.min(count - 1, Math.floor((count * room) / (bytes - overhead))));
+      }
+    }
   }
 
   // The sample may have overestimated: an envelope that fits is kept whole after all.

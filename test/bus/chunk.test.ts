@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { BUS_MESSAGE_LIMIT, ChunkError, chunkEnvelope } from '../../src/ingest/chunk.js';
 import { edge, envelope, node } from '../helpers/envelope.js';
 
@@ -105,5 +105,32 @@ describe('chunkEnvelope', () => {
     expect(() => chunkEnvelope(envelope([a, b], edges), 4096)).toThrow(
       /^\/edges\/1 alone is \d+ bytes \(\d+ as a chunk\), over the 4096-byte bus message limit$/,
     );
+  });
+  it('sizes node and edge slices apart, so large nodes beside small edges are serialized about once', () => {
+    // One average for both made every node slice overshoot and be serialized again, halved (issue 38).
+    const nodes = Array.from({ length: 1000 }, (_, i) =>
+      node('Service', `svc-${i}`, { pad: 'n'.repeat(1000) }),
+    );
+    const edges = Array.from({ length: 10_000 }, (_, i) =>
+      edge('CONNECTS_TO', nodes[i % 1000], nodes[(i + 1) % 1000]),
+    );
+    const env = envelope(nodes, edges);
+    let serialized = 0;
+    const stringify = JSON.stringify;
+    const spy = vi.spyOn(JSON, 'stringify').mockImplementation((value: unknown, ...rest: unknown[]) => {
+      if (Array.isArray(value)) serialized += value.length;
+      return (stringify as (...a: unknown[]) => string)(value, ...rest);
+    });
+    let chunks;
+    try {
+      chunks = chunkEnvelope(env, 64 * 1024);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(chunks.flatMap((c) => c.envelope.nodes)).toEqual(nodes);
+    expect(chunks.flatMap((c) => c.envelope.edges)).toEqual(edges);
+    for (const c of chunks) expect(Buffer.byteLength(c.json)).toBeLessThanOrEqual(64 * 1024);
+    // Each item once, the samples (at most 128 per field) and a slice serialized twice now and then.
+    expect(serialized).toBeLessThan((nodes.length + edges.length) * 1.15);
   });
 });
