@@ -30,10 +30,14 @@ export const VERIFY_EXPORT_COMMAND = {
     },
     url: { type: 'string', value: 'URL', url: true, help: 'a running API to ask for its key' },
     tenant: { type: 'string', value: 'T', help: 'the tenant the export must be signed for' },
-    kind: { type: 'string', value: 'K', help: 'the kind of export it must be (paths)' },
-    format: { type: 'string', value: 'F', help: 'its format: ndjson or oscal' },
+    kind: {
+      type: 'string',
+      value: 'K',
+      help: 'the kind of export it must be: paths, assessment-results or graph',
+    },
+    format: { type: 'string', value: 'F', help: 'its format: ndjson, oscal-json or graphology-json' },
     scope: { type: 'string', value: 'S', help: 'its scope: all, or applications:<a,b>' },
-    state: { type: 'string', value: 'S', help: 'which paths it must carry: open, or all' },
+    state: { type: 'string', value: 'S', help: 'which paths it must carry: open or all (a graph: current)' },
   },
   positionals: { min: 2, max: 2, names: '<file> <sig>' },
   exits:

@@ -1,8 +1,15 @@
 // neighbourhood: the nodes and edges around one node of the caller's tenant graph, bounded by depth and a
 // node limit (issue 33: the dashboard's graph page asks for this instead of loading every route). A
 // credential bound to applications walks only the nodes of its applications (appsOfNode, as status.graph
-// counts them). Merged into SCHEMA_SDL.
-import { appsOfNode } from '../../src/auth/scope.js';
+// counts them); the walk is src/neighbourhood/walk.ts, shared with GET /export/graph. Merged into SCHEMA_SDL.
+import {
+  DEFAULT_NEIGHBOURHOOD_NODES,
+  MAX_NEIGHBOURHOOD_DEPTH,
+  MAX_NEIGHBOURHOOD_NODES,
+  nodeVisibility,
+  visibleDegree,
+  walkNeighbourhood,
+} from '../../src/neighbourhood/walk.js';
 import { ProblemError } from '../../src/http/problems.js';
 import type { GraphqlContext } from './resolvers.js';
 
@@ -62,8 +69,7 @@ export const NEIGHBOURHOOD_SDL = /* GraphQL */ `
   }
 `;
 
-export const MAX_NEIGHBOURHOOD_DEPTH = 6;
-export const MAX_NEIGHBOURHOOD_NODES = 5000;
+export { MAX_NEIGHBOURHOOD_DEPTH, MAX_NEIGHBOURHOOD_NODES };
 
 interface NeighbourhoodArgs {
   nodeId: string;
@@ -82,64 +88,23 @@ export function createNeighbourhoodResolvers() {
     Query: {
       neighbourhood: (_: unknown, args: NeighbourhoodArgs, ctx: GraphqlContext) => {
         const depth = bounded('depth', args.depth ?? 1, MAX_NEIGHBOURHOOD_DEPTH);
-        const limit = bounded('limit', args.limit ?? 2000, MAX_NEIGHBOURHOOD_NODES);
+        const limit = bounded('limit', args.limit ?? DEFAULT_NEIGHBOURHOOD_NODES, MAX_NEIGHBOURHOOD_NODES);
         const graph = ctx.engine.tenant(ctx.tenant)?.graph;
         if (!graph) return null;
-        const apps = ctx.principal.apps && new Set(ctx.principal.apps);
-        const seenApps = new Map<string, boolean>();
-        const visible = (id: string) => {
-          if (!apps) return true;
-          let hit = seenApps.get(id);
-          if (hit === undefined) seenApps.set(id, (hit = appsOfNode(graph, id).some((a) => apps.has(a))));
-          return hit;
-        };
+        const visible = nodeVisibility(graph, ctx.principal.apps);
         if (!graph.hasNode(args.nodeId) || !visible(args.nodeId)) return null;
-        const distance = new Map<string, number>([[args.nodeId, 0]]);
-        let frontier = [args.nodeId];
-        let truncated = false;
-        walk: for (let d = 1; d <= depth && frontier.length; d++) {
-          const next: string[] = [];
-          for (const node of frontier)
-            for (const neighbour of graph.neighbors(node)) {
-              if (distance.has(neighbour) || !visible(neighbour)) continue;
-              if (distance.size >= limit) {
-                truncated = true;
-                break walk;
-              }
-              distance.set(neighbour, d);
-              next.push(neighbour);
-            }
-          frontier = next;
-        }
-        const edges: { from: string; to: string; type: string }[] = [];
-        const seen = new Set<string>();
-        for (const id of distance.keys())
-          graph.forEachOutEdge(id, (_edge, attrs, from, to) => {
-            if (!distance.has(to)) return;
-            const key = `${attrs.type}|${from}|${to}`;
-            if (seen.has(key)) return;
-            if (edges.length >= 2 * limit) {
-              truncated = true;
-              return;
-            }
-            seen.add(key);
-            edges.push({ from, to, type: attrs.type });
-          });
-        const nodes = [...distance].map(([id, d]) => {
+        const walked = walkNeighbourhood(graph, [args.nodeId], { depth, limit, visible });
+        const nodes = [...walked.distance].map(([id, d]) => {
           const a = graph.getNodeAttributes(id);
-          let degree = 0;
-          graph.forEachNeighbor(id, (other) => {
-            if (visible(other)) degree++;
-          });
-          return { id, name: a.name, label: a.label, distance: d, degree };
+          return { id, name: a.name, label: a.label, distance: d, degree: visibleDegree(graph, id, visible) };
         });
         const center = nodes[0];
         return {
           center: { id: center.id, name: center.name, label: center.label },
           depth,
           nodes,
-          edges,
-          truncated,
+          edges: walked.edges.map((e) => ({ from: e.from, to: e.to, type: e.attrs.type })),
+          truncated: walked.truncated,
         };
       },
     },

@@ -2,7 +2,7 @@
 // every refusal (`auth.deny`, naming the principal that was refused when it authenticated), lockouts
 // (`auth.lockout.alert`), every accepted ingest request (`ingest.accepted`), every AI question
 // (`ai.ask`), the attack paths a request was shown (`view.attack_paths`) and whose routes it read
-// (`view.graph`), exports (`export.oscal`, `export.ndjson`), and `exfil.alert` when one principal reads
+// (`view.graph`), exports (`export.oscal`, `export.ndjson`, `export.graph`), and `exfil.alert` when one principal reads
 // unusually many paths. View records are gathered per request and written once, when the answer is sent: a
 // query naming the same field many times (aliases) makes one record, not one per alias.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -43,8 +43,16 @@ export interface Auditor {
   view(request: FastifyRequest, pathIds: readonly string[]): void;
   /** the paths whose routes (nodes and hops of the graph) a request read */
   viewGraph(request: FastifyRequest, pathIds: readonly string[]): void;
-  /** an export of paths (`export.oscal`, `export.ndjson`), written at once */
-  export(request: FastifyRequest, format: ExportFormat, pathIds: readonly string[]): void;
+  /**
+   * an export (`export.oscal`, `export.ndjson`: the paths it carried; `export.graph`: the path asked for,
+   * if any, and what the export held in `extra`), written at once
+   */
+  export(
+    request: FastifyRequest,
+    format: ExportFormat,
+    pathIds: readonly string[],
+    extra?: Record<string, unknown>,
+  ): void;
   /** an AI question answered (or failed at the provider), written at once */
   ai(request: FastifyRequest, asked: AiAudit): void;
   /** an ingest request that was accepted (answered 202) */
@@ -133,13 +141,13 @@ export function createAuditor(
       const into = gather(request).graph;
       for (const id of pathIds) into.add(id);
     },
-    export(request, format, pathIds) {
+    export(request, format, pathIds, extra) {
       const subject = who(request);
       const tenant = admittedTenant(request);
       log.append(`export.${format}`, {
         subject,
         tenant,
-        fields: { ...base(request), path_ids: [...pathIds] },
+        fields: { ...base(request), ...extra, path_ids: [...pathIds] },
       });
       watch(subject, tenant, request.id, pathIds);
     },

@@ -1,7 +1,8 @@
 // Exports on the API listener: GET /export/ndjson (one attack path per line, streamed), GET /export/oscal
-// (NIST OSCAL 1.1.2 assessment results), GET /export/pubkey (the Ed25519 key that verifies them). Each
-// export is signed (`X-Service-Signature`, src/export/signing.ts), limited to the caller's applications
-// when its credential is bound to some, and written to the audit log (`export.ndjson`, `export.oscal`).
+// (NIST OSCAL 1.1.2 assessment results), GET /export/graph (a neighbourhood in graphology's format,
+// graph-export.ts), GET /export/pubkey (the Ed25519 key that verifies them). Each export is signed
+// (`X-Service-Signature`, src/export/signing.ts), limited to the caller's applications when its credential
+// is bound to some, and written to the audit log (`export.ndjson`, `export.oscal`, `export.graph`).
 import { createReadStream, existsSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -18,6 +19,13 @@ import { ProblemError } from '../../src/http/problems.js';
 import type { PathRecord } from '../../src/paths/path-store.js';
 import type { Auditor } from '../plugins/audit.js';
 import { VERSION } from '../version.js';
+import { registerGraphExport } from './graph-export.js';
+
+const FORMAT_OF: Record<ExportContext['kind'], ExportContext['format']> = {
+  paths: 'ndjson',
+  'assessment-results': 'oscal-json',
+  graph: 'graphology-json',
+};
 
 export function registerExportRoutes(
   app: FastifyInstance,
@@ -41,7 +49,7 @@ export function registerExportRoutes(
   ): ExportContext => ({
     tenant: request.tenant,
     kind,
-    format: kind === 'paths' ? 'ndjson' : 'oscal-json',
+    format: FORMAT_OF[kind],
     scope: scopeOf(request.principal.apps),
     state,
     time: new Date(deps.now()).toISOString(),
@@ -173,6 +181,25 @@ export function registerExportRoutes(
       'application/json; charset=utf-8',
       `pathgate-${request.tenant}-assessment-results.json`,
     );
+  });
+
+  // The neighbourhood of a node or a path's route in graphology's format (graph-export.ts).
+  registerGraphExport(app, {
+    engine,
+    audit: deps.audit,
+    now: deps.now,
+    export: async (request, reply, chunks, kind, state, filename) => {
+      const { slot, spooled } = await spoolFor(request, 'json', chunks);
+      return send(
+        request,
+        reply,
+        spooled,
+        slot,
+        contextOf(request, kind, state),
+        'application/json; charset=utf-8',
+        filename,
+      );
+    },
   });
 
   app.get('/export/pubkey', async () => ({

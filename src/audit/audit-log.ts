@@ -10,7 +10,7 @@ import { open, seal } from './cipher.js';
 export const GENESIS = '0'.repeat(64);
 
 /** The export formats whose reads are audited as `export.<format>` (spec: Events). */
-export type ExportFormat = 'oscal' | 'ndjson';
+export type ExportFormat = 'oscal' | 'ndjson' | 'graph';
 
 /** Every event the audit log records; docs/security.md lists the same. */
 export const AUDIT_EVENTS = [
@@ -22,6 +22,7 @@ export const AUDIT_EVENTS = [
   'view.graph',
   'export.oscal',
   'export.ndjson',
+  'export.graph',
   'exfil.alert',
   'audit.pruned',
   'forge.refused',

@@ -2,21 +2,22 @@
 // signature holds for one export only. Version 2, one `key=value` line each, in this order:
 //   pathgate-export/v2
 //   tenant=<tenant>
-//   kind=paths | assessment-results
-//   format=ndjson | oscal-json
+//   kind=paths | assessment-results | graph
+//   format=ndjson | oscal-json | graphology-json
 //   scope=all | applications:<app>,<app>   (the caller's applications, sorted, each URI-encoded)
-//   state=open | all                       (which paths: open ones, or resolved ones too)
+//   state=open | all | current             (which paths: open ones, or resolved ones too; a graph: as it is now)
 //   time=<ISO 8601 of the export>
 //   sha256=<lowercase hex SHA-256 of the body>
 export const STATEMENT_VERSION = 'pathgate-export/v2';
 
 export interface ExportContext {
   tenant: string;
-  kind: 'paths' | 'assessment-results';
-  format: 'ndjson' | 'oscal-json';
+  kind: 'paths' | 'assessment-results' | 'graph';
+  format: 'ndjson' | 'oscal-json' | 'graphology-json';
   /** `all`, or `applications:<a>,<b>` for a credential bound to applications */
   scope: string;
-  state: 'open' | 'all';
+  /** which paths (`open`, `all`); a graph export is of the graph as it is (`current`) */
+  state: 'open' | 'all' | 'current';
   /** ISO 8601 */
   time: string;
 }
@@ -75,10 +76,13 @@ export function checkExpected(
 
 /**
  * What the service's own file name for an export says (`pathgate-<tenant>-paths.ndjson`,
- * `pathgate-<tenant>-assessment-results.json`): checked too, so a file saved under another tenant's name is
+ * `pathgate-<tenant>-assessment-results.json`, `pathgate-<tenant>-graph-<Label>-<16 hex>.json` or
+ * `pathgate-<tenant>-graph-ap-<16 hex>.json`): checked too, so a file saved under another tenant's name is
  * refused even without -tenant.
  */
 export function expectedFromFileName(name: string): ExpectedContext {
+  const graph = /^pathgate-(.+)-graph-(?:[A-Za-z_]+|ap)-[0-9a-f]{16}\.json$/.exec(name);
+  if (graph) return { tenant: graph[1], kind: 'graph', format: 'graphology-json' };
   const match = /^pathgate-(.+)-(paths\.ndjson|assessment-results\.json)$/.exec(name);
   if (!match) return {};
   return match[2] === 'paths.ndjson'

@@ -41,12 +41,7 @@ export function nodeDoc(
   attrs: NodeAttributes = graph.getNodeAttributes(id),
 ): SearchDoc {
   const kind = nodeKind(attrs.label);
-  const parts: string[] = [];
-  for (const [key, value] of Object.entries(attrs.props)) {
-    if (SKIPPED_PROPS.has(key)) continue;
-    const text = propText(value);
-    if (text) parts.push(`${key}: ${text}`);
-  }
+  const parts = Object.entries(shownProps(attrs.props)).map(([key, text]) => `${key}: ${text}`);
   return {
     key: docKey(kind, id),
     kind,
@@ -56,6 +51,21 @@ export function nodeDoc(
     text: cut(parts.join(' · '), TEXT_CHARS),
     apps: appsOfNode(graph, id),
   };
+}
+
+/**
+ * A node's properties as the API shows them (search snippets, GET /export/graph): string and string-list
+ * values only, each cut short, the engine's own flags and times left out. Nothing else of `props` leaves.
+ */
+export function shownProps(props: Record<string, unknown>): Record<string, string> {
+  const out: [string, string][] = [];
+  for (const [key, value] of Object.entries(props)) {
+    if (SKIPPED_PROPS.has(key)) continue;
+    const text = propText(value);
+    if (text) out.push([key, text]);
+  }
+  // fromEntries defines own properties: a `__proto__` key stays a key.
+  return Object.fromEntries(out);
 }
 
 function propText(value: unknown): string {
