@@ -42,6 +42,7 @@ import {
   type NumArray,
   type Writes,
 } from './cow-arrays.js';
+import { IdSlots } from './id-slots.js';
 import { workloadPricer } from './workload-price.js';
 
 /** What a walk on the caller's thread reads of a live graph or fork (LiveGraph.adjacency). */
@@ -183,7 +184,7 @@ export class LiveGraph implements CompiledGraph {
   private a: Record<string, Int32Array | Float64Array | Uint8Array> = {};
   constructor(private readonly pool = new CompileBuffers()) {}
 
-  private slotOf: SlotMap = new Map<string, number>();
+  private slotOf: SlotMap = new IdSlots(this.nodeIds);
   /** The graphology attributes object of each slot's node: a node removed and added again has a new one. */
   private nodeAttrs: NodeAttributes[] = [];
   private built = false;
@@ -419,7 +420,8 @@ export class LiveGraph implements CompiledGraph {
       };
       copy.nodeIds = plain(this.parent.nodeIds, this.ownIds);
       copy.names = plain(this.parent.names, this.ownNames);
-      copy.slotOf = (this.slotOf as LayeredSlots).flatten();
+      const layered = this.slotOf;
+      copy.slotOf = IdSlots.of(copy.nodeIds, (id) => layered.get(id));
       copy.starts = this.starts;
       copy.targets = this.targets;
       copy.directAccess = this.directAccess;
@@ -480,8 +482,8 @@ export class LiveGraph implements CompiledGraph {
     this.deadNodes = 0;
     this.deadEdges = 0;
     this.nodeIds = c.nodeIds;
+    this.slotOf = new IdSlots(this.nodeIds);
     this.names = c.names;
-    this.slotOf = new Map();
     this.nodeAttrs = new Array<NodeAttributes>(n);
     // compileGraph's own arrays (labels, edges, adjacency) are adopted as they are; the live-only ones are
     // filled from them. fStart and friends are views of compileGraph's offsets: copied before they change.
@@ -1043,14 +1045,5 @@ class LayeredSlots implements SlotMap {
   delete(id: string): void {
     this.own.delete(id);
     this.gone.add(id);
-  }
-  /** A plain map of the same slots (over a live graph's map). */
-  flatten(): Map<string, number> {
-    const out = new Map<string, number>();
-    const base = this.base;
-    if (!(base instanceof Map)) throw new Error('analysis/live-graph: flatten of a fork of a fork');
-    for (const [id, slot] of base) if (!this.gone.has(id)) out.set(id, slot);
-    for (const [id, slot] of this.own) out.set(id, slot);
-    return out;
   }
 }

@@ -12,7 +12,7 @@ import type { EdgeAttributes, EdgeVisitor, NodeAttributes } from '../model.js';
 import type { EdgeType } from '../vocabulary.js';
 import { GraphStorage, missingEdge, missingNode, UsageGraphError } from './graph-storage.js';
 import { NodeIds } from './node-ids.js';
-import { SparsePagedI32 } from './paged.js';
+import { SparsePagedI32, SparseRefs } from './paged.js';
 
 export { NotFoundGraphError, UsageGraphError } from './graph-storage.js';
 
@@ -388,7 +388,7 @@ export class CompactGraph extends GraphStorage {
     this.attrs = [];
     for (const column of this.nodeColumns()) column.clear();
     for (const column of this.edgeColumns()) column.clear();
-    this.props = [];
+    this.props = new SparseRefs();
     this.joinConfidence.clear();
     this.namedKeys.clear();
     this.nameOfSlot.clear();

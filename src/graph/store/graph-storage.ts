@@ -10,7 +10,7 @@ import type { EdgeAttributes, EdgeVisitor, NodeAttributes } from '../model.js';
 import { EDGE_TYPES, WEIGHT_BASES, type EdgeType } from '../vocabulary.js';
 import { EdgeIndex } from './edge-index.js';
 import { NodeIds } from './node-ids.js';
-import { PagedF64, PagedI32, PagedU8, SparsePagedI32 } from './paged.js';
+import { PagedF64, PagedI32, PagedU8, SparsePagedI32, SparseRefs } from './paged.js';
 
 const TYPE_NUMBER = new Map<string, number>(EDGE_TYPES.map((t, i) => [t, i]));
 const BASIS_NUMBER = new Map<string, number>(WEIGHT_BASES.map((b, i) => [b, i + 1]));
@@ -62,7 +62,7 @@ export abstract class GraphStorage {
   protected prevOut = new PagedI32();
   protected nextIn = new PagedI32();
   protected prevIn = new PagedI32();
-  protected props: (Record<string, unknown> | undefined)[] = [];
+  protected props = new SparseRefs<Record<string, unknown>>();
   protected joinConfidence = new Map<number, number>();
   protected edgeSlots = 0;
   protected liveEdges = 0;
@@ -131,7 +131,7 @@ export abstract class GraphStorage {
     this.from.set(slot, fromSlot);
     this.to.set(slot, toSlot);
     this.writeAttributes(slot, attributes);
-    this.props.push(attributes.props);
+    this.props.set(slot, attributes.props);
     this.link(slot, fromSlot, toSlot);
     this.index.add(slot);
     this.liveEdges++;
@@ -160,7 +160,7 @@ export abstract class GraphStorage {
     if (retype) this.index.remove(slot);
     this.writeAttributes(slot, attributes);
     if (retype) this.index.add(slot);
-    this.props[slot] = attributes.props;
+    this.props.set(slot, attributes.props);
   }
 
   /** A copy of an edge's attributes, with only the fields it has. */
@@ -172,7 +172,7 @@ export abstract class GraphStorage {
     if (bits & RESOURCE_SCOPED) attrs.resourceScoped = true;
     if (bits & HAS_JOIN_CONFIDENCE) attrs.joinConfidence = this.joinConfidence.get(slot);
     if (bits & JOIN_PENDING) attrs.joinPending = true;
-    const props = this.props[slot];
+    const props = this.props.get(slot);
     if (props !== undefined) attrs.props = props;
     return attrs;
   }
@@ -319,7 +319,7 @@ export abstract class GraphStorage {
       this.nameOfSlot.delete(slot);
     }
     this.from.set(slot, -1);
-    this.props[slot] = undefined;
+    this.props.set(slot, undefined);
     this.joinConfidence.delete(slot);
     this.liveEdges--;
   }
@@ -386,7 +386,7 @@ export abstract class GraphStorage {
     this.prevOut = new PagedI32();
     this.nextIn = new PagedI32();
     this.prevIn = new PagedI32();
-    this.props = [];
+    this.props = new SparseRefs();
     this.joinConfidence = new Map();
     this.nameOfSlot.clear();
     this.reserveEdges(this.liveEdges);
@@ -411,7 +411,7 @@ export abstract class GraphStorage {
         this.namedKeys.set(name, slot);
         this.nameOfSlot.set(slot, name);
       }
-      this.props.push(old.props[s]);
+      this.props.set(slot, old.props.get(s));
       const confidence = old.joinConfidence.get(s);
       if (confidence !== undefined) this.joinConfidence.set(slot, confidence);
       slot++;

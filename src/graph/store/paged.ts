@@ -96,3 +96,26 @@ export class SparsePagedI32 {
     return count;
   }
 }
+
+/**
+ * References by slot (an edge's properties), in pages made only when one of their slots holds something:
+ * most edges of an estate have none, and a page of 65,536 empty references costs what it holds.
+ */
+export class SparseRefs<T> {
+  private pages: (T[] | undefined)[] = [];
+
+  get(i: number): T | undefined {
+    return this.pages[i >>> PAGE_BITS]?.[i & MASK];
+  }
+
+  set(i: number, value: T | undefined): void {
+    const index = i >>> PAGE_BITS;
+    let page = this.pages[index];
+    if (!page) {
+      if (value === undefined) return;
+      while (this.pages.length <= index) this.pages.push(undefined);
+      page = this.pages[index] = new Array<T>(PAGE_SIZE);
+    }
+    page[i & MASK] = value as T;
+  }
+}
