@@ -66,3 +66,19 @@ export async function* estateRequests(file: string): AsyncGenerator<string> {
   }
   if (items.length) yield flush();
 }
+
+/** Posts the estate's requests to a service built in the bench's process (inject), each answered 202. */
+export async function ingestEstate(
+  ingestApp: { inject(request: object): Promise<{ statusCode: number }> },
+  file: string,
+): Promise<void> {
+  for await (const body of estateRequests(file)) {
+    const response = await ingestApp.inject({
+      method: 'POST',
+      url: '/ingest/events',
+      headers: { 'content-type': 'application/json' },
+      payload: body,
+    });
+    if (response.statusCode !== 202) throw new Error(`bench: ingest answered ${response.statusCode}`);
+  }
+}

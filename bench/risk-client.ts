@@ -14,7 +14,7 @@ import { pino } from 'pino';
 import { loadSettings } from '../src/config/settings.js';
 import { nodeId } from '../src/graph/ids.js';
 import { buildService, type Service } from '../app/service.js';
-import { estateRequests } from './estate.js';
+import { ingestEstate } from './estate.js';
 import { ensureYardstick } from './yardstick.js';
 
 const QUERY = `query Risk($seed: Int!) {
@@ -108,15 +108,7 @@ export async function runRiskClientBench(
   });
   try {
     const began = performance.now();
-    for await (const body of estateRequests(estateFile)) {
-      const response = await service.ingestApp.inject({
-        method: 'POST',
-        url: '/ingest/events',
-        headers: { 'content-type': 'application/json' },
-        payload: body,
-      });
-      if (response.statusCode !== 202) throw new Error(`bench: ingest answered ${response.statusCode}`);
-    }
+    await ingestEstate(service.ingestApp, estateFile);
     await service.engine.drain();
     await service.engine.analyzeAll();
     const tenant = service.engine.tenant('default')!;

@@ -17,7 +17,7 @@ import { nodeDoc, pathDoc, type FindingsCache } from '../src/search/documents.js
 import { EmbeddedSearchIndex } from '../src/search/embedded-index.js';
 import { tokenize, typoBudget } from '../src/search/query.js';
 import type { SearchDoc } from '../src/search/search-index.js';
-import { estateRequests } from './estate.js';
+import { ingestEstate } from './estate.js';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
@@ -233,15 +233,7 @@ export async function runSearchBench(estateFile: string, nodes: number): Promise
     logger: pino({ level: 'silent' }),
   });
   try {
-    for await (const body of estateRequests(estateFile)) {
-      const response = await service.ingestApp.inject({
-        method: 'POST',
-        url: '/ingest/events',
-        headers: { 'content-type': 'application/json' },
-        payload: body,
-      });
-      if (response.statusCode !== 202) throw new Error(`bench: ingest answered ${response.statusCode}`);
-    }
+    await ingestEstate(service.ingestApp, estateFile);
     await service.engine.drain();
     const passBegan = performance.now();
     await service.engine.analyzeAll();

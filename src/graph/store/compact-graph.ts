@@ -193,10 +193,7 @@ export class CompactGraph extends GraphStorage {
     if (to === undefined) return this.slotOfEdge(keyOrFrom) >= 0;
     const f = this.find(keyOrFrom);
     const t = this.find(to);
-    if (f === undefined || t === undefined) return false;
-    for (let e = this.outHead.get(f); e; e = this.nextOut.get(e - 1))
-      if (this.to.get(e - 1) === t) return true;
-    return false;
+    return f !== undefined && t !== undefined && this.index.findPair(f, t) >= 0;
   }
 
   hasDirectedEdge(keyOrFrom: string, to?: string): boolean {
