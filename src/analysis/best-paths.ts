@@ -197,20 +197,20 @@ export class PathSearch {
  * finder reads its routes off the distances PostgreSQL computed the same way, src/db/db-path-finder.ts.)
  */
 export function routeToTarget(g: CompiledCore, dist: Float64Array, start: number, target: number): PairPath {
-  const { edgeTo, edgeUnits } = g;
-  return walk(g, start, target, 'reverse', (u, k) => edgeUnits[k] + dist[edgeTo[k]] === dist[u]);
+  const { fTo, fUnits } = g;
+  return walk(g, start, target, 'reverse', (u, s) => fUnits[s] + dist[fTo[s]] === dist[u]);
 }
 
 /**
  * Walks from `start` to `target`, taking at each node the first out-edge (in the graph's order of
- * out-edges, fStart..fEnd) that `tight` accepts.
+ * out-edges, fStart..fEnd) that `tight` accepts; `tight` is given the edge's forward slot.
  */
 function walk(
   g: CompiledCore,
   start: number,
   target: number,
   direction: string,
-  tight: (u: number, k: number) => boolean,
+  tight: (u: number, slot: number) => boolean,
 ): PairPath {
   const { edgeTo, edgeP, fStart, fEnd, fEdges } = g;
   const hops: number[] = [];
@@ -218,9 +218,8 @@ function walk(
   for (let u = start; u !== target;) {
     let next = -1;
     for (let s = fStart[u], end = fEnd[u]; s < end; s++) {
-      const k = fEdges[s];
-      if (tight(u, k)) {
-        next = k;
+      if (tight(u, s)) {
+        next = fEdges[s];
         break;
       }
     }
@@ -244,7 +243,7 @@ export function routeFromStart(
   start: number,
   target: number,
 ): PairPath {
-  const { edgeTo, edgeUnits, rStart, rEnd, rFrom, rUnits } = g;
+  const { fTo, fUnits, rStart, rEnd, rFrom, rUnits } = g;
   const marked: number[] = [target];
   mark[target] = 1;
   for (let s = 0; s < marked.length; s++) {
@@ -264,7 +263,7 @@ export function routeFromStart(
       start,
       target,
       'forward',
-      (u, k) => mark[edgeTo[k]] === 1 && dist[u] + edgeUnits[k] === dist[edgeTo[k]],
+      (u, s) => mark[fTo[s]] === 1 && dist[u] + fUnits[s] === dist[fTo[s]],
     );
   } finally {
     for (const v of marked) mark[v] = 0;

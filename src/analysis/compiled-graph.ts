@@ -27,19 +27,20 @@ export interface CompiledCore {
   edgeTo: Int32Array;
   /** Index into EDGE_TYPES. */
   edgeType: Uint8Array;
-  /** Hop probability from priceHop; 0 = not traversable. */
+  /**
+   * Hop probability from priceHop; 0 = not traversable. Its −ln p and search cost are derived from it
+   * (hopCost, hopUnits), not kept per edge: the search reads the costs laid out by slot (fUnits, rUnits).
+   */
   edgeP: Float64Array;
-  /** −ln p; Infinity for p = 0. */
-  edgeCost: Float64Array;
   /** Index into WEIGHT_BASES. */
   edgeBasis: Uint8Array;
-  /** Search cost: round(−ln p × COST_UNITS_PER_NAT) + 1 (the unit breaks exact ties toward fewer hops); Infinity for p = 0. */
-  edgeUnits: Float64Array;
   /**
    * Forward adjacency: the out-edges of u sit in slots fStart[u] .. fEnd[u] - 1, in the order the tenant
    * graph holds them (that order breaks ties between equally good routes, so it must not depend on how
-   * the arrays were built). fEdges[k] is the edge in slot k; fTo and fUnits are its edgeTo and edgeUnits,
-   * laid out by slot so a forward search reads sequentially. (A fresh compile has fEdges[k] === k.)
+   * the arrays were built). fEdges[k] is the edge in slot k; fTo is its edgeTo and fUnits its search cost
+   * (hopUnits of its edgeP: round(−ln p × COST_UNITS_PER_NAT) + 1, the unit breaking exact ties toward fewer
+   * hops; Infinity for p = 0), laid out by slot so a forward search reads sequentially. (A fresh compile has
+   * fEdges[k] === k.)
    */
   fStart: Int32Array;
   fEnd: Int32Array;
@@ -50,7 +51,7 @@ export interface CompiledCore {
   rStart: Int32Array;
   rEnd: Int32Array;
   rEdges: Int32Array;
-  /** edgeFrom and edgeUnits of rEdges[k], laid out by reverse slot so a reverse search reads sequentially. */
+  /** edgeFrom and search cost of rEdges[k], laid out by reverse slot so a reverse search reads sequentially. */
   rFrom: Int32Array;
   rUnits: Float64Array;
   starts: Int32Array;
@@ -194,6 +195,11 @@ export function hopCost(p: number): { cost: number; units: number } {
   return { cost: Infinity, units: Infinity };
 }
 
+/** The search cost of a hop probability alone: what fUnits and rUnits hold for the hop (hopCost's units). */
+export function hopUnits(p: number): number {
+  return p > 0 ? Math.round((p >= 1 ? 0 : -Math.log(p)) * COST_UNITS_PER_NAT) + 1 : Infinity;
+}
+
 /** Whether a node is a start or a target of the search (and a direct-access target). */
 export function roleOf(attrs: NodeAttributes, seedIamUsers: boolean): number {
   const props = attrs.props;
@@ -256,9 +262,9 @@ export function compileGraph(
   const edgeTo = sharedI32('edgeTo', m);
   const edgeType = sharedU8('edgeType', m);
   const edgeP = sharedF64('edgeP', m);
-  const edgeCost = sharedF64('edgeCost', m);
   const edgeBasis = sharedU8('edgeBasis', m);
-  const edgeUnits = sharedF64('edgeUnits', m);
+  // A fresh compile's forward slot of edge k is k: its search cost goes straight to fUnits.
+  const fUnits = sharedF64('fUnits', m);
   const rOffsets = sharedI32('rOffsets', n + 1);
   // Counted up below: a reused buffer holds the last compile's counts.
   rOffsets.fill(0);
@@ -291,34 +297,25 @@ export function compileGraph(
     edgeType[k] = typeIndex;
     edgeBasis[k] = basisIndex;
     edgeP[k] = p;
-    // Inline rather than hopCost(): this loop runs once per edge of the estate.
-    if (p > 0) {
-      const cost = p >= 1 ? 0 : -Math.log(p);
-      edgeCost[k] = cost;
-      edgeUnits[k] = Math.round(cost * COST_UNITS_PER_NAT) + 1;
-    } else {
-      edgeCost[k] = Infinity;
-      edgeUnits[k] = Infinity;
-    }
+    // Inline rather than hopUnits(): this loop runs once per edge of the estate.
+    fUnits[k] = p > 0 ? Math.round((p >= 1 ? 0 : -Math.log(p)) * COST_UNITS_PER_NAT) + 1 : Infinity;
     rOffsets[to + 1]++;
   });
   for (let v = 0; v < n; v++) rOffsets[v + 1] += rOffsets[v];
 
   const fEdges = sharedI32('fEdges', m);
   const fTo = sharedI32('fTo', m);
-  const fUnits = sharedF64('fUnits', m);
   const rEdges = sharedI32('rEdges', m);
   const rFrom = sharedI32('rFrom', m);
   const rUnits = sharedF64('rUnits', m);
   fTo.set(edgeTo);
-  fUnits.set(edgeUnits);
   cursor.set(rOffsets.subarray(0, n));
   for (let k = 0; k < m; k++) {
     fEdges[k] = k;
     const r = cursor[edgeTo[k]]++;
     rEdges[r] = k;
     rFrom[r] = edgeFrom[k];
-    rUnits[r] = edgeUnits[k];
+    rUnits[r] = fUnits[k];
   }
 
   let index: Map<string, number> | undefined;
@@ -332,9 +329,7 @@ export function compileGraph(
     edgeTo,
     edgeType,
     edgeP,
-    edgeCost,
     edgeBasis,
-    edgeUnits,
     fStart: fOffsets.subarray(0, n),
     fEnd: fOffsets.subarray(1, n + 1),
     fEdges,
@@ -362,9 +357,7 @@ const CORE_ARRAYS = [
   'edgeTo',
   'edgeType',
   'edgeP',
-  'edgeCost',
   'edgeBasis',
-  'edgeUnits',
   'fStart',
   'fEnd',
   'fEdges',

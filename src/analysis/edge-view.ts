@@ -1,9 +1,9 @@
 // A copy-on-write view of a compiled graph with some hops removed or repriced (what-if, remediation
 // verification): the structure (nodes, adjacency, types, bases) is shared with the graph it views; only the
-// priced arrays (edgeP, edgeCost, edgeUnits and their per-slot copies fUnits, rUnits) are copied, once, on
+// priced arrays (edgeP and the per-slot search costs fUnits, rUnits) are copied, once, on
 // the first change. The same search (best-paths.ts), simulation and k-shortest routes run on it unchanged.
 // A change can also take away a target's direct access (a public access block).
-import { hopCost, type CompiledGraph } from './compiled-graph.js';
+import { hopUnits, type CompiledGraph } from './compiled-graph.js';
 
 export class EdgeView {
   /** The graph as changed; the original until the first change. */
@@ -21,10 +21,8 @@ export class EdgeView {
     this.copy();
     const g = this.graph;
     if (!this.changed.has(edge)) this.changed.set(edge, g.edgeP[edge]);
-    const { cost, units } = hopCost(p);
+    const units = hopUnits(p);
     g.edgeP[edge] = p;
-    g.edgeCost[edge] = cost;
-    g.edgeUnits[edge] = units;
     const from = g.edgeFrom[edge];
     for (let s = g.fStart[from], end = g.fEnd[from]; s < end; s++)
       if (g.fEdges[s] === edge) g.fUnits[s] = units;
@@ -92,8 +90,6 @@ export class EdgeView {
       ...b,
       indexOf: (id: string) => b.indexOf(id),
       edgeP: Float64Array.from(b.edgeP),
-      edgeCost: Float64Array.from(b.edgeCost),
-      edgeUnits: Float64Array.from(b.edgeUnits),
       fUnits: Float64Array.from(b.fUnits),
       rUnits: Float64Array.from(b.rUnits),
     };

@@ -6,7 +6,7 @@
 // Dijkstra): banning hops and nodes only makes costs higher, so the guide stays admissible and consistent,
 // and a spur search walks little more than the route it finds.
 // A target that is itself a starting node is reached only over a hop (spec item 7): it is not a source.
-import type { CompiledCore } from './compiled-graph.js';
+import { hopUnits, type CompiledCore } from './compiled-graph.js';
 
 export interface RankedRoute {
   /** Node indices, start → target. */
@@ -231,7 +231,7 @@ function assemble(g: CompiledCore, edges: number[], start: number): RankedRoute 
     nodes.push(g.edgeTo[e]);
     score *= g.edgeP[e];
     logScore += Math.log(g.edgeP[e]);
-    units += g.edgeUnits[e];
+    units += hopUnits(g.edgeP[e]);
   }
   return { nodes, edges, score, logScore, units };
 }

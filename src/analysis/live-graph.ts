@@ -22,7 +22,7 @@ import {
   BASIS_INDEX,
   CompileBuffers,
   compileGraph,
-  hopCost,
+  hopUnits,
   LABEL_INDEX,
   priceEdge,
   roleOf,
@@ -98,9 +98,7 @@ const EDGE_ARRAYS: [string, Kind][] = [
   ['edgeTo', 'i32'],
   ['edgeType', 'u8'],
   ['edgeP', 'f64'],
-  ['edgeCost', 'f64'],
   ['edgeBasis', 'u8'],
-  ['edgeUnits', 'f64'],
   ['fSlot', 'i32'],
   ['rSlot', 'i32'],
 ];
@@ -161,9 +159,7 @@ export class LiveGraph implements CompiledGraph {
   edgeTo: Int32Array = new Int32Array(0);
   edgeType: Uint8Array = new Uint8Array(0);
   edgeP: Float64Array = new Float64Array(0);
-  edgeCost: Float64Array = new Float64Array(0);
   edgeBasis: Uint8Array = new Uint8Array(0);
-  edgeUnits: Float64Array = new Float64Array(0);
   fStart: Int32Array = new Int32Array(0);
   fEnd: Int32Array = new Int32Array(0);
   fEdges: Int32Array = new Int32Array(0);
@@ -552,9 +548,7 @@ export class LiveGraph implements CompiledGraph {
     this.edgeTo = i32('edgeTo', m);
     this.edgeType = u8('edgeType', m);
     this.edgeP = f64('edgeP', m);
-    this.edgeCost = f64('edgeCost', m);
     this.edgeBasis = u8('edgeBasis', m);
-    this.edgeUnits = f64('edgeUnits', m);
     this.fEdges = i32('fEdges', this.fTail);
     this.fTo = i32('fTo', this.fTail);
     this.fUnits = f64('fUnits', this.fTail);
@@ -688,7 +682,6 @@ export class LiveGraph implements CompiledGraph {
     const edgeType = this.a.edgeType as Uint8Array;
     const edgeP = this.a.edgeP as Float64Array;
     const edgeBasis = this.a.edgeBasis as Uint8Array;
-    const edgeUnits = this.a.edgeUnits as Float64Array;
     const prices: [number, number, number][] = [];
     const inPlace = new Set<number>();
     for (const k of reprice) {
@@ -705,18 +698,15 @@ export class LiveGraph implements CompiledGraph {
       }
     }
     if (inPlace.size || renamed.size) options.beforePatch?.(inPlace, new Set(renamed.keys()));
-    const edgeCost = this.a.edgeCost as Float64Array;
     const fUnits = this.a.fUnits as Float64Array;
     const rUnits = this.a.rUnits as Float64Array;
     const fSlot = this.a.fSlot as Int32Array;
     const rSlot = this.a.rSlot as Int32Array;
     for (const [k, p, basis] of prices) {
-      const { cost, units } = hopCost(p);
-      const before = edgeUnits[k];
+      const units = hopUnits(p);
+      const before = fUnits[fSlot[k]];
       edgeP[k] = p;
       edgeBasis[k] = basis;
-      edgeCost[k] = cost;
-      edgeUnits[k] = units;
       fUnits[fSlot[k]] = units;
       rUnits[rSlot[k]] = units;
       if (added.has(k)) {
@@ -905,9 +895,7 @@ export class LiveGraph implements CompiledGraph {
     (a.edgeTo as Int32Array)[k] = v;
     (a.edgeType as Uint8Array)[k] = typeIndex;
     (a.edgeP as Float64Array)[k] = 0;
-    (a.edgeCost as Float64Array)[k] = Infinity;
     (a.edgeBasis as Uint8Array)[k] = 0;
-    (a.edgeUnits as Float64Array)[k] = Infinity;
     const s = this.room('f', u);
     (a.fEdges as Int32Array)[s] = k;
     (a.fTo as Int32Array)[s] = v;
@@ -978,8 +966,7 @@ export function coreLengths(
 ): Record<string, number> {
   const lengths: Record<string, number> = {};
   for (const name of ['labels', 'fStart', 'fEnd', 'rStart', 'rEnd']) lengths[name] = d.nodeCount;
-  for (const name of ['edgeFrom', 'edgeTo', 'edgeType', 'edgeP', 'edgeCost', 'edgeBasis', 'edgeUnits'])
-    lengths[name] = d.edgeCount;
+  for (const name of ['edgeFrom', 'edgeTo', 'edgeType', 'edgeP', 'edgeBasis']) lengths[name] = d.edgeCount;
   for (const name of ['fEdges', 'fTo', 'fUnits']) lengths[name] = d.fTail;
   for (const name of ['rEdges', 'rFrom', 'rUnits']) lengths[name] = d.rTail;
   return lengths;
@@ -1007,9 +994,7 @@ export function coreViews(
     edgeTo: i32('edgeTo', m),
     edgeType: u8('edgeType', m),
     edgeP: f64('edgeP', m),
-    edgeCost: f64('edgeCost', m),
     edgeBasis: u8('edgeBasis', m),
-    edgeUnits: f64('edgeUnits', m),
     fEdges: i32('fEdges', d.fTail),
     fTo: i32('fTo', d.fTail),
     fUnits: f64('fUnits', d.fTail),

@@ -7,7 +7,7 @@
 // store's generation is not the one this process wrote last (the store says it is stale for us).
 import type pg from 'pg';
 import type { CompiledGraph } from '../analysis/compiled-graph.js';
-import { ROLE_DIRECT, ROLE_START, ROLE_TARGET, TYPE_INDEX } from '../analysis/compiled-graph.js';
+import { hopCost, ROLE_DIRECT, ROLE_START, ROLE_TARGET, TYPE_INDEX } from '../analysis/compiled-graph.js';
 import type { SyncResult } from '../analysis/live-graph.js';
 import type { TakenChanges } from '../graph/model.js';
 import { EDGE_TYPES, NODE_LABELS } from '../graph/vocabulary.js';
@@ -307,14 +307,14 @@ function edgeRow(g: CompiledGraph, k: number): EdgeRow {
   const src = g.nodeIds[g.edgeFrom[k]];
   const dst = g.nodeIds[g.edgeTo[k]];
   const type = EDGE_TYPES[g.edgeType[k]];
-  const units = g.edgeUnits[k];
+  const { cost, units } = hopCost(g.edgeP[k]);
   return {
     key: `${type}|${src}|${dst}`,
     src,
     dst,
     type,
     p: g.edgeP[k],
-    cost: g.edgeCost[k],
+    cost,
     units: Number.isFinite(units) ? units : null,
   };
 }

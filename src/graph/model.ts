@@ -9,7 +9,11 @@ export interface NodeAttributes {
   props: Record<string, unknown>;
   /** Epoch ms of the last observation (the ingest time of the report that last carried the node). */
   lastSeen: number;
-  /** Scratch for the analysis compiler: this node's index in the last compiled form. Not persisted. */
+  /**
+   * Scratch for the analysis compiler: this node's index in the last compiled form (every compile sets it;
+   * a snapshot may carry a stale one). Records are made with the key present (the writer; the store's
+   * nodeRecord), so the compiler's write does not grow a million records at its first pass.
+   */
   compileIndex?: number;
 }
 

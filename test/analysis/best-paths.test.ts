@@ -108,7 +108,9 @@ describe('compileGraph', () => {
     expect(out.map((e) => g.nodeIds[g.edgeTo[e]]).sort()).toEqual(['b', 't']);
     for (let e = 0; e < g.edgeCount; e++) {
       expect(g.fEdges[e]).toBe(e);
-      expect(g.edgeCost[e]).toBe(g.edgeP[e] > 0 ? -Math.log(g.edgeP[e]) : Infinity);
+      // A fresh compile's forward slot of edge e is e: its search cost is round(−ln p × 2^36) + 1.
+      const p = g.edgeP[e];
+      expect(g.fUnits[e]).toBe(p > 0 ? Math.round((p >= 1 ? 0 : -Math.log(p)) * 2 ** 36) + 1 : Infinity);
     }
     const routed = out.find((e) => g.nodeIds[g.edgeTo[e]] === 'b')!;
     expect(g.edgeP[routed]).toBe(0.9); // ROUTES_TO from the table
@@ -125,7 +127,7 @@ describe('compileGraph', () => {
   it('round-trips through the shared description', () => {
     const g = compile(randomEstate(7, 300, 3));
     const back = fromShared(structuredClone(toShared(g)));
-    expect(back.edgeUnits.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(back.fUnits.buffer).toBeInstanceOf(SharedArrayBuffer);
     expect(exact(bestPaths(back))).toEqual(exact(bestPaths(g)));
     expect(() => fromShared({ ...toShared(g), rFrom: undefined } as never)).toThrow(/lacks rFrom/);
   });

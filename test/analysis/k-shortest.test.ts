@@ -1,7 +1,7 @@
 // Yen's k best loopless routes against brute-force enumeration of every simple route on random small
 // estates (parallel hops of different types included), and on a literal estate computed by hand.
 import { describe, expect, it } from 'vitest';
-import type { CompiledGraph } from '../../src/analysis/compiled-graph.js';
+import { hopUnits, type CompiledGraph } from '../../src/analysis/compiled-graph.js';
 import { kShortestRoutes } from '../../src/analysis/k-shortest.js';
 import { compile, estate, randomEstate } from './small-estate.js';
 
@@ -9,9 +9,10 @@ import { compile, estate, randomEstate } from './small-estate.js';
 function bruteForce(g: CompiledGraph, target: number): number[] {
   const best = new Map<string, number>();
   for (let e = 0; e < g.edgeCount; e++) {
-    if (g.edgeUnits[e] === Infinity) continue;
+    const units = hopUnits(g.edgeP[e]);
+    if (units === Infinity) continue;
     const key = `${g.edgeFrom[e]}>${g.edgeTo[e]}`;
-    best.set(key, Math.min(best.get(key) ?? Infinity, g.edgeUnits[e]));
+    best.set(key, Math.min(best.get(key) ?? Infinity, units));
   }
   const costs: number[] = [];
   const walk = (u: number, cost: number, on: Set<number>) => {

@@ -90,7 +90,7 @@ describeWithServices('ANALYZER_DB_PATHS: the database path finder', reason, () =
       if (g.indexOf(g.nodeIds[v]) !== v) continue;
       for (let s = g.fStart[v]; s < g.fEnd[v]; s++) {
         const k = g.fEdges[s];
-        const units = g.edgeUnits[k];
+        const units = g.fUnits[s];
         expected.push({
           key: `${EDGE_TYPES[g.edgeType[k]]}|${g.nodeIds[v]}|${g.nodeIds[g.edgeTo[k]]}`,
           units: Number.isFinite(units) ? String(units) : null,
