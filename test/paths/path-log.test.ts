@@ -4,7 +4,7 @@
 import { appendFile, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PATH_LOG_FILE, PathLog, type PathLogEntry } from '../../src/paths/path-log.js';
+import { APPEND_PIECE, PATH_LOG_FILE, PathLog, type PathLogEntry } from '../../src/paths/path-log.js';
 import { tempDir } from '../helpers/service.js';
 
 const dirs: string[] = [];
@@ -45,6 +45,31 @@ describe('PathLog', () => {
     const fromPrevious = await reopen(dir, older);
     expect(fromPrevious.seen).toEqual([line(newer, 1), line(newer + 1, 2)]);
     await fromPrevious.log.close();
+  });
+
+  it('writes a large append in pieces, and undoes every piece of one that fails part-way', async () => {
+    const dir = await tempDir();
+    dirs.push(dir);
+    const first = await reopen(dir);
+    await first.log.append('acme', [{ id: 'ap-0' }]);
+    const file = path.join(dir, PATH_LOG_FILE);
+    const before = await readFile(file);
+    // Records of ~100 kB each: 40 of them span several pieces of APPEND_PIECE characters.
+    const route = 'x'.repeat(100_000);
+    const records = Array.from({ length: 40 }, (_, i) => ({ id: `ap-${i + 1}`, route }));
+    expect(40 * route.length).toBeGreaterThan(3 * APPEND_PIECE);
+    // The 35th record cannot be serialized: the pieces written before it are taken back.
+    const broken = [...records.slice(0, 34), { id: 'ap-bad', big: 1n }, ...records.slice(34)];
+    await expect(first.log.append('acme', broken)).rejects.toThrow(/BigInt/);
+    expect((await readFile(file)).equals(before)).toBe(true);
+    expect(await first.log.append('acme', records)).toBe(40);
+    await first.log.close();
+
+    const second = await reopen(dir);
+    expect(second.seen.map((e) => (e.r as { id: string }).id)).toEqual(['ap-0', ...records.map((r) => r.id)]);
+    expect(second.seen.every((e, i) => i === 0 || (e.r as { route: string }).route === route)).toBe(true);
+    expect(second.log.recovery).toEqual({ replayed: 41, cutBytes: 0, skipped: 0 });
+    await second.log.close();
   });
 
   it('cuts off a torn final line and appends cleanly after it', async () => {
