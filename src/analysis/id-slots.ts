@@ -37,3 +37,29 @@ export class IdSlots {
     return out;
   }
 }
+
+/** Node slots by id: a Map on a live graph, a layer over the parent's on a fork. */
+export interface SlotMap {
+  get(id: string): number | undefined;
+  set(id: string, slot: number): unknown;
+  delete(id: string): unknown;
+}
+
+export class LayeredSlots implements SlotMap {
+  private readonly own = new Map<string, number>();
+  private readonly gone = new Set<string>();
+  constructor(private readonly base: SlotMap) {}
+  get(id: string): number | undefined {
+    const slot = this.own.get(id);
+    if (slot !== undefined) return slot;
+    return this.gone.has(id) ? undefined : this.base.get(id);
+  }
+  set(id: string, slot: number): void {
+    this.own.set(id, slot);
+    this.gone.delete(id);
+  }
+  delete(id: string): void {
+    this.own.delete(id);
+    this.gone.add(id);
+  }
+}
