@@ -166,8 +166,14 @@ export async function createEngine(deps: EngineDeps) {
   let snapshotSeq = 0;
   const snapshot = store.snapshot;
   if (snapshot) {
-    checkStateFormat(snapshot.meta.format, stateDir);
-    await restoreState(snapshot.lines, tenant, batches);
+    try {
+      checkStateFormat(snapshot.meta.format, stateDir);
+      await restoreState(snapshot.lines, tenant, batches);
+    } catch (error) {
+      // A start that stops here lets go of the journal it opened: a process that goes on may open it again.
+      await store.journal?.close();
+      throw error;
+    }
     snapshotSeq = snapshot.meta.seq;
     log.info({ seq: snapshotSeq, tenants: tenants.size }, 'restored graph snapshot');
   }

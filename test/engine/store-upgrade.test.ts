@@ -7,7 +7,8 @@
 import { cp, readFile, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Journal } from '../../src/bus/journal.js';
 import { writeSnapshot } from '../../src/bus/snapshot-file.js';
 import { STATE_FORMAT } from '../../src/engine/state-snapshot.js';
 import { readReal } from '../helpers/normalize.js';
@@ -108,11 +109,26 @@ describe('a store written by format-1 code, opened by the current engine', () =>
     await writeSnapshot(stateDir, { ...meta, format: 99 }, lines.slice(1, -1));
     const written = await readFile(path.join(stateDir, 'snapshot.ndjson'));
 
+    // Every journal the start opens, to see that a refused start closed it.
+    const opened: Journal[] = [];
+    const open = Journal.open.bind(Journal);
+    const spy = vi.spyOn(Journal, 'open').mockImplementation(async (...args) => {
+      const journal = await open(...args);
+      opened.push(journal);
+      return journal;
+    });
     const refused = makeService({}, { dataDir, now });
+    await refused.catch(() => undefined);
+    spy.mockRestore();
     await expect(refused).rejects.toThrow(/has format 99/);
     await expect(refused).rejects.toThrow(/a newer pathgate wrote it/);
     await expect(refused).rejects.toThrow(/downgrading is not supported/);
     expect(await readFile(path.join(stateDir, 'snapshot.ndjson'))).toEqual(written);
+    // The refused start let go of the journal it had opened (a process that goes on may open it again).
+    expect(opened.length).toBeGreaterThan(0);
+    expect(opened.map((journal) => (journal as unknown as { closed: boolean }).closed)).toEqual(
+      opened.map(() => true),
+    );
   });
 
   it('negative twin: the same lines under the current format open', async () => {
