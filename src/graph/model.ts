@@ -58,7 +58,10 @@ export interface GraphView {
   readonly size: number;
   forEachNode(callback: (id: string, attrs: NodeAttributes) => void): void;
   forEachEdge(callback: EdgeVisitor): void;
-  /** forEachEdge with '' for every key, where making keys costs (the compact store's numbers as strings). */
+  /**
+   * forEachEdge with '' for every key, where making keys costs (the compact store's numbers as strings), and
+   * the attributes handed over only for the callback's time: the store rewrites one record for each edge.
+   */
   forEachEdgeUnkeyed?(callback: EdgeVisitor): void;
   forEachOutEdge(id: string, callback: EdgeVisitor): void;
   forEachInEdge(id: string, callback: EdgeVisitor): void;

@@ -82,6 +82,15 @@ function check(
     seen.push({ key, from, to, attrs });
   });
   expect(seen).toEqual(edges);
+  // The compiler's walk: the same edges in the same order, no keys, one record rewritten for each edge.
+  const unkeyed: ModelEdge[] = [];
+  graph.forEachEdgeUnkeyed((key, attrs, from, to, fromAttrs, toAttrs) => {
+    expect(key).toBe('');
+    expect(fromAttrs).toBe(nodes.get(from));
+    expect(toAttrs).toBe(nodes.get(to));
+    unkeyed.push({ key: '', from, to, attrs: { ...attrs } });
+  });
+  expect(unkeyed).toEqual(edges.map((e) => ({ ...e, key: '' })));
   for (const [id, attrs] of nodes) {
     expect(graph.getNodeAttributes(id)).toBe(attrs);
     const out = edges.filter((e) => e.from === id);

@@ -177,6 +177,22 @@ export abstract class GraphStorage {
     return attrs;
   }
 
+  /**
+   * Writes an edge's attributes into `into`, every field set (undefined where the edge has none), so a
+   * record reused from edge to edge keeps one shape (forEachEdgeUnkeyed).
+   */
+  protected fillEdgeAttributes(slot: number, into: EdgeAttributes): void {
+    const bits = this.bits.get(slot);
+    into.type = EDGE_TYPES[this.type.get(slot)];
+    into.lastSeen = this.seen.get(slot);
+    into.p = bits & HAS_P ? this.p.get(slot) : undefined;
+    into.basis = bits >>> 4 ? WEIGHT_BASES[(bits >>> 4) - 1] : undefined;
+    into.resourceScoped = bits & RESOURCE_SCOPED ? true : undefined;
+    into.joinConfidence = bits & HAS_JOIN_CONFIDENCE ? this.joinConfidence.get(slot) : undefined;
+    into.joinPending = bits & JOIN_PENDING ? true : undefined;
+    into.props = this.props.get(slot);
+  }
+
   protected find(id: string): number | undefined {
     const slot = this.nodeSlot(id);
     return slot < 0 ? undefined : slot;
