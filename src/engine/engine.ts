@@ -23,7 +23,7 @@ import type { IngestSource } from '../ingest/sources/source.js';
 import type { Log } from '../log/logger.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { PathLog } from '../paths/path-log.js';
-import type { FrozenRoute, PathRecord as StoredPath, PriorityThresholds } from '../paths/path-store.js';
+import type { PriorityThresholds } from '../paths/path-store.js';
 import { runPass, type AnalyzerConfig } from './analyzer.js';
 import {
   createIngestPipeline,
@@ -36,8 +36,9 @@ import { TENANT_NAME, TenantState, type IngestActivity } from './tenant.js';
 import { evaluateGate, type GateRequest, type GateResult } from '../gate/evaluate.js';
 import { VerdictStore, type ReportEntry } from '../gate/verdicts.js';
 import type { SharedPaths } from '../db/path-records.js';
-import { isCritical, plain, routeNodes, type PathRecord, type SuppressionNote } from '../paths/path-store.js';
+import { isCritical, routeNodes, type PathRecord, type SuppressionNote } from '../paths/path-store.js';
 import { SINGLE_PROCESS_LEADER, type Leadership } from './leadership.js';
+import { createPathSharing } from './path-sharing.js';
 import { readIngestContext } from '../ingest/context.js';
 import { Health } from './health.js';
 import { createIntelHook } from '../intel/engine-intel.js';
@@ -316,7 +317,7 @@ export async function createEngine(deps: EngineDeps) {
   function analyzeAll(options: { force?: boolean; scheduled?: boolean } = {}): Promise<void> {
     return exclusive(async () => {
       // Scale-out: the leader's path lifecycle first (a follower keeps up; a new leader takes it over).
-      const shared = await syncShared();
+      const shared = await pathSharing.sync();
       if (shared === 'wait') return;
       // A replica that has just taken the lifecycle over analyses every tenant from it now.
       const every = options.force || shared === 'took-over';
@@ -380,126 +381,7 @@ export async function createEngine(deps: EngineDeps) {
         'could not log path lifecycle changes; the next snapshot keeps them',
       );
     }
-    if (!deps.sharedPaths) return;
-    const records = changes.filter((c): c is SharedRecord => 'id' in c);
-    if (sharing()) {
-      // The leader's lifecycle is the one every replica keeps: shared before the pass's events go out.
-      for (const record of records) unsentPaths(state.name).set(record.id, record);
-      await flushShared();
-    } else {
-      // A follower's own pass does not move the lifecycle the leader keeps.
-      const view = leaderView.get(state.name);
-      if (view)
-        for (const record of records) {
-          const theirs = view.get(record.id);
-          if (theirs) state.paths.adopt(theirs);
-        }
-    }
-  }
-
-  // Scale-out path lifecycle (src/db/path-records.ts). `leading`: this replica leads and has taken over the
-  // lifecycle the previous leader shared; until then, even holding the lock, it writes nothing.
-  type SharedRecord = Omit<StoredPath, 'route'> & { route: FrozenRoute };
-  let leading = false;
-  const sharing = () => leading && leadership.isLeader();
-  let pathCursor = 0;
-  let reportCursor = 0;
-  /** tenant -> path id -> the leader's record as last read */
-  const leaderView = new Map<string, Map<string, SharedRecord>>();
-  /** The leader's writes not yet in PostgreSQL (tried again before every pass and gate verdict). */
-  const unsent = new Map<string, Map<string, SharedRecord>>();
-  const unsentReports: ReportEntry[] = [];
-  const unsentPaths = (tenantName: string) => {
-    let held = unsent.get(tenantName);
-    if (!held) unsent.set(tenantName, (held = new Map()));
-    return held;
-  };
-  const SHARED_PAGE = 5_000;
-
-  /** Reads what the leader wrote since the last read: path records into the view (adopted), gate reports. */
-  async function pullShared(shared: SharedPaths): Promise<void> {
-    for (;;) {
-      const rows = await shared.pathsSince(pathCursor, SHARED_PAGE);
-      for (const row of rows) {
-        const record = row.value as SharedRecord;
-        let view = leaderView.get(row.tenant);
-        if (!view) leaderView.set(row.tenant, (view = new Map()));
-        view.set(record.id, record);
-        tenant(row.tenant).paths.adopt(record);
-        pathCursor = row.version;
-      }
-      if (rows.length < SHARED_PAGE) break;
-    }
-    for (;;) {
-      const rows = await shared.reportsSince(reportCursor, SHARED_PAGE);
-      for (const row of rows) {
-        verdicts.adopt(row.value as ReportEntry);
-        reportCursor = row.version;
-      }
-      if (rows.length < SHARED_PAGE) break;
-    }
-  }
-
-  async function flushShared(): Promise<void> {
-    const shared = deps.sharedPaths;
-    if (!shared || !sharing()) return;
-    // Taken out before the write (a gate verdict may flush while a pass does), put back if it fails.
-    for (const [tenantName, records] of [...unsent]) {
-      unsent.delete(tenantName);
-      try {
-        await shared.writePaths(tenantName, [...records.values()]);
-      } catch (error) {
-        const held = unsentPaths(tenantName);
-        // A newer change of a record queued meanwhile wins over the one that failed.
-        for (const [id, record] of records) if (!held.has(id)) held.set(id, record);
-        log.error({ err: error, tenant: tenantName }, 'could not share path records; trying again later');
-        return;
-      }
-    }
-    const reports = unsentReports.splice(0);
-    if (!reports.length) return;
-    try {
-      await shared.writeReports(reports);
-    } catch (error) {
-      unsentReports.unshift(...reports);
-      log.error({ err: error }, 'could not share gate verdicts; trying again later');
-    }
-  }
-
-  /**
-   * Before a round of passes: a follower reads the leader's newer records; a replica that has just become
-   * leader reads them too and takes the whole lifecycle over (its records become the previous leader's,
-   * its own only where the leader kept none), then every tenant is analysed from there. 'wait': it leads
-   * but could not read PostgreSQL, so no pass runs that would count transitions from the wrong state.
-   */
-  async function syncShared(): Promise<'follower' | 'leader' | 'took-over' | 'wait' | undefined> {
-    const shared = deps.sharedPaths;
-    if (!shared) return undefined;
-    const lock = leadership.isLeader();
-    if (!lock) leading = false;
-    if (leading) {
-      await flushShared();
-      return 'leader';
-    }
-    try {
-      await pullShared(shared);
-    } catch (error) {
-      log.error({ err: error }, 'could not read the shared path records');
-      return lock ? 'wait' : 'follower';
-    }
-    if (!lock) return 'follower';
-    for (const [tenantName, view] of leaderView) {
-      const state = tenant(tenantName);
-      for (const record of view.values()) state.paths.restore({ ...record });
-    }
-    for (const state of tenants.values()) {
-      const view = leaderView.get(state.name);
-      for (const record of state.paths.all())
-        if (!view?.has(record.id)) unsentPaths(state.name).set(record.id, plain(record) as SharedRecord);
-    }
-    leading = true;
-    log.info({ tenants: leaderView.size }, 'took over the path lifecycle the previous leader shared');
-    return 'took-over';
+    await pathSharing.passChanged(state, changes);
   }
 
   function takeSnapshot(): Promise<void> {
@@ -629,10 +511,7 @@ export async function createEngine(deps: EngineDeps) {
     verdicts.record(request.tenant, result, { slug: context.slug, pr: context.pr }, now());
     // Scale-out: the leader shares its verdicts; a follower hands its own to the leader (below).
     const recorded = verdicts.takeRecorded();
-    if (deps.sharedPaths && sharing()) {
-      unsentReports.push(...recorded);
-      await flushShared();
-    }
+    await pathSharing.verdictsRecorded(recorded);
     watchCommit(request.tenant, result, context);
     const decided: DecidedGate = {
       tenant: request.tenant,
@@ -681,10 +560,7 @@ export async function createEngine(deps: EngineDeps) {
   /** On the leader: a verdict a follower gave and handed over; kept, shared and written to the PR as ours. */
   async function receiveHandedVerdict(handed: HandedVerdict): Promise<void> {
     for (const entry of handed.reports) verdicts.adopt(entry);
-    if (deps.sharedPaths && sharing()) {
-      unsentReports.push(...handed.reports);
-      await flushShared();
-    }
+    await pathSharing.verdictsRecorded(handed.reports);
     const { decided } = handed;
     watchCommit(decided.tenant, decided.result, decided);
     const commit = decided.result.commit;
@@ -699,6 +575,14 @@ export async function createEngine(deps: EngineDeps) {
   // route, and commits attributed by their stamped assets re-judged when the paths changed, so the pull
   // request's comments and status follow (the GitHub app listens to verdicts).
   const leadership = deps.leadership ?? SINGLE_PROCESS_LEADER;
+  const pathSharing = createPathSharing({
+    shared: deps.sharedPaths,
+    leadership,
+    tenant,
+    tenants: () => tenants.values(),
+    verdicts,
+    log,
+  });
   const criticalListeners: ((event: CriticalPathEvent) => void)[] = [];
   const passListeners: ((tenantName: string) => void)[] = [];
   const watchedCommits = new Map<string, { tenant: string; sha: string; slug: string; pr: number }>();
