@@ -12,21 +12,18 @@ import { asksForHost, podEscapes } from '../../../rules/k8s/container-escape.js'
 import { CONTAINER_FIELDS } from '../../../rules/k8s/pod-containers.js';
 import { rbacEscalation, type PolicyRule, type RoleContext } from '../../../rules/k8s/index.js';
 import { EnvelopeBuilder, type EdgeOptions } from '../envelope-builder.js';
-import { admits, backendsOf, parentRefsOf } from '../k8s-gateway-api.js';
-import { destinationsOf, gatewaysOf } from '../k8s-istio.js';
 import {
   bindingSubjects,
   buildOutputOf,
   roleRefKind,
   rulesOf,
-  routeServices,
   triggeredImageStreamTags,
 } from '../k8s-openshift.js';
 import { roleContextOf, rulesByRole, tokenEscalation } from '../k8s-rbac-context.js';
 import { secretsRead, tokenSecretAccount, TOKEN_SECRET } from '../k8s-secrets.js';
 import type { NormalizeOutput } from '../source.js';
 import { ByNamespace } from './by-namespace.js';
-import { isCollection, list, nameOf, nsOf, sortObjects, type K8sObject } from './dump.js';
+import { isCollection, nameOf, nsOf, sortObjects, type K8sObject } from './dump.js';
 import { serviceAccountOfUser } from './names.js';
 import {
   addImages,
@@ -38,11 +35,20 @@ import {
   runsImage,
   type ImageUse,
 } from './pod-specs.js';
+import { drawGatewayApi, drawIngresses, drawIstio, drawRoutes, type DrawContext } from './front-doors.js';
 import { internalLoadBalancer, selects, sourceRanges } from './service-exposure.js';
 import { aliasesOf, collectWorkloads, distinct, type Claims, type Workload } from './workloads.js';
 
 export const CLUSTER_ADMIN = 'cluster-admin';
 export const UNSCHEDULED_NODE = 'unscheduled';
+
+/** A service account drawn, and whether its ServiceAccount object says it mounts its token. */
+interface Account {
+  id: string;
+  namespace: string;
+  name: string;
+  automount: boolean | undefined;
+}
 
 /**
  * One report's mapping, phase by phase, in the order its nodes and edges are drawn. A class, not closures
@@ -50,13 +56,13 @@ export const UNSCHEDULED_NODE = 'unscheduled';
  * where the one large function, its closures new on every report, deoptimized on "wrong call target" and
  * was recompiled (0.3 to 1.5 s of compile thread on issue 14's dump, on a 2-core host).
  */
-export class DumpMapping {
-  private readonly out: EnvelopeBuilder;
-  private readonly mentioned = new Set<string>();
-  private readonly accountAutomount = new ByNamespace<boolean>();
-  private readonly accounts = new ByNamespace<string>();
+export class DumpMapping implements DrawContext {
+  readonly out: EnvelopeBuilder;
+  readonly mentioned = new Set<string>();
+  /** The accounts drawn, with whether the dump's ServiceAccount mounts their token (one lookup for both). */
+  private readonly accounts = new ByNamespace<Account>();
   /** Every account drawn, in the order drawn (group membership goes through them in that order). */
-  private readonly accountList: { id: string; namespace: string; name: string }[] = [];
+  private readonly accountList: Account[] = [];
   /** Secrets the dump lists: `true`, or the account a service-account token Secret holds the token of. */
   private readonly listedSecrets = new ByNamespace<true | string>();
   private readonly imageIds = new Map<string, string | undefined>();
@@ -68,7 +74,7 @@ export class DumpMapping {
   private unnamedSubjects = 0;
 
   constructor(
-    private readonly cluster: string | undefined,
+    readonly cluster: string | undefined,
     receivedAt: string,
   ) {
     this.out = new EnvelopeBuilder('k8s', 'asset', receivedAt);
@@ -81,9 +87,9 @@ export class DumpMapping {
     for (const o of sorted.serviceAccounts) {
       const namespace = nsOf(o);
       const saName = nameOf(o);
-      this.account(namespace, saName);
+      const account = this.accountOf(namespace, saName);
       if (typeof o.automountServiceAccountToken === 'boolean')
-        this.accountAutomount.set(namespace, saName, o.automountServiceAccountToken);
+        account.automount = o.automountServiceAccountToken;
     }
     for (const o of sorted.nodesAndSecrets)
       if (o.kind === 'Secret') this.listedSecrets.set(nsOf(o), nameOf(o), tokenSecretAccount(o) ?? true);
@@ -111,11 +117,11 @@ export class DumpMapping {
 
     // Services select workloads (of their namespace); Ingresses route to services.
     const services = this.services(sorted.services, workloads);
-    this.ingresses(sorted.ingresses, services);
-    if (sorted.routes.length) this.routes(sorted.routes, services);
+    drawIngresses(this, sorted.ingresses, services);
+    if (sorted.routes.length) drawRoutes(this, sorted.routes, services);
     if (sorted.buildConfigs.length) this.builds(sorted.buildConfigs, sorted.podsAndControllers);
-    if (sorted.gatewayApi.length) this.gatewayApi(sorted.gatewayApi, sorted.namespaces, services);
-    if (sorted.istio.length) this.istio(sorted.istio, services);
+    if (sorted.gatewayApi.length) drawGatewayApi(this, sorted.gatewayApi, sorted.namespaces, services);
+    if (sorted.istio.length) drawIstio(this, sorted.istio, services);
 
     // RBAC: roles, their escalation, and who is bound to them.
     const roleRules = new Map<string, { id: string; rules: PolicyRule[]; name: string }>();
@@ -176,20 +182,25 @@ export class DumpMapping {
   }
 
   /** A name within the cluster: `<cluster>/<name>` when the report names one. */
-  private q(name: string): string {
+  q(name: string): string {
     return this.cluster ? `${this.cluster}/${name}` : name;
   }
 
   private account(namespace: string, saName: string): string {
+    return this.accountOf(namespace, saName).id;
+  }
+
+  private accountOf(namespace: string, saName: string): Account {
     const known = this.accounts.get(namespace, saName);
     if (known !== undefined) return known;
     const id = this.out.node('ServiceAccount', this.q(`${namespace}/${saName}`), {
       cluster: this.cluster,
       namespace,
     });
-    this.accounts.set(namespace, saName, id);
-    this.accountList.push({ id, namespace, name: saName });
-    return id;
+    const account: Account = { id, namespace, name: saName, automount: undefined };
+    this.accounts.set(namespace, saName, account);
+    this.accountList.push(account);
+    return account;
   }
 
   /** Image references, one node per reference as the dump writes it (and the digest a pod runs). */
@@ -253,11 +264,12 @@ export class DumpMapping {
     for (const spec of w.specs) {
       // An empty name is none (`serviceAccount: ''` in OpenShift's templates): the namespace's default.
       const saName = String(spec.serviceAccountName || spec.serviceAccount || 'default');
-      const sa = this.account(w.namespace, saName);
+      const account = this.accountOf(w.namespace, saName);
+      const sa = account.id;
       const automount =
         typeof spec.automountServiceAccountToken === 'boolean'
           ? spec.automountServiceAccountToken
-          : (this.accountAutomount.get(w.namespace, saName) ?? true);
+          : (account.automount ?? true);
       if (!automount) {
         (unmounted ??= []).push(saName);
         continue;
@@ -369,57 +381,6 @@ export class DumpMapping {
     return services;
   }
 
-  private ingresses(objects: K8sObject[], services: ByNamespace<string>): void {
-    const { out, cluster } = this;
-    for (const o of objects) {
-      const namespace = nsOf(o);
-      const id = out.node('LoadBalancer', this.q(`${namespace}/ingress/${nameOf(o)}`), {
-        cluster,
-        namespace,
-        k8s_kind: 'Ingress',
-        internet_exposed: true,
-        exposure_basis: 'ingress',
-      });
-      const backends = [
-        o.spec?.defaultBackend,
-        o.spec?.backend,
-        ...list(o.spec?.rules).flatMap((r: K8sObject) =>
-          list(r?.http?.paths).map((p: K8sObject) => p?.backend),
-        ),
-      ];
-      for (const backend of backends) {
-        const service = backend?.service?.name ?? backend?.serviceName;
-        if (typeof service === 'string') this.routeTo(id, namespace, service, services);
-      }
-    }
-  }
-
-  /**
-   * A front door's ROUTES_TO a Service of the cluster: the dump's, or one drawn as only mentioned for its own
-   * dump to describe. The Service is reached through the front door, not a second start (DECISIONS "One
-   * start per exposure").
-   */
-  private routeTo(
-    frontDoor: string,
-    namespace: string,
-    service: string,
-    services: ByNamespace<string>,
-    route?: string,
-  ): void {
-    const { out } = this;
-    let target = services.get(namespace, service);
-    if (!target) {
-      target = out.node('LoadBalancer', this.q(`${namespace}/service/${service}`), {
-        cluster: this.cluster,
-        namespace,
-        k8s_kind: 'Service',
-      });
-      this.mentioned.add(target);
-    }
-    out.stamp(target, { behind_ingress: true });
-    out.edge('ROUTES_TO', frontDoor, target, route === undefined ? undefined : { properties: { route } });
-  }
-
   /**
    * OpenShift BuildConfigs: the image a build pushed is BUILT_FROM its git repository (code to cloud, as CI
    * provenance says it), whether it pushes to a registry (`DockerImage`) or to an ImageStreamTag a
@@ -440,132 +401,6 @@ export class DumpMapping {
         if (image === undefined) continue;
         const repository = this.out.node('Repository', output.repository, {});
         this.out.edge('BUILT_FROM', image, repository, { properties: { via: `BuildConfig/${nameOf(o)}` } });
-      }
-    }
-  }
-
-  /** OpenShift Routes: published by the cluster's router like an Ingress (k8s-openshift.ts). */
-  private routes(objects: K8sObject[], services: ByNamespace<string>): void {
-    for (const o of objects) {
-      const namespace = nsOf(o);
-      const id = this.out.node('LoadBalancer', this.q(`${namespace}/route/${nameOf(o)}`), {
-        cluster: this.cluster,
-        namespace,
-        k8s_kind: 'Route',
-        k8s_api: 'route.openshift.io',
-        host: typeof o.spec?.host === 'string' && o.spec.host ? o.spec.host : undefined,
-        internet_exposed: true,
-        exposure_basis: 'openshift-route',
-      });
-      for (const service of routeServices(o)) this.routeTo(id, namespace, service, services);
-    }
-  }
-
-  /**
-   * Gateway API front doors: a Gateway is exposed like an Ingress and ROUTES_TO the Services of the routes
-   * it admits (k8s-gateway-api.ts). A Gateway a route names that the dump does not hold is drawn without
-   * exposure, for its own dump to describe.
-   */
-  private gatewayApi(objects: K8sObject[], namespaces: K8sObject[], services: ByNamespace<string>): void {
-    const { out, cluster } = this;
-    const gateways = new ByNamespace<{ object: K8sObject; id: string }>();
-    const grants = new Map<string, K8sObject[]>();
-    for (const o of objects) {
-      const namespace = nsOf(o);
-      if (o.kind === 'ReferenceGrant') {
-        const list = grants.get(namespace);
-        if (list) list.push(o);
-        else grants.set(namespace, [o]);
-        continue;
-      }
-      if (o.kind !== 'Gateway') continue;
-      const internal = internalLoadBalancer(o.spec?.infrastructure?.annotations);
-      const id = out.node('LoadBalancer', this.q(`${namespace}/gateway/${nameOf(o)}`), {
-        cluster,
-        namespace,
-        k8s_kind: 'Gateway',
-        gateway_class: typeof o.spec?.gatewayClassName === 'string' ? o.spec.gatewayClassName : undefined,
-        internal_lb_annotation: internal,
-        ...(!internal && { internet_exposed: true, exposure_basis: 'gateway' }),
-      });
-      gateways.set(namespace, nameOf(o), { object: o, id });
-    }
-    const namespaceLabels = new Map<string, unknown>(
-      namespaces.map((n) => [nameOf(n), n.metadata?.labels ?? {}]),
-    );
-    for (const o of objects) {
-      if (o.kind === 'Gateway' || o.kind === 'ReferenceGrant') continue;
-      const namespace = nsOf(o);
-      const backends = backendsOf(o, namespace, grants);
-      if (!backends.length) continue;
-      for (const parent of parentRefsOf(o, namespace)) {
-        const gateway = gateways.get(parent.namespace, parent.name);
-        let gatewayId = gateway?.id;
-        if (gateway) {
-          const route = { kind: String(o.kind), namespace, sectionName: parent.sectionName };
-          if (!admits(gateway.object, parent.namespace, route, namespaceLabels)) continue;
-        } else {
-          gatewayId = out.node('LoadBalancer', this.q(`${parent.namespace}/gateway/${parent.name}`), {
-            cluster,
-            namespace: parent.namespace,
-            k8s_kind: 'Gateway',
-          });
-          this.mentioned.add(gatewayId);
-        }
-        for (const backend of backends)
-          this.routeTo(gatewayId!, backend.namespace, backend.name, services, `${o.kind}/${nameOf(o)}`);
-      }
-    }
-  }
-
-  /**
-   * Istio's ingress: a Gateway is exposed like an Ingress and ROUTES_TO the Services of the VirtualServices
-   * bound to it (k8s-istio.ts). A Gateway a VirtualService names that the dump does not hold is drawn
-   * without exposure, for its own dump to describe.
-   */
-  private istio(objects: K8sObject[], services: ByNamespace<string>): void {
-    const { out, cluster } = this;
-    const gateways = new ByNamespace<string>();
-    for (const o of objects) {
-      if (o.kind !== 'Gateway') continue;
-      const namespace = nsOf(o);
-      gateways.set(
-        namespace,
-        nameOf(o),
-        out.node('LoadBalancer', this.q(`${namespace}/istio-gateway/${nameOf(o)}`), {
-          cluster,
-          namespace,
-          k8s_kind: 'Gateway',
-          k8s_api: 'networking.istio.io',
-          internet_exposed: true,
-          exposure_basis: 'istio-gateway',
-        }),
-      );
-    }
-    for (const o of objects) {
-      if (o.kind !== 'VirtualService') continue;
-      const namespace = nsOf(o);
-      const destinations = destinationsOf(o, namespace);
-      if (!destinations.length) continue;
-      for (const gateway of gatewaysOf(o, namespace)) {
-        let gatewayId = gateways.get(gateway.namespace, gateway.name);
-        if (gatewayId === undefined) {
-          gatewayId = out.node('LoadBalancer', this.q(`${gateway.namespace}/istio-gateway/${gateway.name}`), {
-            cluster,
-            namespace: gateway.namespace,
-            k8s_kind: 'Gateway',
-            k8s_api: 'networking.istio.io',
-          });
-          this.mentioned.add(gatewayId);
-        }
-        for (const destination of destinations)
-          this.routeTo(
-            gatewayId,
-            destination.namespace,
-            destination.name,
-            services,
-            `VirtualService/${nameOf(o)}`,
-          );
       }
     }
   }
