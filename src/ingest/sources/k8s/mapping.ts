@@ -256,7 +256,7 @@ export class DumpMapping implements DrawContext {
     for (const image of images) {
       const imageId = this.imageNode(image.raw, w.digests && runningDigest(w.digests, image.containers));
       if (imageId === undefined) continue;
-      out.edge('DEPENDS_ON', id, imageId, { properties: runsImage(image), handOver: true });
+      out.edge('DEPENDS_ON', id, imageId, runsImage(image));
     }
 
     // Its service accounts, when their token is mounted.

@@ -1,6 +1,7 @@
 // What a workload's pod specs say beyond its identity: the images it runs (and the properties of its
 // DEPENDS_ON edges), the ports it binds on its node, its escapes merged over several specs.
 import type { Escape } from '../../../rules/k8s/container-escape.js';
+import type { EdgeOptions } from '../envelope-builder.js';
 import type { K8sObject } from './dump.js';
 import { append, NONE } from './workloads.js';
 import { CONTAINER_FIELDS } from '../../../rules/k8s/pod-containers.js';
@@ -15,30 +16,36 @@ export interface ImageUse {
 }
 
 /**
- * The properties of a DEPENDS_ON edge from a workload whose one container of that name runs the image:
- * made once per container name and shared, frozen (most workloads: 30,000 objects and arrays fewer on
- * issue 14's dump). Several containers get their own.
+ * The options of a DEPENDS_ON edge from a workload to an image it runs. When one container of that name runs
+ * it (most workloads), they are made once per container name and shared, frozen, properties and all (30,000
+ * objects and arrays fewer on issue 14's dump, and as many options objects). Several containers get their own.
  */
-const oneContainer = new Map<string, Readonly<Record<string, unknown>>>();
-const oneInitContainer = new Map<string, Readonly<Record<string, unknown>>>();
-export function runsImage(image: ImageUse): Record<string, unknown> {
+const oneContainer = new Map<string, EdgeOptions>();
+const oneInitContainer = new Map<string, EdgeOptions>();
+export function runsImage(image: ImageUse): EdgeOptions {
   if (image.containers.length !== 1)
-    return image.init
-      ? { containers: image.containers, init_container: true }
-      : { containers: image.containers };
+    return {
+      properties: image.init
+        ? { containers: image.containers, init_container: true }
+        : { containers: image.containers },
+      handOver: true,
+    };
   const shared = image.init ? oneInitContainer : oneContainer;
   const container = image.containers[0];
-  let properties = shared.get(container);
-  if (properties === undefined) {
-    properties = Object.freeze(
-      image.init
-        ? { containers: Object.freeze([container]), init_container: true }
-        : { containers: Object.freeze([container]) },
-    );
+  let options = shared.get(container);
+  if (options === undefined) {
+    options = Object.freeze({
+      properties: Object.freeze(
+        image.init
+          ? { containers: Object.freeze([container]), init_container: true }
+          : { containers: Object.freeze([container]) },
+      ),
+      handOver: true,
+    });
     // Bounded: container names are chosen by the dump's authors, and a dump may name many.
-    if (shared.size < 1024) shared.set(container, properties);
+    if (shared.size < 1024) shared.set(container, options);
   }
-  return properties;
+  return options;
 }
 
 /** Kinds lower-cased once each: `kind` is written on every workload, and toLowerCase makes a new string. */
