@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { hasKnownLabel, idLabel, nodeId } from '../../src/graph/ids.js';
 import { isNodeLabel, NODE_LABELS } from '../../src/graph/vocabulary.js';
@@ -7,6 +8,20 @@ describe('node ids', () => {
     expect(nodeId('Database', 'Orders')).toBe(nodeId('Database', 'orders'));
     expect(nodeId('Database', 'orders')).toMatch(/^Database:[0-9a-f]{16}$/);
     expect(nodeId('IAM_Role', 'admin')).toBe('IAM_Role:d033e22ae348aeb5');
+  });
+
+  it('joins to the same id as the template it replaced, for every label and any name', () => {
+    // The id is written by join (one flat string) since issue 38's k8s work; the formula is the same.
+    const names = ['', 'a', 'Team-1/App-0', 'ünïcödé/Straße', '日本/サービス', 'x'.repeat(300), 'tab\there'];
+    for (let i = 0; i < 200; i++)
+      names.push(
+        String.fromCharCode(...Array.from({ length: i % 40 }, (_, j) => 32 + ((i * 31 + j * 17) % 9000))),
+      );
+    for (const label of NODE_LABELS)
+      for (const name of names)
+        expect(nodeId(label, name)).toBe(
+          `${label}:${createHash('sha1').update(name.toLowerCase(), 'utf8').digest('hex').slice(0, 16)}`,
+        );
   });
 
   it.each([

@@ -74,7 +74,9 @@ export class EnvelopeBuilder {
   }
 
   edge(type: EdgeType, from: string, to: string, options: EdgeOptions = NO_OPTIONS): void {
-    const existing = this.findEdge(type, from, to);
+    // Looked up once: the same entry says whether the edge exists and where a new one goes.
+    const drawn = this.edgesFrom.get(from);
+    const existing = drawn === undefined ? undefined : findEdge(drawn, type, to);
     const given = options.properties;
     const properties =
       given && (options.handOver && !existing && !hasUndefined(given) ? given : withoutUndefined(given));
@@ -103,7 +105,6 @@ export class EnvelopeBuilder {
       return;
     }
     this.edgeList.push(edge);
-    const drawn = this.edgesFrom.get(from);
     if (drawn === undefined) this.edgesFrom.set(from, edge);
     else if (drawn instanceof Map) byTarget(drawn, edge);
     else if (!Array.isArray(drawn)) this.edgesFrom.set(from, [drawn, edge]);
@@ -114,19 +115,6 @@ export class EnvelopeBuilder {
       byTarget(index, edge);
       this.edgesFrom.set(from, index);
     }
-  }
-
-  private findEdge(type: EdgeType, from: string, to: string): EnvelopeEdge | undefined {
-    const drawn = this.edgesFrom.get(from);
-    if (drawn === undefined) return undefined;
-    if (drawn instanceof Map) {
-      const list = drawn.get(to);
-      if (list) for (const e of list) if (e.type === type) return e;
-      return undefined;
-    }
-    if (!Array.isArray(drawn)) return drawn.to === to && drawn.type === type ? drawn : undefined;
-    for (const e of drawn) if (e.to === to && e.type === type) return e;
-    return undefined;
   }
 
   hasNode(id: string): boolean {
@@ -145,6 +133,22 @@ export class EnvelopeBuilder {
 }
 
 const NO_OPTIONS: EdgeOptions = Object.freeze({});
+
+/** The edge of this type to `to` among the edges drawn from one node, if any. */
+function findEdge(
+  drawn: EnvelopeEdge | EnvelopeEdge[] | Map<string, EnvelopeEdge[]>,
+  type: EdgeType,
+  to: string,
+): EnvelopeEdge | undefined {
+  if (drawn instanceof Map) {
+    const list = drawn.get(to);
+    if (list) for (const e of list) if (e.type === type) return e;
+    return undefined;
+  }
+  if (!Array.isArray(drawn)) return drawn.to === to && drawn.type === type ? drawn : undefined;
+  for (const e of drawn) if (e.to === to && e.type === type) return e;
+  return undefined;
+}
 
 function byTarget(index: Map<string, EnvelopeEdge[]>, edge: EnvelopeEdge): void {
   const list = index.get(edge.to);
