@@ -67,18 +67,20 @@ export async function* estateRequests(file: string): AsyncGenerator<string> {
   if (items.length) yield flush();
 }
 
-/** Posts the estate's requests to a service built in the bench's process (inject), each answered 202. */
-export async function ingestEstate(
-  ingestApp: { inject(request: object): Promise<{ statusCode: number }> },
-  file: string,
-): Promise<void> {
-  for await (const body of estateRequests(file)) {
-    const response = await ingestApp.inject({
-      method: 'POST',
-      url: '/ingest/events',
-      headers: { 'content-type': 'application/json' },
-      payload: body,
-    });
-    if (response.statusCode !== 202) throw new Error(`bench: ingest answered ${response.statusCode}`);
-  }
+type IngestApp = { inject(request: object): Promise<{ statusCode: number }> };
+
+/** Posts one `events` body to a service built in the bench's process (inject); it must be answered 202. */
+export async function postEvents(ingestApp: IngestApp, body: string | object): Promise<void> {
+  const response = await ingestApp.inject({
+    method: 'POST',
+    url: '/ingest/events',
+    headers: { 'content-type': 'application/json' },
+    payload: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  if (response.statusCode !== 202) throw new Error(`bench: ingest answered ${response.statusCode}`);
+}
+
+/** Posts the estate's requests to a service built in the bench's process, each answered 202. */
+export async function ingestEstate(ingestApp: IngestApp, file: string): Promise<void> {
+  for await (const body of estateRequests(file)) await postEvents(ingestApp, body);
 }

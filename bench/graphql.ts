@@ -8,6 +8,7 @@ import { loadSettings } from '../src/config/settings.js';
 import { nodeId } from '../src/graph/ids.js';
 import type { NodeLabel } from '../src/graph/vocabulary.js';
 import { buildService, type Service } from '../app/service.js';
+import { postEvents } from './estate.js';
 
 const PATH_FIELDS =
   'id score logScore priority directAccess openForSeconds reopens nodes { id name label } steps { from to type probability weightBasis }';
@@ -37,19 +38,13 @@ async function wideEstate(starts: number, targets: number, env: Record<string, s
     ...lbs.map((lb) => ({ type: 'ROUTES_TO', from: lb.id, to: hub.id, exploit_probability: 0.9 })),
     ...dbs.map((db) => ({ type: 'CONNECTS_TO', from: hub.id, to: db.id, exploit_probability: 0.5 })),
   ];
-  const response = await service.ingestApp.inject({
-    method: 'POST',
-    url: '/ingest/events',
-    headers: { 'content-type': 'application/json' },
-    payload: JSON.stringify({
-      source: 'bench',
-      kind: 'asset',
-      observed_at: '2026-11-01T00:00:00Z',
-      nodes: [hub, ...lbs, ...dbs],
-      edges,
-    }),
+  await postEvents(service.ingestApp, {
+    source: 'bench',
+    kind: 'asset',
+    observed_at: '2026-11-01T00:00:00Z',
+    nodes: [hub, ...lbs, ...dbs],
+    edges,
   });
-  if (response.statusCode !== 202) throw new Error(`bench: ingest answered ${response.statusCode}`);
   await service.engine.drain();
   await service.engine.analyzeAll();
   return service;

@@ -14,7 +14,7 @@ import { pino } from 'pino';
 import { loadSettings } from '../src/config/settings.js';
 import { nodeId } from '../src/graph/ids.js';
 import { buildService, type Service } from '../app/service.js';
-import { ingestEstate } from './estate.js';
+import { ingestEstate, postEvents } from './estate.js';
 import { ensureYardstick } from './yardstick.js';
 
 const QUERY = `query Risk($seed: Int!) {
@@ -147,26 +147,20 @@ export async function runRiskClientBench(
     const afterWrite: number[] = [];
     let last!: Awaited<ReturnType<typeof ask>>;
     for (let i = 0; i < 3; i++) {
-      const response = await service.ingestApp.inject({
-        method: 'POST',
-        url: '/ingest/events',
-        headers: { 'content-type': 'application/json' },
-        payload: JSON.stringify({
-          source: 'bench',
-          kind: 'asset',
-          observed_at: '2025-01-01T00:00:00.000Z',
-          nodes: [
-            {
-              id: nodeId('Service', 'bench-touch'),
-              label: 'Service',
-              name: 'bench-touch',
-              properties: { n: i },
-            },
-          ],
-          edges: [],
-        }),
+      await postEvents(service.ingestApp, {
+        source: 'bench',
+        kind: 'asset',
+        observed_at: '2025-01-01T00:00:00.000Z',
+        nodes: [
+          {
+            id: nodeId('Service', 'bench-touch'),
+            label: 'Service',
+            name: 'bench-touch',
+            properties: { n: i },
+          },
+        ],
+        edges: [],
       });
-      if (response.statusCode !== 202) throw new Error(`bench: ingest answered ${response.statusCode}`);
       await service.engine.drain();
       last = await ask(service, 1);
       afterWrite.push(last.wall);
