@@ -18,6 +18,7 @@ import {
   type Join,
 } from './image-identity.js';
 import { findEdge, GraphChanges, type EdgeAttributes, type TenantGraph } from './model.js';
+import { ParkedEdges, type ParkedEdge } from './parked-edges.js';
 import { isGraphEdgeKey, ScopeLedger, type ScopeState } from './scope-ledger.js';
 import { isEdgeType, isNodeLabel, type EdgeType, type NodeLabel } from './vocabulary.js';
 
@@ -43,11 +44,6 @@ type Stitch = number | 'pending';
 
 export type DropReason = 'unknown_label' | 'unknown_edge_type' | 'malformed' | 'parked_expired';
 
-interface ParkedEdge {
-  edge: EnvelopeEdge;
-  receivedAt: number;
-}
-
 export interface GraphWriterOptions {
   log: Log;
   /** How long a parked edge waits for its endpoint (spec: up to 7 days). */
@@ -58,9 +54,7 @@ export interface GraphWriterOptions {
 export class GraphWriter {
   /** Bumped by every change an analysis could see (topology, properties, probabilities). */
   private analysisVersion = 0;
-  private readonly parked = new Map<string, ParkedEdge>();
-  /** missing node id -> keys of parked edges waiting for it */
-  private readonly waitingOn = new Map<string, Set<string>>();
+  private readonly parked = new ParkedEdges();
   readonly images: ImageIdentity;
   /** alias node id -> the node it names (noteAliases) */
   private readonly aliases = new Map<string, string>();
@@ -185,7 +179,7 @@ export class GraphWriter {
         });
         this.changes.nodeAdded(id);
         this.analysisVersion++;
-        if (this.waitingOn.has(id)) arrived.push(id);
+        if (this.parked.waitsFor(id)) arrived.push(id);
       }
       if (label === 'Image' && typeof reference !== 'string') this.noteScannedImage(id);
       if (Array.isArray(props.aliases)) this.noteAliases(id, label, props.aliases);
@@ -374,7 +368,7 @@ export class GraphWriter {
         return;
       }
       const key = edgeKey(type, edge.from, edge.to);
-      this.park(key, edge, receivedAt, missing);
+      this.parked.park(key, edge, receivedAt, missing);
       if (scope !== undefined) this.scopes.claim(scope, key, false);
       result.parked++;
       return;
@@ -498,7 +492,7 @@ export class GraphWriter {
       }
       // A parked edge leaves the waiting room; one a snapshot named before its endpoints were back is
       // found by its triple.
-      if (this.unpark(item)) {
+      if (this.parked.unpark(item)) {
         swept.parked++;
         continue;
       }
@@ -524,38 +518,12 @@ export class GraphWriter {
     this.changes.nodeRemoved(id);
   }
 
-  private park(key: string, edge: EnvelopeEdge, receivedAt: number, missing: string[]): void {
-    this.unpark(key);
-    this.parked.set(key, { edge, receivedAt });
-    for (const id of missing) {
-      let keys = this.waitingOn.get(id);
-      if (!keys) this.waitingOn.set(id, (keys = new Set()));
-      keys.add(key);
-    }
-  }
-
-  private unpark(key: string): ParkedEdge | undefined {
-    const entry = this.parked.get(key);
-    if (!entry) return undefined;
-    this.parked.delete(key);
-    for (const id of [entry.edge.from, entry.edge.to]) {
-      const keys = this.waitingOn.get(id);
-      if (keys) {
-        keys.delete(key);
-        if (!keys.size) this.waitingOn.delete(id);
-      }
-    }
-    return entry;
-  }
-
   private landParkedFor(id: string, result: WriteResult): void {
-    const keys = this.waitingOn.get(id);
-    if (!keys) return;
-    for (const key of [...keys]) {
+    for (const key of this.parked.keysWaitingFor(id)) {
       const entry = this.parked.get(key);
       if (!entry) continue;
       if (!this.graph.hasNode(entry.edge.from) || !this.graph.hasNode(entry.edge.to)) continue;
-      this.unpark(key);
+      this.parked.unpark(key);
       this.writeEdge(entry.edge, entry.receivedAt);
       if (this.scopes.scopeCount) this.scopes.rename(key, this.writtenKey);
       result.landed++;
@@ -564,13 +532,7 @@ export class GraphWriter {
 
   /** Drops parked edges that waited longer than the TTL; returns how many. */
   expireParked(now: number): number {
-    let expired = 0;
-    for (const [key, entry] of this.parked) {
-      if (now - entry.receivedAt > this.options.parkedTtlMs) {
-        this.unpark(key);
-        expired++;
-      }
-    }
+    const expired = this.parked.expire(now, this.options.parkedTtlMs);
     if (expired) {
       this.options.onDrop?.('parked_expired', expired);
       this.options.log.info({ expired }, 'parked edges expired before their endpoint arrived');
@@ -603,14 +565,14 @@ export class GraphWriter {
   }
 
   /** Parked edges as they would be journaled, for snapshots. */
-  parkedEntries(): Iterable<[string, { edge: EnvelopeEdge; receivedAt: number }]> {
+  parkedEntries(): Iterable<[string, ParkedEdge]> {
     return this.parked.entries();
   }
 
   /** Restores a parked edge from a snapshot. */
   restoreParked(edge: EnvelopeEdge, receivedAt: number): void {
     const missing = [edge.from, edge.to].filter((id) => !this.graph.hasNode(id));
-    if (missing.length) this.park(edgeKey(edge.type, edge.from, edge.to), edge, receivedAt, missing);
+    if (missing.length) this.parked.park(edgeKey(edge.type, edge.from, edge.to), edge, receivedAt, missing);
     else this.writeEdge(edge, receivedAt);
   }
 
