@@ -190,14 +190,18 @@ export function priceEdge(
 export function hopCost(p: number): { cost: number; units: number } {
   if (p > 0) {
     const cost = p >= 1 ? 0 : -Math.log(p);
-    return { cost, units: Math.round(cost * COST_UNITS_PER_NAT) + 1 };
+    return { cost, units: unitsOfCost(cost) };
   }
   return { cost: Infinity, units: Infinity };
 }
 
 /** The search cost of a hop probability alone: what fUnits and rUnits hold for the hop (hopCost's units). */
 export function hopUnits(p: number): number {
-  return p > 0 ? Math.round((p >= 1 ? 0 : -Math.log(p)) * COST_UNITS_PER_NAT) + 1 : Infinity;
+  return p > 0 ? unitsOfCost(p >= 1 ? 0 : -Math.log(p)) : Infinity;
+}
+
+function unitsOfCost(cost: number): number {
+  return Math.round(cost * COST_UNITS_PER_NAT) + 1;
 }
 
 /** Whether a node is a start or a target of the search (and a direct-access target). */
@@ -297,8 +301,7 @@ export function compileGraph(
     edgeType[k] = typeIndex;
     edgeBasis[k] = basisIndex;
     edgeP[k] = p;
-    // Inline rather than hopUnits(): this loop runs once per edge of the estate.
-    fUnits[k] = p > 0 ? Math.round((p >= 1 ? 0 : -Math.log(p)) * COST_UNITS_PER_NAT) + 1 : Infinity;
+    fUnits[k] = hopUnits(p);
     rOffsets[to + 1]++;
   });
   for (let v = 0; v < n; v++) rOffsets[v + 1] += rOffsets[v];
