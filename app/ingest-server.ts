@@ -66,8 +66,15 @@ export function buildIngestServer(deps: {
     yaml,
     yamlMaxBytes: deps.yamlMaxBytes ?? DEFAULT_YAML_MAX_BYTES,
     keep: auth.keepBody,
+    // A large JSON report for a source a worker prepares is read as bytes and parsed there (INGEST_THREADS).
+    defer: (request, bytes) =>
+      deps.engine.defersBody((request.params as { source?: string }).source ?? '', bytes),
   });
   const receiving = new WeakSet<object>();
+  const reading = new WeakSet<object>();
+  const bodyRead = (request: FastifyRequest) => {
+    if (reading.delete(request)) deps.engine.readingBody(false);
+  };
   app.get('/healthz', async (_request, reply) => answerHealth(reply, deps.engine.health));
   registerIntelRoute(app, { engine: deps.engine, auth });
   app.post<{ Params: { source: string }; Querystring: Record<string, string | undefined> }>(
@@ -78,14 +85,23 @@ export function buildIngestServer(deps: {
       onRequest: async (request) => {
         auth.beforeBody(request);
         deps.engine.assertSource(request.params.source);
+        // A large report on its way (its declared length): a worker boots if none runs, and graph writes
+        // wait while its body is read.
+        if (deps.engine.defersBody(request.params.source, Number(request.headers['content-length']), true)) {
+          reading.add(request);
+          deps.engine.readingBody(true);
+        }
         // From here until the answer is sent, the analyzer holds scheduled passes (writes are coming).
         receiving.add(request);
         deps.engine.receiving(true);
       },
+      preValidation: async (request) => bodyRead(request),
       onResponse: async (request) => {
+        bodyRead(request);
         if (receiving.delete(request)) deps.engine.receiving(false);
       },
       onRequestAbort: async (request) => {
+        bodyRead(request);
         if (receiving.delete(request)) deps.engine.receiving(false);
       },
     },

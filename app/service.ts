@@ -84,6 +84,7 @@ export function engineConfigFrom(settings: Settings): EngineConfig {
     graphTtlMs: settings.graphTtlMs,
     graphSweep: settings.graphSweep,
     thresholds: { p1: settings.priorityP1Score, p2: settings.priorityP2Score },
+    ingestThreads: Number(process.env.INGEST_THREADS ?? 1), // TEMP until helper/settings merges
   };
 }
 

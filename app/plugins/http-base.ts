@@ -15,6 +15,7 @@ import { parseJsonBody } from '../../src/ingest/json-body.js';
 import { cyclonedxXmlToJson, NotCycloneDxXml } from '../../src/ingest/cyclonedx-xml.js';
 import { NDJSON_CONTENT_TYPES, ndjsonToArray, YAML_CONTENT_TYPES } from '../../src/ingest/yaml.js';
 import type { YamlPool } from '../../src/ingest/yaml-pool.js';
+import { RawJsonBody } from '../../src/ingest/report-pool.js';
 import { BodyBuffer, receiveBody } from './body-buffer.js';
 
 /** Spec limit: request bodies up to 32 MiB are accepted on ingest (and later the gate). */
@@ -103,6 +104,9 @@ export const DEFAULT_YAML_MAX_BYTES = 8 * 1024 * 1024;
 /** Sees each report body's raw bytes before parsing (signed ingest verifies them). */
 export type KeepBody = (request: FastifyRequest, body: Buffer) => void;
 
+/** Whether a JSON body of this many bytes is left unparsed, for an ingest worker (RawJsonBody). */
+export type DeferBody = (request: FastifyRequest, bytes: number) => boolean;
+
 /** Route config naming the setting behind a route's own body limit (the 413 names it). */
 export interface BodyLimitConfig {
   bodyLimitSetting?: string;
@@ -119,8 +123,12 @@ function tooLarge(request: FastifyRequest, error: Error | null, limit: number): 
   );
 }
 
-/** `application/json` through parseJsonBody: a syntax error names its line and column; the body is guarded. */
-function registerJsonBody(app: FastifyInstance, keep?: KeepBody): void {
+/**
+ * `application/json` through parseJsonBody: a syntax error names its line and column; the body is guarded.
+ * A body `defer` names is left as bytes (RawJsonBody): an ingest worker parses it, with the same function.
+ */
+function registerJsonBody(app: FastifyInstance, options: { keep?: KeepBody; defer?: DeferBody } = {}): void {
+  const { keep, defer } = options;
   const buffers = new BodyBuffer();
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', (request, payload, done) => {
@@ -135,6 +143,14 @@ function registerJsonBody(app: FastifyInstance, keep?: KeepBody): void {
       if (bytes.length === 0) {
         release();
         return done(new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY(), undefined);
+      }
+      if (defer?.(request, bytes.length)) {
+        // Bytes of its own, which the worker takes over: not the listener's reused buffer, nor the ones kept.
+        const own =
+          !shared && !keep && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+        const body = new RawJsonBody(own ? bytes : new Uint8Array(bytes));
+        release();
+        return done(null, body);
       }
       let text: string;
       try {
@@ -158,10 +174,10 @@ function registerJsonBody(app: FastifyInstance, keep?: KeepBody): void {
  */
 export function registerReportBodies(
   app: FastifyInstance,
-  options: { yaml: YamlPool; yamlMaxBytes: number; keep?: KeepBody },
+  options: { yaml: YamlPool; yamlMaxBytes: number; keep?: KeepBody; defer?: DeferBody },
 ): void {
-  const { keep, yaml, yamlMaxBytes } = options;
-  if (keep) registerJsonBody(app, keep);
+  const { keep, defer, yaml, yamlMaxBytes } = options;
+  if (keep || defer) registerJsonBody(app, { keep, defer });
   app.addContentTypeParser(NDJSON_CONTENT_TYPES, { parseAs: 'buffer' }, (request, body, done) => {
     keep?.(request, body as Buffer);
     try {

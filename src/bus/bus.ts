@@ -13,7 +13,11 @@ export interface BusRecord {
   chunks: number;
   /** Epoch ms at which ingest accepted the batch; the writer stamps `last_seen` with it. */
   receivedAt: number;
-  envelope: EventEnvelope;
+  /**
+   * Absent when `envelopeJson` carries it (a chunk an ingest worker prepared): the bus parses it when it
+   * delivers the record, after the batch was acknowledged, instead of before.
+   */
+  envelope?: EventEnvelope;
   /**
    * Set on every chunk of a batch that is a complete snapshot of this scope (`<source>|<scope>`): once its
    * last chunk is applied, what the scope's previous snapshot held and this one omits is retracted.
@@ -28,7 +32,8 @@ export interface BusRecord {
 }
 
 /** A delivered record with its position in the bus's total order. */
-export interface Delivery extends Omit<BusRecord, 'envelopeJson'> {
+export interface Delivery extends Omit<BusRecord, 'envelopeJson' | 'envelope'> {
+  envelope: EventEnvelope;
   seq: number;
 }
 

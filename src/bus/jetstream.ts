@@ -217,7 +217,7 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
     if (!head) throw new Error('bus message without its record header');
     const rest = JSON.parse(head) as Omit<BusRecord, 'envelope' | 'envelopeJson'>;
     const raw = m.headers?.get(HEADER_ENCODING) === 'gzip' ? gunzipSync(m.data) : m.data;
-    const envelope = JSON.parse(Buffer.from(raw).toString('utf8')) as BusRecord['envelope'];
+    const envelope = JSON.parse(Buffer.from(raw).toString('utf8')) as Delivery['envelope'];
     return { ...rest, envelope, seq: m.seq };
   }
 

@@ -1,5 +1,6 @@
 // The embedded bus: publish journals a batch durably, then delivers it in-process, in order, to the one
 // consumer. On consume, everything journaled after `afterSeq` (the last snapshot) is replayed first.
+import type { EventEnvelope } from '../ingest/envelope.js';
 import type { Log } from '../log/logger.js';
 import type { Bus, BusHandler, BusRecord, Delivery } from './bus.js';
 import { describeLoss, describeProblem, formatRanges, Journal, type JournalRecovery } from './journal.js';
@@ -23,6 +24,16 @@ export function serializeRecord(record: BusRecord): string {
 }
 
 const ignore = () => undefined;
+
+/** A record on its way to the consumer: its envelope may still be JSON (BusRecord.envelope). */
+type Pending = Omit<Delivery, 'envelope'> & { envelope?: EventEnvelope; envelopeJson?: string };
+
+/** The delivery itself, its envelope parsed if it came as JSON only. */
+function materialize(pending: Pending): Delivery {
+  if (pending.envelope) return pending as Delivery;
+  const { envelopeJson, ...rest } = pending;
+  return { ...rest, envelope: JSON.parse(envelopeJson!) as EventEnvelope };
+}
 
 /** How long deliveries may run before the event loop gets a turn (see deliver). */
 const DELIVERY_SLICE_MS = 10;
@@ -81,7 +92,7 @@ export async function createEmbeddedBus(options: {
   let delivered = options.afterSeq ?? 0;
   // Deliveries run one after another on this chain; a failed replay rejects it and stops delivery.
   let chain: Promise<void> = Promise.resolve();
-  let early: Delivery[] = [];
+  let early: Pending[] = [];
   const publishing = new Set<Promise<unknown>>();
   let closed = false;
 
@@ -100,7 +111,7 @@ export async function createEmbeddedBus(options: {
     waiting = [];
     for (const resolve of ready) resolve();
   }
-  async function deliver(delivery: Delivery): Promise<void> {
+  async function deliver(delivery: Pending): Promise<void> {
     if (delivery.seq <= delivered) return;
     if (performance.now() - turnAt > DELIVERY_SLICE_MS) {
       await new Promise((resolve) => setImmediate(resolve));
@@ -110,7 +121,7 @@ export async function createEmbeddedBus(options: {
     }
     delivered = delivery.seq;
     try {
-      await handler!(delivery);
+      await handler!(materialize(delivery));
     } catch (error) {
       log?.error(
         { err: error, seq: delivery.seq, batchId: delivery.batchId },
@@ -119,7 +130,7 @@ export async function createEmbeddedBus(options: {
     }
   }
 
-  function enqueue(delivery: Delivery, chars = 0): void {
+  function enqueue(delivery: Pending, chars = 0): void {
     if (!handler) {
       early.push(delivery);
       return;
@@ -147,9 +158,13 @@ export async function createEmbeddedBus(options: {
       }
       const done = journal.appendSerialized(lines, { stringified: true }).then(
         (seqs) => {
-          // The same objects go on to the consumer, minus the JSON the journal needed.
-          records.forEach(({ envelopeJson: _json, ...record }, i) =>
-            enqueue(Object.assign(record, { seq: seqs[i] }), lines[i].length),
+          // The same objects go on to the consumer, minus the JSON the journal needed (kept only where it
+          // is all there is of the envelope: it is parsed when delivered).
+          records.forEach(({ envelopeJson, ...record }, i) =>
+            enqueue(
+              Object.assign(record, { seq: seqs[i] }, record.envelope ? {} : { envelopeJson }),
+              lines[i].length,
+            ),
           );
           // Durable now; the answer waits while more than the bound is still to be applied (without a
           // consumer nothing is being applied, and nothing is waited for).

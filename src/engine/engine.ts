@@ -40,6 +40,8 @@ import { isCritical, routeNodes, type PathRecord, type SuppressionNote } from '.
 import { SINGLE_PROCESS_LEADER, type Leadership } from './leadership.js';
 import { createPathSharing } from './path-sharing.js';
 import { readIngestContext } from '../ingest/context.js';
+import { createReportPool, WORKER_BODY_BYTES } from '../ingest/report-pool.js';
+import { BodyReads } from './body-reads.js';
 import { Health } from './health.js';
 import { createIntelHook } from '../intel/engine-intel.js';
 import type { IntelSettings } from '../intel/threat-intel.js';
@@ -64,6 +66,8 @@ export interface EngineConfig extends AnalyzerConfig {
   graphSweep?: boolean;
   /** SIGSTORE_TRUSTED_ROOT, ATTESTATION_PUBLIC_KEYS: what provenance signatures verify against */
   signatures?: SignatureTrustSettings;
+  /** INGEST_THREADS: worker threads preparing large report bodies; 0 or unset: none */
+  ingestThreads?: number;
 }
 
 export interface EngineDeps {
@@ -215,8 +219,12 @@ export async function createEngine(deps: EngineDeps) {
   let hold: Promise<void> | null = null;
   /** Set once the analyzer runs (start): a backlog applied then arms the quiet-moment check. */
   let analyzing = false;
+  // Graph writes wait while a large report body is read (body-reads.ts).
+  const bodyReads = new BodyReads();
   bus.consume(async (d: Delivery) => {
     if (hold) await hold;
+    const reading = bodyReads.hold();
+    if (reading) await reading;
     const state = tenant(d.tenant);
     state.writer.apply(d.envelope, d.receivedAt, d.scope);
     intel.applied(d.tenant, state, d.envelope);
@@ -271,6 +279,12 @@ export async function createEngine(deps: EngineDeps) {
       seedIamUsers: config.seedIamUsers,
       signatures: config.signatures && loadSignatureTrust(config.signatures),
     });
+  // INGEST_THREADS: large report bodies are prepared on workers, which make the default sources; sources
+  // a caller made stay on the event loop.
+  const reportWorkers =
+    !deps.sources && (config.ingestThreads ?? 0) > 0
+      ? createReportPool({ threads: config.ingestThreads!, seedIamUsers: config.seedIamUsers ?? false })
+      : undefined;
   const ingestOne = createIngestPipeline({
     sources,
     bus,
@@ -279,6 +293,7 @@ export async function createEngine(deps: EngineDeps) {
     scrub: config.scrubIngest,
     now,
     health,
+    workers: reportWorkers,
   });
 
   async function ingest(request: IngestRequest): Promise<IngestReceipt> {
@@ -428,6 +443,8 @@ export async function createEngine(deps: EngineDeps) {
   function start(): void {
     running = true;
     analyzing = true;
+    // The ingest worker boots now (about half a second of loading), not when the first large report waits.
+    reportWorkers?.prestart();
     // In the background: a pass that starts meanwhile simply queues behind it on the workers.
     warmUp(finder).catch((error: unknown) => log.warn({ err: error }, 'analyzer warm-up failed'));
     // Before the start is reported: the first real report then runs optimized code (src/ingest/warm-up.ts).
@@ -476,6 +493,7 @@ export async function createEngine(deps: EngineDeps) {
     await bus.close();
     await pathLog.close();
     await finder.close();
+    await reportWorkers?.close();
     await dbPaths?.settle();
     await search.close();
   }
@@ -625,9 +643,27 @@ export async function createEngine(deps: EngineDeps) {
     sourceNamed(sources, name);
   }
 
+  /**
+   * Whether the ingest listener leaves a JSON body of `bytes` for `source` unparsed (RawJsonBody), for a
+   * worker to prepare. Asked with the declared length when the request arrives, a worker starts then.
+   */
+  function defersBody(source: string, bytes: number, declared = false): boolean {
+    if (!reportWorkers?.takes(source) || !(bytes >= WORKER_BODY_BYTES)) return false;
+    if (declared) reportWorkers.prestart();
+    return true;
+  }
+
+  /** The ingest listener tells when a large body it defers begins (true) and when it was read (false). */
+  function readingBody(started: boolean): void {
+    if (started) bodyReads.started();
+    else bodyReads.ended();
+  }
+
   return {
     ingest,
     assertSource,
+    defersBody,
+    readingBody,
     /** Threat intel by hand (`pathgate intel`, POST /intel): applied to every tenant's CVEs now. */
     loadIntel: (text: string, source: string) => intel.load(text, source),
     threatIntel: intel,

@@ -4,16 +4,11 @@ import { randomUUID } from 'node:crypto';
 import { BrokerUnavailableError, type Bus, type BusRecord } from '../bus/bus.js';
 import { ProblemError } from '../http/problems.js';
 import type { Health } from './health.js';
-import { ChunkError, chunkEnvelope, type Chunk } from '../ingest/chunk.js';
-import {
-  checkSnapshotRequest,
-  completenessScope,
-  readIngestContext,
-  stampPullRequest,
-} from '../ingest/context.js';
 import type { BatchTracker } from '../ingest/batches.js';
 import type { EventEnvelope } from '../ingest/envelope.js';
-import { scrubEnvelope } from '../ingest/scrub.js';
+import { parseJsonBody } from '../ingest/json-body.js';
+import { prepareReport, type PreparedReport } from '../ingest/prepare.js';
+import { RawJsonBody, type ReportPool } from '../ingest/report-pool.js';
 import type { IngestSource } from '../ingest/sources/source.js';
 import type { Metrics } from '../metrics/metrics.js';
 
@@ -40,6 +35,8 @@ export interface IngestPipelineDeps {
   now: () => number;
   /** Told when the bus refuses a batch (reduced mode `journal`) and when it takes one again. */
   health?: Health;
+  /** INGEST_THREADS: the workers that prepare the report bodies the listener left unparsed (RawJsonBody) */
+  workers?: ReportPool;
 }
 
 /** The source named `name`, or the 404 problem for a source segment no normalizer handles. */
@@ -56,86 +53,40 @@ export function sourceNamed(sources: ReadonlyMap<string, IngestSource>, name: st
   );
 }
 
-/**
- * Whether a report holds nothing the source recognised: no node it contains (one it only mentions, such as
- * a synthetic `cluster-admin`, does not count) and no edge.
- */
-function yieldsNothing(envelopes: EventEnvelope[], mentioned: readonly string[] = []): boolean {
-  const only = new Set(mentioned);
-  return envelopes.every((e) => e.edges.length === 0 && e.nodes.every((n) => only.has(n.id)));
-}
-
-function expectation(source: IngestSource): string {
-  return source.expects ?? source.description;
-}
-
-/**
- * A complete snapshot that yields nothing would retract its whole scope (a failing collector's error
- * object, another tool's report, an empty list): refused, so nothing is stored and nothing retracted
- * (DECISIONS.md "Empty snapshots are refused"). Emptying a scope is never inferred from an empty report.
- */
-function emptySnapshot(source: IngestSource, scope: string): ProblemError {
-  const declared = scope.slice(source.name.length + 1);
-  const expected = expectation(source);
-  return new ProblemError(
-    'empty-snapshot',
-    `the ${source.name} report yields no node and no edge, and as a complete snapshot of ${declared} it would ` +
-      `retract everything that scope holds; nothing was stored or retracted. Expected ${expected}. ` +
-      'An empty scope is never inferred from an empty report: send a partial report with snapshot=none; ' +
-      'what the scope no longer holds goes with its next complete snapshot that holds anything, or ages out under GRAPH_TTL',
-    {
-      expected,
-      scope: declared,
-      errors: [{ pointer: '/', detail: `yields no node and no edge; expected ${expected}` }],
-    },
-  );
-}
-
 export function createIngestPipeline(deps: IngestPipelineDeps) {
-  const { sources, bus, batches, metrics } = deps;
+  const { sources, bus, batches, metrics, workers } = deps;
+
+  /** The report ready for the bus: prepared on a worker when its body came as bytes for one. */
+  function prepare(
+    source: IngestSource,
+    request: IngestRequest,
+    receivedAt: number,
+  ): PreparedReport | Promise<PreparedReport<{ json: string }>> {
+    const input = { query: request.query, receivedAt, scrub: deps.scrub };
+    const { body } = request;
+    if (!(body instanceof RawJsonBody)) return prepareReport(source, { ...input, body });
+    if (workers?.takes(source.name))
+      return workers.prepare({ ...input, source: source.name, bytes: body.bytes });
+    // No worker for it after all (the listener asked too early, or with other sources): read it here.
+    const text = Buffer.from(body.bytes.buffer, body.bytes.byteOffset, body.bytes.byteLength).toString(
+      'utf8',
+    );
+    return prepareReport(source, { ...input, body: parseJsonBody(text) });
+  }
+
   return async function ingest(request: IngestRequest): Promise<IngestReceipt> {
     const source = sourceNamed(sources, request.source);
     const receivedAt = deps.now();
-    let envelopes: EventEnvelope[];
-    let warnings: string[];
-    let scope: string | undefined;
+    let prepared: PreparedReport<{ json: string; envelope?: EventEnvelope }>;
     try {
-      const context = readIngestContext(request.query);
-      checkSnapshotRequest(source, context);
-      const output = source.normalize({
-        body: request.body,
-        query: request.query,
-        receivedAt: new Date(receivedAt).toISOString(),
-      });
-      ({ envelopes, warnings } = output);
-      stampPullRequest(envelopes, context, output.mentioned);
-      scope = completenessScope(source, context, output);
-      if (yieldsNothing(envelopes, output.mentioned)) {
-        if (scope !== undefined) throw emptySnapshot(source, scope);
-        warnings = [...warnings, `the report yielded no node and no edge; expected ${expectation(source)}`];
-      }
+      prepared = await prepare(source, request, receivedAt);
     } catch (error) {
       metrics.ingestBatches.inc({ source: source.name, result: 'rejected' });
       throw error;
     }
-    let nodes = 0;
-    let edges = 0;
-    const chunks: Chunk[] = [];
-    for (const envelope of envelopes) {
-      if (deps.scrub) {
-        for (const r of scrubEnvelope(envelope).redactions)
-          metrics.ingestSecretsRedacted.inc({ kind: r.kind });
-      }
-      nodes += envelope.nodes.length;
-      edges += envelope.edges.length;
-      try {
-        chunks.push(...chunkEnvelope(envelope));
-      } catch (error) {
-        metrics.ingestBatches.inc({ source: source.name, result: 'rejected' });
-        if (error instanceof ChunkError) throw new ProblemError('invalid-payload', error.message);
-        throw error;
-      }
-    }
+    for (const [kind, count] of Object.entries(prepared.redactions))
+      metrics.ingestSecretsRedacted.inc({ kind }, count);
+    const { chunks, nodes, edges, warnings, scope } = prepared;
     const batchId = `b-${randomUUID()}`;
     const records: BusRecord[] = chunks.map(({ envelope, json }, chunk) => ({
       tenant: request.tenant,
@@ -144,6 +95,7 @@ export function createIngestPipeline(deps: IngestPipelineDeps) {
       chunk,
       chunks: chunks.length,
       receivedAt,
+      // A worker's chunk comes as JSON only: the bus parses it when it delivers it, after the answer.
       envelope,
       envelopeJson: json,
       ...(scope !== undefined && { scope }),

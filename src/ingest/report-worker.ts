@@ -1,0 +1,99 @@
+// An ingest worker thread (started by report-pool.ts): a large JSON report body is parsed, normalized,
+// scrubbed and chunked here, so the event loop keeps applying the previous report to the graph and
+// answering the API meanwhile. Each job is one body's bytes; the answer is the chunks' JSON and what the
+// receipt and metrics need, or the problem that refuses the report (as a plain body), or an unexpected
+// error's message. Nothing here stores anything: the event loop publishes the chunks.
+import { parentPort, workerData } from 'node:worker_threads';
+import { ProblemError, type Problem } from '../http/problems.js';
+import { parseJsonBody } from './json-body.js';
+import { prepareReport, type PreparedReport } from './prepare.js';
+import { createSources } from './sources/index.js';
+import type { IngestSource } from './sources/source.js';
+
+/** workerData marking a thread started by report-pool.ts (a module importing this one stays inert). */
+export const REPORT_WORKER_ROLE = 'pathgate/report-worker';
+
+/**
+ * The sources whose reports a worker prepares: every source whose normalizer is a function of the report
+ * alone. `supplychain` verifies signatures against trust material loaded on the main thread, so its
+ * reports stay there.
+ */
+export const WORKER_SOURCES: ReadonlySet<string> = new Set([
+  'events',
+  'trivy',
+  'grype',
+  'semgrep',
+  'sarif',
+  'build',
+  'custodian',
+  'cloudnet',
+  'iam',
+  'k8s',
+  'falco',
+  'sso',
+  'dataclass',
+  'terraform',
+]);
+
+export interface ReportWorkerData {
+  role: typeof REPORT_WORKER_ROLE;
+  /** SEED_IAM_USERS, as the main thread's iam source has it */
+  seedIamUsers: boolean;
+}
+
+export interface ReportJob {
+  id: number;
+  source: string;
+  /** the body's bytes, UTF-8 JSON (transferred) */
+  bytes: Uint8Array;
+  query: Record<string, string | undefined>;
+  receivedAt: number;
+  scrub: boolean;
+}
+
+export type ReportReply =
+  | ({ id: number; ok: true } & PreparedReport<{ json: string }>)
+  | { id: number; ok: false; problem: Problem }
+  | { id: number; ok: false; message: string };
+
+/** Prepares one job's report with `sources`, as the event loop would (ingest-pipeline.ts). */
+export function runReportJob(sources: ReadonlyMap<string, IngestSource>, job: ReportJob): ReportReply {
+  try {
+    const source = sources.get(job.source);
+    if (!source || !WORKER_SOURCES.has(job.source))
+      throw new Error(`ingest/report-worker: no source ${JSON.stringify(job.source)} on this thread`);
+    // Decoded as the listener's JSON parser does (app/plugins/http-base.ts): invalid UTF-8 becomes U+FFFD,
+    // and a byte-order mark is left for parseJsonBody to drop.
+    const text = Buffer.from(job.bytes.buffer, job.bytes.byteOffset, job.bytes.byteLength).toString('utf8');
+    const prepared = prepareReport(source, {
+      body: parseJsonBody(text),
+      query: job.query,
+      receivedAt: job.receivedAt,
+      scrub: job.scrub,
+    });
+    // Only the JSON crosses back: the event loop parses each chunk again, which costs less than cloning
+    // the envelope objects and leaves the journal's bytes exactly what the graph is written from.
+    return {
+      id: job.id,
+      ok: true,
+      chunks: prepared.chunks.map(({ json }) => ({ json })),
+      nodes: prepared.nodes,
+      edges: prepared.edges,
+      warnings: prepared.warnings,
+      ...(prepared.scope !== undefined && { scope: prepared.scope }),
+      redactions: prepared.redactions,
+    };
+  } catch (error) {
+    if (error instanceof ProblemError) return { id: job.id, ok: false, problem: error.problem };
+    return { id: job.id, ok: false, message: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+if (parentPort && (workerData as { role?: string } | null)?.role === REPORT_WORKER_ROLE) {
+  const port = parentPort;
+  const data = workerData as ReportWorkerData;
+  // No warm-up (the event loop's is warm-up.ts): a worker only takes bodies of a megabyte and more, over
+  // which its code is optimized within the first report, and a warm-up would delay that report.
+  const sources = createSources({ seedIamUsers: data.seedIamUsers });
+  port.on('message', (job: ReportJob) => port.postMessage(runReportJob(sources, job)));
+}
