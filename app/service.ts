@@ -84,7 +84,7 @@ export function engineConfigFrom(settings: Settings): EngineConfig {
     graphTtlMs: settings.graphTtlMs,
     graphSweep: settings.graphSweep,
     thresholds: { p1: settings.priorityP1Score, p2: settings.priorityP2Score },
-    ingestThreads: Number(process.env.INGEST_THREADS ?? 1), // TEMP until helper/settings merges
+    ingestThreads: settings.ingestThreads,
   };
 }
 
@@ -520,6 +520,8 @@ export async function startService(options: {
     // The first pass runs now, not one interval from now, so paths are there as soon as the service is.
     await service.engine.analyzeAll();
     service.engine.start();
+    // Started once the ingest worker is warmed up too, so a large first report runs optimized code.
+    await service.engine.ingestWorkersReady();
     // The connectors pull now and every CONNECTOR_INTERVAL, on the leader only.
     service.connectors.start();
     // Suppressions lapse without an analyzer pass: drift is also checked every interval (by the leader,

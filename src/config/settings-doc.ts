@@ -29,6 +29,12 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     meaning:
       'Dashboard listener (`npm start`, `pathgate serve`; `docs/dashboard.md`), `host:port`, or `off`; it calls the API listener on behalf of the browser.',
   },
+  {
+    name: 'INGEST_THREADS',
+    default: '1',
+    meaning:
+      'Worker threads that prepare large JSON report bodies (1 MiB and over: parse, normalizer, scrubbing, chunking; not `supplychain`) off the event loop, so the graph write of the previous report and the API go on meanwhile; 0 to 64, 0 prepares every report on the event loop.',
+  },
   { name: 'ANALYZER_INTERVAL', default: '30s', meaning: 'How often the analyzer looks for changed graphs.' },
   {
     name: 'ANALYZER_THREADS',

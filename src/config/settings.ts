@@ -55,6 +55,8 @@ export interface Settings {
   dashboardAddr: ListenAddress | null;
   analyzerIntervalMs: number;
   analyzerThreads: number;
+  /** INGEST_THREADS: worker threads preparing large JSON report bodies; 0: all on the event loop */
+  ingestThreads: number;
   /** THREATINTEL, THREATINTEL_KEV_FILE, THREATINTEL_EPSS_FILE, THREATINTEL_KEV_URL, THREATINTEL_EPSS_URL */
   threatIntel: IntelSettings;
   seedIamUsers: boolean;
@@ -262,6 +264,7 @@ function builtInDefaults(): Settings {
     dashboardAddr: { host: '127.0.0.1', port: 3000 },
     analyzerIntervalMs: 30_000,
     analyzerThreads: defaultThreads(),
+    ingestThreads: 1,
     threatIntel: { enabled: false },
     seedIamUsers: false,
     signatures: { keys: [] },
@@ -361,6 +364,15 @@ const parseThreads: Parser<number> = (text) => {
   return value;
 };
 
+/** Worker threads for work the event loop can also do itself: 0 means none. */
+const parseThreadsOrNone: Parser<number> = (text) => {
+  const trimmed = text.trim();
+  const value = /^\d+$/.test(trimmed) ? Number(trimmed) : NaN;
+  if (!(value >= 0 && value <= MAX_THREADS))
+    throw new Error(`is not a whole number from 0 to ${MAX_THREADS}`);
+  return value;
+};
+
 function durationParser(options: { timer?: boolean } = {}): Parser<number> {
   return (text) => {
     let ms: number;
@@ -414,6 +426,7 @@ export function loadSettings(env: Env, defaults: Partial<Settings> = {}): Settin
     ),
     analyzerIntervalMs: read('ANALYZER_INTERVAL', durationParser({ timer: true }), base.analyzerIntervalMs),
     analyzerThreads: read('ANALYZER_THREADS', parseThreads, base.analyzerThreads),
+    ingestThreads: read('INGEST_THREADS', parseThreadsOrNone, base.ingestThreads),
     threatIntel: {
       enabled: read('THREATINTEL', parseBoolean, base.threatIntel.enabled),
       kevFile: read<string | undefined>('THREATINTEL_KEV_FILE', parsePath, base.threatIntel.kevFile),

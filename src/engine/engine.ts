@@ -350,6 +350,8 @@ export async function createEngine(deps: EngineDeps) {
           })
         )
           continue;
+        // An idle ingest worker gives its heap back before the pass needs the memory (report-pool.ts).
+        await reportWorkers?.release();
         try {
           const consumed = await runPass(state, { finder, metrics, config, now, dbPaths });
           await logPathChanges(state);
@@ -362,6 +364,8 @@ export async function createEngine(deps: EngineDeps) {
         }
       }
       if (options.scheduled) armQuietCheck();
+      // A fresh ingest worker warms up for the next large report, in place of one the pass released.
+      if (running) void reportWorkers?.prestart({ warm: true });
     });
   }
 
@@ -443,8 +447,8 @@ export async function createEngine(deps: EngineDeps) {
   function start(): void {
     running = true;
     analyzing = true;
-    // The ingest worker boots now (about half a second of loading), not when the first large report waits.
-    reportWorkers?.prestart();
+    // The ingest worker boots and warms up now, beside this thread's warm-up (ingestWorkersReady).
+    void reportWorkers?.prestart({ warm: true });
     // In the background: a pass that starts meanwhile simply queues behind it on the workers.
     warmUp(finder).catch((error: unknown) => log.warn({ err: error }, 'analyzer warm-up failed'));
     // Before the start is reported: the first real report then runs optimized code (src/ingest/warm-up.ts).
@@ -649,7 +653,7 @@ export async function createEngine(deps: EngineDeps) {
    */
   function defersBody(source: string, bytes: number, declared = false): boolean {
     if (!reportWorkers?.takes(source) || !(bytes >= WORKER_BODY_BYTES)) return false;
-    if (declared) reportWorkers.prestart();
+    if (declared) void reportWorkers.prestart();
     return true;
   }
 
@@ -664,6 +668,8 @@ export async function createEngine(deps: EngineDeps) {
     assertSource,
     defersBody,
     readingBody,
+    /** Resolves once the ingest worker (INGEST_THREADS) is warmed up; at once without one. */
+    ingestWorkersReady: async (): Promise<void> => reportWorkers?.prestart({ warm: true }),
     /** Threat intel by hand (`pathgate intel`, POST /intel): applied to every tenant's CVEs now. */
     loadIntel: (text: string, source: string) => intel.load(text, source),
     threatIntel: intel,

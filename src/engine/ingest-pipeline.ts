@@ -95,7 +95,7 @@ export function createIngestPipeline(deps: IngestPipelineDeps) {
       chunk,
       chunks: chunks.length,
       receivedAt,
-      // A worker's chunk comes as JSON only: the bus parses it when it delivers it, after the answer.
+      // A worker's chunk comes as JSON only: the bus parses it when it delivers it.
       envelope,
       envelopeJson: json,
       ...(scope !== undefined && { scope }),

@@ -28,13 +28,25 @@ function averageItemBytes(items: readonly unknown[]): number {
 
 /** Splits `envelope` so that each chunk's JSON is at most `limit` UTF-8 bytes. One that fits stays whole. */
 export function chunkEnvelope(envelope: EventEnvelope, limit = BUS_MESSAGE_LIMIT): Chunk[] {
+  return [...chunksOf(envelope, limit)];
+}
+
+/**
+ * chunkEnvelope's chunks one by one, each as soon as it is final (an ingest worker posts each while it
+ * cuts the next). While the items so far could still fit in one chunk, their slices are held back: the
+ * envelope may yet be kept whole.
+ */
+export function* chunksOf(envelope: EventEnvelope, limit = BUS_MESSAGE_LIMIT): Generator<Chunk> {
   // Nodes and edges are sampled apart: their sizes differ several times over (a Kubernetes dump's nodes
   // carry properties, its edges mostly none), and one average for both made most node slices overshoot the
   // limit and be serialized a second time, halved (docs/perf.md, "Issue 38").
   const average = { nodes: averageItemBytes(envelope.nodes), edges: averageItemBytes(envelope.edges) };
   if (average.nodes * envelope.nodes.length + average.edges * envelope.edges.length < limit * AIM) {
     const whole = JSON.stringify(envelope);
-    if (Buffer.byteLength(whole) <= limit) return [{ envelope, json: whole }];
+    if (Buffer.byteLength(whole) <= limit) {
+      yield { envelope, json: whole };
+      return;
+    }
   }
 
   const prefix = `${JSON.stringify({ source: envelope.source, kind: envelope.kind, observed_at: envelope.observed_at }).slice(0, -1)},`;
@@ -42,9 +54,11 @@ export function chunkEnvelope(envelope: EventEnvelope, limit = BUS_MESSAGE_LIMIT
   if (overhead > limit)
     throw new ChunkError(`the envelope without items is ${overhead} bytes, over the ${limit}-byte limit`);
   const room = Math.max(1, limit * AIM - overhead);
-  const chunks: Chunk[] = [];
-  /** Bytes of the items (and the commas between them) in each chunk. */
-  const itemBytes: number[] = [];
+  /** Chunks held back while the whole envelope might still fit in one (null once it cannot). */
+  let held: Chunk[] | null = [];
+  /** The whole envelope's size so far, were it one chunk: the items' bytes and the commas between them. */
+  let wholeBytes = overhead;
+  const counted = { nodes: 0, edges: 0 };
   for (const field of ['nodes', 'edges'] as const) {
     const all = envelope[field] as unknown[];
     let perItem = average[field];
@@ -56,7 +70,7 @@ export function chunkEnvelope(envelope: EventEnvelope, limit = BUS_MESSAGE_LIMIT
         // Counted on the piece, so the chunk's JSON is not flattened here just to be measured.
         const bytes = overhead + Buffer.byteLength(json) - 2;
         if (bytes <= limit) {
-          chunks.push({
+          const chunk: Chunk = {
             envelope: {
               source: envelope.source,
               kind: envelope.kind,
@@ -68,8 +82,15 @@ export function chunkEnvelope(envelope: EventEnvelope, limit = BUS_MESSAGE_LIMIT
               field === 'nodes'
                 ? `${prefix}"nodes":${json},"edges":[]}`
                 : `${prefix}"nodes":[],"edges":${json}}`,
-          });
-          itemBytes.push(bytes - overhead);
+          };
+          wholeBytes += bytes - overhead + (counted[field]++ > 0 ? 1 : 0);
+          if (held) {
+            held.push(chunk);
+            if (wholeBytes > limit) {
+              yield* held;
+              held = null;
+            }
+          } else yield chunk;
           // The next slice is sized by what this one measured (items next to each other are alike), but
           // never above the field's average: where larger items begin, an overshoot serializes its slice
           // twice, while a slice a little short costs only a chunk more.
@@ -87,18 +108,14 @@ export function chunkEnvelope(envelope: EventEnvelope, limit = BUS_MESSAGE_LIMIT
       }
     }
   }
-
-  // The sample may have overestimated: an envelope that fits is kept whole after all.
-  const nodeChunks = chunks.filter((c) => c.envelope.nodes.length > 0).length;
-  const edgeChunks = chunks.length - nodeChunks;
-  const wholeBytes =
-    overhead +
-    itemBytes.reduce((sum, b) => sum + b, 0) +
-    Math.max(0, nodeChunks - 1) +
-    Math.max(0, edgeChunks - 1);
-  if (chunks.length > 1 && wholeBytes <= limit) {
+  if (!held) return;
+  // The sample overestimated: an envelope that fits is kept whole after all.
+  if (held.length > 1) {
     const whole = JSON.stringify(envelope);
-    if (Buffer.byteLength(whole) <= limit) return [{ envelope, json: whole }];
+    if (Buffer.byteLength(whole) <= limit) {
+      yield { envelope, json: whole };
+      return;
+    }
   }
-  return chunks;
+  yield* held;
 }

@@ -2,7 +2,7 @@
 // as one function of the report alone, so that it runs the same on the event loop (small reports, the
 // gate, connectors) and on the ingest worker thread (large report bodies: report-worker.ts).
 import { ProblemError } from '../http/problems.js';
-import { ChunkError, chunkEnvelope, type Chunk } from './chunk.js';
+import { ChunkError, chunksOf, type Chunk } from './chunk.js';
 import { checkSnapshotRequest, completenessScope, readIngestContext, stampPullRequest } from './context.js';
 import type { EventEnvelope } from './envelope.js';
 import { scrubEnvelope } from './scrub.js';
@@ -15,6 +15,8 @@ export interface PrepareInput {
   receivedAt: number;
   /** SCRUB_INGEST: secrets in the envelopes are redacted before anything keeps them */
   scrub: boolean;
+  /** Told of each chunk as soon as it is cut (a worker posts it on while it cuts the next). */
+  onChunk?: (chunk: Chunk) => void;
 }
 
 /** A report ready for the bus: its chunks (with their JSON), and what the receipt and metrics say of it. */
@@ -89,7 +91,10 @@ export function prepareReport(source: IngestSource, input: PrepareInput): Prepar
     prepared.nodes += envelope.nodes.length;
     prepared.edges += envelope.edges.length;
     try {
-      for (const chunk of chunkEnvelope(envelope)) prepared.chunks.push(chunk);
+      for (const chunk of chunksOf(envelope)) {
+        prepared.chunks.push(chunk);
+        input.onChunk?.(chunk);
+      }
     } catch (error) {
       if (error instanceof ChunkError) throw new ProblemError('invalid-payload', error.message);
       throw error;

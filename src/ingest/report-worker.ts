@@ -9,6 +9,7 @@ import { parseJsonBody } from './json-body.js';
 import { prepareReport, type PreparedReport } from './prepare.js';
 import { createSources } from './sources/index.js';
 import type { IngestSource } from './sources/source.js';
+import { warmUpIngest } from './warm-up.js';
 
 /** workerData marking a thread started by report-pool.ts (a module importing this one stays inert). */
 export const REPORT_WORKER_ROLE = 'pathgate/report-worker';
@@ -39,6 +40,8 @@ export interface ReportWorkerData {
   role: typeof REPORT_WORKER_ROLE;
   /** SEED_IAM_USERS, as the main thread's iam source has it */
   seedIamUsers: boolean;
+  /** set by the pool on a worker started ahead of any report: it warms up (job-pool.ts) */
+  warm?: boolean;
 }
 
 export interface ReportJob {
@@ -52,12 +55,19 @@ export interface ReportJob {
 }
 
 export type ReportReply =
+  /** one chunk's JSON, posted as soon as it is cut (they come in order, before the job's answer) */
+  | { id: number; chunk: string }
+  /** the answer: `chunks` is empty, they were posted one by one */
   | ({ id: number; ok: true } & PreparedReport<{ json: string }>)
   | { id: number; ok: false; problem: Problem }
   | { id: number; ok: false; message: string };
 
 /** Prepares one job's report with `sources`, as the event loop would (ingest-pipeline.ts). */
-export function runReportJob(sources: ReadonlyMap<string, IngestSource>, job: ReportJob): ReportReply {
+export function runReportJob(
+  sources: ReadonlyMap<string, IngestSource>,
+  job: ReportJob,
+  post: (reply: ReportReply) => void,
+): void {
   try {
     const source = sources.get(job.source);
     if (!source || !WORKER_SOURCES.has(job.source))
@@ -65,35 +75,44 @@ export function runReportJob(sources: ReadonlyMap<string, IngestSource>, job: Re
     // Decoded as the listener's JSON parser does (app/plugins/http-base.ts): invalid UTF-8 becomes U+FFFD,
     // and a byte-order mark is left for parseJsonBody to drop.
     const text = Buffer.from(job.bytes.buffer, job.bytes.byteOffset, job.bytes.byteLength).toString('utf8');
+    // Only the JSON crosses back, each chunk as soon as it is cut: the event loop parses it meanwhile,
+    // which costs less than cloning the envelope objects and leaves the journal's bytes exactly what the
+    // graph is written from.
     const prepared = prepareReport(source, {
       body: parseJsonBody(text),
       query: job.query,
       receivedAt: job.receivedAt,
       scrub: job.scrub,
+      onChunk: ({ json }) => post({ id: job.id, chunk: json }),
     });
-    // Only the JSON crosses back: the event loop parses each chunk again, which costs less than cloning
-    // the envelope objects and leaves the journal's bytes exactly what the graph is written from.
-    return {
+    post({
       id: job.id,
       ok: true,
-      chunks: prepared.chunks.map(({ json }) => ({ json })),
+      chunks: [],
       nodes: prepared.nodes,
       edges: prepared.edges,
       warnings: prepared.warnings,
       ...(prepared.scope !== undefined && { scope: prepared.scope }),
       redactions: prepared.redactions,
-    };
+    });
   } catch (error) {
-    if (error instanceof ProblemError) return { id: job.id, ok: false, problem: error.problem };
-    return { id: job.id, ok: false, message: error instanceof Error ? error.message : String(error) };
+    if (error instanceof ProblemError) post({ id: job.id, ok: false, problem: error.problem });
+    else post({ id: job.id, ok: false, message: error instanceof Error ? error.message : String(error) });
   }
 }
 
 if (parentPort && (workerData as { role?: string } | null)?.role === REPORT_WORKER_ROLE) {
   const port = parentPort;
   const data = workerData as ReportWorkerData;
-  // No warm-up (the event loop's is warm-up.ts): a worker only takes bodies of a megabyte and more, over
-  // which its code is optimized within the first report, and a warm-up would delay that report.
   const sources = createSources({ seedIamUsers: data.seedIamUsers });
-  port.on('message', (job: ReportJob) => port.postMessage(runReportJob(sources, job)));
+  const post = (reply: ReportReply) => port.postMessage(reply);
+  port.on('message', (job: ReportJob) => runReportJob(sources, job, post));
+  // A worker started ahead of any report is warmed up as the event loop is (warm-up.ts), so the next large
+  // report runs optimized normalizers; jobs posted meanwhile wait in this thread's queue. Then ready (the
+  // service is reported started once it is). One that a waiting report started begins at once, cold.
+  try {
+    if (data.warm) warmUpIngest(sources);
+  } finally {
+    port.postMessage({ id: 0 });
+  }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { BUS_MESSAGE_LIMIT, ChunkError, chunkEnvelope } from '../../src/ingest/chunk.js';
+import { BUS_MESSAGE_LIMIT, ChunkError, chunkEnvelope, chunksOf } from '../../src/ingest/chunk.js';
 import { edge, envelope, node } from '../helpers/envelope.js';
 
 describe('chunkEnvelope', () => {
@@ -132,5 +132,46 @@ describe('chunkEnvelope', () => {
     for (const c of chunks) expect(Buffer.byteLength(c.json)).toBeLessThanOrEqual(64 * 1024);
     // Each item once, the samples (at most 128 per field) and a slice serialized twice now and then.
     expect(serialized).toBeLessThan((nodes.length + edges.length) * 1.15);
+  });
+
+  it('chunksOf hands each chunk over as soon as it is cut, the same chunks as chunkEnvelope', () => {
+    const nodes = Array.from({ length: 2000 }, (_, i) =>
+      node('Service', `svc-${i}`, { pad: 'p'.repeat(80) }),
+    );
+    const env = envelope(nodes);
+    const limit = 16 * 1024;
+    let serialized = 0;
+    const stringify = JSON.stringify;
+    const spy = vi.spyOn(JSON, 'stringify').mockImplementation((value: unknown, ...rest: unknown[]) => {
+      if (Array.isArray(value)) serialized += value.length;
+      return (stringify as (...a: unknown[]) => string)(value, ...rest);
+    });
+    let first: IteratorResult<unknown>;
+    let atFirst: number;
+    try {
+      const chunks = chunksOf(env, limit);
+      first = chunks.next();
+      atFirst = serialized;
+    } finally {
+      spy.mockRestore();
+    }
+    expect(first.done).toBe(false);
+    // The first chunk came before most of the items were serialized.
+    expect(atFirst).toBeLessThan(nodes.length / 4);
+    expect([...chunksOf(env, limit)]).toEqual(chunkEnvelope(env, limit));
+  });
+
+  it('chunksOf holds slices back while the envelope may still fit whole, and keeps it whole when it does', () => {
+    // The even sample lands on the large items only: it overestimates the envelope several times over.
+    const nodes = Array.from({ length: 1280 }, (_, i) =>
+      node('Service', `svc-${i}`, { pad: i % 10 === 0 ? 'L'.repeat(600) : 's' }),
+    );
+    const env = envelope(nodes);
+    const limit = 200_000;
+    expect(Buffer.byteLength(JSON.stringify(env))).toBeLessThanOrEqual(limit);
+    const chunks = [...chunksOf(env, limit)];
+    expect(chunks).toHaveLength(1);
+    expect(chunks[0].envelope).toBe(env);
+    expect(chunks).toEqual(chunkEnvelope(env, limit));
   });
 });
