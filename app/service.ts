@@ -100,6 +100,8 @@ export async function buildService(options: {
   onFatal?: (error: Error) => void;
   /** the connectors' sources instead of those CONNECTORS_ENABLED makes (tests, embedding) */
   connectorSources?: ConnectorSource[];
+  /** engine options no setting names (tests: `ingestWorkersAlways`) */
+  engine?: Pick<EngineConfig, 'ingestWorkersAlways'>;
 }): Promise<Service> {
   const { settings } = options;
   const logger = options.logger ?? createLogger({ format: settings.logFormat, level: settings.logLevel });
@@ -119,6 +121,7 @@ async function buildOnLockedDataDir(
     now?: () => number;
     onFatal?: (error: Error) => void;
     connectorSources?: ConnectorSource[];
+    engine?: Pick<EngineConfig, 'ingestWorkersAlways'>;
   },
   settings: Settings,
   logger: Logger,
@@ -171,7 +174,7 @@ async function buildOnLockedDataDir(
     logger.info({ url: redactedUrl(settings.opensearchUrl) }, 'search: index in OpenSearch');
   try {
     engine = await createEngine({
-      config: engineConfigFrom(settings),
+      config: { ...engineConfigFrom(settings), ...options.engine },
       log: logger,
       metrics,
       now: options.now,

@@ -68,6 +68,8 @@ export interface EngineConfig extends AnalyzerConfig {
   signatures?: SignatureTrustSettings;
   /** INGEST_THREADS: worker threads preparing large report bodies; 0 or unset: none */
   ingestThreads?: number;
+  /** Every large body to a worker, graph writes pending or not (tests of the worker's path). */
+  ingestWorkersAlways?: boolean;
 }
 
 export interface EngineDeps {
@@ -649,12 +651,15 @@ export async function createEngine(deps: EngineDeps) {
 
   /**
    * Whether the ingest listener leaves a JSON body of `bytes` for `source` unparsed (RawJsonBody), for a
-   * worker to prepare. Asked with the declared length when the request arrives, a worker starts then.
+   * worker to prepare: a large body while graph writes are pending, so that it is prepared beside them.
+   * With the event loop free, the body is prepared there: as fast, without the copy to and from a worker
+   * (docs/perf.md, "Issue 38: reports prepared on a worker thread"). Asked with the declared length when
+   * the request arrives (`declared`), a worker starts then if none runs.
    */
   function defersBody(source: string, bytes: number, declared = false): boolean {
     if (!reportWorkers?.takes(source) || !(bytes >= WORKER_BODY_BYTES)) return false;
     if (declared) void reportWorkers.prestart();
-    return true;
+    return config.ingestWorkersAlways === true || bus.lastSeq() > appliedSeq;
   }
 
   /** The ingest listener tells when a large body it defers begins (true) and when it was read (false). */

@@ -31,7 +31,7 @@ let inline: TestService;
 const deferred = new Map<string, boolean>();
 
 beforeAll(async () => {
-  worker = await makeService({ INGEST_THREADS: '1' });
+  worker = await makeService({ INGEST_THREADS: '1' }, { engine: { ingestWorkersAlways: true } });
   inline = await makeService({ INGEST_THREADS: '0' });
   for (const service of [worker, inline]) observe(service);
 });
@@ -116,6 +116,18 @@ describe('large real reports on the ingest worker', () => {
     expect(onWorkerGraph).toEqual(graphOf(inline, tenant));
   });
 
+  it('prepares a large body on the event loop while no graph write is pending (the worker is for busy times)', async () => {
+    const idle = await makeService({ INGEST_THREADS: '1' });
+    observe(idle);
+    try {
+      const answer = await send(idle, 'trivy', padded('trivy/spring4shell-jre8-archive.json'));
+      expect(answer.status).toBe(202);
+      expect(answer.deferred).toBe(false);
+    } finally {
+      await idle.dispose();
+    }
+  });
+
   it('leaves a body under the megabyte to the event loop', async () => {
     const small = readFileSync(path.join(REAL, 'trivy/spring4shell-jre8-archive.json'), 'utf8');
     const answer = await send(worker, 'trivy', small);
@@ -188,7 +200,7 @@ describe('bad large reports answer as on the event loop', () => {
 describe('what the worker prepares is kept as the event loop would keep it', () => {
   it('scrubs a secret before the journal, and a restart replays the same graph', async () => {
     const key = ['AKIA', 'IOSFODNN7', 'EXAMPLE'].join('');
-    const service = await makeService({ INGEST_THREADS: '1' });
+    const service = await makeService({ INGEST_THREADS: '1' }, { engine: { ingestWorkersAlways: true } });
     observe(service);
     let kept = false;
     try {
@@ -219,7 +231,10 @@ describe('what the worker prepares is kept as the event loop would keep it', () 
         expect(readFileSync(path.join(journal, file), 'latin1')).not.toContain(key);
       await service.dispose({ keepData: true });
       kept = true;
-      const again = await makeService({ INGEST_THREADS: '1' }, { dataDir: service.dataDir });
+      const again = await makeService(
+        { INGEST_THREADS: '1' },
+        { dataDir: service.dataDir, engine: { ingestWorkersAlways: true } },
+      );
       try {
         await again.settle();
         expect(graphOf(again)).toEqual(before);

@@ -40,6 +40,8 @@ export async function makeService(
     logger?: Logger;
     onFatal?: (error: Error) => void;
     connectorSources?: ConnectorSource[];
+    /** engine options no setting names (`ingestWorkersAlways`: every large body to the ingest worker) */
+    engine?: { ingestWorkersAlways?: boolean };
   } = {},
 ): Promise<TestService> {
   const dataDir = options.dataDir ?? (await tempDir());
@@ -55,6 +57,7 @@ export async function makeService(
     now: options.now,
     onFatal: options.onFatal,
     connectorSources: options.connectorSources,
+    engine: options.engine,
   });
   return {
     ...service,
