@@ -79,13 +79,15 @@ export function createReportPool(options: { threads: number; seedIamUsers: boole
       if ('problem' in reply) return { error: ProblemError.fromBody(reply.problem) };
       return { error: new Error(`ingest/report-pool: a report failed in a worker: ${reply.message}`) };
     },
-    failed: (error) =>
-      error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+    failed: (error, id) => {
+      if (id !== undefined) parts.delete(id);
+      return error.code === 'ERR_WORKER_OUT_OF_MEMORY'
         ? new ProblemError(
             'payload-too-large',
             'the report needs more memory to prepare than an ingest worker has; split the report',
           )
-        : new Error(`ingest/report-pool: worker crashed: ${error.message}`, { cause: error }),
+        : new Error(`ingest/report-pool: worker crashed: ${error.message}`, { cause: error });
+    },
   });
   return {
     takes: (source) => WORKER_SOURCES.has(source),

@@ -30,8 +30,8 @@ export interface JobPoolOptions<R extends { id: number }> {
    * one holds little. Unset: workers stay.
    */
   idleMs?: number;
-  /** the error for a job whose worker failed (`ERR_WORKER_OUT_OF_MEMORY` among them) */
-  failed(error: Error & { code?: string }): Error;
+  /** the error for the job (`id`, if one ran) whose worker failed (`ERR_WORKER_OUT_OF_MEMORY` among them) */
+  failed(error: Error & { code?: string }, id?: number): Error;
   /** what a pool's name is in its own errors (`ingest/yaml-pool`) */
   name: string;
 }
@@ -136,7 +136,9 @@ export function createJobPool<J extends { id: number }, R extends { id: number }
     worker.on('message', (reply: R) => (reply.id === 0 ? ready() : settle(entry, reply)));
     // A worker that dies before it was ready is not waited for.
     worker.on('exit', () => ready());
-    worker.on('error', (error: Error & { code?: string }) => retire(entry, options.failed(error)));
+    worker.on('error', (error: Error & { code?: string }) =>
+      retire(entry, options.failed(error, entry.job?.id)),
+    );
     worker.on('exit', (code) => {
       retire(entry, closed ? closedError() : new Error(`${options.name}: worker exited with code ${code}`));
     });
