@@ -143,7 +143,7 @@ function registerJsonBody(app: FastifyInstance, keep?: KeepBody): void {
         release();
       }
       try {
-        done(null, parseJsonBody(text));
+        done(null, parseJsonBody(text, { keepText: true }));
       } catch (error) {
         done(error as Error, undefined);
       }

@@ -5,9 +5,12 @@ import { BrokerUnavailableError, type Bus, type BusRecord } from '../bus/bus.js'
 import { ProblemError } from '../http/problems.js';
 import type { Health } from './health.js';
 import { ChunkError, chunkEnvelope, type Chunk } from '../ingest/chunk.js';
+import { chunkRawEnvelope } from '../ingest/chunk-raw.js';
+import { markRedacted, type RawItems } from '../ingest/raw-items.js';
 import {
   checkSnapshotRequest,
   completenessScope,
+  isPullRequestScan,
   readIngestContext,
   stampPullRequest,
 } from '../ingest/context.js';
@@ -99,6 +102,7 @@ export function createIngestPipeline(deps: IngestPipelineDeps) {
     let envelopes: EventEnvelope[];
     let warnings: string[];
     let scope: string | undefined;
+    let raw: (RawItems | undefined)[] = [];
     try {
       const context = readIngestContext(request.query);
       checkSnapshotRequest(source, context);
@@ -108,6 +112,8 @@ export function createIngestPipeline(deps: IngestPipelineDeps) {
         receivedAt: new Date(receivedAt).toISOString(),
       });
       ({ envelopes, warnings } = output);
+      // A pull request's stamp changes every node: none is sent as the request wrote it.
+      if (output.raw && !isPullRequestScan(context)) raw = output.raw;
       stampPullRequest(envelopes, context, output.mentioned);
       scope = completenessScope(source, context, output);
       if (yieldsNothing(envelopes, output.mentioned)) {
@@ -121,15 +127,26 @@ export function createIngestPipeline(deps: IngestPipelineDeps) {
     let nodes = 0;
     let edges = 0;
     const chunks: Chunk[] = [];
-    for (const envelope of envelopes) {
+    for (const [index, envelope] of envelopes.entries()) {
+      let text = raw[index];
       if (deps.scrub) {
-        for (const r of scrubEnvelope(envelope).redactions)
-          metrics.ingestSecretsRedacted.inc({ kind: r.kind });
+        const { redactions } = scrubEnvelope(envelope);
+        for (const r of redactions) metrics.ingestSecretsRedacted.inc({ kind: r.kind });
+        // A scrubbed item is serialized again: its text still holds the secret.
+        if (
+          text &&
+          redactions.length &&
+          !markRedacted(
+            text,
+            redactions.map((r) => r.pointer),
+          )
+        )
+          text = undefined;
       }
       nodes += envelope.nodes.length;
       edges += envelope.edges.length;
       try {
-        chunks.push(...chunkEnvelope(envelope));
+        chunks.push(...(text ? chunkRawEnvelope(envelope, text) : chunkEnvelope(envelope)));
       } catch (error) {
         metrics.ingestBatches.inc({ source: source.name, result: 'rejected' });
         if (error instanceof ChunkError) throw new ProblemError('invalid-payload', error.message);
