@@ -145,7 +145,7 @@ export function scanEnvelopeItems(text: string): { nodes: ItemSpans; edges: Item
   return { nodes: found.nodes, edges: found.edges };
 }
 
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[\u0080-\uffff]/;
 
 /**
  * The raw items of the envelope parsed from `body`, checked against it (as many spans as items), with the

@@ -79,7 +79,7 @@ function expectSameAsBefore(text: string, limit?: number): RawItems {
 
 /** Every non-ASCII character written as a \u escape, as some JSON writers do. */
 const escapeNonAscii = (json: string) =>
-  json.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 const lb = node('LoadBalancer', 'public-lb', { internet_exposed: true });
 const svc = node('Service', 'checkout — naïve ☃ 🚀', {
@@ -252,7 +252,9 @@ describe('chunks from the text, on the demo estate and what the normalizers make
         try {
           expectSameAsBefore(json, limit);
         } catch (error) {
-          throw new Error(`${file} (${style}, limit ${limit}): ${(error as Error).message}`);
+          throw new Error(`${file} (${style}, limit ${limit}): ${(error as Error).message}`, {
+            cause: error,
+          });
         }
       }
     }
