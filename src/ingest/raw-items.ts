@@ -47,7 +47,6 @@ const CLOSE_BRACE = 125;
 const OPEN_BRACKET = 91;
 const CLOSE_BRACKET = 93;
 const SPACE = 32;
-const TAB = 9;
 const LF = 10;
 const CR = 13;
 
@@ -66,6 +65,7 @@ function escaped(text: string, at: number): boolean {
  */
 export function scanEnvelopeItems(text: string): { nodes: ItemSpans; edges: ItemSpans } | undefined {
   const found: { nodes?: ItemSpans; edges?: ItemSpans } = {};
+  const length = text.length;
   let depth = 0;
   /** The string last closed at depth 1 (a key once its colon comes), as [open, close] quote indices. */
   let stringOpen = -1;
@@ -77,23 +77,10 @@ export function scanEnvelopeItems(text: string): { nodes: ItemSpans; edges: Item
   /** The last character of the current item that is not white space; whether it holds a line break. */
   let lastToken = -1;
   let broken = false;
-  const closeItem = () => {
-    if (!spans || itemStart < 0) return;
-    spans.start.push(itemStart);
-    spans.end.push(lastToken + 1);
-    if (broken) spans.multiline.add(spans.start.length - 1);
-    itemStart = -1;
-    broken = false;
-  };
-  for (let i = 0; i < text.length; i++) {
+  // One pass, strings skipped whole (indexOf to the closing quote); JSON.parse took this text, so every
+  // string ends and every bracket closes.
+  for (let i = 0; i < length; i++) {
     const c = text.charCodeAt(i);
-    if (c === SPACE || c === TAB) continue;
-    if (c === LF || c === CR) {
-      // Inside an item's brackets (a scalar item holds none; one after it is between items).
-      if (depth > 2 && itemStart >= 0) broken = true;
-      continue;
-    }
-    if (spans && depth === 2 && itemStart < 0 && c !== CLOSE_BRACKET && c !== COMMA) itemStart = i;
     if (c === QUOTE) {
       // To the closing quote: the next one not escaped (after an even run of backslashes).
       let close = text.indexOf('"', i + 1);
@@ -103,10 +90,33 @@ export function scanEnvelopeItems(text: string): { nodes: ItemSpans; edges: Item
       if (depth === 1) {
         stringOpen = i;
         stringClose = close;
-      }
+      } else if (depth === 2 && spans && itemStart < 0) itemStart = i;
       i = close;
       lastToken = close;
       continue;
+    }
+    if (c <= SPACE) {
+      // White space; a line break inside an item's brackets (one after a scalar item is between items).
+      if ((c === LF || c === CR) && depth > 2 && itemStart >= 0) broken = true;
+      continue;
+    }
+    if (depth === 2 && spans) {
+      if (c === COMMA || c === CLOSE_BRACKET) {
+        if (itemStart >= 0) {
+          spans.start.push(itemStart);
+          spans.end.push(lastToken + 1);
+          if (broken) spans.multiline.add(spans.start.length - 1);
+          itemStart = -1;
+          broken = false;
+        }
+        if (c === CLOSE_BRACKET) {
+          spans = undefined;
+          depth--;
+        }
+        lastToken = i;
+        continue;
+      }
+      if (itemStart < 0) itemStart = i;
     }
     switch (c) {
       case COLON:
@@ -127,14 +137,7 @@ export function scanEnvelopeItems(text: string): { nodes: ItemSpans; edges: Item
         break;
       case CLOSE_BRACKET:
       case CLOSE_BRACE:
-        if (spans && depth === 2) {
-          closeItem();
-          spans = undefined;
-        }
         depth--;
-        break;
-      case COMMA:
-        if (spans && depth === 2) closeItem();
         break;
       default:
         break;
@@ -144,8 +147,6 @@ export function scanEnvelopeItems(text: string): { nodes: ItemSpans; edges: Item
   if (depth !== 0 || !found.nodes || !found.edges) return undefined;
   return { nodes: found.nodes, edges: found.edges };
 }
-
-const NON_ASCII = /[\u0080-\uffff]/;
 
 /**
  * The raw items of the envelope parsed from `body`, checked against it (as many spans as items), with the
@@ -168,7 +169,8 @@ export function rawItemsOf(
     return undefined;
   return {
     text,
-    ascii: !NON_ASCII.test(text),
+    // Every character of the text is one UTF-8 byte exactly when it is all ASCII.
+    ascii: Buffer.byteLength(text) === text.length,
     nodes: spans.nodes,
     edges: spans.edges,
     changed: { nodes: new Set(derivedIds), edges: new Set() },
