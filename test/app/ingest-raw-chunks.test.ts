@@ -42,9 +42,13 @@ describe('events chunks cut from the request text', () => {
         ` "edges":[ ${JSON.stringify(edge('ROUTES_TO', lb, svc, 0.9)).replace('0.9', '9.000e-1')} , ${JSON.stringify(edge('HAS_PERMISSION', svc, db, 0.25))} ] }`,
     ];
     for (const body of bodies) expect((await live.ingest(body)).status).toBe(202);
+    // A pull request's scan: its stamp changes every node, so none is journaled as the request wrote it.
+    const pr = JSON.stringify(envelope([node('Service', 'pr-service', { a: 1 })]));
+    expect((await live.ingest(pr, { query: 'slug=acme/shop&pr=7&sha=abcdef1' })).status).toBe(202);
     await live.settle();
     const built = graphState(live.engine.tenant('default')!.graph);
-    expect(built.order).toBe(3001 + 4);
+    expect(built.order).toBe(3001 + 4 + 1);
+    expect(built.nodes.find((n) => n.name === 'pr-service')?.props).toMatchObject({ pr_number: 7 });
     expect(built.nodes.some((n) => n.name === 'ghost')).toBe(false);
     expect(built.nodes.find((n) => n.name === 'derived-id')?.id).toBe(node('Service', 'derived-id').id);
     expect(JSON.stringify(built)).not.toContain(SECRET);
