@@ -4,7 +4,8 @@
 // scrubbing, chunking into bus messages and the journal (append + fdatasync). The graph write is left out:
 // it is timed by bench/k8s-phases.ts and the estate suite. Best of N rounds per phase; main-thread CPU of the
 // median round.
-//   npm run build && node build/bench/estate-phases.js [--rounds 5] [--nodes 100000]
+//   npm run build && node build/bench/estate-phases.js [--rounds 5] [--nodes 100000] [--serialize]
+// (--serialize: chunks serialized from the parsed items, as before chunks were cut from the request's text)
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { Journal } from '../src/bus/journal.js';
 import { serializeRecord } from '../src/bus/memory.js';
 import { chunkEnvelope } from '../src/ingest/chunk.js';
+import { chunkRawEnvelope } from '../src/ingest/chunk-raw.js';
 import { parseJsonBody } from '../src/ingest/json-body.js';
 import { scrubEnvelope } from '../src/ingest/scrub.js';
 import { createEventsSource } from '../src/ingest/sources/events.js';
@@ -23,6 +25,7 @@ const flag = (name: string, fallback: number) => {
   return at > 0 ? Number(process.argv[at + 1]) : fallback;
 };
 const rounds = flag('--rounds', 5);
+const serialize = process.argv.includes('--serialize');
 const nodes = flag('--nodes', 100_000);
 const outDir = path.resolve(root, process.env.BENCH_DIR ?? 'bench-out');
 const file = generateEstate(nodes, { outDir, starts: 64, targets: 32 });
@@ -48,16 +51,19 @@ for (let round = 0; round < rounds; round++) {
   const cpu0 = mainCpu();
   for (const [i, bytes] of bodies.entries()) {
     let t = performance.now();
-    const body = parseJsonBody(bytes.toString('utf8'));
+    const body = parseJsonBody(bytes.toString('utf8'), { keepText: true });
     add('parse', performance.now() - t);
     t = performance.now();
-    const { envelopes } = events.normalize({ body, query: {}, receivedAt: new Date().toISOString() });
+    const { envelopes, raw } = events.normalize({ body, query: {}, receivedAt: new Date().toISOString() });
     add('validate', performance.now() - t);
     t = performance.now();
     for (const e of envelopes) scrubEnvelope(e);
     add('scrub', performance.now() - t);
     t = performance.now();
-    const chunks = envelopes.flatMap((e) => chunkEnvelope(e));
+    const chunks = envelopes.flatMap((e, at) => {
+      const text = raw?.[at];
+      return text && !serialize ? chunkRawEnvelope(e, text) : chunkEnvelope(e);
+    });
     add('chunk', performance.now() - t);
     t = performance.now();
     const lines = chunks.map(({ envelope, json }, chunk) =>

@@ -159,7 +159,7 @@ function registerJsonBody(app: FastifyInstance, options: { keep?: KeepBody; defe
         release();
       }
       try {
-        done(null, parseJsonBody(text));
+        done(null, parseJsonBody(text, { keepText: true }));
       } catch (error) {
         done(error as Error, undefined);
       }

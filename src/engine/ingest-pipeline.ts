@@ -71,7 +71,7 @@ export function createIngestPipeline(deps: IngestPipelineDeps) {
     const text = Buffer.from(body.bytes.buffer, body.bytes.byteOffset, body.bytes.byteLength).toString(
       'utf8',
     );
-    return prepareReport(source, { ...input, body: parseJsonBody(text) });
+    return prepareReport(source, { ...input, body: parseJsonBody(text, { keepText: true }) });
   }
 
   return async function ingest(request: IngestRequest): Promise<IngestReceipt> {

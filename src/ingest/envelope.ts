@@ -129,7 +129,9 @@ export function valueAt(body: unknown, pointer: string): unknown {
   return current;
 }
 
-export type EnvelopeCheck = { ok: true; envelope: EventEnvelope } | { ok: false; errors: FieldError[] };
+export type EnvelopeCheck =
+  /** `derived`: indices of the nodes whose ids the check derived (they had none) */
+  { ok: true; envelope: EventEnvelope; derived: number[] } | { ok: false; errors: FieldError[] };
 
 /**
  * Node properties that price a hop (docs/model.md) and their ranges. A score out of range would price the
@@ -177,13 +179,16 @@ export function createEnvelopeValidator(): (body: unknown) => EnvelopeCheck {
     }
     const envelope = body as unknown as EventEnvelope;
     const errors: FieldError[] = [];
+    const derivedAt: number[] = [];
     const nodes = envelope.nodes;
     for (let i = 0; i < nodes.length && errors.length < MAX_REPORTED_ERRORS; i++) {
       const node = nodes[i];
       checkScores(node.properties, i, errors);
       const derived = nodeId(node.label, node.name);
-      if (node.id === undefined) node.id = derived;
-      else if (node.id !== derived) {
+      if (node.id === undefined) {
+        node.id = derived;
+        derivedAt.push(i);
+      } else if (node.id !== derived) {
         errors.push({
           pointer: `/nodes/${i}/id`,
           value: node.id,
@@ -221,6 +226,6 @@ export function createEnvelopeValidator(): (body: unknown) => EnvelopeCheck {
         });
       }
     }
-    return errors.length ? { ok: false, errors } : { ok: true, envelope };
+    return errors.length ? { ok: false, errors } : { ok: true, envelope, derived: derivedAt };
   };
 }

@@ -5,6 +5,7 @@
 import { createScanner } from 'jsonc-parser';
 import { ProblemError } from '../http/problems.js';
 import { guardBody } from './body-guard.js';
+import { rememberBodyText } from './raw-items.js';
 
 /** Where a JSON text first stops being JSON. */
 export interface JsonErrorPosition {
@@ -26,6 +27,8 @@ export interface JsonBodyOptions {
   /** the body line and offset this text starts at (an NDJSON line), so positions are the body's */
   startLine?: number;
   startOffset?: number;
+  /** Remember the text the parsed body came from (a request body: `events` cuts its chunks from it). */
+  keepText?: boolean;
 }
 
 /** Parses one JSON document and guards it. Throws `malformed-json` naming the position, or the guard's problem. */
@@ -53,6 +56,7 @@ export function parseJsonBody(text: string, options: JsonBodyOptions = {}): unkn
     );
   }
   guardBody(value, options);
+  if (options.keepText) rememberBodyText(value, body);
   return value;
 }
 

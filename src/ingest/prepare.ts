@@ -3,7 +3,15 @@
 // gate, connectors) and on the ingest worker thread (large report bodies: report-worker.ts).
 import { ProblemError } from '../http/problems.js';
 import { ChunkError, chunksOf, type Chunk } from './chunk.js';
-import { checkSnapshotRequest, completenessScope, readIngestContext, stampPullRequest } from './context.js';
+import { chunkRawEnvelope } from './chunk-raw.js';
+import {
+  checkSnapshotRequest,
+  completenessScope,
+  isPullRequestScan,
+  readIngestContext,
+  stampPullRequest,
+} from './context.js';
+import { markRedacted, type RawItems } from './raw-items.js';
 import type { EventEnvelope } from './envelope.js';
 import { scrubEnvelope } from './scrub.js';
 import type { IngestSource } from './sources/source.js';
@@ -77,6 +85,9 @@ export function prepareReport(source: IngestSource, input: PrepareInput): Prepar
   });
   const { envelopes } = output;
   let { warnings } = output;
+  // The request's own text of the items (`events`), to cut the chunks from; a pull request's stamp changes
+  // every node, so none is sent as the request wrote it.
+  const raw: (RawItems | undefined)[] = output.raw && !isPullRequestScan(context) ? output.raw : [];
   stampPullRequest(envelopes, context, output.mentioned);
   const scope = completenessScope(source, context, output);
   if (yieldsNothing(envelopes, output.mentioned)) {
@@ -84,14 +95,26 @@ export function prepareReport(source: IngestSource, input: PrepareInput): Prepar
     warnings = [...warnings, `the report yielded no node and no edge; expected ${expectation(source)}`];
   }
   const prepared: PreparedReport = { chunks: [], nodes: 0, edges: 0, warnings, scope, redactions: {} };
-  for (const envelope of envelopes) {
-    if (input.scrub)
-      for (const r of scrubEnvelope(envelope).redactions)
-        prepared.redactions[r.kind] = (prepared.redactions[r.kind] ?? 0) + 1;
+  for (const [index, envelope] of envelopes.entries()) {
+    let text = raw[index];
+    if (input.scrub) {
+      const { redactions } = scrubEnvelope(envelope);
+      for (const r of redactions) prepared.redactions[r.kind] = (prepared.redactions[r.kind] ?? 0) + 1;
+      // A scrubbed item is serialized again: its text still holds the secret.
+      if (
+        text &&
+        redactions.length &&
+        !markRedacted(
+          text,
+          redactions.map((r) => r.pointer),
+        )
+      )
+        text = undefined;
+    }
     prepared.nodes += envelope.nodes.length;
     prepared.edges += envelope.edges.length;
     try {
-      for (const chunk of chunksOf(envelope)) {
+      for (const chunk of text ? chunkRawEnvelope(envelope, text) : chunksOf(envelope)) {
         prepared.chunks.push(chunk);
         input.onChunk?.(chunk);
       }

@@ -79,7 +79,7 @@ export function runReportJob(
     // which costs less than cloning the envelope objects and leaves the journal's bytes exactly what the
     // graph is written from.
     const prepared = prepareReport(source, {
-      body: parseJsonBody(text),
+      body: parseJsonBody(text, { keepText: true }),
       query: job.query,
       receivedAt: job.receivedAt,
       scrub: job.scrub,

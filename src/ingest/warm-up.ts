@@ -9,6 +9,8 @@ import { createTenantGraph } from '../graph/model.js';
 import { nodeId } from '../graph/ids.js';
 import { silentLog } from '../log/logger.js';
 import { chunkEnvelope } from './chunk.js';
+import { chunkRawEnvelope } from './chunk-raw.js';
+import { parseJsonBody } from './json-body.js';
 import { scrubEnvelope } from './scrub.js';
 import type { IngestSource } from './sources/source.js';
 
@@ -227,13 +229,14 @@ export function warmUpIngest(sources: ReadonlyMap<string, IngestSource>): number
     for (const [name, scope, sample] of samples) {
       const source = sources.get(name);
       if (!source) continue;
-      // As the ingest route gets it: parsed from text.
-      const body = JSON.parse(JSON.stringify(sample())) as unknown;
+      // As the ingest route gets it: parsed from text, the text kept (events cuts its chunks from it).
+      const body = parseJsonBody(JSON.stringify(sample()), { keepText: true });
       const receivedAt = Date.now();
       const output = source.normalize({ body, query: {}, receivedAt: new Date(receivedAt).toISOString() });
-      for (const envelope of output.envelopes) {
+      for (const [index, envelope] of output.envelopes.entries()) {
         scrubEnvelope(envelope);
-        const chunks = chunkEnvelope(envelope, 64 * 1024);
+        const raw = output.raw?.[index];
+        const chunks = raw ? chunkRawEnvelope(envelope, raw, 64 * 1024) : chunkEnvelope(envelope, 64 * 1024);
         chunks.forEach(({ envelope: piece, json }, chunk) => {
           serializeRecord({
             tenant: 'warm-up',

@@ -1,6 +1,7 @@
 // Source `events`: a raw event envelope, validated against the envelope schema and the vocabulary.
 import { createEnvelopeValidator } from '../envelope.js';
 import { ProblemError } from '../../http/problems.js';
+import { rawItemsOf } from '../raw-items.js';
 import type { IngestSource } from './source.js';
 
 export function createEventsSource(): IngestSource {
@@ -23,7 +24,9 @@ export function createEventsSource(): IngestSource {
           { errors: check.errors },
         );
       }
-      return { envelopes: [check.envelope], warnings: [] };
+      // The request's own text of the items rides along, so that the bus's chunks are cut from it.
+      const raw = rawItemsOf(body, check.envelope, check.derived);
+      return { envelopes: [check.envelope], warnings: [], ...(raw && { raw: [raw] }) };
     },
   };
 }

@@ -1,6 +1,7 @@
 // What every ingest source provides: a pure normalizer from the raw report (and the query string) to
 // event envelopes, with a version that changes whenever its output for the same input changes.
 import type { EventEnvelope } from '../envelope.js';
+import type { RawItems } from '../raw-items.js';
 
 export interface NormalizeInput {
   body: unknown;
@@ -20,6 +21,11 @@ export interface NormalizeOutput {
   scope?: string;
   /** Ids of nodes the report only mentions (e.g. a synthetic `cluster-admin`): never stamped with PR context. */
   mentioned?: string[];
+  /**
+   * The request's own text of each envelope's items (`events`), to cut the bus's chunks from; the pipeline
+   * serializes the items again when absent (src/ingest/raw-items.ts).
+   */
+  raw?: (RawItems | undefined)[];
 }
 
 export interface IngestSource {

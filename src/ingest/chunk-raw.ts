@@ -1,0 +1,116 @@
+// Chunks of an `events` envelope cut from the request's own text (src/ingest/raw-items.ts) instead of
+// serializing its items again: the same split as chunkEnvelope's (nodes first, order kept, each chunk at most
+// the limit in UTF-8 bytes), with each item's size known exactly, so slices are filled up to the limit and
+// nothing is serialized twice. Items changed since the parse, or written over several lines, are serialized.
+import { BUS_MESSAGE_LIMIT, ChunkError, type Chunk } from './chunk.js';
+import type { EnvelopeEdge, EnvelopeNode, EventEnvelope } from './envelope.js';
+import type { ItemSpans, RawItems } from './raw-items.js';
+
+/** One field's items: each one's UTF-8 bytes, and the JSON of those not taken from the text. */
+interface FieldItems {
+  bytes: Int32Array;
+  serialized: Map<number, string>;
+}
+
+function measure(
+  raw: RawItems,
+  items: readonly unknown[],
+  spans: ItemSpans,
+  changed: ReadonlySet<number>,
+  room: number,
+): FieldItems {
+  const bytes = new Int32Array(items.length);
+  const serialized = new Map<number, string>();
+  const { text, ascii } = raw;
+  for (let i = 0; i < items.length; i++) {
+    if (!changed.has(i) && !spans.multiline.has(i)) {
+      const size = ascii
+        ? spans.end[i] - spans.start[i]
+        : Buffer.byteLength(text.slice(spans.start[i], spans.end[i]));
+      // An item too large for a chunk as written is judged as serialized, as chunkEnvelope judges it (its
+      // text may hold white space or escapes that serializing drops).
+      if (size <= room) {
+        bytes[i] = size;
+        continue;
+      }
+    }
+    const json = JSON.stringify(items[i]);
+    serialized.set(i, json);
+    bytes[i] = Buffer.byteLength(json);
+  }
+  return { bytes, serialized };
+}
+
+/** The JSON array body (without brackets) of items [from, to): runs of adjacent texts are one slice. */
+function itemsJson(raw: RawItems, spans: ItemSpans, field: FieldItems, from: number, to: number): string {
+  const pieces: string[] = [];
+  let runStart = -1;
+  let runEnd = -1;
+  for (let i = from; i < to; i++) {
+    const json = field.serialized.get(i);
+    if (json !== undefined) {
+      if (runStart >= 0) pieces.push(raw.text.slice(runStart, runEnd));
+      runStart = -1;
+      pieces.push(json);
+    } else if (runStart >= 0 && spans.start[i] === runEnd + 1) {
+      // Only the comma between this item and the last: the run goes on.
+      runEnd = spans.end[i];
+    } else {
+      if (runStart >= 0) pieces.push(raw.text.slice(runStart, runEnd));
+      runStart = spans.start[i];
+      runEnd = spans.end[i];
+    }
+  }
+  if (runStart >= 0) pieces.push(raw.text.slice(runStart, runEnd));
+  return pieces.length === 1 ? pieces[0] : pieces.join(',');
+}
+
+/** Splits `envelope` as chunkEnvelope does, cutting each chunk's JSON from `raw` (the envelope's own text). */
+export function chunkRawEnvelope(envelope: EventEnvelope, raw: RawItems, limit = BUS_MESSAGE_LIMIT): Chunk[] {
+  const prefix = `${JSON.stringify({ source: envelope.source, kind: envelope.kind, observed_at: envelope.observed_at }).slice(0, -1)},`;
+  const overhead = Buffer.byteLength(`${prefix}"nodes":[],"edges":[]}`);
+  if (overhead > limit)
+    throw new ChunkError(`the envelope without items is ${overhead} bytes, over the ${limit}-byte limit`);
+  const room = limit - overhead;
+  const fields = {
+    nodes: measure(raw, envelope.nodes, raw.nodes, raw.changed.nodes, room),
+    edges: measure(raw, envelope.edges, raw.edges, raw.changed.edges, room),
+  };
+  const sum = (b: Int32Array) => b.reduce((s, x) => s + x, 0) + Math.max(0, b.length - 1);
+  if (overhead + sum(fields.nodes.bytes) + sum(fields.edges.bytes) <= limit) {
+    const nodes = itemsJson(raw, raw.nodes, fields.nodes, 0, envelope.nodes.length);
+    const edges = itemsJson(raw, raw.edges, fields.edges, 0, envelope.edges.length);
+    return [{ envelope, json: `${prefix}"nodes":[${nodes}],"edges":[${edges}]}` }];
+  }
+  const chunks: Chunk[] = [];
+  for (const field of ['nodes', 'edges'] as const) {
+    const all = envelope[field] as unknown[];
+    const { bytes } = fields[field];
+    for (let from = 0; from < all.length;) {
+      if (bytes[from] > room)
+        throw new ChunkError(
+          `/${field}/${from} alone is ${bytes[from]} bytes (${overhead + bytes[from]} as a chunk), over the ${limit}-byte bus message limit`,
+        );
+      let size = overhead + bytes[from];
+      let to = from + 1;
+      while (to < all.length && size + 1 + bytes[to] <= limit) size += 1 + bytes[to++];
+      const json = itemsJson(raw, raw[field], fields[field], from, to);
+      const items = all.slice(from, to);
+      chunks.push({
+        envelope: {
+          source: envelope.source,
+          kind: envelope.kind,
+          observed_at: envelope.observed_at,
+          nodes: field === 'nodes' ? (items as EnvelopeNode[]) : [],
+          edges: field === 'edges' ? (items as EnvelopeEdge[]) : [],
+        },
+        json:
+          field === 'nodes'
+            ? `${prefix}"nodes":[${json}],"edges":[]}`
+            : `${prefix}"nodes":[],"edges":[${json}]}`,
+      });
+      from = to;
+    }
+  }
+  return chunks;
+}
