@@ -40,8 +40,7 @@ import { isCritical, routeNodes, type PathRecord, type SuppressionNote } from '.
 import { SINGLE_PROCESS_LEADER, type Leadership } from './leadership.js';
 import { createPathSharing } from './path-sharing.js';
 import { readIngestContext } from '../ingest/context.js';
-import { createReportPool, WORKER_BODY_BYTES } from '../ingest/report-pool.js';
-import { BodyReads } from './body-reads.js';
+import { createIngestWorkers } from './ingest-workers.js';
 import { Health } from './health.js';
 import { createIntelHook } from '../intel/engine-intel.js';
 import type { IntelSettings } from '../intel/threat-intel.js';
@@ -221,11 +220,17 @@ export async function createEngine(deps: EngineDeps) {
   let hold: Promise<void> | null = null;
   /** Set once the analyzer runs (start): a backlog applied then arms the quiet-moment check. */
   let analyzing = false;
-  // Graph writes wait while a large report body is read (body-reads.ts).
-  const bodyReads = new BodyReads();
+  // INGEST_THREADS: large report bodies are prepared on workers, which make the default sources (sources a
+  // caller made stay on the event loop); graph writes wait while such a body is read.
+  const ingestWorkers = createIngestWorkers({
+    threads: deps.sources ? 0 : (config.ingestThreads ?? 0),
+    seedIamUsers: config.seedIamUsers ?? false,
+    always: config.ingestWorkersAlways === true,
+    writesPending: () => bus.lastSeq() > appliedSeq,
+  });
   bus.consume(async (d: Delivery) => {
     if (hold) await hold;
-    const reading = bodyReads.hold();
+    const reading = ingestWorkers.holdWrites();
     if (reading) await reading;
     const state = tenant(d.tenant);
     state.writer.apply(d.envelope, d.receivedAt, d.scope);
@@ -281,12 +286,6 @@ export async function createEngine(deps: EngineDeps) {
       seedIamUsers: config.seedIamUsers,
       signatures: config.signatures && loadSignatureTrust(config.signatures),
     });
-  // INGEST_THREADS: large report bodies are prepared on workers, which make the default sources; sources
-  // a caller made stay on the event loop.
-  const reportWorkers =
-    !deps.sources && (config.ingestThreads ?? 0) > 0
-      ? createReportPool({ threads: config.ingestThreads!, seedIamUsers: config.seedIamUsers ?? false })
-      : undefined;
   const ingestOne = createIngestPipeline({
     sources,
     bus,
@@ -295,7 +294,7 @@ export async function createEngine(deps: EngineDeps) {
     scrub: config.scrubIngest,
     now,
     health,
-    workers: reportWorkers,
+    workers: ingestWorkers.pool,
   });
 
   async function ingest(request: IngestRequest): Promise<IngestReceipt> {
@@ -353,7 +352,7 @@ export async function createEngine(deps: EngineDeps) {
         )
           continue;
         // An idle ingest worker gives its heap back before the pass needs the memory (report-pool.ts).
-        await reportWorkers?.release();
+        await ingestWorkers.beforePass();
         try {
           const consumed = await runPass(state, { finder, metrics, config, now, dbPaths });
           await logPathChanges(state);
@@ -367,7 +366,7 @@ export async function createEngine(deps: EngineDeps) {
       }
       if (options.scheduled) armQuietCheck();
       // A fresh ingest worker warms up for the next large report, in place of one the pass released.
-      if (running) void reportWorkers?.prestart({ warm: true });
+      if (running) void ingestWorkers.warm();
     });
   }
 
@@ -450,7 +449,7 @@ export async function createEngine(deps: EngineDeps) {
     running = true;
     analyzing = true;
     // The ingest worker boots and warms up now, beside this thread's warm-up (ingestWorkersReady).
-    void reportWorkers?.prestart({ warm: true });
+    void ingestWorkers.warm();
     // In the background: a pass that starts meanwhile simply queues behind it on the workers.
     warmUp(finder).catch((error: unknown) => log.warn({ err: error }, 'analyzer warm-up failed'));
     // Before the start is reported: the first real report then runs optimized code (src/ingest/warm-up.ts).
@@ -499,7 +498,7 @@ export async function createEngine(deps: EngineDeps) {
     await bus.close();
     await pathLog.close();
     await finder.close();
-    await reportWorkers?.close();
+    await ingestWorkers.close();
     await dbPaths?.settle();
     await search.close();
   }
@@ -649,32 +648,14 @@ export async function createEngine(deps: EngineDeps) {
     sourceNamed(sources, name);
   }
 
-  /**
-   * Whether the ingest listener leaves a JSON body of `bytes` for `source` unparsed (RawJsonBody), for a
-   * worker to prepare: a large body while graph writes are pending, so that it is prepared beside them.
-   * With the event loop free, the body is prepared there: as fast, without the copy to and from a worker
-   * (docs/perf.md, "Issue 38: reports prepared on a worker thread"). Asked with the declared length when
-   * the request arrives (`declared`), a worker starts then if none runs.
-   */
-  function defersBody(source: string, bytes: number, declared = false): boolean {
-    if (!reportWorkers?.takes(source) || !(bytes >= WORKER_BODY_BYTES)) return false;
-    if (declared) void reportWorkers.prestart();
-    return config.ingestWorkersAlways === true || bus.lastSeq() > appliedSeq;
-  }
-
-  /** The ingest listener tells when a large body it defers begins (true) and when it was read (false). */
-  function readingBody(started: boolean): void {
-    if (started) bodyReads.started();
-    else bodyReads.ended();
-  }
-
   return {
     ingest,
     assertSource,
-    defersBody,
-    readingBody,
+    /** src/engine/ingest-workers.ts: which large bodies the listener leaves unparsed for a worker */
+    defersBody: ingestWorkers.defersBody,
+    readingBody: ingestWorkers.readingBody,
     /** Resolves once the ingest worker (INGEST_THREADS) is warmed up; at once without one. */
-    ingestWorkersReady: async (): Promise<void> => reportWorkers?.prestart({ warm: true }),
+    ingestWorkersReady: ingestWorkers.warm,
     /** Threat intel by hand (`pathgate intel`, POST /intel): applied to every tenant's CVEs now. */
     loadIntel: (text: string, source: string) => intel.load(text, source),
     threatIntel: intel,
