@@ -65,22 +65,21 @@ export const parseScore: Parser<number> = (text) => {
   return value;
 };
 
-export const parseThreads: Parser<number> = (text) => {
-  const trimmed = text.trim();
-  const value = /^\d+$/.test(trimmed) ? Number(trimmed) : NaN;
-  if (!(value >= 1 && value <= MAX_THREADS))
-    throw new Error(`is not a whole number from 1 to ${MAX_THREADS}`);
-  return value;
-};
+/** A whole number of worker threads from `min` to MAX_THREADS. */
+function threadCount(min: number): Parser<number> {
+  return (text) => {
+    const trimmed = text.trim();
+    const value = /^\d+$/.test(trimmed) ? Number(trimmed) : NaN;
+    if (!(value >= min && value <= MAX_THREADS))
+      throw new Error(`is not a whole number from ${min} to ${MAX_THREADS}`);
+    return value;
+  };
+}
+
+export const parseThreads = threadCount(1);
 
 /** Worker threads for work the event loop can also do itself: 0 means none. */
-export const parseThreadsOrNone: Parser<number> = (text) => {
-  const trimmed = text.trim();
-  const value = /^\d+$/.test(trimmed) ? Number(trimmed) : NaN;
-  if (!(value >= 0 && value <= MAX_THREADS))
-    throw new Error(`is not a whole number from 0 to ${MAX_THREADS}`);
-  return value;
-};
+export const parseThreadsOrNone = threadCount(0);
 
 export function durationParser(options: { timer?: boolean } = {}): Parser<number> {
   return (text) => {

@@ -2,8 +2,8 @@
 // serializing its items again: the same split as chunkEnvelope's (nodes first, order kept, each chunk at most
 // the limit in UTF-8 bytes), with each item's size known exactly, so slices are filled up to the limit and
 // nothing is serialized twice. Items changed since the parse, or written over several lines, are serialized.
-import { BUS_MESSAGE_LIMIT, ChunkError, type Chunk } from './chunk.js';
-import type { EnvelopeEdge, EnvelopeNode, EventEnvelope } from './envelope.js';
+import { BUS_MESSAGE_LIMIT, ChunkError, chunkPrefix, sliceChunk, type Chunk } from './chunk.js';
+import type { EventEnvelope } from './envelope.js';
 import type { ItemSpans, RawItems } from './raw-items.js';
 
 /** One field's items: each one's UTF-8 bytes, and the JSON of those not taken from the text. */
@@ -67,7 +67,7 @@ function itemsJson(raw: RawItems, spans: ItemSpans, field: FieldItems, from: num
 
 /** Splits `envelope` as chunkEnvelope does, cutting each chunk's JSON from `raw` (the envelope's own text). */
 export function chunkRawEnvelope(envelope: EventEnvelope, raw: RawItems, limit = BUS_MESSAGE_LIMIT): Chunk[] {
-  const prefix = `${JSON.stringify({ source: envelope.source, kind: envelope.kind, observed_at: envelope.observed_at }).slice(0, -1)},`;
+  const prefix = chunkPrefix(envelope);
   const overhead = Buffer.byteLength(`${prefix}"nodes":[],"edges":[]}`);
   if (overhead > limit)
     throw new ChunkError(`the envelope without items is ${overhead} bytes, over the ${limit}-byte limit`);
@@ -96,19 +96,7 @@ export function chunkRawEnvelope(envelope: EventEnvelope, raw: RawItems, limit =
       while (to < all.length && size + 1 + bytes[to] <= limit) size += 1 + bytes[to++];
       const json = itemsJson(raw, raw[field], fields[field], from, to);
       const items = all.slice(from, to);
-      chunks.push({
-        envelope: {
-          source: envelope.source,
-          kind: envelope.kind,
-          observed_at: envelope.observed_at,
-          nodes: field === 'nodes' ? (items as EnvelopeNode[]) : [],
-          edges: field === 'edges' ? (items as EnvelopeEdge[]) : [],
-        },
-        json:
-          field === 'nodes'
-            ? `${prefix}"nodes":[${json}],"edges":[]}`
-            : `${prefix}"nodes":[],"edges":[${json}]}`,
-      });
+      chunks.push(sliceChunk(envelope, prefix, field, items, `[${json}]`));
       from = to;
     }
   }

@@ -26,6 +26,37 @@ function averageItemBytes(items: readonly unknown[]): number {
   return Math.max(1, Buffer.byteLength(JSON.stringify(sample)) / sample.length);
 }
 
+/** A chunk's JSON up to its items: the envelope's other fields, and a comma (sliceChunk adds the items). */
+export function chunkPrefix(envelope: EventEnvelope): string {
+  return `${JSON.stringify({ source: envelope.source, kind: envelope.kind, observed_at: envelope.observed_at }).slice(0, -1)},`;
+}
+
+/**
+ * One chunk of `envelope`: a slice of its nodes or of its edges, and the slice's JSON (`itemsJson`, the items
+ * as a JSON array) after `prefix` (chunkPrefix).
+ */
+export function sliceChunk(
+  envelope: EventEnvelope,
+  prefix: string,
+  field: 'nodes' | 'edges',
+  items: unknown[],
+  itemsJson: string,
+): Chunk {
+  return {
+    envelope: {
+      source: envelope.source,
+      kind: envelope.kind,
+      observed_at: envelope.observed_at,
+      nodes: field === 'nodes' ? (items as EnvelopeNode[]) : [],
+      edges: field === 'edges' ? (items as EnvelopeEdge[]) : [],
+    },
+    json:
+      field === 'nodes'
+        ? `${prefix}"nodes":${itemsJson},"edges":[]}`
+        : `${prefix}"nodes":[],"edges":${itemsJson}}`,
+  };
+}
+
 /** Splits `envelope` so that each chunk's JSON is at most `limit` UTF-8 bytes. One that fits stays whole. */
 export function chunkEnvelope(envelope: EventEnvelope, limit = BUS_MESSAGE_LIMIT): Chunk[] {
   return [...chunksOf(envelope, limit)];
@@ -49,7 +80,7 @@ export function* chunksOf(envelope: EventEnvelope, limit = BUS_MESSAGE_LIMIT): G
     }
   }
 
-  const prefix = `${JSON.stringify({ source: envelope.source, kind: envelope.kind, observed_at: envelope.observed_at }).slice(0, -1)},`;
+  const prefix = chunkPrefix(envelope);
   const overhead = Buffer.byteLength(`${prefix}"nodes":[],"edges":[]}`);
   if (overhead > limit)
     throw new ChunkError(`the envelope without items is ${overhead} bytes, over the ${limit}-byte limit`);
@@ -70,19 +101,7 @@ export function* chunksOf(envelope: EventEnvelope, limit = BUS_MESSAGE_LIMIT): G
         // Counted on the piece, so the chunk's JSON is not flattened here just to be measured.
         const bytes = overhead + Buffer.byteLength(json) - 2;
         if (bytes <= limit) {
-          const chunk: Chunk = {
-            envelope: {
-              source: envelope.source,
-              kind: envelope.kind,
-              observed_at: envelope.observed_at,
-              nodes: field === 'nodes' ? (items as EnvelopeNode[]) : [],
-              edges: field === 'edges' ? (items as EnvelopeEdge[]) : [],
-            },
-            json:
-              field === 'nodes'
-                ? `${prefix}"nodes":${json},"edges":[]}`
-                : `${prefix}"nodes":[],"edges":${json}}`,
-          };
+          const chunk = sliceChunk(envelope, prefix, field, items, json);
           wholeBytes += bytes - overhead + (counted[field]++ > 0 ? 1 : 0);
           if (held) {
             held.push(chunk);
