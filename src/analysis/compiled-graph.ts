@@ -2,7 +2,7 @@
 // and reverse adjacency as CSR typed arrays on SharedArrayBuffers, so worker threads read them in place.
 import type { EdgeAttributes, GraphView, NodeAttributes } from '../graph/model.js';
 import { EDGE_TYPES, NODE_LABELS, PROP, WEIGHT_BASES } from '../graph/vocabulary.js';
-import { priceHop, withRuntimeEvidence, type HopPrice } from '../model/probability.js';
+import { clampProbability, priceHop, withRuntimeEvidence, type HopPrice } from '../model/probability.js';
 import { workloadPricer } from './workload-price.js';
 
 /**
@@ -245,19 +245,30 @@ export function compileGraph(
   const starts: number[] = [];
   const targets: number[] = [];
   const direct: number[] = [];
+  // The compact store hands nodes and edges over by slot (no id lookup or record per edge); any other graph
+  // through graphology's iteration. Both give the same arrays.
+  const slots = graph.slots?.();
+  /** node slot -> compile index (the slot path) */
+  const indexOfSlot = slots ? new Int32Array(slots.nodeSlotBound) : undefined;
   let i = 0;
-  graph.forEachNode((id, attrs) => {
+  const visitNode = (id: string, attrs: NodeAttributes, outDegree: number) => {
     nodeIds[i] = id;
     names[i] = attrs.name;
     labels[i] = LABEL_INDEX.get(attrs.label) ?? 0;
     attrs.compileIndex = i;
-    fOffsets[i + 1] = graph.outDegree(id);
+    fOffsets[i + 1] = outDegree;
     const role = roleOf(attrs, options.seedIamUsers);
     if (role & ROLE_START) starts.push(i);
     if (role & ROLE_TARGET) targets.push(i);
     if (role & ROLE_DIRECT) direct.push(i);
     i++;
-  });
+  };
+  if (slots && indexOfSlot)
+    slots.forEachNodeSlot((slot, id, attrs, outDegree) => {
+      indexOfSlot[slot] = i;
+      visitNode(id, attrs, outDegree);
+    });
+  else graph.forEachNode((id, attrs) => visitNode(id, attrs, graph.outDegree(id)));
   for (let v = 0; v < n; v++) fOffsets[v + 1] += fOffsets[v];
 
   // One pass over graphology's edges places each edge straight at its forward CSR slot (out-degrees are
@@ -281,29 +292,46 @@ export function compileGraph(
   let basisIndex = 0;
   // Endpoint indices come from the node attributes graphology hands over: no id lookups per edge.
   const workloadPrice = workloadPricer(graph);
-  const forEachEdge = graph.forEachEdgeUnkeyed?.bind(graph) ?? graph.forEachEdge.bind(graph);
-  forEachEdge((_key, attrs, _source, target, sourceAttrs, targetAttrs) => {
-    const from = sourceAttrs.compileIndex!;
-    const to = targetAttrs.compileIndex!;
+  const place = (from: number, to: number, type: number, basis: number, p: number) => {
     const k = cursor[from]++;
-    const price = priceEdge(attrs, target, targetAttrs, workloadPrice);
-    const p = price.p;
-    if (attrs.type !== lastType) {
-      lastType = attrs.type;
-      typeIndex = TYPE_INDEX.get(lastType) ?? 0;
-    }
-    if (price.basis !== lastBasis) {
-      lastBasis = price.basis;
-      basisIndex = BASIS_INDEX.get(lastBasis) ?? 0;
-    }
     edgeFrom[k] = from;
     edgeTo[k] = to;
-    edgeType[k] = typeIndex;
-    edgeBasis[k] = basisIndex;
+    edgeType[k] = type;
+    edgeBasis[k] = basis;
     edgeP[k] = p;
     fUnits[k] = hopUnits(p);
     rOffsets[to + 1]++;
-  });
+  };
+  if (slots && indexOfSlot) {
+    // An edge with its own probability (and no join confidence) is priced from it alone (priceHop): its
+    // record is read only for the others.
+    const heuristic = BASIS_INDEX.get('heuristic')!;
+    slots.forEachEdgeSlot((slot, fromSlot, toSlot, type, basis, p) => {
+      const from = indexOfSlot[fromSlot];
+      const to = indexOfSlot[toSlot];
+      if (p === p) {
+        place(from, to, type, basis === 0 ? heuristic : basis - 1, clampProbability(p));
+        return;
+      }
+      const attrs = slots.edgeAttributesAt(slot);
+      const price = priceEdge(attrs, nodeIds[to], slots.attributesAt(toSlot), workloadPrice);
+      place(from, to, type, BASIS_INDEX.get(price.basis) ?? 0, price.p);
+    });
+  } else {
+    const forEachEdge = graph.forEachEdgeUnkeyed?.bind(graph) ?? graph.forEachEdge.bind(graph);
+    forEachEdge((_key, attrs, _source, target, sourceAttrs, targetAttrs) => {
+      const price = priceEdge(attrs, target, targetAttrs, workloadPrice);
+      if (attrs.type !== lastType) {
+        lastType = attrs.type;
+        typeIndex = TYPE_INDEX.get(lastType) ?? 0;
+      }
+      if (price.basis !== lastBasis) {
+        lastBasis = price.basis;
+        basisIndex = BASIS_INDEX.get(lastBasis) ?? 0;
+      }
+      place(sourceAttrs.compileIndex!, targetAttrs.compileIndex!, typeIndex, basisIndex, price.p);
+    });
+  }
   for (let v = 0; v < n; v++) rOffsets[v + 1] += rOffsets[v];
 
   const fEdges = sharedI32('fEdges', m);

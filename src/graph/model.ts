@@ -53,6 +53,34 @@ export type EdgeVisitor = (
  * What the analysis compiler and the workload pricer read: a tenant graph, or the gate's copy-on-write
  * overlay of one (src/gate/overlay.ts).
  */
+/** A live node in forEachNode's order, with its slot in the store and its out-degree. */
+export type NodeSlotVisitor = (slot: number, id: string, attrs: NodeAttributes, outDegree: number) => void;
+/**
+ * A live edge in forEachEdge's order, by slot: its ends' node slots, its type (EDGE_TYPES' index), its
+ * basis (WEIGHT_BASES' index + 1, 0 for none) and `p`, its own probability when it has one and no join
+ * confidence (NaN otherwise: its price needs the whole record).
+ */
+export type EdgeSlotVisitor = (
+  slot: number,
+  fromSlot: number,
+  toSlot: number,
+  type: number,
+  basis: number,
+  p: number,
+) => void;
+
+/** A graph by slot numbers: nodes and edges with no object, key or id lookup per edge. */
+export interface SlotView {
+  /** One more than the highest node slot `forEachNodeSlot` hands out. */
+  readonly nodeSlotBound: number;
+  forEachNodeSlot(callback: NodeSlotVisitor): void;
+  forEachEdgeSlot(callback: EdgeSlotVisitor): void;
+  /** The attributes of the node at a slot. */
+  attributesAt(slot: number): NodeAttributes;
+  /** The attributes of the edge at a slot, as forEachEdge would hand them over. */
+  edgeAttributesAt(slot: number): EdgeAttributes;
+}
+
 export interface GraphView {
   readonly order: number;
   readonly size: number;
@@ -63,6 +91,8 @@ export interface GraphView {
    * the attributes handed over only for the callback's time: the store rewrites one record for each edge.
    */
   forEachEdgeUnkeyed?(callback: EdgeVisitor): void;
+  /** The compile's fast path, where the graph has one (the compact store, compact-graph.ts). */
+  slots?(): SlotView;
   forEachOutEdge(id: string, callback: EdgeVisitor): void;
   forEachInEdge(id: string, callback: EdgeVisitor): void;
   outDegree(id: string): number;

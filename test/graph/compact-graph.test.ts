@@ -270,7 +270,13 @@ describe('edge index', () => {
     const from: number[] = [];
     const to: number[] = [];
     const type: number[] = [];
-    const index = new EdgeIndex({ fromOf: (s) => from[s], toOf: (s) => to[s], typeOf: (s) => type[s] });
+    // As in the store, a dropped slot reads as dead (from -1) and the index grows over the live ones.
+    const index = new EdgeIndex({
+      fromOf: (s) => from[s],
+      toOf: (s) => to[s],
+      typeOf: (s) => type[s],
+      slotCount: () => from.length,
+    });
     const random = prng(11);
     const live = new Set<number>();
     for (let step = 0; step < 20_000; step++) {
@@ -289,11 +295,22 @@ describe('edge index', () => {
         const slot = [...live][Math.floor(random() * live.size)];
         index.remove(slot);
         live.delete(slot);
-        expect(index.find(type[slot], from[slot], to[slot])).toBe(-1);
+        const f = from[slot];
+        from[slot] = -1;
+        expect(index.find(type[slot], f, to[slot])).toBe(-1);
       }
     }
     expect(index.size).toBe(live.size);
-    for (const slot of live) expect(index.find(type[slot], from[slot], to[slot])).toBe(slot);
+    for (const slot of live) {
+      expect(index.find(type[slot], from[slot], to[slot])).toBe(slot);
+      const pair = index.findPair(from[slot], to[slot]);
+      expect([from[pair], to[pair]]).toEqual([from[slot], to[slot]]);
+    }
+    for (let f = 0; f < 50; f++)
+      for (let t = 0; t < 50; t++) {
+        const any = [...live].some((s) => from[s] === f && to[s] === t);
+        expect(index.findPair(f, t) >= 0).toBe(any);
+      }
   });
 });
 

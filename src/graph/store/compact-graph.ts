@@ -8,7 +8,7 @@
 // (iteration orders included: nodes and edges in the order added; a node's edges in-edges first, those to
 // one neighbour together and newest first), so the readers did not change. The layout: graph-storage.ts. Edge attributes handed out are copies: the writer changes an edge through
 // replaceEdgeAttributes. Node attributes are the stored record, as graphology's are.
-import type { EdgeAttributes, EdgeVisitor, NodeAttributes } from '../model.js';
+import type { EdgeAttributes, EdgeVisitor, NodeAttributes, NodeSlotVisitor, SlotView } from '../model.js';
 import type { EdgeType } from '../vocabulary.js';
 import { GraphStorage, missingEdge, missingNode, UsageGraphError } from './graph-storage.js';
 import { NodeIds } from './node-ids.js';
@@ -100,6 +100,27 @@ export class CompactGraph extends GraphStorage {
       const id = ids[slot];
       if (id !== undefined) callback(id, attrs[slot]!);
     }
+  }
+
+  forEachNodeSlot(callback: NodeSlotVisitor): void {
+    const { ids, attrs, outDeg } = this;
+    for (let slot = 0; slot < this.nodeSlots; slot++) {
+      const id = ids[slot];
+      if (id !== undefined) callback(slot, id, attrs[slot]!, outDeg.get(slot));
+    }
+  }
+
+  slots(): SlotView {
+    return this;
+  }
+
+  get nodeSlotBound(): number {
+    return this.nodeSlots;
+  }
+
+  /** The id of the node at a slot (forEachEdgeSlot's ends). */
+  idAt(slot: number): string {
+    return this.ids[slot]!;
   }
 
   nodes(): string[] {

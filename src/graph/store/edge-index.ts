@@ -10,6 +10,8 @@ export interface EdgeEnds {
   fromOf(slot: number): number;
   toOf(slot: number): number;
   typeOf(slot: number): number;
+  /** How many slots there are; a slot is live (and indexed) while its `fromOf` is not negative. */
+  slotCount(): number;
 }
 
 const EMPTY = 0;
@@ -25,6 +27,11 @@ function hash(from: number, to: number): number {
 export class EdgeIndex {
   /** slot + 1, or 0 for an empty bucket */
   private table = new Int32Array(1024);
+  /**
+   * Per bucket, 8 bits of its edge's hash that are not the bucket's own: a probe reads an edge's ends (other
+   * pages, a cache miss each) only when they match, so a lookup of a new edge seldom reads any.
+   */
+  private tags = new Uint8Array(1024);
   private mask = 1023;
   private count = 0;
 
@@ -36,10 +43,13 @@ export class EdgeIndex {
 
   /** The slot of the (first) edge of `type` from `from` to `to`, or -1. */
   find(type: number, from: number, to: number): number {
-    const { table, mask, ends } = this;
-    for (let i = hash(from, to) & mask; ; i = (i + 1) & mask) {
+    const { table, tags, mask, ends } = this;
+    const h = hash(from, to);
+    const tag = h >>> 24;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
       const entry = table[i];
       if (entry === EMPTY) return -1;
+      if (tags[i] !== tag) continue;
       const slot = entry - 1;
       if (ends.fromOf(slot) === from && ends.toOf(slot) === to && ends.typeOf(slot) === type) return slot;
     }
@@ -47,10 +57,13 @@ export class EdgeIndex {
 
   /** The slot of some edge from `from` to `to`, whatever its type, or -1. */
   findPair(from: number, to: number): number {
-    const { table, mask, ends } = this;
-    for (let i = hash(from, to) & mask; ; i = (i + 1) & mask) {
+    const { table, tags, mask, ends } = this;
+    const h = hash(from, to);
+    const tag = h >>> 24;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
       const entry = table[i];
       if (entry === EMPTY) return -1;
+      if (tags[i] !== tag) continue;
       const slot = entry - 1;
       if (ends.fromOf(slot) === from && ends.toOf(slot) === to) return slot;
     }
@@ -58,14 +71,14 @@ export class EdgeIndex {
 
   /** Indexes an edge slot whose ends and type are already written. */
   add(slot: number): void {
-    if ((this.count + 1) * 10 > this.table.length * 7) this.grow();
+    if ((this.count + 1) * 10 > this.table.length * 7) this.grow(slot);
     this.place(slot);
     this.count++;
   }
 
   /** Forgets an edge slot (before its ends are overwritten). */
   remove(slot: number): void {
-    const { table, mask, ends } = this;
+    const { table, tags, mask, ends } = this;
     let i = hash(ends.fromOf(slot), ends.toOf(slot)) & mask;
     while (table[i] !== slot + 1) {
       if (table[i] === EMPTY) return;
@@ -79,6 +92,7 @@ export class EdgeIndex {
       // Entry j may fill the hole if its home is not in the cyclic range (hole, j].
       if (((j - home) & mask) >= ((j - hole) & mask)) {
         table[hole] = table[j];
+        tags[hole] = tags[j];
         hole = j;
       }
     }
@@ -90,26 +104,46 @@ export class EdgeIndex {
   rebuild(slots: Iterable<number>, expected: number): void {
     let capacity = 1024;
     while (expected * 10 > capacity * 7) capacity *= 2;
-    this.table = new Int32Array(capacity);
-    this.mask = capacity - 1;
-    this.count = 0;
+    this.resize(capacity);
     for (const slot of slots) {
       this.place(slot);
       this.count++;
     }
   }
 
-  private place(slot: number): void {
-    const { table, mask, ends } = this;
-    let i = hash(ends.fromOf(slot), ends.toOf(slot)) & mask;
-    while (table[i] !== EMPTY) i = (i + 1) & mask;
-    table[i] = slot + 1;
+  /** An empty table of `capacity` buckets (a power of two). */
+  private resize(capacity: number): void {
+    this.table = new Int32Array(capacity);
+    this.tags = new Uint8Array(capacity);
+    this.mask = capacity - 1;
+    this.count = 0;
   }
 
-  private grow(): void {
-    const old = this.table;
-    this.table = new Int32Array(old.length * 2);
-    this.mask = this.table.length - 1;
-    for (const entry of old) if (entry !== EMPTY) this.place(entry - 1);
+  private place(slot: number): void {
+    this.placeHashed(slot, hash(this.ends.fromOf(slot), this.ends.toOf(slot)));
+  }
+
+  private placeHashed(slot: number, h: number): void {
+    const { table, tags, mask } = this;
+    let i = h & mask;
+    while (table[i] !== EMPTY) i = (i + 1) & mask;
+    table[i] = slot + 1;
+    tags[i] = h >>> 24;
+  }
+
+  /**
+   * Doubles the table, placing the live slots again in slot order (`adding`, not yet indexed, is left to the
+   * caller): the ends are then read page by page, not in the old table's random order.
+   */
+  private grow(adding: number): void {
+    const count = this.count;
+    this.resize(this.table.length * 2);
+    const { ends } = this;
+    const slots = ends.slotCount();
+    for (let slot = 0; slot < slots; slot++) {
+      const from = ends.fromOf(slot);
+      if (from >= 0 && slot !== adding) this.placeHashed(slot, hash(from, ends.toOf(slot)));
+    }
+    this.count = count;
   }
 }

@@ -6,7 +6,7 @@
 // confidences by reference where an edge has them. A (from, to) hash of edge slots (edge-index.ts) finds
 // an edge, and a key number's slot is kept in sparse pages (keys are never reused; slots are reused only
 // by a compaction, which keeps every order).
-import type { EdgeAttributes, EdgeVisitor, NodeAttributes } from '../model.js';
+import type { EdgeAttributes, EdgeSlotVisitor, EdgeVisitor, NodeAttributes } from '../model.js';
 import { EDGE_TYPES, WEIGHT_BASES, type EdgeType } from '../vocabulary.js';
 import { EdgeIndex } from './edge-index.js';
 import { NodeIds } from './node-ids.js';
@@ -83,6 +83,7 @@ export abstract class GraphStorage {
       fromOf: (slot) => this.from.get(slot),
       toOf: (slot) => this.to.get(slot),
       typeOf: (slot) => this.type.get(slot),
+      slotCount: () => this.edgeSlots,
     });
   }
 
@@ -161,6 +162,17 @@ export abstract class GraphStorage {
     this.writeAttributes(slot, attributes);
     if (retype) this.index.add(slot);
     this.props.set(slot, attributes.props);
+  }
+
+  /** Every live edge by slot, in slot order (the order added): the analyzer compile's fast path. */
+  forEachEdgeSlot(callback: EdgeSlotVisitor): void {
+    for (let slot = 0; slot < this.edgeSlots; slot++) {
+      const f = this.from.get(slot);
+      if (f < 0) continue;
+      const bits = this.bits.get(slot);
+      const own = (bits & (HAS_P | HAS_JOIN_CONFIDENCE)) === HAS_P;
+      callback(slot, f, this.to.get(slot), this.type.get(slot), bits >>> 4, own ? this.p.get(slot) : NaN);
+    }
   }
 
   /** A copy of an edge's attributes, with only the fields it has. */
