@@ -27,6 +27,13 @@ export class IdSlots {
     if (slot >= 0) this.table.delete(id, slot);
   }
 
+  /** Every id of `ids` (distinct) at its index: a table sized once, each id hashed once (a full compile's). */
+  static ofDistinct(ids: (string | undefined)[]): IdSlots {
+    const out = new IdSlots(ids);
+    out.table.rebuild(ids);
+    return out;
+  }
+
   /** The slots of `ids` that `live` says hold their id: a fork's map made plain over its own array. */
   static of(ids: string[], live: (id: string) => number | undefined): IdSlots {
     const out = new IdSlots(ids);

@@ -333,7 +333,8 @@ export class LiveGraph extends LiveArrays {
     this.deadNodes = 0;
     this.deadEdges = 0;
     this.nodeIds = c.nodeIds;
-    this.slotOf = new IdSlots(this.nodeIds);
+    // A compile's ids are the graph's: distinct.
+    this.slotOf = IdSlots.ofDistinct(this.nodeIds);
     this.names = c.names;
     this.nodeAttrs = new Array<NodeAttributes>(n);
     // compileGraph's own arrays (labels, edges, adjacency) are adopted as they are; the live-only ones are
@@ -357,8 +358,7 @@ export class LiveGraph extends LiveArrays {
     }
     roles.fill(0, 0, n);
     let i = 0;
-    graph.forEachNode((id, attrs) => {
-      this.slotOf.set(id, i);
+    graph.forEachNode((_id, attrs) => {
       this.nodeAttrs[i] = attrs;
       roles[i] = roleOf(attrs, seedIamUsers);
       i++;
