@@ -4,13 +4,7 @@
 import path from 'node:path';
 import type { Bus, Delivery } from '../bus/bus.js';
 import { createEmbeddedBus } from '../bus/memory.js';
-import {
-  PREVIOUS_SNAPSHOT_FILE,
-  readSnapshot,
-  SNAPSHOT_FILE,
-  writeSnapshot,
-  type SnapshotMeta,
-} from '../bus/snapshot-file.js';
+import { writeSnapshot } from '../bus/snapshot-file.js';
 import { openStore } from '../bus/store.js';
 import { createPathFinder, type PathFinder } from '../analysis/path-finder.js';
 import type { DbPathFinder } from '../db/db-path-finder.js';
@@ -33,14 +27,17 @@ import {
 } from './ingest-pipeline.js';
 import { checkStateFormat, restoreState, serializeState, STATE_FORMAT } from './state-snapshot.js';
 import { TENANT_NAME, TenantState, type IngestActivity } from './tenant.js';
-import { evaluateGate, type GateRequest, type GateResult } from '../gate/evaluate.js';
-import { VerdictStore, type ReportEntry } from '../gate/verdicts.js';
+import { VerdictStore } from '../gate/verdicts.js';
 import type { SharedPaths } from '../db/path-records.js';
 import { isCritical, routeNodes, type PathRecord, type SuppressionNote } from '../paths/path-store.js';
 import { SINGLE_PROCESS_LEADER, type Leadership } from './leadership.js';
 import { createPathSharing } from './path-sharing.js';
-import { readIngestContext } from '../ingest/context.js';
 import { createIngestWorkers } from './ingest-workers.js';
+import { createEngineGate, type HandedVerdict } from './engine-gate.js';
+import { readBrokerSnapshot, type SharedSnapshots } from './broker-snapshot.js';
+
+export type { DecidedGate, HandedVerdict } from './engine-gate.js';
+export type { SharedSnapshots } from './broker-snapshot.js';
 import { Health } from './health.js';
 import { createIntelHook } from '../intel/engine-intel.js';
 import type { IntelSettings } from '../intel/threat-intel.js';
@@ -109,19 +106,6 @@ export interface EngineDeps {
   health?: Health;
   /** Where search documents live (OPENSEARCH_URL: src/search/opensearch-index.ts); in process by default. */
   searchIndex?: SearchIndex;
-}
-
-/** A follower's gate verdict, for the leader to write to the pull request. */
-export interface HandedVerdict {
-  decided: DecidedGate;
-  /** the reports the follower recorded for it */
-  reports: ReportEntry[];
-}
-
-export interface SharedSnapshots {
-  latest(): Promise<{ meta: SnapshotMeta; lines: AsyncIterable<string> } | undefined>;
-  latestSeq(): Promise<number | undefined>;
-  write(meta: SnapshotMeta & { format: number }, lines: Iterable<string>): Promise<void>;
 }
 
 /** What the engine needs of a broker bus beyond the Bus contract. */
@@ -503,97 +487,7 @@ export async function createEngine(deps: EngineDeps) {
     await search.close();
   }
 
-  // Gate evaluations run side by side, as many as the pool has worker threads: each copies and searches
-  // its fork of the live graph on a worker (src/analysis/patched-search.ts), so the main thread keeps
-  // only short steps of each and ingest requests go on between them (docs/perf.md, issue 17).
   const verdicts = new VerdictStore(config.dataDir);
-  const gateSlots = new Slots(Math.max(1, config.analyzerThreads));
-  /**
-   * `persist: false` evaluates only (a viewer's read): the commit's verdict is not stored, nothing is
-   * re-judged later, and no verdict listener (the PR comment and status) hears of it.
-   */
-  async function gateImpact(request: GateRequest, options: { persist?: boolean } = {}): Promise<GateResult> {
-    if (!TENANT_NAME.test(request.tenant))
-      throw new ProblemError(
-        'invalid-query',
-        `tenant ${JSON.stringify(request.tenant)} is not a valid tenant name`,
-      );
-    const result = await gateSlots.run(() =>
-      evaluateGate(tenants.get(request.tenant), request, {
-        sources,
-        finder,
-        thresholds: config.thresholds,
-        seedIamUsers: config.seedIamUsers,
-        now,
-        suppression: deps.suppression && ((id) => deps.suppression!(request.tenant, id, now())),
-      }),
-    );
-    metrics.gateVerdicts.inc({ verdict: result.verdict });
-    if (options.persist === false) return result;
-    const context = readIngestContext(request.query);
-    verdicts.record(request.tenant, result, { slug: context.slug, pr: context.pr }, now());
-    // Scale-out: the leader shares its verdicts; a follower hands its own to the leader (below).
-    const recorded = verdicts.takeRecorded();
-    await pathSharing.verdictsRecorded(recorded);
-    watchCommit(request.tenant, result, context);
-    const decided: DecidedGate = {
-      tenant: request.tenant,
-      slug: context.slug,
-      pr: context.pr,
-      sha: context.sha,
-      // The commit's verdict over all its reports, not only this one (src/gate/verdicts.ts).
-      result: (result.commit && verdicts.view(request.tenant, result.commit)) || result,
-    };
-    // Forge writes are the leader's alone (replicas would race on the same comment); a follower hands its
-    // verdict to the leader (scale-out: src/db/leader-inbox.ts), which writes it.
-    if (leadership.isLeader()) tellVerdictListeners(decided);
-    else if (deps.handOff && decided.slug && decided.pr !== undefined)
-      await deps
-        .handOff({ decided: { ...decided, result: { ...decided.result, paths: [] } }, reports: recorded })
-        .catch((error: unknown) =>
-          log.error({ err: error, sha: context.sha }, 'could not hand the gate verdict to the leader'),
-        );
-    return result;
-  }
-
-  function tellVerdictListeners(decided: DecidedGate): void {
-    for (const listener of verdictListeners) {
-      listener(decided).catch((error: unknown) =>
-        log.error({ err: error, sha: decided.sha }, 'a gate verdict listener failed'),
-      );
-    }
-  }
-
-  // A pull request judged by its commit's stamped assets (no report yet) is re-judged when later passes
-  // change paths; one watch per pull request (its newest commit), dropped when a report is gated for it
-  // or the pull request is closed.
-  function watchCommit(
-    tenantName: string,
-    result: Pick<GateResult, 'commit' | 'attribution'>,
-    context: { slug?: string; pr?: number },
-  ): void {
-    if (!result.commit || !context.slug || context.pr === undefined) return;
-    const key = `${tenantName}|${context.slug.toLowerCase()}#${context.pr}`;
-    watchedCommits.delete(key);
-    if (result.attribution !== 'commit') return;
-    watchedCommits.set(key, { tenant: tenantName, sha: result.commit, slug: context.slug, pr: context.pr });
-    if (watchedCommits.size > MAX_WATCHED_COMMITS) watchedCommits.delete(watchedCommits.keys().next().value!);
-  }
-
-  /** On the leader: a verdict a follower gave and handed over; kept, shared and written to the PR as ours. */
-  async function receiveHandedVerdict(handed: HandedVerdict): Promise<void> {
-    for (const entry of handed.reports) verdicts.adopt(entry);
-    await pathSharing.verdictsRecorded(handed.reports);
-    const { decided } = handed;
-    watchCommit(decided.tenant, decided.result, decided);
-    const commit = decided.result.commit;
-    tellVerdictListeners({
-      ...decided,
-      result: (commit && verdicts.view(decided.tenant, commit)) || decided.result,
-    });
-  }
-  const verdictListeners: ((decided: DecidedGate) => Promise<void>)[] = [];
-
   // The action layer on analyzer passes (leader-only): a Critical Attack Path event for each new critical
   // route, and commits attributed by their stamped assets re-judged when the paths changed, so the pull
   // request's comments and status follow (the GitHub app listens to verdicts).
@@ -608,7 +502,21 @@ export async function createEngine(deps: EngineDeps) {
   });
   const criticalListeners: ((event: CriticalPathEvent) => void)[] = [];
   const passListeners: ((tenantName: string) => void)[] = [];
-  const watchedCommits = new Map<string, { tenant: string; sha: string; slug: string; pr: number }>();
+  // The gate's side (engine-gate.ts): evaluations, verdicts, commits re-judged after passes.
+  const gate = createEngineGate({
+    tenants,
+    sources,
+    finder,
+    config,
+    now,
+    suppression: deps.suppression,
+    verdicts,
+    leadership,
+    pathSharing,
+    handOff: deps.handOff,
+    metrics,
+    log,
+  });
   function afterPass(state: TenantState): void {
     const outcome = state.lastPass?.outcome;
     if (!outcome || !leadership.isLeader()) return;
@@ -630,17 +538,7 @@ export async function createEngine(deps: EngineDeps) {
       for (const listener of criticalListeners) listener(event);
     }
     if (!outcome.fresh.length && !outcome.escalated.length && !outcome.resolved) return;
-    for (const watched of watchedCommits.values()) {
-      if (watched.tenant !== state.name) continue;
-      void gateImpact({
-        tenant: watched.tenant,
-        body: {},
-        query: { sha: watched.sha, slug: watched.slug, pr: String(watched.pr) },
-        attribution: 'commit',
-      }).catch((error: unknown) =>
-        log.error({ err: error, sha: watched.sha }, 'could not re-judge a commit'),
-      );
-    }
+    gate.rejudge(state.name);
   }
 
   /** Throws the 404 problem for a source segment no normalizer handles. */
@@ -659,19 +557,13 @@ export async function createEngine(deps: EngineDeps) {
     /** Threat intel by hand (`pathgate intel`, POST /intel): applied to every tenant's CVEs now. */
     loadIntel: (text: string, source: string) => intel.load(text, source),
     threatIntel: intel,
-    gateImpact,
+    gateImpact: gate.gateImpact,
     /** A commit's gate result over all its reports (the worst verdict; routes from every report's view). */
     latestGate: (tenantName: string, sha: string) => verdicts.view(tenantName, sha),
-    /** A pull request closed or merged: its commit is no longer watched. */
-    forgetPullRequest(tenantName: string, slug: string, pr: number): void {
-      watchedCommits.delete(`${tenantName}|${slug.toLowerCase()}#${pr}`);
-    },
+    forgetPullRequest: gate.forgetPullRequest,
     /** On the leader: a gate verdict a follower handed over (src/db/leader-inbox.ts). */
-    receiveHandedVerdict,
-    /** Called after every gate verdict (the GitHub app comments and sets the status from it). */
-    onVerdict(listener: (decided: DecidedGate) => Promise<void>): void {
-      verdictListeners.push(listener);
-    },
+    receiveHandedVerdict: gate.receiveHandedVerdict,
+    onVerdict: gate.onVerdict,
     /** Called after each analyzer pass of a tenant (leader only): the drift webhook and posture history. */
     onPass(listener: (tenantName: string) => void): void {
       passListeners.push(listener);
@@ -712,38 +604,6 @@ export async function createEngine(deps: EngineDeps) {
   };
 }
 
-/**
- * Scale-out start: the newest readable snapshot in DATA_DIR/state (the previous one when the newest is
- * damaged), or none; the broker's stream holds every record after it for BUS_MAX_AGE.
- */
-async function readBrokerSnapshot(stateDir: string, log: Log, shared?: SharedSnapshots) {
-  let local: { meta: SnapshotMeta; lines: AsyncIterable<string>; file: string } | undefined;
-  for (const name of [SNAPSHOT_FILE, PREVIOUS_SNAPSHOT_FILE]) {
-    try {
-      const found = await readSnapshot(stateDir, name);
-      if (found) {
-        local = { ...found, file: path.join(stateDir, name) };
-        break;
-      }
-    } catch (error) {
-      log.warn({ err: error, file: path.join(stateDir, name) }, 'snapshot unreadable; trying the one before');
-    }
-  }
-  // A new replica, or one long stopped: the leader's newer snapshot saves reading the stream since.
-  const sharedSeq = await shared?.latestSeq();
-  if (shared && sharedSeq !== undefined && sharedSeq > (local?.meta.seq ?? 0)) {
-    const found = await shared.latest();
-    if (found) {
-      log.info({ seq: found.meta.seq, localSeq: local?.meta.seq }, 'starting from the shared graph snapshot');
-      return { ...found, file: 'postgres:graph_snapshots' };
-    }
-  }
-  return local;
-}
-
-/** pull requests judged by commit attribution that passes re-judge (the oldest watch is dropped first) */
-const MAX_WATCHED_COMMITS = 10_000;
-
 /** A new critical route (spec "Events": Critical Attack Path event). */
 export interface CriticalPathEvent {
   tenant: string;
@@ -752,31 +612,4 @@ export interface CriticalPathEvent {
   target: string;
   score: number;
   reopened: boolean;
-}
-
-export interface DecidedGate {
-  tenant: string;
-  slug?: string;
-  pr?: number;
-  sha?: string;
-  result: GateResult;
-}
-
-/** At most `size` tasks at once; the rest wait their turn in order. */
-class Slots {
-  private active = 0;
-  private readonly waiting: (() => void)[] = [];
-
-  constructor(private readonly size: number) {}
-
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.active >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.active++;
-    try {
-      return await task();
-    } finally {
-      this.active--;
-      this.waiting.shift()?.();
-    }
-  }
 }
