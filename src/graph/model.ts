@@ -49,10 +49,6 @@ export type EdgeVisitor = (
   targetAttrs: NodeAttributes,
 ) => void;
 
-/**
- * What the analysis compiler and the workload pricer read: a tenant graph, or the gate's copy-on-write
- * overlay of one (src/gate/overlay.ts).
- */
 /** A live node in forEachNode's order, with its slot in the store and its out-degree. */
 export type NodeSlotVisitor = (slot: number, id: string, attrs: NodeAttributes, outDegree: number) => void;
 /**
@@ -81,6 +77,10 @@ export interface SlotView {
   edgeAttributesAt(slot: number): EdgeAttributes;
 }
 
+/**
+ * What the analysis compiler and the workload pricer read: a tenant graph, or the gate's copy-on-write
+ * overlay of one (src/gate/overlay.ts).
+ */
 export interface GraphView {
   readonly order: number;
   readonly size: number;

@@ -118,11 +118,6 @@ export class CompactGraph extends GraphStorage {
     return this.nodeSlots;
   }
 
-  /** The id of the node at a slot (forEachEdgeSlot's ends). */
-  idAt(slot: number): string {
-    return this.ids[slot]!;
-  }
-
   nodes(): string[] {
     const out: string[] = [];
     this.forEachNode((id) => out.push(id));
