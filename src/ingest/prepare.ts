@@ -11,7 +11,7 @@ import {
   readIngestContext,
   stampPullRequest,
 } from './context.js';
-import { markRedacted, type RawItems } from './raw-items.js';
+import { afterRedactions, type RawItems } from './raw-items.js';
 import type { EventEnvelope } from './envelope.js';
 import { scrubEnvelope } from './scrub.js';
 import type { IngestSource } from './sources/source.js';
@@ -101,15 +101,7 @@ export function prepareReport(source: IngestSource, input: PrepareInput): Prepar
       const { redactions } = scrubEnvelope(envelope);
       for (const r of redactions) prepared.redactions[r.kind] = (prepared.redactions[r.kind] ?? 0) + 1;
       // A scrubbed item is serialized again: its text still holds the secret.
-      if (
-        text &&
-        redactions.length &&
-        !markRedacted(
-          text,
-          redactions.map((r) => r.pointer),
-        )
-      )
-        text = undefined;
+      text = afterRedactions(text, redactions);
     }
     prepared.nodes += envelope.nodes.length;
     prepared.edges += envelope.edges.length;

@@ -189,3 +189,16 @@ export function markRedacted(raw: RawItems, pointers: Iterable<string>): boolean
   }
   return true;
 }
+
+/**
+ * `raw` once scrubbing made `redactions` in its envelope: the redacted items marked changed (their text still
+ * holds the secret), or undefined when a redaction names no item, so that every item is serialized again.
+ */
+export function afterRedactions(
+  raw: RawItems | undefined,
+  redactions: readonly { pointer: string }[],
+): RawItems | undefined {
+  if (!raw || !redactions.length) return raw;
+  const pointers = redactions.map((r) => r.pointer);
+  return markRedacted(raw, pointers) ? raw : undefined;
+}

@@ -9,7 +9,7 @@ import { ChunkError, chunkEnvelope, type Chunk } from '../../src/ingest/chunk.js
 import { chunkRawEnvelope } from '../../src/ingest/chunk-raw.js';
 import type { EventEnvelope } from '../../src/ingest/envelope.js';
 import { parseJsonBody } from '../../src/ingest/json-body.js';
-import { markRedacted, scanEnvelopeItems, type RawItems } from '../../src/ingest/raw-items.js';
+import { afterRedactions, scanEnvelopeItems, type RawItems } from '../../src/ingest/raw-items.js';
 import { decodeReportFile, readReport, recognizeReport } from '../../src/ingest/recognize.js';
 import { scrubEnvelope } from '../../src/ingest/scrub.js';
 import { createEventsSource } from '../../src/ingest/sources/events.js';
@@ -37,17 +37,7 @@ function ingestText(
   const body = parseJsonBody(text, { keepText: true });
   const output = events.normalize({ body, query: {}, receivedAt: new Date(0).toISOString() });
   const env = output.envelopes[0];
-  let raw = output.raw?.[0];
-  const { redactions } = scrubEnvelope(env);
-  if (
-    raw &&
-    redactions.length &&
-    !markRedacted(
-      raw,
-      redactions.map((r) => r.pointer),
-    )
-  )
-    raw = undefined;
+  const raw = afterRedactions(output.raw?.[0], scrubEnvelope(env).redactions);
   const chunks = raw ? attempt(() => chunkRawEnvelope(env, raw, limit)) : [];
   return { raw, chunks, old: attempt(() => chunkEnvelope(env, limit)) };
 }
