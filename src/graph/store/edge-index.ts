@@ -28,8 +28,8 @@ export class EdgeIndex {
   /** slot + 1, or 0 for an empty bucket */
   private table = new Int32Array(1024);
   /**
-   * Per bucket, 8 bits of its edge's hash that are not the bucket's own: a probe reads an edge's ends (other
-   * pages, a cache miss each) only when they match, so a lookup of a new edge seldom reads any.
+   * Per bucket, the top 8 bits of its edge's hash (the bucket is chosen by the low bits): a probe reads an
+   * edge's ends (other pages, a cache miss each) only when they match, so a lookup of a new edge seldom reads any.
    */
   private tags = new Uint8Array(1024);
   private mask = 1023;
