@@ -339,6 +339,55 @@ describe('node ids', () => {
     for (const [id, slot] of model) expect(table.get(id)).toBe(slot);
     expect(table.get('Service:absent')).toBe(-1);
   });
+
+  it('tells well-formed ids apart by label and hex, and keeps any other id by its string', () => {
+    const random = prng(9);
+    // The same names under several labels give ids that differ only in the label; labels of one length
+    // with the same first and last letters share a shape (LabelTags); the rest are not well-formed
+    // (uppercase hex, a digit in the label, a short hex) and are compared as strings.
+    const labels = [
+      'Service',
+      'Sxxxxxe',
+      'Image',
+      'IAM_Role',
+      'Icon_Ne',
+      // Many labels over the same names: probes cross buckets that hold the same hex under another label.
+      ...Array.from({ length: 40 }, (_, i) => `Lab_${String.fromCharCode(97 + (i % 26))}${i < 26 ? '' : 'x'}`),
+    ];
+    const names = Array.from({ length: 150 }, (_, i) => `team-${i % 50}/app-${i}`);
+    const candidates = [
+      ...labels.flatMap((label) => names.map((name) => nodeId(label as never, name))),
+      ...names.slice(0, 100).map((name) => nodeId('Service', name).toUpperCase()),
+      ...names.slice(0, 100).map((name) => nodeId('Service', name).replace('Service', 'Serv1ce')),
+      ...names.slice(0, 100).map((name) => nodeId('Image', name).slice(0, -1)),
+      'a',
+      ':0123456789abcdef',
+      'Service:0123456789abcdeg',
+    ];
+    const ids: (string | undefined)[] = [];
+    const table = new NodeIds(ids);
+    const model = new Map<string, number>();
+    for (let step = 0; step < 20_000; step++) {
+      const id = pick(random, candidates);
+      if (!model.has(id) && random() < 0.6) {
+        ids.push(id);
+        table.set(id, ids.length - 1);
+        model.set(id, ids.length - 1);
+      } else if (model.has(id) && random() < 0.5) {
+        table.delete(id, model.get(id)!);
+        ids[model.get(id)!] = undefined;
+        model.delete(id);
+      }
+      const probe = pick(random, candidates);
+      expect(table.get(JSON.parse(JSON.stringify(probe)) as string)).toBe(model.get(probe) ?? -1);
+    }
+    for (const id of candidates) expect(table.get(id)).toBe(model.get(id) ?? -1);
+    table.rebuild(ids);
+    for (const id of candidates) expect(table.get(id)).toBe(model.get(id) ?? -1);
+    // A well-formed id under a label the table never held, and one under a held label but absent.
+    expect(table.get(nodeId('Repository', 'x'))).toBe(-1);
+    expect(table.get('Service:ffffffffffffffff')).toBe(-1);
+  });
 });
 
 describe('sparse pages', () => {
