@@ -14,7 +14,7 @@ import { sbomImage, type CdxDocument } from '../src/ingest/sources/cyclonedx.js'
 import { isTrivyClusterReport } from '../src/ingest/sources/trivy-k8s.js';
 import { repositoryFromUrl } from '../src/identity/repository-name.js';
 import { readSpdx } from '../src/ingest/sources/spdx.js';
-import { sbomScanImage } from '../src/ingest/sources/trivy.js';
+import { sbomScanImage } from '../src/ingest/sources/trivy/image-name.js';
 import { isTrivyOperatorReport, looksLikeOperatorReports } from '../src/ingest/sources/trivy-operator.js';
 
 /** Files larger than this are not reports the listener would take (its body limit is far lower). */

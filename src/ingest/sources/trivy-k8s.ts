@@ -10,7 +10,7 @@
 // the object. What it cannot place (Kubernetes components' CVEs, an image it cannot name, a failed scan)
 // is said in a warning.
 import { isImageId, parseImageRef } from '../../identity/image-ref.js';
-import type { TrivyMetadata, TrivyResult } from './trivy.js';
+import type { TrivyMetadata, TrivyResult } from './trivy/report-shape.js';
 
 /** Where a `trivy k8s` report lists its objects, in every version. */
 export const CLUSTER_LISTS = ['Resources', 'Findings', 'Vulnerabilities', 'Misconfigurations'] as const;

@@ -11,7 +11,7 @@ import { parseImageRef } from '../../identity/image-ref.js';
 import type { FieldError } from '../envelope.js';
 import { controllerOfReplicaSet } from './k8s.js';
 import type { ClusterReading } from './trivy-k8s.js';
-import type { TrivyResult } from './trivy.js';
+import type { TrivyResult } from './trivy/report-shape.js';
 
 export const OPERATOR_API_GROUP = 'aquasecurity.github.io/';
 
