@@ -340,11 +340,11 @@ describe('node ids', () => {
     expect(table.get('Service:absent')).toBe(-1);
   });
 
-  it('tells well-formed ids apart by label and hex, and keeps any other id by its string', () => {
+  it('tells apart ids that differ only in their label, and ids that are not well-formed', () => {
     const random = prng(9);
-    // The same names under several labels give ids that differ only in the label; labels of one length
-    // with the same first and last letters share a shape (LabelTags); the rest are not well-formed
-    // (uppercase hex, a digit in the label, a short hex) and are compared as strings.
+    // The same names under several labels give ids that differ only in the label (and labels of one length
+    // with the same first letter hash alike: idHash reads the label's length and first letter only); the
+    // rest are not well-formed (uppercase hex, a digit in the label, a short hex) and hash as whole strings.
     const labels = [
       'Service',
       'Sxxxxxe',
@@ -352,7 +352,10 @@ describe('node ids', () => {
       'IAM_Role',
       'Icon_Ne',
       // Many labels over the same names: probes cross buckets that hold the same hex under another label.
-      ...Array.from({ length: 40 }, (_, i) => `Lab_${String.fromCharCode(97 + (i % 26))}${i < 26 ? '' : 'x'}`),
+      ...Array.from(
+        { length: 40 },
+        (_, i) => `Lab_${String.fromCharCode(97 + (i % 26))}${i < 26 ? '' : 'x'}`,
+      ),
     ];
     const names = Array.from({ length: 150 }, (_, i) => `team-${i % 50}/app-${i}`);
     const candidates = [
