@@ -48,6 +48,7 @@ import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import type { GraphqlLimits } from '../../src/config/settings.js';
 import { ProblemError } from '../../src/http/problems.js';
+import { HEAVY_FIELDS } from './analyses/heavy.js';
 import { CONNECTION_PAGE, type GraphqlContext } from './resolvers.js';
 import { AnalysisBusyError, AnalysisDeadlineError } from '../../src/analysis/analysis-service.js';
 import { MAX_POINTS as HISTORY_MAX_POINTS } from '../../src/governance/history.js';
@@ -86,7 +87,7 @@ export const LIST_ESTIMATE = 100;
 
 /** Heavy analyses (app/graphql/analyses.ts): each costs this much on top of its answer. */
 export const HEAVY_FIELD_COST = 1_000;
-const HEAVY_FIELD_NAMES = new Set(['riskSimulation', 'whatIf', 'remediationPlan', 'kShortestPaths']);
+const HEAVY_FIELD_NAMES = new Set<string>(HEAVY_FIELDS);
 /** A search's work beyond its answer: every word looked up by prefix and typo in the tenant's index. */
 export const SEARCH_COST = 10;
 /** A remediation plan's items at most (src/analysis/remediation-plan.ts). */
