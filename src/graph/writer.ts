@@ -6,21 +6,19 @@ import type { EnvelopeEdge, EventEnvelope } from '../ingest/envelope.js';
 import type { Log } from '../log/logger.js';
 import { parseImageRef } from '../identity/image-ref.js';
 import { nameTagOf, otherInstanceName } from '../identity/vm-name.js';
+import { ACCOUNT_QUALIFIED, ACCOUNT_UNKNOWN, AccountIdentity, withoutKey } from './account-identity.js';
 import { edgeKey, idLabel, nodeId } from './ids.js';
-import {
-  IMAGE_IDENTITY_PROPS,
-  ImageIdentity,
-  inPlaceMethod,
-  JOIN_CONFIDENCE,
-  RESOLUTION_PENDING,
-  RESOLVE_REF,
-  type ResolutionMethod,
-  type Join,
-} from './image-identity.js';
-import { findEdge, GraphChanges, type EdgeAttributes, type TenantGraph } from './model.js';
+import { ImageIdentity, RESOLUTION_PENDING, RESOLVE_REF, type Join } from './image-identity.js';
+import { ImageStitching, type Stitch } from './image-stitching.js';
+import { GraphChanges, type EdgeAttributes, type TenantGraph } from './model.js';
 import { ParkedEdges, type ParkedEdge } from './parked-edges.js';
-import { isGraphEdgeKey, ScopeLedger, type ScopeState } from './scope-ledger.js';
-import { isEdgeType, isNodeLabel, type EdgeType, type NodeLabel } from './vocabulary.js';
+import { ScopeLedger, type ScopeState } from './scope-ledger.js';
+import { Sweeps, type SweepResult } from './sweeps.js';
+import { isEdgeType, isNodeLabel, type EdgeType } from './vocabulary.js';
+import type { WriterEdits } from './writer-edits.js';
+
+export { ACCOUNT_UNKNOWN } from './account-identity.js';
+export type { SweepResult } from './sweeps.js';
 
 export interface WriteResult {
   nodes: number;
@@ -29,18 +27,6 @@ export interface WriteResult {
   landed: number;
   dropped: number;
 }
-
-export interface SweepResult {
-  nodes: number;
-  edges: number;
-  /** edges still waiting for an endpoint that the snapshot no longer holds, dropped from the waiting room */
-  parked: number;
-  /** what GRAPH_SWEEP=false kept that the snapshot would have retracted (nodes, edges and parked edges) */
-  kept: number;
-}
-
-/** How a reference node of the envelope being applied was resolved: the stitched edges' join confidence. */
-type Stitch = number | 'pending';
 
 export type DropReason = 'unknown_label' | 'unknown_edge_type' | 'malformed' | 'parked_expired';
 
@@ -65,12 +51,30 @@ export class GraphWriter {
   private readonly timed = new TimedTruth();
   /** What changed since the analysis last looked: every write an analysis could see is noted here. */
   readonly changes = new GraphChanges();
+  /** Image references stitched to scanned images (image-stitching.ts). */
+  private readonly stitching: ImageStitching;
+  /** Aliases and account-less names (account-identity.ts). */
+  private readonly accounts: AccountIdentity;
+  /** Snapshot scope sweeps, truth expiry and staleness pruning (sweeps.ts). */
+  private readonly sweeps: Sweeps;
 
   constructor(
     readonly graph: TenantGraph,
     private readonly options: GraphWriterOptions,
   ) {
     this.images = new ImageIdentity(graph);
+    const edits: WriterEdits = {
+      graph,
+      changes: this.changes,
+      bump: () => {
+        this.analysisVersion++;
+      },
+      dropNode: (id) => this.dropNode(id),
+      addEdge: (from, to, attrs) => this.addEdge(from, to, attrs),
+    };
+    this.stitching = new ImageStitching(edits, this.images);
+    this.accounts = new AccountIdentity(edits, this.aliases);
+    this.sweeps = new Sweeps(edits, this.scopes, this.parked, this.timed);
   }
 
   /** The graph key of the edge the last writeEdge wrote (its scope-ledger item). */
@@ -121,7 +125,7 @@ export class GraphWriter {
       // A record that names an asset without its account (a dataclass finding) joins the one asset of that
       // label and name in any account, when exactly one exists (DECISIONS "Accounts").
       if (props[ACCOUNT_UNKNOWN] === true && !this.graph.hasNode(id)) {
-        const unique = this.uniqueInAnyAccount(label, name);
+        const unique = this.accounts.uniqueInAnyAccount(label, name);
         if (unique !== undefined) {
           (remap ??= new Map()).set(id, unique);
           id = unique;
@@ -131,7 +135,7 @@ export class GraphWriter {
       }
       const reference = label === 'Image' ? props[RESOLVE_REF] : undefined;
       if (typeof reference === 'string') {
-        const resolved = this.resolveReference(id, reference, props);
+        const resolved = this.stitching.resolveReference(id, reference, props);
         props = resolved.props;
         if (resolved.id !== id) {
           (remap ??= new Map()).set(id, resolved.id);
@@ -167,7 +171,7 @@ export class GraphWriter {
         attrs.name = name;
         if (receivedAt > attrs.lastSeen) attrs.lastSeen = receivedAt;
         // A scan of an image that references were waiting for under the same tag: they join it now.
-        if (wasPending && typeof reference !== 'string') this.joinPendingInPlace(id);
+        if (wasPending && typeof reference !== 'string') this.stitching.joinPendingInPlace(id);
       } else {
         this.graph.addNode(id, {
           label,
@@ -181,8 +185,8 @@ export class GraphWriter {
         this.analysisVersion++;
         if (this.parked.waitsFor(id)) arrived.push(id);
       }
-      if (label === 'Image' && typeof reference !== 'string') this.noteScannedImage(id);
-      if (Array.isArray(props.aliases)) this.noteAliases(id, label, props.aliases);
+      if (label === 'Image' && typeof reference !== 'string') this.stitching.noteScannedImage(id);
+      if (Array.isArray(props.aliases)) this.accounts.noteAliases(id, label, props.aliases);
       // The account-qualified asset arriving after an unqualified record of it: that record lands on it.
       if (!existed) {
         const bare = ACCOUNT_QUALIFIED.exec(name)?.[1];
@@ -192,7 +196,7 @@ export class GraphWriter {
           this.graph.hasNode(waiting) &&
           this.graph.getNodeAttributes(waiting).props[ACCOUNT_UNKNOWN] === true
         ) {
-          this.absorb(waiting, id);
+          this.accounts.absorb(waiting, id);
           const attrs = this.graph.getNodeAttributes(id);
           attrs.props = withoutKey(attrs.props, ACCOUNT_UNKNOWN);
         }
@@ -227,114 +231,6 @@ export class GraphWriter {
   resolveImage(reference: string, ownId: string): Join | undefined {
     const ref = parseImageRef(reference);
     return ref ? this.images.resolve(ref, ownId) : undefined;
-  }
-
-  /** Where an Image reference lands (see image-identity.ts), with the properties it brings. */
-  private resolveReference(
-    id: string,
-    reference: string,
-    incoming: Record<string, unknown>,
-  ): { id: string; props: Record<string, unknown>; stitch: Stitch } {
-    const props = { ...incoming };
-    delete props[RESOLVE_REF];
-    const ref = parseImageRef(reference);
-    if (!ref) return { id, props, stitch: 1 };
-    const join = this.images.resolve(ref, id);
-    if (!join) {
-      if (!this.graph.hasNode(id) || this.images.isPending(id)) {
-        props[RESOLUTION_PENDING] = reference;
-        this.images.notePending(id, ref);
-      }
-      return { id, props, stitch: 'pending' };
-    }
-    // The scan's own description of the image wins over what a reference says about it.
-    for (const key of IMAGE_IDENTITY_PROPS) delete props[key];
-    props.resolution_method = join.method;
-    props.resolution_confidence = join.confidence;
-    props.resolution_alias = reference;
-    return { id: join.id, props, stitch: join.confidence };
-  }
-
-  /** Indexes a scanned image and joins the references that were waiting for it by digest or bare name. */
-  private noteScannedImage(id: string): void {
-    for (const pending of this.images.noteScanned(id, this.graph.getNodeAttributes(id)))
-      this.mergePending(pending.id, id, pending.method);
-  }
-
-  /** A pending reference under the scanned image's own id joins by tag, or by the digest it pins. */
-  private joinPendingInPlace(id: string): void {
-    const attrs = this.graph.getNodeAttributes(id);
-    const alias = attrs.props[RESOLUTION_PENDING];
-    delete attrs.props[RESOLUTION_PENDING];
-    const method = inPlaceMethod(alias, attrs);
-    const confidence = JOIN_CONFIDENCE[method];
-    Object.assign(attrs.props, {
-      resolution_method: method,
-      resolution_confidence: confidence,
-      resolution_alias: alias,
-    });
-    const settle = (key: string, edge: EdgeAttributes, source: string, target: string) => {
-      if (!edge.joinPending) return;
-      delete edge.joinPending;
-      if (confidence < 1) edge.joinConfidence = confidence;
-      else delete edge.joinConfidence;
-      this.graph.replaceEdgeAttributes(key, edge);
-      this.changes.edgeChanged(edge.type, source, target);
-    };
-    this.graph.forEachInEdge(id, settle);
-    this.graph.forEachOutEdge(id, settle);
-    this.changes.nodeChanged(id);
-    this.analysisVersion++;
-  }
-
-  /** Moves a pending reference node's edges and properties onto the image it resolved to, then drops it. */
-  private mergePending(pendingId: string, imageId: string, method: ResolutionMethod): void {
-    const graph = this.graph;
-    const pending = graph.getNodeAttributes(pendingId);
-    const image = graph.getNodeAttributes(imageId);
-    const props = { ...pending.props };
-    const alias = props[RESOLUTION_PENDING];
-    delete props[RESOLUTION_PENDING];
-    for (const key of IMAGE_IDENTITY_PROPS) delete props[key];
-    image.props = {
-      ...image.props,
-      ...props,
-      resolution_method: method,
-      resolution_confidence: JOIN_CONFIDENCE[method],
-      resolution_alias: alias,
-    };
-    this.changes.nodeChanged(imageId);
-    this.moveEdges(pendingId, imageId, (moved) => {
-      if (moved.joinPending) {
-        delete moved.joinPending;
-        moved.joinConfidence = JOIN_CONFIDENCE[method];
-      }
-    });
-  }
-
-  /** Moves a node's edges onto another (each copy adjusted by `adjust`), then drops the node. */
-  private moveEdges(fromId: string, toId: string, adjust?: (attrs: EdgeAttributes) => void): void {
-    const graph = this.graph;
-    const moves: { from: string; to: string; attrs: EdgeAttributes }[] = [];
-    graph.forEachEdge(fromId, (_key, attrs, source, target) => {
-      const moved = { ...attrs };
-      adjust?.(moved);
-      moves.push({
-        from: source === fromId ? toId : source,
-        to: target === fromId ? toId : target,
-        attrs: moved,
-      });
-    });
-    this.dropNode(fromId);
-    for (const move of moves) {
-      if (move.from === move.to) continue;
-      const existing = findEdge(graph, move.attrs.type, move.from, move.to);
-      if (existing !== undefined) {
-        graph.replaceEdgeAttributes(existing, move.attrs);
-        this.changes.edgeChanged(move.attrs.type, move.from, move.to);
-      } else this.addEdge(move.from, move.to, move.attrs);
-    }
-    this.analysisVersion++;
   }
 
   private upsertEdge(
@@ -445,18 +341,7 @@ export class GraphWriter {
 
   /** Retracts the edges whose `valid_until` has passed by `now` (truth-expiry.ts); returns how many. */
   expireTimed(now: number): number {
-    const ended = this.timed.ended(this.graph, now);
-    for (const key of ended) {
-      this.changes.edgeRemoved(
-        this.graph.getEdgeAttribute(key, 'type'),
-        this.graph.source(key),
-        this.graph.target(key),
-      );
-      if (this.scopes.scopeCount) this.scopes.forget(key);
-      this.graph.dropEdge(key);
-    }
-    if (ended.length) this.analysisVersion++;
-    return ended.length;
+    return this.sweeps.expireTimed(now);
   }
 
   /**
@@ -464,48 +349,7 @@ export class GraphWriter {
    * held and this one omitted, unless another scope still claims it or a partial report asserted it.
    */
   completeScope(scope: string, options: { retract?: boolean } = {}): SweepResult {
-    const swept: SweepResult = { nodes: 0, edges: 0, parked: 0, kept: 0 };
-    for (const item of this.scopes.complete(scope)) {
-      // GRAPH_SWEEP=false: the ledger still moves on (the next snapshot claims afresh), nothing is retracted;
-      // what is kept is no scope's any more, as a partial report's assertion, and ages out by GRAPH_TTL.
-      if (options.retract === false) {
-        swept.kept++;
-        continue;
-      }
-      if (isGraphEdgeKey(item)) {
-        if (!this.graph.hasEdge(item)) continue;
-        const type = this.graph.getEdgeAttribute(item, 'type');
-        const from = this.graph.source(item);
-        const to = this.graph.target(item);
-        this.graph.dropEdge(item);
-        this.changes.edgeRemoved(type, from, to);
-        swept.edges++;
-        continue;
-      }
-      const bar = item.indexOf('|');
-      if (bar < 0) {
-        if (!this.graph.hasNode(item)) continue;
-        swept.edges += this.graph.degree(item);
-        this.dropNode(item);
-        swept.nodes++;
-        continue;
-      }
-      // A parked edge leaves the waiting room; one a snapshot named before its endpoints were back is
-      // found by its triple.
-      if (this.parked.unpark(item)) {
-        swept.parked++;
-        continue;
-      }
-      const [type, from, to] = item.split('|');
-      if (!this.graph.hasNode(from) || !this.graph.hasNode(to)) continue;
-      const key = findEdge(this.graph, type as EdgeType, from, to);
-      if (key === undefined) continue;
-      this.graph.dropEdge(key);
-      this.changes.edgeRemoved(type as EdgeType, from, to);
-      swept.edges++;
-    }
-    if (swept.nodes || swept.edges) this.analysisVersion++;
-    return swept;
+    return this.sweeps.completeScope(scope, options);
   }
 
   /** Drops a node and its edges, and forgets every claim on them. */
@@ -542,26 +386,7 @@ export class GraphWriter {
 
   /** Removes nodes and edges not re-seen since `cutoff` (epoch ms); GRAPH_TTL staleness pruning. */
   prune(cutoff: number): { nodes: number; edges: number } {
-    const graph = this.graph;
-    const edgesBefore = graph.size;
-    const staleEdges: string[] = [];
-    graph.forEachEdge((key, attrs, source, target) => {
-      if (attrs.lastSeen < cutoff) {
-        staleEdges.push(key);
-        this.changes.edgeRemoved(attrs.type, source, target);
-        if (this.scopes.scopeCount) this.scopes.forget(key);
-      }
-    });
-    for (const key of staleEdges) graph.dropEdge(key);
-    const staleNodes: string[] = [];
-    graph.forEachNode((id, attrs) => {
-      if (attrs.lastSeen < cutoff) staleNodes.push(id);
-    });
-    // Dropping a node drops its remaining edges too; they count as pruned edges.
-    for (const id of staleNodes) this.dropNode(id);
-    const removed = { nodes: staleNodes.length, edges: edgesBefore - graph.size };
-    if (removed.nodes || removed.edges) this.analysisVersion++;
-    return removed;
+    return this.sweeps.prune(cutoff);
   }
 
   /** Parked edges as they would be journaled, for snapshots. */
@@ -578,26 +403,12 @@ export class GraphWriter {
 
   /** The scope ledger as a snapshot stores it: every edge as `type|from|to` (scope-ledger.ts). */
   serializeScopes(): ScopeState {
-    return this.scopes.serialize((item) => {
-      if (!isGraphEdgeKey(item)) return item;
-      if (!this.graph.hasEdge(item)) return undefined;
-      return edgeKey(
-        this.graph.getEdgeAttribute(item, 'type'),
-        this.graph.source(item),
-        this.graph.target(item),
-      );
-    });
+    return this.sweeps.serializeScopes();
   }
 
   /** Restores the scope ledger of a snapshot, after its nodes, edges and parked edges. */
   restoreScopes(state: ScopeState): void {
-    this.scopes.restore(state, (stored) => {
-      const bar = stored.indexOf('|');
-      if (bar < 0 || this.parked.has(stored)) return stored;
-      const [type, from, to] = stored.split('|');
-      if (!this.graph.hasNode(from) || !this.graph.hasNode(to)) return stored;
-      return findEdge(this.graph, type as EdgeType, from, to) ?? stored;
-    });
+    this.sweeps.restoreScopes(state);
   }
 
   /** Rebuilds derived indexes after a bulk restore that bypassed apply(). */
@@ -605,48 +416,8 @@ export class GraphWriter {
     this.images.reindex();
     this.aliases.clear();
     this.graph.forEachNode((id, attrs) => {
-      if (Array.isArray(attrs.props.aliases)) this.noteAliases(id, attrs.label, attrs.props.aliases);
+      if (Array.isArray(attrs.props.aliases)) this.accounts.noteAliases(id, attrs.label, attrs.props.aliases);
     });
-  }
-
-  /**
-   * Other names of a node (DECISIONS.md "Names": a VM named by its Name tag keeps its instance id as an
-   * alias): later reports naming it so land on it, and a node already there under an alias is merged in.
-   */
-  private noteAliases(id: string, label: NodeLabel, names: unknown[]): void {
-    for (const alias of names) {
-      if (typeof alias !== 'string' || !alias) continue;
-      const aliasId = nodeId(label, alias);
-      if (aliasId === id) continue;
-      this.aliases.set(aliasId, id);
-      if (this.graph.hasNode(aliasId)) this.absorb(aliasId, id);
-    }
-  }
-
-  /** The one node of this label named `<12-digit account>/<name>`, if exactly one exists. */
-  private uniqueInAnyAccount(label: NodeLabel, name: string): string | undefined {
-    const suffix = `/${name.toLowerCase()}`;
-    let found: string | undefined;
-    let count = 0;
-    this.graph.forEachNode((id, attrs) => {
-      if (count > 1 || attrs.label !== label) return;
-      const n = attrs.name.toLowerCase();
-      if (n.endsWith(suffix) && ACCOUNT_QUALIFIED.test(attrs.name) && n.length === suffix.length + 12) {
-        found = id;
-        count++;
-      }
-    });
-    return count === 1 ? found : undefined;
-  }
-
-  /** Moves a node's edges and properties (the target's win) onto another, then drops it. */
-  private absorb(fromId: string, toId: string): void {
-    const graph = this.graph;
-    const from = graph.getNodeAttributes(fromId);
-    const to = graph.getNodeAttributes(toId);
-    to.props = { ...from.props, ...to.props };
-    this.changes.nodeChanged(toId);
-    this.moveEdges(fromId, toId);
   }
 
   /**
@@ -686,15 +457,6 @@ export class GraphWriter {
       'graph writer dropped a value outside the vocabulary or malformed',
     );
   }
-}
-
-/** Set by a source naming an asset without its account: join the one asset of that name in any account. */
-export const ACCOUNT_UNKNOWN = 'account_unknown';
-const ACCOUNT_QUALIFIED = /^\d{12}\/(.+)$/;
-
-function withoutKey(props: Record<string, unknown>, key: string): Record<string, unknown> {
-  const { [key]: _dropped, ...rest } = props;
-  return rest;
 }
 
 /** Most nodes of a large estate carry no properties: they share one frozen empty object (props are replaced, never mutated, once stored). */
