@@ -10,7 +10,7 @@
  * for the label, spread as well as a hash of the whole id. Any other id: FNV-1a over every code unit.
  * FNV-1a over whole ids was slower to compute (a multiply chain 25 long) and spread worse in the low bits
  * linear probing uses: lookups of the 100k estate's edge ends measured 0.09 s against 0.13 s, a rebuild of
- * 3M ids 0.43–0.49 s against 0.83–0.90 s (docs/perf.md, "Node id hash").
+ * 3M ids 0.43–0.49 s against 0.83–0.90 s (docs/perf.md, "Issue 38: the node id hash").
  */
 export function idHash(id: string): number {
   const n = id.length;
