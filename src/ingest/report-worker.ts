@@ -4,7 +4,7 @@
 // receipt and metrics need, or the problem that refuses the report (as a plain body), or an unexpected
 // error's message. Nothing here stores anything: the event loop publishes the chunks.
 import { parentPort, workerData } from 'node:worker_threads';
-import { fullCollection } from '../workers/full-collection.js';
+import { collectingAfter } from '../workers/full-collection.js';
 import { ProblemError, type Problem } from '../http/problems.js';
 import { parseJsonBody } from './json-body.js';
 import { prepareReport, type PreparedReport } from './prepare.js';
@@ -108,12 +108,11 @@ if (parentPort && (workerData as { role?: string } | null)?.role === REPORT_WORK
   const sources = createSources({ seedIamUsers: data.seedIamUsers });
   const post = (reply: ReportReply) => port.postMessage(reply);
   // What a report made is collected once it is answered (full-collection.ts), not when the next reports'
-  // allocations get round to it; on the next turn, so that the job's own bytes are garbage too.
-  const collect = fullCollection();
-  port.on('message', (job: ReportJob) => {
-    runReportJob(sources, job, post);
-    if (collect) setImmediate(collect);
-  });
+  // allocations get round to it.
+  port.on(
+    'message',
+    collectingAfter((job: ReportJob) => runReportJob(sources, job, post)),
+  );
   // A worker started ahead of any report is warmed up as the event loop is (warm-up.ts), so the next large
   // report runs optimized normalizers; jobs posted meanwhile wait in this thread's queue. Then ready (the
   // service is reported started once it is). One that a waiting report started begins at once, cold.

@@ -2,7 +2,7 @@
 // second, which on the event loop would stall every listener. Each job is one body's bytes; the answer is
 // the List, or the problem the parse raised (as a plain body), or an unexpected error's message.
 import { parentPort, workerData } from 'node:worker_threads';
-import { fullCollection } from '../workers/full-collection.js';
+import { collectingAfter } from '../workers/full-collection.js';
 import { ProblemError, type Problem } from '../http/problems.js';
 import { yamlToList, type KubernetesList } from './yaml.js';
 
@@ -33,9 +33,8 @@ export function runYamlJob(job: YamlJob): YamlReply {
 if (parentPort && (workerData as { role?: string } | null)?.role === YAML_WORKER_ROLE) {
   const port = parentPort;
   // What a parse made is collected once it is answered, as the report workers do (full-collection.ts).
-  const collect = fullCollection();
-  port.on('message', (job: YamlJob) => {
-    port.postMessage(runYamlJob(job));
-    if (collect) setImmediate(collect);
-  });
+  port.on(
+    'message',
+    collectingAfter((job: YamlJob) => port.postMessage(runYamlJob(job))),
+  );
 }

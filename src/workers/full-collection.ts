@@ -20,3 +20,16 @@ export function fullCollection(): (() => void) | undefined {
     return undefined;
   }
 }
+
+/**
+ * `handle`, followed by a full collection once the job it ran is answered: on the next turn, so that the
+ * job's own message is garbage too. Without a collector (fullCollection refused), `handle` as it is.
+ */
+export function collectingAfter<T>(handle: (job: T) => void): (job: T) => void {
+  const collect = fullCollection();
+  if (!collect) return handle;
+  return (job) => {
+    handle(job);
+    setImmediate(collect);
+  };
+}

@@ -1,7 +1,7 @@
 // The full collection an ingest worker runs after each report (src/workers/full-collection.ts).
 import { getHeapStatistics } from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { fullCollection } from '../../src/workers/full-collection.js';
+import { collectingAfter, fullCollection } from '../../src/workers/full-collection.js';
 
 describe('full collection on demand', () => {
   it("frees what the thread's heap holds and nothing references", () => {
@@ -25,5 +25,20 @@ describe('full collection on demand', () => {
     const kept = Array.from({ length: 100_000 }, (_, i) => ({ i }));
     collect();
     expect(kept.reduce((sum, { i }) => sum + i, 0)).toBe((99_999 * 100_000) / 2);
+  });
+
+  it('runs each job, then collects on the next turn', async () => {
+    const seen: number[] = [];
+    const made: { garbage?: unknown[] } = {};
+    const handle = collectingAfter((job: number) => {
+      seen.push(job);
+      made.garbage = Array.from({ length: 400_000 }, (_, i) => ({ i, s: `item ${i}` }));
+    });
+    handle(1);
+    const held = getHeapStatistics().used_heap_size;
+    made.garbage = undefined;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual([1]);
+    expect(getHeapStatistics().used_heap_size).toBeLessThan(held - 20 * 1024 * 1024);
   });
 });
