@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Journal } from '../src/bus/journal.js';
-import { serializeRecord } from '../src/bus/memory.js';
+import { recordPieces } from '../src/bus/memory.js';
 import { chunkEnvelope } from '../src/ingest/chunk.js';
 import { chunkRawEnvelope } from '../src/ingest/chunk-raw.js';
 import { parseJsonBody } from '../src/ingest/json-body.js';
@@ -67,7 +67,7 @@ for (let round = 0; round < rounds; round++) {
     add('chunk', performance.now() - t);
     t = performance.now();
     const lines = chunks.map(({ envelope, json }, chunk) =>
-      serializeRecord({
+      recordPieces({
         tenant: 'default',
         ingestSource: 'events',
         batchId: `b-${round}-${i}`,

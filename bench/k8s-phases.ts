@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { serializeRecord } from '../src/bus/memory.js';
+import { recordPieces } from '../src/bus/memory.js';
 import { Journal } from '../src/bus/journal.js';
 import { createTenantGraph } from '../src/graph/model.js';
 import { GraphWriter } from '../src/graph/writer.js';
@@ -62,7 +62,7 @@ for (let round = 0; round < rounds; round++) {
     envelopeJson: json,
     scope: 'k8s:cluster',
   }));
-  await journal.appendSerialized(records.map(serializeRecord), { stringified: true });
+  await journal.appendSerialized(records.map(recordPieces), { stringified: true });
   keep('journal', performance.now() - t);
   await journal.close?.();
   const writer = new GraphWriter(createTenantGraph(), { log: silentLog(), parkedTtlMs: 1e12 });

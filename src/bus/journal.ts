@@ -42,13 +42,39 @@ import {
 export * from './journal-segments.js';
 export * from './journal-damage.js';
 
-/** Record text is encoded in pieces of about this many characters, far below V8's string limit. */
-const ENCODE_PIECE = 4 * 1024 * 1024;
-/** The commit buffer is kept for the next commit up to this size (encode). */
+/** The commit buffer is kept for the next commit up to this size (reserve). */
 const KEPT_COMMIT_BUFFER = 64 * 1024 * 1024;
 
+/**
+ * One record's JSON line (without its newline), or its pieces in order: a record spliced from pieces (the
+ * bus's record fields around an ingest chunk's JSON) is encoded piece by piece into the commit buffer, never
+ * joined into one string first (docs/perf.md, "Issue 38: the journal's pieces"). Each piece is encoded
+ * alone, so none may end or begin inside a surrogate pair.
+ */
+export type SerializedLine = string | readonly string[];
+
+function lineLength(line: SerializedLine): number {
+  if (typeof line === 'string') return line.length;
+  let length = 0;
+  for (const piece of line) length += piece.length;
+  return length;
+}
+
+function lineBytes(line: SerializedLine): number {
+  if (typeof line === 'string') return Buffer.byteLength(line, 'utf8');
+  let bytes = 0;
+  for (const piece of line) bytes += Buffer.byteLength(piece, 'utf8');
+  return bytes;
+}
+
+const LINE_FEED = 0x0a;
+
+const isEmpty = (line: SerializedLine) => lineLength(line) === 0;
+const holdsNewline = (line: SerializedLine) =>
+  typeof line === 'string' ? line.includes('\n') : line.some((piece) => piece.includes('\n'));
+
 interface Pending {
-  lines: string[];
+  lines: readonly SerializedLine[];
   resolve: (seqs: number[]) => void;
   reject: (error: Error) => void;
 }
@@ -76,9 +102,8 @@ export class Journal {
   private closed = false;
   /** Set when a failed write could not be undone: the file's tail is unknown, so nothing more is appended. */
   private failure: JournalError | null = null;
-  /** The commit buffer (encode) and how much of it the commit being built has used. */
+  /** The commit buffer (reserve), reused from commit to commit. */
   private commitBuffer = Buffer.alloc(0);
-  private commitUsed = 0;
   private owner = false;
 
   private constructor(
@@ -262,13 +287,16 @@ export class Journal {
    * most of the journal's own time for a large report: it flattens each line, which the bus builds by
    * concatenation (docs/perf.md, "Tenth session").
    */
-  appendSerialized(lines: string[], options: { stringified?: boolean } = {}): Promise<number[]> {
+  appendSerialized(
+    lines: readonly SerializedLine[],
+    options: { stringified?: boolean } = {},
+  ): Promise<number[]> {
     if (this.closed) return Promise.reject(new JournalError('journal: closed'));
     if (this.failure) return Promise.reject(this.failure);
     // A newline inside a record would split it on reading and make the whole journal unreadable.
     const bad = options.stringified
-      ? lines.findIndex((line) => line.length === 0)
-      : lines.findIndex((line) => line.includes('\n') || line.length === 0);
+      ? lines.findIndex(isEmpty)
+      : lines.findIndex((line) => holdsNewline(line) || isEmpty(line));
     if (bad >= 0) return Promise.reject(new JournalError(`journal: record ${bad} is not single-line JSON`));
     return new Promise((resolve, reject) => {
       this.queue.push({ lines, resolve, reject });
@@ -305,32 +333,22 @@ export class Journal {
   private async commit(batch: Pending[], lastSeq: number): Promise<boolean> {
     try {
       if (this.segmentBytes >= this.rotateAt) await this.rotate();
-      const buffers: Buffer[] = [];
-      let crc = 0;
+      this.reserve(batch, lastSeq);
+      const buffer = this.commitBuffer;
+      let at = 0;
       let seq = this.nextSeq;
-      let piece: string[] = [];
-      let pieceChars = 0;
-      this.commitUsed = 0;
-      // An unusually large group commit does not pin its buffer for the journal's life.
-      if (this.commitBuffer.length > KEPT_COMMIT_BUFFER) this.commitBuffer = Buffer.alloc(0);
-      const cut = () => {
-        const buffer = this.encode(piece.join(''));
-        crc = crc32(buffer, crc);
-        buffers.push(buffer);
-        piece = [];
-        pieceChars = 0;
-      };
-      for (const pending of batch) {
-        for (const json of pending.lines) {
-          const line = `${seq++} ${json}\n`;
-          piece.push(line);
-          pieceChars += line.length;
-          if (pieceChars >= ENCODE_PIECE) cut();
+      // Each line's seq, then its text piece by piece, straight into the commit buffer (which reserve made
+      // large enough): no joined copy of the commit's text, and a piece is encoded as it is.
+      for (const pending of batch)
+        for (const line of pending.lines) {
+          at += buffer.write(`${seq++} `, at, 'latin1');
+          if (typeof line === 'string') at += buffer.write(line, at, 'utf8');
+          else for (const piece of line) at += buffer.write(piece, at, 'utf8');
+          buffer[at++] = LINE_FEED;
         }
-      }
-      if (piece.length) cut();
-      buffers.push(Buffer.from(commitLine(lastSeq, crc), 'utf8'));
-      const size = buffers.reduce((sum, b) => sum + b.length, 0);
+      const text = buffer.subarray(0, at);
+      const buffers = [text, Buffer.from(commitLine(lastSeq, crc32(text)), 'utf8')];
+      const size = at + buffers[1].length;
       const { bytesWritten } = await this.handle.writev(buffers);
       if (bytesWritten !== size) throw new Error(`short write: ${bytesWritten} of ${size} bytes`);
       await this.handle.datasync();
@@ -360,27 +378,31 @@ export class Journal {
   }
 
   /**
-   * `text` as UTF-8 in the journal's commit buffer, after what this commit wrote there so far: one buffer
-   * kept from commit to commit (commits never overlap), replaced by a larger one when a commit needs more.
+   * Makes the commit buffer large enough for `batch`'s lines, seqs, spaces and newlines included. One buffer
+   * is kept from commit to commit (commits never overlap), replaced by a larger one when a commit needs more.
    * Fresh buffers per commit are memory outside V8's heap that lives through the write and the sync: V8
-   * counts it, and started a full collection for every large report (docs/perf.md, "Fifth session:
-   * external memory").
+   * counts it, and started a full collection for every large report (docs/perf.md, "Fifth session: external
+   * memory").
    */
-  private encode(text: string): Buffer {
-    const at = this.commitUsed;
-    // UTF-8 takes at most three bytes per UTF-16 code unit; the exact length only when that bound is close.
-    if (this.commitBuffer.length - at < text.length * 3) {
-      const bytes = Buffer.byteLength(text, 'utf8');
-      if (this.commitBuffer.length - at < bytes) {
-        // Pieces already cut keep the old buffer alive until they are written.
-        this.commitBuffer = Buffer.allocUnsafeSlow(Math.max(bytes, this.commitBuffer.length * 2));
-        this.commitUsed = 0;
-        return this.encode(text);
+  private reserve(batch: Pending[], lastSeq: number): void {
+    // An unusually large group commit does not pin its buffer for the journal's life.
+    if (this.commitBuffer.length > KEPT_COMMIT_BUFFER) this.commitBuffer = Buffer.alloc(0);
+    let lines = 0;
+    let chars = 0;
+    for (const pending of batch)
+      for (const line of pending.lines) {
+        lines++;
+        chars += lineLength(line);
       }
-    }
-    const written = this.commitBuffer.write(text, at, 'utf8');
-    this.commitUsed = at + written;
-    return this.commitBuffer.subarray(at, at + written);
+    // Each line's seq, space and newline are ASCII: at most the last seq's digits and two bytes.
+    const framing = lines * (String(lastSeq).length + 2);
+    // UTF-8 takes at most three bytes per UTF-16 code unit: the exact size is measured only when that bound
+    // is over the buffer's, so that an encoding never runs out of room.
+    if (this.commitBuffer.length >= chars * 3 + framing) return;
+    let bytes = framing;
+    for (const pending of batch) for (const line of pending.lines) bytes += lineBytes(line);
+    if (this.commitBuffer.length < bytes)
+      this.commitBuffer = Buffer.allocUnsafeSlow(Math.max(bytes, this.commitBuffer.length * 2));
   }
 
   private get activeFile(): string {

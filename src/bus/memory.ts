@@ -15,12 +15,19 @@ export interface EmbeddedBus extends Bus {
 export type BusLog = Pick<Log, 'info' | 'warn' | 'error'>;
 
 /**
- * A record as one JSON line, splicing in the envelope's JSON when the producer supplied it. Every piece is
- * JSON.stringify output, so the line holds no newline (the journal's `stringified`).
+ * A record's JSON line as its pieces: its fields, then the envelope's JSON as the producer supplied it (an
+ * ingest chunk's), then the closing brace. Every piece is JSON.stringify output or cut from a JSON text that
+ * holds none, so the line holds no newline (the journal's `stringified`), and the journal encodes the pieces
+ * without joining them.
  */
-export function serializeRecord(record: BusRecord): string {
+export function recordPieces(record: BusRecord): [string, string, string] {
   const { envelope, envelopeJson, ...meta } = record;
-  return `${JSON.stringify(meta).slice(0, -1)},"envelope":${envelopeJson ?? JSON.stringify(envelope)}}`;
+  return [`${JSON.stringify(meta).slice(0, -1)},"envelope":`, envelopeJson ?? JSON.stringify(envelope), '}'];
+}
+
+/** A record as one JSON line (recordPieces joined). */
+export function serializeRecord(record: BusRecord): string {
+  return recordPieces(record).join('');
 }
 
 const ignore = () => undefined;
@@ -150,9 +157,9 @@ export async function createEmbeddedBus(options: {
 
   const bus: EmbeddedBus = {
     publish(records: BusRecord[]): Promise<void> {
-      let lines: string[];
+      let lines: [string, string, string][];
       try {
-        lines = records.map(serializeRecord);
+        lines = records.map(recordPieces);
       } catch (error) {
         return Promise.reject(error as Error);
       }
@@ -163,7 +170,7 @@ export async function createEmbeddedBus(options: {
           records.forEach(({ envelopeJson, ...record }, i) =>
             enqueue(
               Object.assign(record, { seq: seqs[i] }, record.envelope ? {} : { envelopeJson }),
-              lines[i].length,
+              lines[i][0].length + lines[i][1].length + 1,
             ),
           );
           // Durable now; the answer waits while more than the bound is still to be applied (without a

@@ -226,6 +226,59 @@ describe('Journal', () => {
     await journal.close();
   });
 
+  it('writes a line given as pieces byte for byte as the joined line, through commits that outgrow the buffer', async () => {
+    // Records whose text is ASCII, two-byte (é), three-byte (€) and four-byte (a surrogate pair): the commit
+    // buffer is sized by the UTF-16 length's bound or, past it, by the exact UTF-8 size.
+    const records = (n: number, unit: string, repeat: number) =>
+      Array.from({ length: n }, (_, i) => ({ i, text: unit.repeat(repeat + i) }));
+    const batches = [
+      records(3, 'plain', 10),
+      records(40, 'é€𝄞', 500),
+      records(2, '€', 200_000),
+      records(200, 'x', 1),
+      records(5, '𝄞', 100_000),
+    ];
+    const pieced = await tempDir();
+    const joined = await tempDir();
+    const a = await Journal.open(pieced);
+    const b = await Journal.open(joined);
+    for (const batch of batches) {
+      const lines = batch.map((r) => {
+        const json = JSON.stringify(r);
+        // Cut between code points (each piece is encoded alone: half a surrogate pair is not a character).
+        let half = json.length >> 1;
+        if (/[\uDC00-\uDFFF]/.test(json[half])) half++;
+        return [json.slice(0, 9), json.slice(9, half), '', json.slice(half)];
+      });
+      const seqs = await a.appendSerialized(lines);
+      expect(seqs).toEqual(await b.appendSerialized(batch.map((r) => JSON.stringify(r))));
+    }
+    await a.close();
+    await b.close();
+    expect(await readFile(await onlySegment(pieced))).toEqual(await readFile(await onlySegment(joined)));
+    const reopened = await Journal.open(pieced);
+    expect(reopened.recovered).toBeUndefined();
+    expect((await replayAll(reopened)).map(([, record]) => record)).toEqual(batches.flat());
+    await reopened.close();
+  });
+
+  it('refuses a line given as pieces when a piece spans lines or the pieces are all empty', async () => {
+    const dir = await tempDir();
+    const journal = await Journal.open(dir);
+    await expect(
+      journal.appendSerialized([
+        ['{"a":', '1}'],
+        ['{"b":', '\n2}'],
+      ]),
+    ).rejects.toThrow(/record 1 is not single-line/);
+    await expect(journal.appendSerialized([['{"a":1}'], ['', '']], { stringified: true })).rejects.toThrow(
+      /record 1 is not single-line/,
+    );
+    expect(await journal.appendSerialized([['{"a":', '1}']])).toEqual([1]);
+    expect(await replayAll(journal)).toEqual([[1, { a: 1 }]]);
+    await journal.close();
+  });
+
   it('streams records longer than a read, across rotated segments', async () => {
     const dir = await tempDir();
     const journal = await Journal.open(dir, { rotateAt: 2 * 1024 * 1024 });
