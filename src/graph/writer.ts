@@ -17,7 +17,6 @@ import { Sweeps, type SweepResult } from './sweeps.js';
 import { isEdgeType, isNodeLabel, type EdgeType } from './vocabulary.js';
 import type { WriterEdits } from './writer-edits.js';
 
-export { ACCOUNT_UNKNOWN } from './account-identity.js';
 export type { SweepResult } from './sweeps.js';
 
 export interface WriteResult {

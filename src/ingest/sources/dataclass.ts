@@ -3,7 +3,7 @@
 // a crown jewel with `crown_jewel_basis = classified:<source>:<kind>`. A record without an account (in the
 // record or `?account=`) joins the one asset of that label and name in any account, in the graph writer.
 import { NODE_LABELS } from '../../graph/vocabulary.js';
-import { ACCOUNT_UNKNOWN } from '../../graph/writer.js';
+import { ACCOUNT_UNKNOWN } from '../../graph/account-identity.js';
 import { accountParameter, qualify } from './account.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
 import { reportSchema } from './report-schema.js';

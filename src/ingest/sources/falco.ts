@@ -13,7 +13,7 @@
 // (`<cluster>/<namespace>/<workload>`, `<cluster>/user/<name>`, `<cluster>/node/<hostname>`), so an alert
 // joins the workload of its own cluster only.
 import { parseImageRef } from '../../identity/image-ref.js';
-import { ACCOUNT_UNKNOWN } from '../../graph/writer.js';
+import { ACCOUNT_UNKNOWN } from '../../graph/account-identity.js';
 import { accountParameter, parseIamArn, qualify } from './account.js';
 import { EnvelopeBuilder } from './envelope-builder.js';
 import { clusterOf, isClusterName, serviceAccountOfUser, workloadOf } from './k8s.js';
