@@ -22,11 +22,14 @@ const ASSETS = 800;
 export const ROUNDS = 2;
 /**
  * The k8s normalizer's per-object code needs more: after two rounds of the 300-object dump the first 50,000-
- * object dump still ran 435–530 ms against 210–300 ms for the next ones; after 20 more normalizer-only
- * rounds (about 160 ms at start), 365–405 ms (docs/perf.md, "Tenth session"). More rounds, or a larger
- * dump, did not shorten it further.
+ * object dump still ran 435–530 ms against 210–300 ms for the next ones (docs/perf.md, "Tenth session").
+ * V8 optimizes a function once it has run enough of its own bytecode, and each new inline-cache state starts
+ * that count again: after 20 rounds about 45 of the normalizer's functions (the RBAC rules, the per-dump
+ * loops) were still unoptimized when the first real dump came, and compiling them then took the other core
+ * from under it. 60 rounds (about 130 ms more at start) brought that first dump's main-thread time from
+ * 300–440 ms to 246–311 ms (docs/perf.md, "Issue 38: the warm-up's rounds").
  */
-export const NORMALIZE_ROUNDS = 20;
+export const NORMALIZE_ROUNDS = 60;
 
 /** A small cluster that uses every kind and field the k8s normalizer maps. */
 export function warmUpClusterDump(namespaces = NAMESPACES): {
