@@ -138,7 +138,17 @@ export function warmUpClusterDump(namespaces = NAMESPACES): {
         spec: {
           serviceAccountName: 'sa-0',
           nodeName: 'node-0',
-          containers: [{ name: 'main', image: `registry.example/team-${n}/web:1.${p % 2}` }],
+          // Containers of the shapes most pods have (the fuller one is in podSpec): code optimized on one
+          // shape only is thrown away at the first dump that brings another (the helper's trace: seven
+          // such deoptimizations, on a container with a security context).
+          containers: [
+            {
+              name: 'main',
+              image: `registry.example/team-${n}/web:1.${p % 2}`,
+              ...(p % 3 === 1 && { securityContext: { runAsNonRoot: true } }),
+              ...(p % 3 === 2 && { ports: [{ containerPort: 8080 }] }),
+            },
+          ],
         },
       });
     items.push({
