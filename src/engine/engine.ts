@@ -18,7 +18,7 @@ import type { Log } from '../log/logger.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { PathLog } from '../paths/path-log.js';
 import type { PriorityThresholds } from '../paths/path-store.js';
-import { runPass, type AnalyzerConfig } from './analyzer.js';
+import type { AnalyzerConfig } from './analyzer.js';
 import {
   createIngestPipeline,
   sourceNamed,
@@ -26,7 +26,7 @@ import {
   type IngestRequest,
 } from './ingest-pipeline.js';
 import { checkStateFormat, restoreState, serializeState, STATE_FORMAT } from './state-snapshot.js';
-import { TENANT_NAME, TenantState, type IngestActivity } from './tenant.js';
+import { TENANT_NAME, TenantState } from './tenant.js';
 import { VerdictStore } from '../gate/verdicts.js';
 import type { SharedPaths } from '../db/path-records.js';
 import { isCritical, routeNodes, type PathRecord, type SuppressionNote } from '../paths/path-store.js';
@@ -35,6 +35,7 @@ import { createPathSharing } from './path-sharing.js';
 import { createIngestWorkers } from './ingest-workers.js';
 import { createEngineGate, type HandedVerdict } from './engine-gate.js';
 import { readBrokerSnapshot, type SharedSnapshots } from './broker-snapshot.js';
+import { createEngineAnalyzer } from './engine-analyzer.js';
 
 export type { DecidedGate, HandedVerdict } from './engine-gate.js';
 export type { SharedSnapshots } from './broker-snapshot.js';
@@ -243,18 +244,10 @@ export async function createEngine(deps: EngineDeps) {
     if (!state.firstWriteAt) state.firstWriteAt = appliedAt;
     batches.delivered(d, appliedAt);
     appliedSeq = d.seq;
-    // The quiet wait before a scheduled pass is about reports arriving, not about applying them: once the
-    // embedded journal's backlog is applied, the last write counts from when its report came in (a large
-    // report's records are applied well after its 202, and another quiet period after that apply was dead
-    // time before paths were ready). Only after the event loop has polled once more (setImmediate): a next
-    // request waiting behind the apply is seen arriving first. On a broker bus (another clock, no backlog
-    // known) it counts from the apply.
-    if (!deps.bus && analyzing && d.seq >= bus.lastSeq())
-      setImmediate(() => {
-        if (state.lastWriteAt !== appliedAt || bus.lastSeq() !== d.seq || ingestActivity.receiving) return;
-        state.lastWriteAt = Math.min(appliedAt, d.receivedAt);
-        armQuietCheck();
-      });
+    // Once the embedded journal's backlog is applied, the quiet wait before a scheduled pass counts from
+    // when its report came in (engine-analyzer.ts). On a broker bus (another clock, no backlog known) it
+    // counts from the apply.
+    if (!deps.bus && analyzing && d.seq >= bus.lastSeq()) analyzer.backlogApplied(state, d, appliedAt);
   });
   await bus.drain();
   if (appliedSeq > snapshotSeq) log.info({ replayedUpTo: appliedSeq }, 'replayed journal');
@@ -300,96 +293,8 @@ export async function createEngine(deps: EngineDeps) {
     return ingestOne(request);
   }
 
-  // Analyzer passes and snapshots both read whole tenants across awaits: they take turns.
-  let turn: Promise<unknown> = Promise.resolve();
-  function exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const result = turn.then(work);
-    turn = result.catch(() => undefined);
-    return result;
-  }
-
-  // 3. The analyzer: every interval, only for tenants whose graph changed. A scheduled pass waits for a
-  // quiet moment in the tenant's writes (at most ten intervals); an explicit call runs every stale tenant.
-  const quietMs = Math.min(1000, config.analyzerIntervalMs);
-  const ingestActivity: IngestActivity = { receiving: 0, lastAt: 0 };
-  // Ten intervals, and never less than a minute: a pass on a half-written large estate is wasted work.
-  const maxWaitMs = Math.max(10 * config.analyzerIntervalMs, 60_000);
-  function analyzeAll(options: { force?: boolean; scheduled?: boolean } = {}): Promise<void> {
-    return exclusive(async () => {
-      // Scale-out: the leader's path lifecycle first (a follower keeps up; a new leader takes it over).
-      const shared = await pathSharing.sync();
-      if (shared === 'wait') return;
-      // A replica that has just taken the lifecycle over analyses every tenant from it now.
-      const every = options.force || shared === 'took-over';
-      for (const state of tenants.values()) {
-        // An edge true only until a date that has passed is retracted: the tenant is stale again and the
-        // pass re-judges its paths (DECISIONS "Time conditions", src/graph/truth-expiry.ts).
-        state.writer.expireTimed(now());
-        if (!every && !state.stale) continue;
-        if (
-          options.scheduled &&
-          !every &&
-          !state.due(now(), quietMs, maxWaitMs, ingestActivity, {
-            everyMs: config.analyzerIntervalMs,
-            seedIamUsers: config.seedIamUsers,
-          })
-        )
-          continue;
-        // An idle ingest worker gives its heap back before the pass needs the memory (report-pool.ts).
-        await ingestWorkers.beforePass();
-        try {
-          const consumed = await runPass(state, { finder, metrics, config, now, dbPaths });
-          await logPathChanges(state);
-          afterPass(state);
-          await search.afterPass(state, consumed);
-        } catch (error) {
-          // The changes the pass took are lost to the search index too: it is rebuilt next time.
-          search.invalidate(state.name);
-          log.error({ tenant: state.name, err: error }, 'analyzer pass failed');
-        }
-      }
-      if (options.scheduled) armQuietCheck();
-      // A fresh ingest worker warms up for the next large report, in place of one the pass released.
-      if (running) void ingestWorkers.warm();
-    });
-  }
-
-  // Between interval ticks, one more check is armed for the moment a stale tenant's writes will have
-  // paused, so paths are ready as soon as a burst of reports is in rather than up to an interval later.
-  // It never brings a tenant's passes closer together than the interval.
-  let quietCheck: NodeJS.Timeout | undefined;
-  function armQuietCheck(): void {
-    if (!running || ingestActivity.receiving) return;
-    let wake = Infinity;
-    for (const state of tenants.values()) {
-      if (!state.stale) continue;
-      const quietAt = Math.max(state.lastWriteAt, ingestActivity.lastAt) + quietMs;
-      wake = Math.min(wake, Math.max(quietAt, (state.lastPass?.at ?? 0) + config.analyzerIntervalMs));
-    }
-    if (wake === Infinity) return;
-    clearTimeout(quietCheck);
-    quietCheck = setTimeout(() => void analyzeAll({ scheduled: true }), Math.max(10, wake - now())).unref();
-  }
-
-  /** Makes a pass's path lifecycle changes durable before its events go out. */
-  async function logPathChanges(state: TenantState): Promise<void> {
-    const changes = state.paths.takeChanges();
-    // The pass's paths are in the store already: requests that waited behind the pass (a status poll, a
-    // query) are answered first, not after the lines are serialized (about 0.1 s for 2,000 new paths).
-    if (changes.length) await new Promise((resolve) => setImmediate(resolve));
-    try {
-      await pathLog.append(state.name, changes);
-    } catch (error) {
-      log.error(
-        { tenant: state.name, err: error },
-        'could not log path lifecycle changes; the next snapshot keeps them',
-      );
-    }
-    await pathSharing.passChanged(state, changes);
-  }
-
   function takeSnapshot(): Promise<void> {
-    return exclusive(snapshotNow);
+    return analyzer.exclusive(snapshotNow);
   }
 
   async function snapshotNow(): Promise<void> {
@@ -442,7 +347,9 @@ export async function createEngine(deps: EngineDeps) {
     } catch (error) {
       log.warn({ err: error }, 'ingest warm-up failed');
     }
-    timers.push(setInterval(() => void analyzeAll({ scheduled: true }), config.analyzerIntervalMs).unref());
+    timers.push(
+      setInterval(() => void analyzer.analyzeAll({ scheduled: true }), config.analyzerIntervalMs).unref(),
+    );
     timers.push(
       setInterval(() => {
         takeSnapshot().catch((error: unknown) =>
@@ -471,8 +378,7 @@ export async function createEngine(deps: EngineDeps) {
     closed = true;
     running = false;
     for (const t of timers) clearInterval(t);
-    clearTimeout(quietCheck);
-    await turn;
+    await analyzer.stop();
     await bus.drain();
     try {
       await takeSnapshot();
@@ -541,6 +447,25 @@ export async function createEngine(deps: EngineDeps) {
     gate.rejudge(state.name);
   }
 
+  // 3. The analyzer (engine-analyzer.ts): every interval, only for tenants whose graph changed, at a quiet
+  // moment in their writes; passes and snapshots take turns.
+  const analyzer = createEngineAnalyzer({
+    tenants,
+    config,
+    now,
+    finder,
+    dbPaths,
+    pathLog,
+    pathSharing,
+    ingestWorkers,
+    search,
+    afterPass,
+    bus,
+    running: () => running,
+    metrics,
+    log,
+  });
+
   /** Throws the 404 problem for a source segment no normalizer handles. */
   function assertSource(name: string): void {
     sourceNamed(sources, name);
@@ -578,11 +503,7 @@ export async function createEngine(deps: EngineDeps) {
     /** Every commit's verdict in the tenant, newest first (GraphQL gateVerdicts). */
     gateVerdicts: (tenantName: string) => verdicts.list(tenantName),
     /** The ingest listener calls this when a request starts (true) and when its answer is sent (false). */
-    receiving(started: boolean): void {
-      ingestActivity.receiving = Math.max(0, ingestActivity.receiving + (started ? 1 : -1));
-      ingestActivity.lastAt = now();
-      if (!started) armQuietCheck();
-    },
+    receiving: analyzer.receiving,
     tenant: (name: string) => tenants.get(name),
     tenants: () => tenants.values(),
     /** Search over each tenant's nodes, findings and paths (`search.search(tenant, query, options)`). */
@@ -595,7 +516,7 @@ export async function createEngine(deps: EngineDeps) {
     /** The suppression holding for a path now, if any. */
     suppressionOf: (tenantName: string, pathId: string) => deps.suppression?.(tenantName, pathId, now()),
     batches,
-    analyzeAll,
+    analyzeAll: analyzer.analyzeAll,
     drain: () => bus.drain(),
     takeSnapshot,
     refreshGauges,
