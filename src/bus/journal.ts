@@ -48,8 +48,8 @@ const KEPT_COMMIT_BUFFER = 64 * 1024 * 1024;
 /**
  * One record's JSON line (without its newline), or its pieces in order: a record spliced from pieces (the
  * bus's record fields around an ingest chunk's JSON) is encoded piece by piece into the commit buffer, never
- * joined into one string first (docs/perf.md, "Issue 38: the journal's pieces"). Each piece is encoded
- * alone, so none may end or begin inside a surrogate pair.
+ * joined into one string first (docs/perf.md, "The journal writes a record's pieces without joining them").
+ * Each piece is encoded alone, so none may end or begin inside a surrogate pair.
  */
 export type SerializedLine = string | readonly string[];
 

@@ -26,8 +26,8 @@ export const ROUNDS = 2;
  * V8 optimizes a function once it has run enough of its own bytecode, and each new inline-cache state starts
  * that count again: after 20 rounds about 45 of the normalizer's functions (the RBAC rules, the per-dump
  * loops) were still unoptimized when the first real dump came, and compiling them then took the other core
- * from under it. 60 rounds (about 130 ms more at start) brought that first dump's main-thread time from
- * 300–440 ms to 246–311 ms (docs/perf.md, "Issue 38: the warm-up's rounds").
+ * from under it. 60 rounds (100–170 ms more at start) brought that first dump's main-thread time from
+ * 300–440 ms to 246–311 ms (docs/perf.md, "The warm-up's rounds").
  */
 export const NORMALIZE_ROUNDS = 60;
 
