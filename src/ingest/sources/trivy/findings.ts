@@ -1,6 +1,7 @@
 // A scan's findings drawn into the envelope, on the image or repository that holds them: its libraries
 // (DEPENDS_ON), the CVEs affecting it and them, its secrets and its failed misconfiguration checks. Shared by
-// every kind of Trivy report the source maps; libraryRef by the grype source too (re-exported by trivy.ts).
+// every kind of Trivy report the source maps (addResultFindings); libraryRef by the grype source too
+// (re-exported by trivy.ts).
 import { canonicalCheckId } from '../../../identity/check-id.js';
 import { packageRef } from '../../../identity/package-ref.js';
 import type { EnvelopeBuilder } from '../envelope-builder.js';
@@ -16,11 +17,7 @@ export interface LibraryRef {
   path?: string;
 }
 
-export function addLibraries(
-  out: EnvelopeBuilder,
-  imageId: string,
-  result: TrivyResult,
-): Map<string, LibraryRef> {
+function addLibraries(out: EnvelopeBuilder, imageId: string, result: TrivyResult): Map<string, LibraryRef> {
   const libraries = new Map<string, LibraryRef>();
   for (const pkg of result.Packages ?? []) {
     // The root of a Go binary or a lockfile is the application itself, not a dependency.
@@ -54,7 +51,7 @@ function addLibrary(
 }
 
 /** The library a CVE was found in, which the image or repository depends on and the CVE AFFECTS. */
-export function addAffectedLibrary(
+function addAffectedLibrary(
   out: EnvelopeBuilder,
   holderId: string,
   result: TrivyResult,
@@ -73,7 +70,7 @@ export function addAffectedLibrary(
 }
 
 /** The library a language-package vulnerability is in: the reported package, or one built for it. */
-export function libraryFor(
+function libraryFor(
   vulnerability: TrivyVulnerability,
   result: TrivyResult,
   libraries: Map<string, LibraryRef>,
@@ -112,7 +109,7 @@ export function libraryRef(
   );
 }
 
-export function addVulnerability(
+function addVulnerability(
   out: EnvelopeBuilder,
   imageId: string,
   result: TrivyResult,
@@ -175,7 +172,7 @@ const CVSS_VERSIONS = [
 ] as const;
 
 /** A secret Trivy found in the image: where and what kind, never the matched text. */
-export function addSecret(
+function addSecret(
   out: EnvelopeBuilder,
   imageId: string,
   imageName: string,
@@ -192,6 +189,34 @@ export function addSecret(
     line: secret.StartLine,
   });
   out.edge('AFFECTS', id, imageId);
+}
+
+/**
+ * Every result's findings on the scanned node `targetId` (named `targetName`): a language result's libraries,
+ * each vulnerability's CVE (and the library it affects), secrets and failed checks. `found` is told each
+ * vulnerability with its CVE's id; `pointers`: each result's JSON pointer where it is not `/Results/<index>`
+ * (a cluster report's).
+ */
+export function addResultFindings(
+  out: EnvelopeBuilder,
+  targetId: string,
+  targetName: string,
+  results: TrivyResult[],
+  warnings: string[],
+  options: { pointers?: string[]; found?: (cve: string, vulnerability: TrivyVulnerability) => void } = {},
+): void {
+  for (const [index, result] of results.entries()) {
+    const libraries = result.Class === 'lang-pkgs' ? addLibraries(out, targetId, result) : new Map();
+    for (const vulnerability of result.Vulnerabilities ?? []) {
+      const cve = addVulnerability(out, targetId, result, vulnerability);
+      options.found?.(cve, vulnerability);
+      const library = libraryFor(vulnerability, result, libraries);
+      if (library) addAffectedLibrary(out, targetId, result, library, cve, vulnerability);
+    }
+    for (const secret of result.Secrets ?? []) addSecret(out, targetId, targetName, result, secret);
+    const pointer = options.pointers?.[index] ?? `/Results/${index}`;
+    addMisconfigurations(out, targetId, targetName, result, pointer, warnings);
+  }
 }
 
 /** The failed checks of one result, each a Misconfiguration that AFFECTS `targetId`. */

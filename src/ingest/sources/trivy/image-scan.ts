@@ -2,14 +2,7 @@
 // affecting them, its secrets and failed checks. A `trivy image` report, a `trivy sbom` report of an image
 // and each image of a cluster's reports are mapped alike.
 import type { EnvelopeBuilder } from '../envelope-builder.js';
-import {
-  addAffectedLibrary,
-  addLibraries,
-  addMisconfigurations,
-  addSecret,
-  addVulnerability,
-  libraryFor,
-} from './findings.js';
+import { addResultFindings } from './findings.js';
 import { nameImage, nonEmpty, type ImageName } from './image-name.js';
 import type { TrivyReport } from './report-shape.js';
 
@@ -50,20 +43,14 @@ export function mapImage(
   });
   // The packages each CVE was found in: one image, one CVE, possibly several packages.
   const packagesOf = new Map<string, Set<string>>();
-  for (const [index, result] of results.entries()) {
-    const libraries = result.Class === 'lang-pkgs' ? addLibraries(out, imageId, result) : new Map();
-    for (const vulnerability of result.Vulnerabilities ?? []) {
-      const cve = addVulnerability(out, imageId, result, vulnerability);
+  addResultFindings(out, imageId, image.name, results, warnings, {
+    pointers,
+    found: (cve, vulnerability) => {
       let packages = packagesOf.get(cve);
       if (!packages) packagesOf.set(cve, (packages = new Set()));
       if (vulnerability.PkgName) packages.add(vulnerability.PkgName);
-      const library = libraryFor(vulnerability, result, libraries);
-      if (library) addAffectedLibrary(out, imageId, result, library, cve, vulnerability);
-    }
-    for (const secret of result.Secrets ?? []) addSecret(out, imageId, image.name, result, secret);
-    const pointer = pointers?.[index] ?? `/Results/${index}`;
-    addMisconfigurations(out, imageId, image.name, result, pointer, warnings);
-  }
+    },
+  });
   for (const [cve, packages] of packagesOf) {
     if (packages.size > 1) out.edge('AFFECTS', cve, imageId, { properties: { packages: [...packages] } });
   }

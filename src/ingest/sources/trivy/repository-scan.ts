@@ -5,14 +5,7 @@ import { ProblemError } from '../../../http/problems.js';
 import { repositoryFromUrl } from '../../../identity/repository-name.js';
 import { EnvelopeBuilder } from '../envelope-builder.js';
 import type { IngestSource } from '../source.js';
-import {
-  addAffectedLibrary,
-  addLibraries,
-  addMisconfigurations,
-  addSecret,
-  addVulnerability,
-  libraryFor,
-} from './findings.js';
+import { addResultFindings } from './findings.js';
 import type { TrivyReport } from './report-shape.js';
 
 /** A `trivy fs` / `trivy repo` report: the Repository, its libraries and their CVEs, secrets, misconfigurations. */
@@ -38,17 +31,7 @@ export function normalizeRepository(
     vulnerability_count: results.reduce((n, r) => n + (r.Vulnerabilities?.length ?? 0), 0),
   });
   const cves = new Set<string>();
-  for (const [index, result] of results.entries()) {
-    const libraries = result.Class === 'lang-pkgs' ? addLibraries(out, repository, result) : new Map();
-    for (const vulnerability of result.Vulnerabilities ?? []) {
-      const cve = addVulnerability(out, repository, result, vulnerability);
-      cves.add(cve);
-      const library = libraryFor(vulnerability, result, libraries);
-      if (library) addAffectedLibrary(out, repository, result, library, cve, vulnerability);
-    }
-    for (const secret of result.Secrets ?? []) addSecret(out, repository, name, result, secret);
-    addMisconfigurations(out, repository, name, result, `/Results/${index}`, warnings);
-  }
+  addResultFindings(out, repository, name, results, warnings, { found: (cve) => cves.add(cve) });
   return { envelopes: [out.build()], warnings, scope: `repo:${name}`, mentioned: [...cves] };
 }
 
