@@ -53,7 +53,8 @@ const KEPT_COMMIT_BUFFER = 64 * 1024 * 1024;
  */
 export type SerializedLine = string | readonly string[];
 
-function lineLength(line: SerializedLine): number {
+/** A line's length in UTF-16 code units, pieces summed. */
+export function lineLength(line: SerializedLine): number {
   if (typeof line === 'string') return line.length;
   let length = 0;
   for (const piece of line) length += piece.length;

@@ -3,7 +3,14 @@
 import type { EventEnvelope } from '../ingest/envelope.js';
 import type { Log } from '../log/logger.js';
 import type { Bus, BusHandler, BusRecord, Delivery } from './bus.js';
-import { describeLoss, describeProblem, formatRanges, Journal, type JournalRecovery } from './journal.js';
+import {
+  describeLoss,
+  describeProblem,
+  formatRanges,
+  Journal,
+  lineLength,
+  type JournalRecovery,
+} from './journal.js';
 
 export interface EmbeddedBus extends Bus {
   lastSeq(): number;
@@ -170,7 +177,7 @@ export async function createEmbeddedBus(options: {
           records.forEach(({ envelopeJson, ...record }, i) =>
             enqueue(
               Object.assign(record, { seq: seqs[i] }, record.envelope ? {} : { envelopeJson }),
-              lines[i][0].length + lines[i][1].length + 1,
+              lineLength(lines[i]),
             ),
           );
           // Durable now; the answer waits while more than the bound is still to be applied (without a
