@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { postBytes } from './post-bytes.js';
 
 export interface BenchService {
   ingestUrl: string;
@@ -141,14 +142,9 @@ export async function timeOneReport(
       const began = performance.now();
       // The service stamps completedAt with Date.now(): same host, same clock.
       const sentAt = Date.now();
-      const r = await fetch(`${service.ingestUrl}/ingest/${source}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-tenant': tenant },
-        body: bytes,
-      });
-      if (r.status !== 202)
-        throw new Error(`bench: ${source} ingest answered ${r.status}: ${await r.text()}`);
-      const { batchId } = (await r.json()) as { batchId: string };
+      const r = await postBytes(`${service.ingestUrl}/ingest/${source}`, bytes, { 'x-tenant': tenant });
+      if (r.status !== 202) throw new Error(`bench: ${source} ingest answered ${r.status}: ${r.text}`);
+      const { batchId } = JSON.parse(r.text) as { batchId: string };
       const acknowledged = performance.now();
       // Every chunk applied, edges included (the node count alone is reached with the first chunks).
       let completedAt: number | null;
