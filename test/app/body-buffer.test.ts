@@ -133,6 +133,32 @@ describe('BodyBuffer', () => {
     expect(grown.length).toBeGreaterThanOrEqual(3_000_000);
   });
 
+  it('reads a body meant for a worker into bytes of its own, leaving the kept buffer free', async () => {
+    const buffers = new BodyBuffer();
+    const kept = buffers.take(3_000_000);
+    buffers.release(kept);
+    const payload = new PassThrough();
+    const request = { headers: { 'content-length': '3000000' } } as never;
+    const answer = new Promise<[Error | null, ReceivedBody | undefined]>((resolve) =>
+      receiveBody(request, payload, { limit: BODY_LIMIT, buffers, own: true }, (error, body) =>
+        resolve([error, body]),
+      ),
+    );
+    const sent = Buffer.alloc(3_000_000, 0x61);
+    sent.write('{"x":', 0);
+    payload.end(sent);
+    const [error, body] = await answer;
+    expect(error).toBeNull();
+    expect(body!.shared).toBe(false);
+    expect(body!.bytes.equals(sent)).toBe(true);
+    // The whole of a buffer of its own: a worker can take it over as it is.
+    expect(body!.bytes.buffer).not.toBe(kept.buffer);
+    expect(body!.bytes.byteOffset).toBe(0);
+    expect(body!.bytes.buffer.byteLength).toBe(3_000_000);
+    // The kept buffer was not touched: the next large body still gets it.
+    expect(buffers.take(3_000_000)).toBe(kept);
+  });
+
   it('gets its buffer back from a body whose client went away before the end', async () => {
     const buffers = new BodyBuffer();
     const kept = buffers.take(3_000_000);

@@ -29,6 +29,11 @@ let worker: TestService;
 let inline: TestService;
 /** Whether each request's handler got the body unparsed (for a worker), by request id. */
 const deferred = new Map<string, boolean>();
+/**
+ * Whether an unparsed body's bytes were copied after the read (a plain Uint8Array) instead of being the
+ * very Buffer the listener read it into, by request id.
+ */
+const copied = new Map<string, boolean>();
 
 beforeAll(async () => {
   worker = await makeService({ INGEST_THREADS: '1' }, { engine: { ingestWorkersAlways: true } });
@@ -40,6 +45,7 @@ beforeAll(async () => {
 function observe(service: TestService): void {
   service.ingestApp.addHook('preHandler', async (request) => {
     deferred.set(request.id, request.body instanceof RawJsonBody);
+    if (request.body instanceof RawJsonBody) copied.set(request.id, !Buffer.isBuffer(request.body.bytes));
   });
 }
 afterAll(async () => {
@@ -104,6 +110,8 @@ describe('large real reports on the ingest worker', () => {
     );
     expect(sent[0].status).toBe(202);
     expect(deferred.get(sent[0].id)).toBe(true);
+    // Read into bytes of its own (its length was declared as large), which the worker took without a copy.
+    expect(copied.get(sent[0].id)).toBe(false);
     expect(deferred.get(sent[1].id)).toBe(false);
     const { batchId: _a, ...onWorker } = sent[0].json;
     const { batchId: _b, ...onLoop } = sent[1].json;
