@@ -115,6 +115,21 @@ describe('JSON bodies through the reused receive buffer', () => {
   });
 });
 
+/** A 3,000,000-byte body being received from `payload`, by a listener whose kept buffer is free. */
+function receiving(options: { own?: boolean } = {}) {
+  const buffers = new BodyBuffer();
+  const kept = buffers.take(3_000_000);
+  buffers.release(kept);
+  const payload = new PassThrough();
+  const request = { headers: { 'content-length': '3000000' } } as never;
+  const answer = new Promise<[Error | null, ReceivedBody | undefined]>((resolve) =>
+    receiveBody(request, payload, { limit: BODY_LIMIT, buffers, ...options }, (error, body) =>
+      resolve([error, body]),
+    ),
+  );
+  return { buffers, kept, payload, answer };
+}
+
 describe('BodyBuffer', () => {
   it('hands its one buffer to one large body at a time, fresh ones to the rest', () => {
     const buffers = new BodyBuffer();
@@ -134,16 +149,7 @@ describe('BodyBuffer', () => {
   });
 
   it('reads a body meant for a worker into bytes of its own, leaving the kept buffer free', async () => {
-    const buffers = new BodyBuffer();
-    const kept = buffers.take(3_000_000);
-    buffers.release(kept);
-    const payload = new PassThrough();
-    const request = { headers: { 'content-length': '3000000' } } as never;
-    const answer = new Promise<[Error | null, ReceivedBody | undefined]>((resolve) =>
-      receiveBody(request, payload, { limit: BODY_LIMIT, buffers, own: true }, (error, body) =>
-        resolve([error, body]),
-      ),
-    );
+    const { buffers, kept, payload, answer } = receiving({ own: true });
     const sent = Buffer.alloc(3_000_000, 0x61);
     sent.write('{"x":', 0);
     payload.end(sent);
@@ -160,14 +166,7 @@ describe('BodyBuffer', () => {
   });
 
   it('gets its buffer back from a body whose client went away before the end', async () => {
-    const buffers = new BodyBuffer();
-    const kept = buffers.take(3_000_000);
-    buffers.release(kept);
-    const payload = new PassThrough();
-    const request = { headers: { 'content-length': '3000000' } } as never;
-    const answer = new Promise<[Error | null, ReceivedBody | undefined]>((resolve) =>
-      receiveBody(request, payload, { limit: BODY_LIMIT, buffers }, (error, body) => resolve([error, body])),
-    );
+    const { buffers, kept, payload, answer } = receiving();
     payload.write(Buffer.alloc(2_000_000, 0x20));
     await new Promise((resolve) => setImmediate(resolve));
     payload.destroy();
