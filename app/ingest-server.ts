@@ -59,9 +59,6 @@ export function buildIngestServer(deps: {
       );
     },
   });
-  const receiving = new WeakSet<object>();
-  /** Requests whose large body is on its way to a worker (told in onRequest, below). */
-  const reading = new WeakSet<object>();
   // YAML is parsed on worker threads owned by this listener.
   const yaml = createYamlPool();
   app.addHook('onClose', () => yaml.close());
@@ -72,8 +69,9 @@ export function buildIngestServer(deps: {
     // A large JSON report for a source a worker prepares is read as bytes and parsed there (INGEST_THREADS).
     defer: (request, bytes) =>
       deps.engine.defersBody((request.params as { source?: string }).source ?? '', bytes),
-    defersLikely: (request) => reading.has(request),
   });
+  const receiving = new WeakSet<object>();
+  const reading = new WeakSet<object>();
   const bodyRead = (request: FastifyRequest) => {
     if (reading.delete(request)) deps.engine.readingBody(false);
   };

@@ -107,9 +107,6 @@ export type KeepBody = (request: FastifyRequest, body: Buffer) => void;
 /** Whether a JSON body of this many bytes is left unparsed, for an ingest worker (RawJsonBody). */
 export type DeferBody = (request: FastifyRequest, bytes: number) => boolean;
 
-/** Whether a request's body is expected to be deferred (DeferBody), asked before it is read. */
-export type DefersLikely = (request: FastifyRequest) => boolean;
-
 /** Route config naming the setting behind a route's own body limit (the 413 names it). */
 export interface BodyLimitConfig {
   bodyLimitSetting?: string;
@@ -130,18 +127,17 @@ function tooLarge(request: FastifyRequest, error: Error | null, limit: number): 
  * `application/json` through parseJsonBody: a syntax error names its line and column; the body is guarded.
  * A body `defer` names is left as bytes (RawJsonBody): an ingest worker parses it, with the same function.
  */
-function registerJsonBody(
-  app: FastifyInstance,
-  options: { keep?: KeepBody; defer?: DeferBody; defersLikely?: DefersLikely } = {},
-): void {
-  const { keep, defer, defersLikely } = options;
+function registerJsonBody(app: FastifyInstance, options: { keep?: KeepBody; defer?: DeferBody } = {}): void {
+  const { keep, defer } = options;
   const buffers = new BodyBuffer();
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', (request, payload, done) => {
     // A route may hold its bodies to less (POST /graphql: GRAPHQL_MAX_BODY_BYTES), named in its config.
     const limit = Math.min(BODY_LIMIT, request.routeOptions.bodyLimit ?? BODY_LIMIT);
-    // A body a worker will likely take is read into bytes of its own, which it takes over without a copy.
-    const readIntoOwn = !keep && (defersLikely?.(request) ?? false);
+    // A body its declared length already defers is read into bytes of its own, which the worker takes over
+    // without a copy (asked again once read: the answer may have changed meanwhile).
+    const declared = Number(request.headers['content-length']);
+    const readIntoOwn = !keep && declared > 0 && (defer?.(request, declared) ?? false);
     receiveBody(request, payload, { limit, buffers, own: readIntoOwn }, (failed, received) => {
       if (failed || !received) return done(tooLarge(request, failed, limit), undefined);
       const { bytes, shared, release } = received;
@@ -182,16 +178,10 @@ function registerJsonBody(
  */
 export function registerReportBodies(
   app: FastifyInstance,
-  options: {
-    yaml: YamlPool;
-    yamlMaxBytes: number;
-    keep?: KeepBody;
-    defer?: DeferBody;
-    defersLikely?: DefersLikely;
-  },
+  options: { yaml: YamlPool; yamlMaxBytes: number; keep?: KeepBody; defer?: DeferBody },
 ): void {
-  const { keep, defer, defersLikely, yaml, yamlMaxBytes } = options;
-  if (keep || defer) registerJsonBody(app, { keep, defer, defersLikely });
+  const { keep, defer, yaml, yamlMaxBytes } = options;
+  if (keep || defer) registerJsonBody(app, { keep, defer });
   app.addContentTypeParser(NDJSON_CONTENT_TYPES, { parseAs: 'buffer' }, (request, body, done) => {
     keep?.(request, body as Buffer);
     try {
