@@ -1,6 +1,6 @@
-// Receives a request body's bytes. A large body with a declared length goes into one buffer that the
-// listener keeps from request to request, instead of fastify's list of socket chunks and their
-// concatenation: those are ArrayBuffers outside V8's heap, held while the body arrives (long enough to
+// Receives a request body's bytes. A large body with a declared length goes into a buffer that the
+// listener keeps from request to request (one for bodies parsed here, one for bodies a worker reads),
+// instead of fastify's list of socket chunks and their concatenation: those are ArrayBuffers outside V8's heap, held while the body arrives (long enough to
 // be promoted), and V8 starts a full collection whenever such memory has grown by 64 MB since the last
 // one. A 1M-node estate sent in 30 MiB reports then paid one full collection per report, each marking
 // the whole graph (docs/perf.md, "Fifth session: external memory"). Socket chunks copied at once die
@@ -12,10 +12,48 @@ import { errorCodes, type FastifyRequest } from 'fastify';
 /** Bodies from this size on use the kept buffer (smaller ones cost nothing worth keeping). */
 const KEEP_FROM = 1024 * 1024;
 
-/** One reusable buffer per listener: the first large body to arrive takes it, others meanwhile their own. */
+/**
+ * Two reusable buffers per listener: one for bodies parsed here (`take`), one for bodies a worker reads in
+ * place (`lend`). The first large body to arrive takes one, others meanwhile their own. A fresh buffer per
+ * body counts as V8 external memory on the event loop until a collection frees it (a transfer to a worker
+ * does not), and every 64 MB of it starts a full collection of the whole heap: with a fresh buffer per
+ * worker-bound body, the 1M estate's service ran 18 full collections instead of 10 and was ready 20 % later
+ * (docs/perf.md, "A body for a worker is read into a kept, shared buffer"). A kept buffer's pages are also
+ * touched only once.
+ */
 export class BodyBuffer {
   private kept: Buffer | undefined;
   private busy = false;
+  /** shared memory (a SharedArrayBuffer), which a worker reads without a copy or a transfer */
+  private lent: Buffer | undefined;
+  /** the current loan of `lent`; 0 while it is free */
+  private loan = 0;
+  private loans = 0;
+  /** A loan not given back explicitly is given back once nothing holds its body (see lend). */
+  private readonly unreached = new FinalizationRegistry<number>((loan) => this.giveBack(loan));
+
+  /**
+   * A buffer of at least `size` bytes for a body a worker will read in place, and how to give it back once
+   * the worker has (its job settled). Shared memory: the worker reads it where it is. `holder` is the
+   * object that carries the bytes on: should it be dropped without `release` (a request refused before it
+   * reached a worker), the loan ends once it is collected, never while anything can still hand the bytes on.
+   */
+  lend(size: number): { bytes: Buffer; hold(holder: object): void; release(): void } {
+    if (size < KEEP_FROM || this.loan)
+      return { bytes: Buffer.allocUnsafeSlow(size), hold() {}, release() {} };
+    if (!this.lent || this.lent.length < size) this.lent = Buffer.from(new SharedArrayBuffer(size));
+    const loan = ++this.loans;
+    this.loan = loan;
+    return {
+      bytes: this.lent,
+      hold: (holder) => this.unreached.register(holder, loan),
+      release: () => this.giveBack(loan),
+    };
+  }
+
+  private giveBack(loan: number): void {
+    if (this.loan === loan) this.loan = 0;
+  }
 
   /** A buffer of at least `size` bytes for one body; give it back with `release` once it was decoded. */
   take(size: number): Buffer {
@@ -41,6 +79,11 @@ export interface ReceivedBody {
   /** The bytes are in the listener's kept buffer: valid only until `release`. */
   shared: boolean;
   release(): void;
+  /**
+   * Read as `own` asked: in the listener's loan for worker-bound bodies (see BodyBuffer.lend) or in bytes of
+   * their own; `hold` names the object that carries them on until `release`.
+   */
+  lent?: { hold(holder: object): void };
 }
 
 /**
@@ -54,8 +97,9 @@ export function receiveBody(
     limit: number;
     buffers: BodyBuffer;
     /**
-     * Read into a buffer of the body's own, not the kept one: a body a worker is expected to take over,
-     * which can then have these bytes without a copy (a 30 MiB copy on the event loop, after the read).
+     * Read into the listener's buffer for worker-bound bodies (BodyBuffer.lend), or bytes of its own while
+     * that one is lent: a body a worker is expected to read, which can then have these bytes without a
+     * copy (a 30 MiB copy on the event loop, after the read).
      */
     own?: boolean;
   },
@@ -64,12 +108,10 @@ export function receiveBody(
   const { limit, buffers } = options;
   const declared = Number(request.headers['content-length']);
   if (declared > limit) return done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
-  const target =
-    Number.isSafeInteger(declared) && declared > 0
-      ? options.own
-        ? Buffer.allocUnsafeSlow(declared)
-        : buffers.take(declared)
-      : undefined;
+  const sized = Number.isSafeInteger(declared) && declared > 0;
+  const loan = sized && options.own ? buffers.lend(declared) : undefined;
+  const target = loan ? loan.bytes : sized ? buffers.take(declared) : undefined;
+  const giveBack = () => (loan ? loan.release() : target && buffers.release(target));
   const chunks: Buffer[] = [];
   let received = 0;
   const encoded = () => (payload as { receivedEncodedLength?: number }).receivedEncodedLength;
@@ -81,7 +123,7 @@ export function receiveBody(
     payload.removeListener('end', onEnd);
     payload.removeListener('error', onEnd);
     payload.removeListener('close', onClose);
-    if (error && target) buffers.release(target);
+    if (error) giveBack();
     done(error, body);
   };
   function onData(chunk: Buffer | string) {
@@ -103,7 +145,12 @@ export function receiveBody(
       return finish(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
     if (!target) return finish(null, { bytes: Buffer.concat(chunks, received), shared: false, release() {} });
     const bytes = target.subarray(0, received);
-    finish(null, { bytes, shared: buffers.isKept(target), release: () => buffers.release(target) });
+    finish(null, {
+      bytes,
+      shared: buffers.isKept(target),
+      release: giveBack,
+      ...(loan && { lent: { hold: loan.hold } }),
+    });
   }
   // A client gone before the end: the buffer is given back (no answer reaches it anyway).
   function onClose() {

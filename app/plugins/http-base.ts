@@ -140,7 +140,7 @@ function registerJsonBody(app: FastifyInstance, options: { keep?: KeepBody; defe
     const readIntoOwn = !keep && declared > 0 && (defer?.(request, declared) ?? false);
     receiveBody(request, payload, { limit, buffers, own: readIntoOwn }, (failed, received) => {
       if (failed || !received) return done(tooLarge(request, failed, limit), undefined);
-      const { bytes, shared, release } = received;
+      const { bytes, shared, release, lent } = received;
       // The signature is checked later: it gets bytes of its own, not the listener's reused buffer.
       if (keep) keep(request, shared ? Buffer.from(bytes) : bytes);
       // No body at all stays fastify's own error, which routes tell apart (the gate reads it as no report).
@@ -149,10 +149,14 @@ function registerJsonBody(app: FastifyInstance, options: { keep?: KeepBody; defe
         return done(new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY(), undefined);
       }
       if (defer?.(request, bytes.length)) {
-        // Bytes of its own, which the worker takes over: not the listener's reused buffer, nor the ones kept.
-        const own =
-          !shared && !keep && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-        const body = new RawJsonBody(own ? bytes : new Uint8Array(bytes));
+        // Read for a worker (the loan, or bytes of its own): it reads them as they are, and they go back
+        // once it has (RawJsonBody.release). Otherwise copied: the kept buffer is the next body's.
+        if (lent) {
+          const body = new RawJsonBody(bytes, release);
+          lent.hold(body);
+          return done(null, body);
+        }
+        const body = new RawJsonBody(new Uint8Array(bytes));
         release();
         return done(null, body);
       }

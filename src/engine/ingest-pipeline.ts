@@ -65,12 +65,21 @@ export function createIngestPipeline(deps: IngestPipelineDeps) {
     const input = { query: request.query, receivedAt, scrub: deps.scrub };
     const { body } = request;
     if (!(body instanceof RawJsonBody)) return prepareReport(source, { ...input, body });
-    if (workers?.takes(source.name))
-      return workers.prepare({ ...input, source: source.name, bytes: body.bytes });
+    if (workers?.takes(source.name)) {
+      const prepared = workers.prepare({ ...input, source: source.name, bytes: body.bytes });
+      // The worker has read the bytes once its job settled: the listener may reuse them. (The closures
+      // hold the body until then: the listener also ends the loan once the body is collected.)
+      const release = () => body.release();
+      void prepared.then(release, release);
+      return prepared;
+    }
     // No worker for it after all (the listener asked too early, or with other sources): read it here.
-    const text = Buffer.from(body.bytes.buffer, body.bytes.byteOffset, body.bytes.byteLength).toString(
-      'utf8',
-    );
+    let text: string;
+    try {
+      text = Buffer.from(body.bytes.buffer, body.bytes.byteOffset, body.bytes.byteLength).toString('utf8');
+    } finally {
+      body.release();
+    }
     return prepareReport(source, { ...input, body: parseJsonBody(text, { keepText: true }) });
   }
 

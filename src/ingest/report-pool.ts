@@ -25,7 +25,14 @@ export const WORKER_IDLE_MS = 1000;
  * prepares): the ingest pipeline hands its bytes to a worker.
  */
 export class RawJsonBody {
-  constructor(readonly bytes: Uint8Array) {}
+  /**
+   * `release`: the bytes are the listener's to reuse once read (a worker's job settled, or decoded here);
+   * called once they are.
+   */
+  constructor(
+    readonly bytes: Uint8Array,
+    readonly release: () => void = () => {},
+  ) {}
 }
 
 export interface ReportPool {
@@ -92,7 +99,11 @@ export function createReportPool(options: { threads: number; seedIamUsers: boole
   return {
     takes: (source) => WORKER_SOURCES.has(source),
     prepare: (job) =>
-      pool.run<PreparedReport<{ json: string }>>({ ...job }, [job.bytes.buffer as ArrayBuffer]),
+      pool.run<PreparedReport<{ json: string }>>(
+        { ...job },
+        // Shared memory (the listener's loan) is read where it is; bytes of their own are handed over.
+        job.bytes.buffer instanceof SharedArrayBuffer ? [] : [job.bytes.buffer],
+      ),
     prestart: (how) => pool.prestart(how),
     release: () => pool.release(),
     close: () => pool.close(),

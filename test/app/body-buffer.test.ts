@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
 import { BodyBuffer, receiveBody, type ReceivedBody } from '../../app/plugins/body-buffer.js';
 import { BODY_LIMIT, createHttpApp } from '../../app/plugins/http-base.js';
+import { fullCollection } from '../../src/workers/full-collection.js';
 
 let app: FastifyInstance;
 let port: number;
@@ -148,7 +149,7 @@ describe('BodyBuffer', () => {
     expect(grown.length).toBeGreaterThanOrEqual(3_000_000);
   });
 
-  it('reads a body meant for a worker into bytes of its own, leaving the kept buffer free', async () => {
+  it('reads a body meant for a worker into the shared buffer it lends, leaving the kept buffer free', async () => {
     const { buffers, kept, payload, answer } = receiving({ own: true });
     const sent = Buffer.alloc(3_000_000, 0x61);
     sent.write('{"x":', 0);
@@ -156,13 +157,74 @@ describe('BodyBuffer', () => {
     const [error, body] = await answer;
     expect(error).toBeNull();
     expect(body!.shared).toBe(false);
+    expect(body!.lent).toBeDefined();
     expect(body!.bytes.equals(sent)).toBe(true);
-    // The whole of a buffer of its own: a worker can take it over as it is.
+    // Shared memory: a worker reads it where it is, without a copy or a transfer.
+    expect(body!.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
     expect(body!.bytes.buffer).not.toBe(kept.buffer);
-    expect(body!.bytes.byteOffset).toBe(0);
-    expect(body!.bytes.buffer.byteLength).toBe(3_000_000);
     // The kept buffer was not touched: the next large body still gets it.
     expect(buffers.take(3_000_000)).toBe(kept);
+    // Lent until given back: a body meanwhile gets bytes of its own; after, the same memory again.
+    const meanwhile = buffers.lend(3_000_000);
+    expect(meanwhile.bytes.buffer).not.toBe(body!.bytes.buffer);
+    body!.release();
+    expect(buffers.lend(3_000_000).bytes.buffer).toBe(body!.bytes.buffer);
+  });
+
+  it('lends its shared buffer to one body at a time, fresh bytes of their own to the rest', () => {
+    const buffers = new BodyBuffer();
+    const first = buffers.lend(2_000_000);
+    expect(first.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+    const second = buffers.lend(2_000_000);
+    // Its own, whole: a worker takes it over as it is.
+    expect(second.bytes.buffer).toBeInstanceOf(ArrayBuffer);
+    expect(second.bytes.byteOffset).toBe(0);
+    expect(second.bytes.buffer.byteLength).toBe(2_000_000);
+    // Small bodies never borrow it.
+    expect(buffers.lend(1000).bytes.buffer).not.toBe(first.bytes.buffer);
+    second.release();
+    expect(buffers.lend(1_000_000).bytes.buffer).not.toBe(first.bytes.buffer);
+    first.release();
+    const again = buffers.lend(1_500_000);
+    expect(again.bytes.buffer).toBe(first.bytes.buffer);
+    // A loan given back twice, or an earlier loan's late release, does not end the loan after it.
+    first.release();
+    expect(buffers.lend(1_500_000).bytes.buffer).not.toBe(first.bytes.buffer);
+    again.release();
+    const grown = buffers.lend(3_000_000);
+    expect(grown.bytes.buffer).not.toBe(first.bytes.buffer);
+    expect(grown.bytes.length).toBeGreaterThanOrEqual(3_000_000);
+  });
+
+  it('ends a loan once the object holding its bytes is collected, and not while it is held', async () => {
+    const gc = fullCollection();
+    expect(gc).toBeDefined();
+    const buffers = new BodyBuffer();
+    const held = { name: 'a request still on its way to a worker' };
+    const kept = buffers.lend(2_000_000);
+    kept.hold(held);
+    // A holder dropped without a release (a request refused before it reached a worker).
+    const lendDropped = () => {
+      const loan = buffers.lend(2_000_000);
+      loan.hold({ name: 'dropped' });
+      return loan.bytes.buffer;
+    };
+    const settle = async () => {
+      for (let i = 0; i < 5; i++) {
+        gc!();
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    };
+    // Held: still lent after collections.
+    await settle();
+    expect(buffers.lend(2_000_000).bytes.buffer).not.toBe(kept.bytes.buffer);
+    expect(held.name).toBeTruthy();
+    kept.release();
+    const lent = lendDropped();
+    expect(lent).toBe(kept.bytes.buffer);
+    await settle();
+    // Its holder collected: given back.
+    expect(buffers.lend(2_000_000).bytes.buffer).toBe(lent);
   });
 
   it('gets its buffer back from a body whose client went away before the end', async () => {
