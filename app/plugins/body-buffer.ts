@@ -13,6 +13,12 @@ import { errorCodes, type FastifyRequest } from 'fastify';
 const KEEP_FROM = 1024 * 1024;
 
 /**
+ * The lent buffer grows in steps of this many bytes: reports cut at a size limit differ by a few bytes, and
+ * each growth is a fresh buffer (the 1M estate's 30 MiB requests grew an exact-size buffer five times).
+ */
+const LEND_STEP = 4 * 1024 * 1024;
+
+/**
  * Two reusable buffers per listener: one for bodies parsed here (`take`), one for bodies a worker reads in
  * place (`lend`). The first large body to arrive takes one, others meanwhile their own. A fresh buffer per
  * body counts as V8 external memory on the event loop until a collection frees it (a transfer to a worker
@@ -41,7 +47,8 @@ export class BodyBuffer {
   lend(size: number): { bytes: Buffer; hold(holder: object): void; release(): void } {
     if (size < KEEP_FROM || this.loan)
       return { bytes: Buffer.allocUnsafeSlow(size), hold() {}, release() {} };
-    if (!this.lent || this.lent.length < size) this.lent = Buffer.from(new SharedArrayBuffer(size));
+    if (!this.lent || this.lent.length < size)
+      this.lent = Buffer.from(new SharedArrayBuffer(Math.ceil(size / LEND_STEP) * LEND_STEP));
     const loan = ++this.loans;
     this.loan = loan;
     return {
