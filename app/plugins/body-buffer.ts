@@ -1,8 +1,8 @@
 // Receives a request body's bytes. A large body with a declared length goes into a buffer that the
 // listener keeps from request to request (one for bodies parsed here, one for bodies a worker reads),
-// instead of fastify's list of socket chunks and their concatenation: those are ArrayBuffers outside V8's heap, held while the body arrives (long enough to
-// be promoted), and V8 starts a full collection whenever such memory has grown by 64 MB since the last
-// one. A 1M-node estate sent in 30 MiB reports then paid one full collection per report, each marking
+// instead of fastify's list of socket chunks and their concatenation: those are ArrayBuffers outside V8's
+// heap, held while the body arrives (long enough to be promoted), and V8 starts a full collection whenever
+// such memory has grown by 64 MB since the last one. A 1M-node estate sent in 30 MiB reports then paid one full collection per report, each marking
 // the whole graph (docs/perf.md, "Fifth session: external memory"). Socket chunks copied at once die
 // young.
 import type { IncomingMessage } from 'node:http';
@@ -87,10 +87,10 @@ export interface ReceivedBody {
   shared: boolean;
   release(): void;
   /**
-   * Read as `own` asked: in the listener's loan for worker-bound bodies (see BodyBuffer.lend) or in bytes of
-   * their own; `hold` names the object that carries them on until `release`.
+   * Set when read as `own` asked (the listener's loan for worker-bound bodies, see BodyBuffer.lend, or bytes
+   * of their own): names the object that carries the bytes on until `release`.
    */
-  lent?: { hold(holder: object): void };
+  hold?(holder: object): void;
 }
 
 /**
@@ -156,7 +156,7 @@ export function receiveBody(
       bytes,
       shared: buffers.isKept(target),
       release: giveBack,
-      ...(loan && { lent: { hold: loan.hold } }),
+      ...(loan && { hold: loan.hold }),
     });
   }
   // A client gone before the end: the buffer is given back (no answer reaches it anyway).

@@ -140,7 +140,7 @@ function registerJsonBody(app: FastifyInstance, options: { keep?: KeepBody; defe
     const readIntoOwn = !keep && declared > 0 && (defer?.(request, declared) ?? false);
     receiveBody(request, payload, { limit, buffers, own: readIntoOwn }, (failed, received) => {
       if (failed || !received) return done(tooLarge(request, failed, limit), undefined);
-      const { bytes, shared, release, lent } = received;
+      const { bytes, shared, release, hold } = received;
       // The signature is checked later: it gets bytes of its own, not the listener's reused buffer.
       if (keep) keep(request, shared ? Buffer.from(bytes) : bytes);
       // No body at all stays fastify's own error, which routes tell apart (the gate reads it as no report).
@@ -151,9 +151,9 @@ function registerJsonBody(app: FastifyInstance, options: { keep?: KeepBody; defe
       if (defer?.(request, bytes.length)) {
         // Read for a worker (the loan, or bytes of its own): it reads them as they are, and they go back
         // once it has (RawJsonBody.release). Otherwise copied: the kept buffer is the next body's.
-        if (lent) {
+        if (hold) {
           const body = new RawJsonBody(bytes, release);
-          lent.hold(body);
+          hold(body);
           return done(null, body);
         }
         const body = new RawJsonBody(new Uint8Array(bytes));

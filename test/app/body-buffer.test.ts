@@ -157,7 +157,7 @@ describe('BodyBuffer', () => {
     const [error, body] = await answer;
     expect(error).toBeNull();
     expect(body!.shared).toBe(false);
-    expect(body!.lent).toBeDefined();
+    expect(body!.hold).toBeDefined();
     expect(body!.bytes.equals(sent)).toBe(true);
     // Shared memory: a worker reads it where it is, without a copy or a transfer.
     expect(body!.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
