@@ -66,7 +66,7 @@ for (let round = 0; round < rounds; round++) {
     });
     add('chunk', performance.now() - t);
     t = performance.now();
-    const lines = chunks.map(({ envelope, json }, chunk) =>
+    const lines = chunks.map(({ envelope, json, split }, chunk) =>
       recordPieces({
         tenant: 'default',
         ingestSource: 'events',
@@ -75,7 +75,7 @@ for (let round = 0; round < rounds; round++) {
         chunks: chunks.length,
         receivedAt: Date.now(),
         envelope,
-        envelopeJson: json,
+        envelopeJson: split ?? json,
       }),
     );
     await journal.appendSerialized(lines, { stringified: true });

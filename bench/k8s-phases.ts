@@ -51,7 +51,7 @@ for (let round = 0; round < rounds; round++) {
   keep('chunk', performance.now() - t);
   const journal = await Journal.open(dir, {});
   t = performance.now();
-  const records = chunks.map(({ envelope, json }, chunk) => ({
+  const records = chunks.map(({ envelope, json, split }, chunk) => ({
     tenant: 'default',
     ingestSource: 'k8s',
     batchId: `b-${round}`,
@@ -59,7 +59,7 @@ for (let round = 0; round < rounds; round++) {
     chunks: chunks.length,
     receivedAt: Date.now(),
     envelope,
-    envelopeJson: json,
+    envelopeJson: split ?? json,
     scope: 'k8s:cluster',
   }));
   await journal.appendSerialized(records.map(recordPieces), { stringified: true });

@@ -1,6 +1,7 @@
 // The bus interface: the narrow arrow between ingest and the graph writer. The embedded default
 // (memory.ts, with an on-disk journal) and NATS JetStream implement the same contract.
 import type { EventEnvelope } from '../ingest/envelope.js';
+import type { EnvelopeJson } from '../ingest/envelope-json.js';
 
 /** One bus message: one chunk (at most 1 MiB serialized) of one ingest batch. */
 export interface BusRecord {
@@ -26,9 +27,9 @@ export interface BusRecord {
   /**
    * `envelope` as JSON when the producer already has it: a journaling bus writes it instead of re-serializing.
    * JSON.stringify output (or such outputs joined without a newline): the embedded journal does not look
-   * for a newline in it.
+   * for a newline in it. A chunk's comes in its pieces (envelope-json.ts), which nothing joins.
    */
-  envelopeJson?: string;
+  envelopeJson?: EnvelopeJson;
 }
 
 /** A delivered record with its position in the bus's total order. */

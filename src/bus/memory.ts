@@ -1,6 +1,7 @@
 // The embedded bus: publish journals a batch durably, then delivers it in-process, in order, to the one
 // consumer. On consume, everything journaled after `afterSeq` (the last snapshot) is replayed first.
 import type { EventEnvelope } from '../ingest/envelope.js';
+import { envelopeJsonPieces, parseEnvelopeJson, type EnvelopeJson } from '../ingest/envelope-json.js';
 import type { Log } from '../log/logger.js';
 import type { Bus, BusHandler, BusRecord, Delivery } from './bus.js';
 import {
@@ -23,13 +24,17 @@ export type BusLog = Pick<Log, 'info' | 'warn' | 'error'>;
 
 /**
  * A record's JSON line as its pieces: its fields, then the envelope's JSON as the producer supplied it (an
- * ingest chunk's), then the closing brace. Every piece is JSON.stringify output or cut from a JSON text that
- * holds none, so the line holds no newline (the journal's `stringified`), and the journal encodes the pieces
- * without joining them.
+ * ingest chunk's, itself in pieces), then the closing brace. Every piece is JSON.stringify output or cut from
+ * a JSON text that holds none, so the line holds no newline (the journal's `stringified`), and the journal
+ * encodes the pieces without joining them.
  */
-export function recordPieces(record: BusRecord): [string, string, string] {
+export function recordPieces(record: BusRecord): string[] {
   const { envelope, envelopeJson, ...meta } = record;
-  return [`${JSON.stringify(meta).slice(0, -1)},"envelope":`, envelopeJson ?? JSON.stringify(envelope), '}'];
+  return [
+    `${JSON.stringify(meta).slice(0, -1)},"envelope":`,
+    ...envelopeJsonPieces(envelopeJson ?? JSON.stringify(envelope)),
+    '}',
+  ];
 }
 
 /** A record as one JSON line (recordPieces joined). */
@@ -40,13 +45,13 @@ export function serializeRecord(record: BusRecord): string {
 const ignore = () => undefined;
 
 /** A record on its way to the consumer: its envelope may still be JSON (BusRecord.envelope). */
-type Pending = Omit<Delivery, 'envelope'> & { envelope?: EventEnvelope; envelopeJson?: string };
+type Pending = Omit<Delivery, 'envelope'> & { envelope?: EventEnvelope; envelopeJson?: EnvelopeJson };
 
 /** The delivery itself, its envelope parsed if it came as JSON only. */
 function materialize(pending: Pending): Delivery {
   if (pending.envelope) return pending as Delivery;
   const { envelopeJson, ...rest } = pending;
-  return { ...rest, envelope: JSON.parse(envelopeJson!) as EventEnvelope };
+  return { ...rest, envelope: parseEnvelopeJson(envelopeJson!) };
 }
 
 /** How long deliveries may run back to back before the event loop gets a turn (see deliver). */
@@ -165,7 +170,7 @@ export async function createEmbeddedBus(options: {
 
   const bus: EmbeddedBus = {
     publish(records: BusRecord[]): Promise<void> {
-      let lines: [string, string, string][];
+      let lines: string[][];
       try {
         lines = records.map(recordPieces);
       } catch (error) {

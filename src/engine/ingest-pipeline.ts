@@ -6,6 +6,7 @@ import { ProblemError } from '../http/problems.js';
 import type { Health } from './health.js';
 import type { BatchTracker } from '../ingest/batches.js';
 import type { EventEnvelope } from '../ingest/envelope.js';
+import type { EnvelopeJson, SplitEnvelopeJson } from '../ingest/envelope-json.js';
 import { parseJsonBody } from '../ingest/json-body.js';
 import { prepareReport, type PreparedReport } from '../ingest/prepare.js';
 import { RawJsonBody, type ReportPool } from '../ingest/report-pool.js';
@@ -61,7 +62,7 @@ export function createIngestPipeline(deps: IngestPipelineDeps) {
     source: IngestSource,
     request: IngestRequest,
     receivedAt: number,
-  ): PreparedReport | Promise<PreparedReport<{ json: string }>> {
+  ): PreparedReport | Promise<PreparedReport<{ json: EnvelopeJson }>> {
     const input = { query: request.query, receivedAt, scrub: deps.scrub };
     const { body } = request;
     if (!(body instanceof RawJsonBody)) return prepareReport(source, { ...input, body });
@@ -86,7 +87,7 @@ export function createIngestPipeline(deps: IngestPipelineDeps) {
   return async function ingest(request: IngestRequest): Promise<IngestReceipt> {
     const source = sourceNamed(sources, request.source);
     const receivedAt = deps.now();
-    let prepared: PreparedReport<{ json: string; envelope?: EventEnvelope }>;
+    let prepared: PreparedReport<{ json: EnvelopeJson; split?: SplitEnvelopeJson; envelope?: EventEnvelope }>;
     try {
       prepared = await prepare(source, request, receivedAt);
     } catch (error) {
@@ -97,16 +98,17 @@ export function createIngestPipeline(deps: IngestPipelineDeps) {
       metrics.ingestSecretsRedacted.inc({ kind }, count);
     const { chunks, nodes, edges, warnings, scope } = prepared;
     const batchId = `b-${randomUUID()}`;
-    const records: BusRecord[] = chunks.map(({ envelope, json }, chunk) => ({
+    const records: BusRecord[] = chunks.map(({ envelope, json, split }, chunk) => ({
       tenant: request.tenant,
       ingestSource: source.name,
       batchId,
       chunk,
       chunks: chunks.length,
       receivedAt,
-      // A worker's chunk comes as JSON only: the bus parses it when it delivers it.
+      // A worker's chunk comes as JSON only: the bus parses it when it delivers it. The pieces where there
+      // are some: the journal encodes them one by one, never the joined copy.
       envelope,
-      envelopeJson: json,
+      envelopeJson: split ?? json,
       ...(scope !== undefined && { scope }),
     }));
     batches.track({

@@ -2,6 +2,7 @@
 // Slices are serialized whole (one JSON.stringify per chunk, not per item) and the chunks carry their
 // JSON, so the journal need not serialize again.
 import type { EnvelopeEdge, EnvelopeNode, EventEnvelope } from './envelope.js';
+import type { SplitEnvelopeJson } from './envelope-json.js';
 
 /** The message limit of a default bus (NATS' default max_payload). */
 export const BUS_MESSAGE_LIMIT = 1024 * 1024;
@@ -12,6 +13,11 @@ export interface Chunk {
   envelope: EventEnvelope;
   /** `envelope` as JSON, at most the limit in UTF-8 bytes. */
   json: string;
+  /**
+   * `json` in its pieces (a slice of nodes or of edges): what the bus is handed, so that no one copies the
+   * joined text (envelope-json.ts).
+   */
+  split?: SplitEnvelopeJson;
 }
 
 /** Slices aim at this share of the limit, so that a slice a little larger than its estimate still fits. */
@@ -42,6 +48,10 @@ export function sliceChunk(
   items: unknown[],
   itemsJson: string,
 ): Chunk {
+  const pieces =
+    field === 'nodes'
+      ? ([`${prefix}"nodes":`, itemsJson, ',"edges":[]}'] as const)
+      : ([`${prefix}"nodes":[],"edges":`, itemsJson, '}'] as const);
   return {
     envelope: {
       source: envelope.source,
@@ -50,10 +60,9 @@ export function sliceChunk(
       nodes: field === 'nodes' ? (items as EnvelopeNode[]) : [],
       edges: field === 'edges' ? (items as EnvelopeEdge[]) : [],
     },
-    json:
-      field === 'nodes'
-        ? `${prefix}"nodes":${itemsJson},"edges":[]}`
-        : `${prefix}"nodes":[],"edges":${itemsJson}}`,
+    // Joined lazily by V8 (a string of pieces): only what reads `json` pays for the copy.
+    json: pieces[0] + pieces[1] + pieces[2],
+    split: { field, pieces },
   };
 }
 

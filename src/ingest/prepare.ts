@@ -13,6 +13,7 @@ import {
 } from './context.js';
 import { afterRedactions, type RawItems } from './raw-items.js';
 import type { EventEnvelope } from './envelope.js';
+import type { EnvelopeJson } from './envelope-json.js';
 import { scrubEnvelope } from './scrub.js';
 import type { IngestSource } from './sources/source.js';
 
@@ -28,7 +29,7 @@ export interface PrepareInput {
 }
 
 /** A report ready for the bus: its chunks (with their JSON), and what the receipt and metrics say of it. */
-export interface PreparedReport<C extends { json: string } = Chunk> {
+export interface PreparedReport<C extends { json: EnvelopeJson } = Chunk> {
   chunks: C[];
   nodes: number;
   edges: number;

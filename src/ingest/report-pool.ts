@@ -5,6 +5,7 @@
 // the service is reported started once it is ready.
 import { ProblemError } from '../http/problems.js';
 import { createJobPool } from '../workers/job-pool.js';
+import type { EnvelopeJson } from './envelope-json.js';
 import type { PreparedReport } from './prepare.js';
 import {
   REPORT_WORKER_ROLE,
@@ -39,7 +40,7 @@ export interface ReportPool {
   /** Whether a worker prepares this source's large reports. */
   takes(source: string): boolean;
   /** Prepares a body's report on a worker; rejects with the ProblemError that refuses it. */
-  prepare(job: Omit<ReportJob, 'id'>): Promise<PreparedReport<{ json: string }>>;
+  prepare(job: Omit<ReportJob, 'id'>): Promise<PreparedReport<{ json: EnvelopeJson }>>;
   /**
    * A worker starts now if none runs; resolves once one is ready. `warm`: it warms up first (ahead of any
    * report: at start, after a pass); without, a report is on its way and should not wait for a warm-up.
@@ -56,7 +57,7 @@ export function createReportPool(options: { threads: number; seedIamUsers: boole
    * Each running job's chunks so far, as JSON: the bus parses each when it delivers it (BusRecord), so a
    * backlog of chunks waiting for the graph costs its text, not the several times larger objects.
    */
-  const parts = new Map<number, { json: string }[]>();
+  const parts = new Map<number, { json: EnvelopeJson }[]>();
   const pool = createJobPool<ReportJob, ReportReply>({
     name: 'ingest/report-pool',
     entry: new URL('./report-worker.js', import.meta.url),
@@ -99,7 +100,7 @@ export function createReportPool(options: { threads: number; seedIamUsers: boole
   return {
     takes: (source) => WORKER_SOURCES.has(source),
     prepare: (job) =>
-      pool.run<PreparedReport<{ json: string }>>(
+      pool.run<PreparedReport<{ json: EnvelopeJson }>>(
         { ...job },
         // Shared memory (the listener's loan) is read where it is; bytes of their own are handed over.
         job.bytes.buffer instanceof SharedArrayBuffer ? [] : [job.bytes.buffer],

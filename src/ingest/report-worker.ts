@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { collectingAfter } from '../workers/full-collection.js';
 import { ProblemError, type Problem } from '../http/problems.js';
+import type { EnvelopeJson } from './envelope-json.js';
 import { parseJsonBody } from './json-body.js';
 import { prepareReport, type PreparedReport } from './prepare.js';
 import { createSources } from './sources/index.js';
@@ -56,10 +57,13 @@ export interface ReportJob {
 }
 
 export type ReportReply =
-  /** one chunk's JSON, posted as soon as it is cut (they come in order, before the job's answer) */
-  | { id: number; chunk: string }
+  /**
+   * one chunk's JSON, posted as soon as it is cut (they come in order, before the job's answer); in its
+   * pieces where it has them, so this thread never joins them (envelope-json.ts)
+   */
+  | { id: number; chunk: EnvelopeJson }
   /** the answer: `chunks` is empty, they were posted one by one */
-  | ({ id: number; ok: true } & PreparedReport<{ json: string }>)
+  | ({ id: number; ok: true } & PreparedReport<{ json: EnvelopeJson }>)
   | { id: number; ok: false; problem: Problem }
   | { id: number; ok: false; message: string };
 
@@ -84,7 +88,7 @@ export function runReportJob(
       query: job.query,
       receivedAt: job.receivedAt,
       scrub: job.scrub,
-      onChunk: ({ json }) => post({ id: job.id, chunk: json }),
+      onChunk: ({ json, split }) => post({ id: job.id, chunk: split ?? json }),
     });
     post({
       id: job.id,

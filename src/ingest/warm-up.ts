@@ -250,7 +250,7 @@ export function warmUpIngest(sources: ReadonlyMap<string, IngestSource>): number
         scrubEnvelope(envelope);
         const raw = output.raw?.[index];
         const chunks = raw ? chunkRawEnvelope(envelope, raw, 64 * 1024) : chunkEnvelope(envelope, 64 * 1024);
-        chunks.forEach(({ envelope: piece, json }, chunk) => {
+        chunks.forEach(({ envelope: piece, json, split }, chunk) => {
           serializeRecord({
             tenant: 'warm-up',
             ingestSource: name,
@@ -259,7 +259,7 @@ export function warmUpIngest(sources: ReadonlyMap<string, IngestSource>): number
             chunks: chunks.length,
             receivedAt,
             envelope: piece,
-            envelopeJson: json,
+            envelopeJson: split ?? json,
             scope,
           });
           writer.apply(piece, receivedAt, scope);

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ChunkError, chunkEnvelope, type Chunk } from '../../src/ingest/chunk.js';
 import { chunkRawEnvelope } from '../../src/ingest/chunk-raw.js';
 import type { EventEnvelope } from '../../src/ingest/envelope.js';
+import { joinEnvelopeJson, parseEnvelopeJson } from '../../src/ingest/envelope-json.js';
 import { parseJsonBody } from '../../src/ingest/json-body.js';
 import { afterRedactions, scanEnvelopeItems, type RawItems } from '../../src/ingest/raw-items.js';
 import { decodeReportFile, readReport, recognizeReport } from '../../src/ingest/recognize.js';
@@ -60,6 +61,11 @@ function expectSameAsBefore(text: string, limit?: number): RawItems {
     expect(Buffer.byteLength(c.json)).toBeLessThanOrEqual(limit ?? 1024 * 1024);
     expect(c.json).not.toMatch(/[\n\r]/);
     expect(JSON.parse(c.json)).toEqual(c.envelope);
+    // A slice's pieces, as the bus journals and parses them, are its JSON.
+    if (c.split) {
+      expect(joinEnvelopeJson(c.split)).toBe(c.json);
+      expect(JSON.stringify(parseEnvelopeJson(c.split))).toBe(JSON.stringify(JSON.parse(c.json)));
+    }
   }
   expect(replayed(chunks)).toEqual(replayed(old));
   expect(chunks.flatMap((c) => c.envelope.nodes)).toEqual(old.flatMap((c) => c.envelope.nodes));

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { BusRecord, Delivery } from '../../src/bus/bus.js';
 import { createEmbeddedBus, serializeRecord } from '../../src/bus/memory.js';
+import { chunkEnvelope } from '../../src/ingest/chunk.js';
 import { tempDir } from '../helpers/service.js';
 import { envelope, node } from '../helpers/envelope.js';
 
@@ -108,6 +109,36 @@ describe('embedded bus', () => {
     expect(JSON.parse(withJson)).toEqual(JSON.parse(serializeRecord(r)));
     expect(JSON.parse(withJson)).not.toHaveProperty('envelopeJson');
   });
+  it('journals a chunk JSON given in pieces byte for byte as the joined JSON, and delivers it parsed', async () => {
+    const chunks = chunkEnvelope(
+      envelope(Array.from({ length: 60 }, (_, i) => node('Service', `svc-${i} ☃`, { pad: 'p'.repeat(40) }))),
+      1024,
+    );
+    expect(chunks.length).toBeGreaterThan(2);
+    const records = (split: boolean): BusRecord[] =>
+      chunks.map((c, chunk) => ({
+        ...record('a', chunk, chunks.length),
+        envelope: undefined,
+        envelopeJson: split ? c.split! : c.json,
+      }));
+    const journals: string[] = [];
+    for (const split of [true, false]) {
+      const dir = await tempDir();
+      const bus = await createEmbeddedBus({ dir });
+      const seen: Delivery[] = [];
+      bus.consume((d) => {
+        seen.push(d);
+      });
+      await bus.publish(records(split));
+      await bus.drain();
+      await bus.close();
+      expect(seen.map((d) => d.envelope)).toEqual(chunks.map((c) => c.envelope));
+      journals.push(await readFile(path.join(dir, '000000000001.log'), 'utf8'));
+    }
+    expect(journals[0]).toContain(chunks[1].json);
+    expect(journals[0]).toBe(journals[1]);
+  });
+
   it('delivers the published objects themselves, one at a time, awaiting an async consumer', async () => {
     const bus = await createEmbeddedBus({ dir: await tempDir() });
     const published = [record('a', 0, 3), record('a', 1, 3), record('a', 2, 3)];

@@ -112,6 +112,28 @@ describeWithServices('JetStream bus (real NATS)', reason, () => {
     expect(letter.header.get('Pathgate-Dead-Reason')).toMatch(/record header/);
   });
 
+  it('carries a report cut into several chunks whole, each chunk sent from its pieces', async () => {
+    const prefix = uniqueName('t');
+    const service = await makeService(scaleEnv(prefix, 'replica-a'));
+    services.push(service);
+    // Over the bus's 1 MiB message limit, names and properties not ASCII: cut into slices whose JSON the
+    // bus is handed in pieces (src/ingest/envelope-json.ts) and encodes one after another.
+    const nodes = Array.from({ length: 6000 }, (_, i) =>
+      node('Service', `svc-${i}-naïve-☃`, { note: `“${'p'.repeat(300)}”` }),
+    );
+    const answer = await service.ingest(envelope(nodes));
+    expect(answer.status).toBe(202);
+    await service.settle();
+    const graph = service.engine.tenant('default')!.graph;
+    expect(graph.order).toBe(nodes.length);
+    const names = new Set<string>();
+    graph.forEachNode((_id, a) => void names.add(a.name));
+    expect(names).toEqual(new Set(nodes.map((n) => n.name)));
+    expect(
+      graph.someNode((_id, a) => (a.props as { note?: string }).note === nodes[0].properties!.note),
+    ).toBe(true);
+  });
+
   it('answers 503 while NATS is down, resumes, and loses nothing acknowledged', async () => {
     const server = await OwnNatsServer.create();
     servers.push(server);

@@ -1,0 +1,48 @@
+// An envelope's JSON as a producer hands it to the bus: one string, or (a chunk of nodes or of edges) three
+// pieces kept apart. A chunk's JSON is its envelope's fields, then its items' JSON array, then the closing;
+// joined, the pieces are a string of pieces that V8 copies into one flat string the first time anything
+// measures, encodes, sends or parses it. Nothing needs the join: the journal encodes the pieces one by one,
+// a worker posts them, and the bus parses the items alone when it delivers them. At a 50,000-object
+// Kubernetes dump the join was a 23 MB copy into fresh memory per report (docs/perf.md, "split chunk JSON").
+import type { EventEnvelope } from './envelope.js';
+
+/** A chunk's JSON in pieces, joined without a separator: the middle one is the JSON array of its `field`. */
+export interface SplitEnvelopeJson {
+  field: 'nodes' | 'edges';
+  /** the envelope up to the items' array, that array, and the rest of the envelope after it */
+  pieces: readonly [head: string, items: string, tail: string];
+}
+
+/** JSON.stringify output (or such outputs joined), never holding a newline: see BusRecord.envelopeJson. */
+export type EnvelopeJson = string | SplitEnvelopeJson;
+
+/** The JSON as one string (a copy: only where one string is all a consumer takes). */
+export function joinEnvelopeJson(json: EnvelopeJson): string {
+  return typeof json === 'string' ? json : json.pieces.join('');
+}
+
+/** The JSON's UTF-8 bytes, the pieces encoded one after another (a broker message's body). */
+export function encodeEnvelopeJson(json: EnvelopeJson): Buffer {
+  if (typeof json === 'string') return Buffer.from(json);
+  const bytes = Buffer.allocUnsafe(json.pieces.reduce((sum, piece) => sum + Buffer.byteLength(piece), 0));
+  let at = 0;
+  for (const piece of json.pieces) at += bytes.write(piece, at);
+  return bytes;
+}
+
+/** The JSON as the pieces a writer encodes one after another. */
+export function envelopeJsonPieces(json: EnvelopeJson): readonly string[] {
+  return typeof json === 'string' ? [json] : json.pieces;
+}
+
+/**
+ * The envelope the JSON holds, as JSON.parse of the joined text gives it (the same fields in the same order):
+ * the pieces around the items are parsed with an empty array in the items' place, the items on their own.
+ */
+export function parseEnvelopeJson(json: EnvelopeJson): EventEnvelope {
+  if (typeof json === 'string') return JSON.parse(json) as EventEnvelope;
+  const [head, items, tail] = json.pieces;
+  const envelope = JSON.parse(`${head}[]${tail}`) as EventEnvelope;
+  envelope[json.field] = JSON.parse(items) as never;
+  return envelope;
+}
