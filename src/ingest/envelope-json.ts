@@ -1,9 +1,9 @@
 // An envelope's JSON as a producer hands it to the bus: one string, or (a chunk of nodes or of edges) three
-// pieces kept apart. A chunk's JSON is its envelope's fields, then its items' JSON array, then the closing;
-// joined, the pieces are a string of pieces that V8 copies into one flat string the first time anything
-// measures, encodes, sends or parses it. Nothing needs the join: the journal encodes the pieces one by one,
-// a worker posts them, and the bus parses the items alone when it delivers them. At a 50,000-object
-// Kubernetes dump the join was a 23 MB copy into fresh memory per report (docs/perf.md, "split chunk JSON").
+// pieces kept apart: the envelope's fields, the items' JSON array, the closing. Joined with `+`, V8 keeps them
+// as a string of pieces and copies the whole into one flat string the first time anything measures, encodes,
+// sends or parses it. Nothing needs that copy: the journal encodes the pieces one by one, a worker posts them,
+// and the bus parses the items alone when it delivers them. For a 50,000-object Kubernetes dump it was 23 MB
+// copied into fresh memory per report (docs/perf.md, "a chunk's JSON in its pieces").
 import type { EventEnvelope } from './envelope.js';
 
 /** A chunk's JSON in pieces, joined without a separator: the middle one is the JSON array of its `field`. */
