@@ -41,8 +41,23 @@ function measure(
   return { bytes, serialized };
 }
 
-/** The JSON array body (without brackets) of items [from, to): runs of adjacent texts are one slice. */
-function itemsJson(raw: RawItems, spans: ItemSpans, field: FieldItems, from: number, to: number): string {
+/**
+ * Past this many runs and items serialized again (a pretty-printed text: a run per item), a chunk's items are
+ * joined into one piece: each piece costs its writer a call.
+ */
+const MAX_PIECES = 64;
+
+/**
+ * The JSON array of items [from, to) in pieces, joined without separator: the brackets, runs of adjacent
+ * texts (each one slice of the request's text, not copied), items serialized again, and the commas between.
+ */
+function itemsJson(
+  raw: RawItems,
+  spans: ItemSpans,
+  field: FieldItems,
+  from: number,
+  to: number,
+): readonly string[] {
   const pieces: string[] = [];
   let runStart = -1;
   let runEnd = -1;
@@ -62,7 +77,11 @@ function itemsJson(raw: RawItems, spans: ItemSpans, field: FieldItems, from: num
     }
   }
   if (runStart >= 0) pieces.push(raw.text.slice(runStart, runEnd));
-  return pieces.length === 1 ? pieces[0] : pieces.join(',');
+  if (pieces.length > MAX_PIECES) return [`[${pieces.join(',')}]`];
+  const array = ['['];
+  for (const [k, piece] of pieces.entries()) array.push(...(k ? [',', piece] : [piece]));
+  array.push(']');
+  return array;
 }
 
 /** Splits `envelope` as chunkEnvelope does, cutting each chunk's JSON from `raw` (the envelope's own text). */
@@ -80,7 +99,7 @@ export function chunkRawEnvelope(envelope: EventEnvelope, raw: RawItems, limit =
   if (overhead + sum(fields.nodes.bytes) + sum(fields.edges.bytes) <= limit) {
     const nodes = itemsJson(raw, raw.nodes, fields.nodes, 0, envelope.nodes.length);
     const edges = itemsJson(raw, raw.edges, fields.edges, 0, envelope.edges.length);
-    return [{ envelope, json: `${prefix}"nodes":[${nodes}],"edges":[${edges}]}` }];
+    return [{ envelope, json: `${prefix}"nodes":${nodes.join('')},"edges":${edges.join('')}}` }];
   }
   const chunks: Chunk[] = [];
   for (const field of ['nodes', 'edges'] as const) {
@@ -96,7 +115,7 @@ export function chunkRawEnvelope(envelope: EventEnvelope, raw: RawItems, limit =
       while (to < all.length && size + 1 + bytes[to] <= limit) size += 1 + bytes[to++];
       const json = itemsJson(raw, raw[field], fields[field], from, to);
       const items = all.slice(from, to);
-      chunks.push(sliceChunk(envelope, prefix, field, items, `[${json}]`));
+      chunks.push(sliceChunk(envelope, prefix, field, items, json));
       from = to;
     }
   }

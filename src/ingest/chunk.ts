@@ -39,19 +39,20 @@ export function chunkPrefix(envelope: EventEnvelope): string {
 
 /**
  * One chunk of `envelope`: a slice of its nodes or of its edges, and the slice's JSON (`itemsJson`, the items
- * as a JSON array) after `prefix` (chunkPrefix).
+ * as a JSON array, in one piece or several joined without separator) after `prefix` (chunkPrefix).
  */
 export function sliceChunk(
   envelope: EventEnvelope,
   prefix: string,
   field: 'nodes' | 'edges',
   items: unknown[],
-  itemsJson: string,
+  itemsJson: string | readonly string[],
 ): Chunk {
-  const pieces =
+  const array = typeof itemsJson === 'string' ? [itemsJson] : itemsJson;
+  const pieces: SplitEnvelopeJson['pieces'] =
     field === 'nodes'
-      ? ([`${prefix}"nodes":`, itemsJson, ',"edges":[]}'] as const)
-      : ([`${prefix}"nodes":[],"edges":`, itemsJson, '}'] as const);
+      ? [`${prefix}"nodes":`, ...array, ',"edges":[]}']
+      : [`${prefix}"nodes":[],"edges":`, ...array, '}'];
   return {
     envelope: {
       source: envelope.source,
@@ -61,7 +62,7 @@ export function sliceChunk(
       edges: field === 'edges' ? (items as EnvelopeEdge[]) : [],
     },
     // Joined lazily by V8 (a string of pieces): only what reads `json` pays for the copy.
-    json: pieces[0] + pieces[1] + pieces[2],
+    json: pieces.reduce((joined, piece) => joined + piece),
     split: { field, pieces },
   };
 }

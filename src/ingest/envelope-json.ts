@@ -6,11 +6,15 @@
 // copied into fresh memory per report (docs/perf.md, "a chunk's JSON in its pieces").
 import type { EventEnvelope } from './envelope.js';
 
-/** A chunk's JSON in pieces, joined without a separator: the middle one is the JSON array of its `field`. */
+/**
+ * A chunk's JSON in pieces, joined without a separator: between the first and the last, the JSON array of its
+ * `field` items, in one piece or several (a chunk cut from a request's text: brackets, runs of the text and
+ * commas, each piece a slice of that text or JSON.stringify output, none of them copied).
+ */
 export interface SplitEnvelopeJson {
   field: 'nodes' | 'edges';
   /** the envelope up to the items' array, that array, and the rest of the envelope after it */
-  pieces: readonly [head: string, items: string, tail: string];
+  pieces: readonly [head: string, ...items: string[], tail: string];
 }
 
 /** JSON.stringify output (or such outputs joined), never holding a newline: see BusRecord.envelopeJson. */
@@ -30,6 +34,16 @@ export function encodeEnvelopeJson(json: EnvelopeJson): Buffer {
   return bytes;
 }
 
+/**
+ * The same JSON with its items' array in one piece: what an ingest worker posts, so that the event loop
+ * receives the array as one string and parses it without joining it (the join is the worker's copy).
+ */
+export function withItemsWhole(json: SplitEnvelopeJson): SplitEnvelopeJson {
+  const { pieces } = json;
+  if (pieces.length === 3) return json;
+  return { field: json.field, pieces: [pieces[0], pieces.slice(1, -1).join(''), pieces[pieces.length - 1]] };
+}
+
 /** The JSON as the pieces a writer encodes one after another. */
 export function envelopeJsonPieces(json: EnvelopeJson): readonly string[] {
   return typeof json === 'string' ? [json] : json.pieces;
@@ -41,8 +55,8 @@ export function envelopeJsonPieces(json: EnvelopeJson): readonly string[] {
  */
 export function parseEnvelopeJson(json: EnvelopeJson): EventEnvelope {
   if (typeof json === 'string') return JSON.parse(json) as EventEnvelope;
-  const [head, items, tail] = json.pieces;
-  const envelope = JSON.parse(`${head}[]${tail}`) as EventEnvelope;
-  envelope[json.field] = JSON.parse(items) as never;
+  const { pieces } = withItemsWhole(json);
+  const envelope = JSON.parse(`${pieces[0]}[]${pieces[2]}`) as EventEnvelope;
+  envelope[json.field] = JSON.parse(pieces[1]) as never;
   return envelope;
 }

@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { collectingAfter } from '../workers/full-collection.js';
 import { ProblemError, type Problem } from '../http/problems.js';
-import type { EnvelopeJson } from './envelope-json.js';
+import { withItemsWhole, type EnvelopeJson } from './envelope-json.js';
 import { parseJsonBody } from './json-body.js';
 import { prepareReport, type PreparedReport } from './prepare.js';
 import { createSources } from './sources/index.js';
@@ -88,7 +88,7 @@ export function runReportJob(
       query: job.query,
       receivedAt: job.receivedAt,
       scrub: job.scrub,
-      onChunk: ({ json, split }) => post({ id: job.id, chunk: split ?? json }),
+      onChunk: ({ json, split }) => post({ id: job.id, chunk: split ? withItemsWhole(split) : json }),
     });
     post({
       id: job.id,

@@ -2,11 +2,15 @@
 // slice of nodes or edges without joining them, and must get exactly what the joined text gives.
 import { describe, expect, it } from 'vitest';
 import { chunkEnvelope } from '../../src/ingest/chunk.js';
+import { chunkRawEnvelope } from '../../src/ingest/chunk-raw.js';
+import { parseJsonBody } from '../../src/ingest/json-body.js';
+import { createEventsSource } from '../../src/ingest/sources/events.js';
 import {
   encodeEnvelopeJson,
   envelopeJsonPieces,
   joinEnvelopeJson,
   parseEnvelopeJson,
+  withItemsWhole,
 } from '../../src/ingest/envelope-json.js';
 import { edge, envelope, node } from '../helpers/envelope.js';
 
@@ -40,6 +44,37 @@ describe('a chunk JSON in pieces', () => {
       expect(JSON.stringify(parsed)).toBe(c.json);
       expect(parsed).toEqual(c.envelope);
     }
+  });
+
+  it('keeps a chunk cut from a request text in its runs, joined and parsed as one, whole items for a worker', () => {
+    const text = JSON.stringify(envelope(nodes, edges));
+    const body = parseJsonBody(text, { keepText: true });
+    const output = createEventsSource().normalize({ body, query: {}, receivedAt: new Date(0).toISOString() });
+    const cut = chunkRawEnvelope(output.envelopes[0], output.raw![0]!, 2048);
+    expect(cut.length).toBeGreaterThan(4);
+    for (const c of cut) {
+      // The head, `[`, one run of the text (compact: the items are adjacent), `]`, the rest.
+      expect(c.split!.pieces).toHaveLength(5);
+      expect(c.split!.pieces[1]).toBe('[');
+      expect(text).toContain(c.split!.pieces[2]);
+      expect(joinEnvelopeJson(c.split!)).toBe(c.json);
+      expect(parseEnvelopeJson(c.split!)).toEqual(c.envelope);
+      const whole = withItemsWhole(c.split!);
+      expect(whole.pieces).toHaveLength(3);
+      expect(joinEnvelopeJson(whole)).toBe(c.json);
+      expect(JSON.parse(whole.pieces[1])).toEqual(c.envelope[c.split!.field]);
+    }
+  });
+
+  it('joins the runs of a pretty-printed text into one piece past a few dozen', () => {
+    const text = JSON.stringify(envelope(nodes), null, 2);
+    const body = parseJsonBody(text, { keepText: true });
+    const output = createEventsSource().normalize({ body, query: {}, receivedAt: new Date(0).toISOString() });
+    const [first] = chunkRawEnvelope(output.envelopes[0], output.raw![0]!, 16 * 1024);
+    // Each item is its own run here (white space between items): more than 64 in this chunk.
+    expect(first.envelope.nodes.length).toBeGreaterThan(64);
+    expect(first.split!.pieces).toHaveLength(3);
+    expect(parseEnvelopeJson(first.split!)).toEqual(first.envelope);
   });
 
   it('is not made for an envelope kept whole: its JSON is one string, parsed as it is', () => {

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ProblemError } from '../../src/http/problems.js';
+import { joinEnvelopeJson, parseEnvelopeJson } from '../../src/ingest/envelope-json.js';
 import { parseJsonBody } from '../../src/ingest/json-body.js';
 import { prepareReport } from '../../src/ingest/prepare.js';
 import { createReportPool } from '../../src/ingest/report-pool.js';
@@ -16,6 +17,7 @@ import {
   type ReportReply,
 } from '../../src/ingest/report-worker.js';
 import { createSources } from '../../src/ingest/sources/index.js';
+import { envelope, node } from '../helpers/envelope.js';
 
 const REAL = path.resolve(import.meta.dirname, '../../../shared/fixtures/real');
 const sources = createSources();
@@ -69,6 +71,32 @@ describe('runReportJob', () => {
       redactions: expected.redactions,
     });
     expect(expected.nodes + expected.edges).toBeGreaterThan(0);
+  });
+
+  it('posts a chunk cut from the request text with its items in one piece, joining to the event loop JSON', () => {
+    // Compact, with ids: a chunk's items are runs of the text between brackets (several pieces on the event
+    // loop).
+    const nodes = Array.from({ length: 4000 }, (_, i) =>
+      node('Service', `svc-${i}-naïve`, { note: 'p'.repeat(300) }),
+    );
+    const text = JSON.stringify(envelope(nodes));
+    const replies = run(job('events', text));
+    const expected = prepareReport(sources.get('events')!, {
+      body: parseJsonBody(text, { keepText: true }),
+      query: {},
+      receivedAt: 1_700_000_000_000,
+      scrub: true,
+    });
+    expect(expected.chunks.length).toBeGreaterThan(1);
+    expect(expected.chunks.every((c) => c.split && c.split.pieces.length > 3)).toBe(true);
+    const posted = replies.flatMap((r) => ('chunk' in r ? [r.chunk] : []));
+    expect(posted).toHaveLength(expected.chunks.length);
+    posted.forEach((chunk, i) => {
+      if (typeof chunk === 'string') throw new Error('a slice posted as one string');
+      expect(chunk.pieces).toHaveLength(3);
+      expect(joinEnvelopeJson(chunk)).toBe(expected.chunks[i].json);
+      expect(parseEnvelopeJson(chunk)).toEqual(expected.chunks[i].envelope);
+    });
   });
 
   it('answers a refusal with the problem the event loop would throw', () => {
