@@ -46,6 +46,24 @@ describe('a chunk JSON in pieces', () => {
     }
   });
 
+  it('makes a large slice its JSON in pieces each far under the 128 KiB of a string V8 keeps apart', () => {
+    const many = Array.from({ length: 6000 }, (_, i) =>
+      node('Service', `svc-${i} ☃`, { note: 'p'.repeat(100 + (i % 50)) }),
+    );
+    const env = envelope(many);
+    const cut = chunkEnvelope(env);
+    expect(cut.length).toBeGreaterThan(1);
+    for (const c of cut) {
+      expect(c.split!.pieces.length).toBeGreaterThan(5);
+      for (const piece of c.split!.pieces) expect(piece.length).toBeLessThan(96 * 1024);
+      // The same text as one JSON.stringify of the slice: pieces are a way of holding it, not a new format.
+      expect(joinEnvelopeJson(c.split!)).toBe(JSON.stringify(c.envelope));
+      expect(Buffer.byteLength(c.json)).toBeLessThanOrEqual(1024 * 1024);
+      expect(parseEnvelopeJson(c.split!)).toEqual(c.envelope);
+    }
+    expect(cut.flatMap((c) => c.envelope.nodes)).toEqual(many);
+  });
+
   it('keeps a chunk cut from a request text in its runs, joined and parsed as one, whole items for a worker', () => {
     const text = JSON.stringify(envelope(nodes, edges));
     const body = parseJsonBody(text, { keepText: true });
