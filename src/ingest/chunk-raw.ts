@@ -3,6 +3,7 @@
 // the limit in UTF-8 bytes), with each item's size known exactly, so slices are filled up to the limit and
 // nothing is serialized twice. Items changed since the parse, or written over several lines, are serialized.
 import { BUS_MESSAGE_LIMIT, ChunkError, chunkPrefix, sliceChunk, type Chunk } from './chunk.js';
+import { GROUP_BYTES } from './envelope-json.js';
 import type { EventEnvelope } from './envelope.js';
 import type { ItemSpans, RawItems } from './raw-items.js';
 
@@ -42,46 +43,53 @@ function measure(
 }
 
 /**
- * Past this many runs and items serialized again (a pretty-printed text: a run per item), a chunk's items are
- * joined into one piece: each piece costs its writer a call.
+ * The items [from, to) as their JSON in groups (SplitEnvelopeJson), each of about GROUP_BYTES at most (an item
+ * larger than that alone): runs of adjacent texts are one slice of the request's text, not a copy; a group of
+ * several pieces (runs apart, as in a pretty-printed text, or items serialized again) is joined with commas.
  */
-const MAX_PIECES = 64;
-
-/**
- * The JSON array of items [from, to) in pieces, joined without separator: the brackets, runs of adjacent
- * texts (each one slice of the request's text, not copied), items serialized again, and the commas between.
- */
-function itemsJson(
+function itemGroups(
   raw: RawItems,
   spans: ItemSpans,
   field: FieldItems,
   from: number,
   to: number,
 ): readonly string[] {
-  const pieces: string[] = [];
+  const groups: string[] = [];
+  /** the current group's pieces so far, and their characters */
+  let pieces: string[] = [];
+  let chars = 0;
   let runStart = -1;
   let runEnd = -1;
+  const endRun = () => {
+    if (runStart < 0) return;
+    pieces.push(raw.text.slice(runStart, runEnd));
+    chars += runEnd - runStart;
+    runStart = -1;
+  };
+  const endGroup = () => {
+    endRun();
+    if (pieces.length) groups.push(pieces.length === 1 ? pieces[0] : pieces.join(','));
+    pieces = [];
+    chars = 0;
+  };
   for (let i = from; i < to; i++) {
+    if (chars + (runStart >= 0 ? runEnd - runStart : 0) >= GROUP_BYTES) endGroup();
     const json = field.serialized.get(i);
     if (json !== undefined) {
-      if (runStart >= 0) pieces.push(raw.text.slice(runStart, runEnd));
-      runStart = -1;
+      endRun();
       pieces.push(json);
+      chars += json.length;
     } else if (runStart >= 0 && spans.start[i] === runEnd + 1) {
       // Only the comma between this item and the last: the run goes on.
       runEnd = spans.end[i];
     } else {
-      if (runStart >= 0) pieces.push(raw.text.slice(runStart, runEnd));
+      endRun();
       runStart = spans.start[i];
       runEnd = spans.end[i];
     }
   }
-  if (runStart >= 0) pieces.push(raw.text.slice(runStart, runEnd));
-  if (pieces.length > MAX_PIECES) return [`[${pieces.join(',')}]`];
-  const array = ['['];
-  for (const [k, piece] of pieces.entries()) array.push(...(k ? [',', piece] : [piece]));
-  array.push(']');
-  return array;
+  endGroup();
+  return groups;
 }
 
 /** Splits `envelope` as chunkEnvelope does, cutting each chunk's JSON from `raw` (the envelope's own text). */
@@ -97,9 +105,9 @@ export function chunkRawEnvelope(envelope: EventEnvelope, raw: RawItems, limit =
   };
   const sum = (b: Int32Array) => b.reduce((s, x) => s + x, 0) + Math.max(0, b.length - 1);
   if (overhead + sum(fields.nodes.bytes) + sum(fields.edges.bytes) <= limit) {
-    const nodes = itemsJson(raw, raw.nodes, fields.nodes, 0, envelope.nodes.length);
-    const edges = itemsJson(raw, raw.edges, fields.edges, 0, envelope.edges.length);
-    return [{ envelope, json: `${prefix}"nodes":${nodes.join('')},"edges":${edges.join('')}}` }];
+    const nodes = itemGroups(raw, raw.nodes, fields.nodes, 0, envelope.nodes.length);
+    const edges = itemGroups(raw, raw.edges, fields.edges, 0, envelope.edges.length);
+    return [{ envelope, json: `${prefix}"nodes":[${nodes.join(',')}],"edges":[${edges.join(',')}]}` }];
   }
   const chunks: Chunk[] = [];
   for (const field of ['nodes', 'edges'] as const) {
@@ -113,9 +121,8 @@ export function chunkRawEnvelope(envelope: EventEnvelope, raw: RawItems, limit =
       let size = overhead + bytes[from];
       let to = from + 1;
       while (to < all.length && size + 1 + bytes[to] <= limit) size += 1 + bytes[to++];
-      const json = itemsJson(raw, raw[field], fields[field], from, to);
-      const items = all.slice(from, to);
-      chunks.push(sliceChunk(envelope, prefix, field, items, json));
+      const groups = itemGroups(raw, raw[field], fields[field], from, to);
+      chunks.push(sliceChunk(envelope, prefix, field, all.slice(from, to), groups));
       from = to;
     }
   }

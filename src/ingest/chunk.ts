@@ -2,7 +2,7 @@
 // Slices are serialized whole (one JSON.stringify per chunk, not per item) and the chunks carry their
 // JSON, so the journal need not serialize again.
 import type { EnvelopeEdge, EnvelopeNode, EventEnvelope } from './envelope.js';
-import type { SplitEnvelopeJson } from './envelope-json.js';
+import { envelopeJsonPieces, GROUP_BYTES, type SplitEnvelopeJson } from './envelope-json.js';
 
 /** The message limit of a default bus (NATS' default max_payload). */
 export const BUS_MESSAGE_LIMIT = 1024 * 1024;
@@ -24,29 +24,17 @@ export interface Chunk {
 const AIM = 0.9;
 
 /**
- * A slice's JSON is made in pieces of about this many bytes. V8 keeps a string over 128 KiB in memory of its
- * own (its large-object space), fresh memory touched page by page for every such string, while smaller
- * strings are made in the young generation's pages, which it reuses: a 50,000-object Kubernetes dump's
- * chunks took about 6,000 fresh pages on the event loop when each slice was one string (docs/perf.md).
+ * `items` as their JSON in groups of about GROUP_BYTES (`perItem` bytes each on average), each group its
+ * items' JSON array without the brackets: joined by commas between brackets, the text JSON.stringify(items)
+ * gives.
  */
-const PIECE_BYTES = 48 * 1024;
-
-/**
- * `items` as a JSON array in pieces joined without separator, the text JSON.stringify(items) gives: `[`, the
- * items of each group of about PIECE_BYTES (`perItem` bytes each on average) without their brackets, the
- * commas between, `]`. One piece when they are few.
- */
-function itemsJsonPieces(items: readonly unknown[], perItem: number): string[] {
-  const group = Math.max(1, Math.floor(PIECE_BYTES / perItem));
-  if (items.length <= group) return [JSON.stringify(items)];
-  const pieces = ['['];
-  for (let at = 0; at < items.length; at += group) {
-    if (at) pieces.push(',');
-    // The group's array without its brackets: a view of the serialized group, not a copy.
-    pieces.push(JSON.stringify(items.slice(at, at + group)).slice(1, -1));
-  }
-  pieces.push(']');
-  return pieces;
+function itemGroups(items: readonly unknown[], perItem: number): string[] {
+  const size = Math.max(1, Math.floor(GROUP_BYTES / perItem));
+  const groups: string[] = [];
+  // Each group's array without its brackets: a view of the serialized group, not a copy.
+  for (let at = 0; at < items.length; at += size)
+    groups.push(JSON.stringify(items.slice(at, at + size)).slice(1, -1));
+  return groups;
 }
 
 /** Average UTF-8 bytes of one item of `items`, from an even sample of at most 128 of them. */
@@ -64,21 +52,20 @@ export function chunkPrefix(envelope: EventEnvelope): string {
 }
 
 /**
- * One chunk of `envelope`: a slice of its nodes or of its edges, and the slice's JSON (`itemsJson`, the items
- * as a JSON array, in one piece or several joined without separator) after `prefix` (chunkPrefix).
+ * One chunk of `envelope`: a slice of its nodes or of its edges, and the slice's JSON after `prefix`
+ * (chunkPrefix), its items in `groups` (SplitEnvelopeJson).
  */
 export function sliceChunk(
   envelope: EventEnvelope,
   prefix: string,
   field: 'nodes' | 'edges',
   items: unknown[],
-  itemsJson: string | readonly string[],
+  groups: readonly string[],
 ): Chunk {
-  const array = typeof itemsJson === 'string' ? [itemsJson] : itemsJson;
-  const pieces: SplitEnvelopeJson['pieces'] =
+  const split: SplitEnvelopeJson =
     field === 'nodes'
-      ? [`${prefix}"nodes":`, ...array, ',"edges":[]}']
-      : [`${prefix}"nodes":[],"edges":`, ...array, '}'];
+      ? { field, head: `${prefix}"nodes":`, groups, tail: ',"edges":[]}' }
+      : { field, head: `${prefix}"nodes":[],"edges":`, groups, tail: '}' };
   return {
     envelope: {
       source: envelope.source,
@@ -88,8 +75,8 @@ export function sliceChunk(
       edges: field === 'edges' ? (items as EnvelopeEdge[]) : [],
     },
     // Joined lazily by V8 (a string of pieces): only what reads `json` pays for the copy.
-    json: pieces.reduce((joined, piece) => joined + piece),
-    split: { field, pieces },
+    json: envelopeJsonPieces(split).reduce((joined, piece) => joined + piece),
+    split,
   };
 }
 
@@ -133,12 +120,12 @@ export function* chunksOf(envelope: EventEnvelope, limit = BUS_MESSAGE_LIMIT): G
       let count = Math.min(all.length - from, Math.max(1, Math.floor(room / perItem)));
       for (;;) {
         const items = all.slice(from, from + count);
-        const json = itemsJsonPieces(items, perItem);
-        // Counted piece by piece, so the chunk's JSON is not flattened here just to be measured.
-        let bytes = overhead - 2;
-        for (const piece of json) bytes += Buffer.byteLength(piece);
+        const groups = itemGroups(items, perItem);
+        // Counted group by group (and a comma between two), so the chunk's JSON is not joined to be measured.
+        let bytes = overhead + groups.length - 1;
+        for (const group of groups) bytes += Buffer.byteLength(group);
         if (bytes <= limit) {
-          const chunk = sliceChunk(envelope, prefix, field, items, json);
+          const chunk = sliceChunk(envelope, prefix, field, items, groups);
           wholeBytes += bytes - overhead + (counted[field]++ > 0 ? 1 : 0);
           if (held) {
             held.push(chunk);

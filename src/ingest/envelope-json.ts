@@ -7,46 +7,67 @@
 import type { EventEnvelope } from './envelope.js';
 
 /**
- * A chunk's JSON in pieces, joined without a separator: between the first and the last, the JSON array of its
- * `field` items, in one piece or several (a chunk cut from a request's text: brackets, runs of the text and
- * commas, each piece a slice of that text or JSON.stringify output, none of them copied).
+ * A group of a chunk's items holds about this many bytes of JSON at most. V8 keeps a string over 128 KiB in
+ * memory of its own (its large-object space), fresh memory touched page by page for every such string, while
+ * smaller strings are made in the young generation's pages, which it reuses: in groups, a chunk's JSON is
+ * made, posted by a worker, received and parsed without any string that large (docs/perf.md).
+ */
+export const GROUP_BYTES = 48 * 1024;
+
+/**
+ * A chunk's JSON in pieces: `head`, then the items' array (`[`, the groups joined by commas, `]`), then `tail`.
+ * Each group is the JSON of one or more whole items without brackets: a run of a request's text (a slice of
+ * it, not a copy) or JSON.stringify output. With `arrays` (as an ingest worker posts it: forPosting), each
+ * group is a JSON array of its own, brackets included.
  */
 export interface SplitEnvelopeJson {
   field: 'nodes' | 'edges';
-  /** the envelope up to the items' array, that array, and the rest of the envelope after it */
-  pieces: readonly [head: string, ...items: string[], tail: string];
+  /** the envelope's JSON up to its items' array */
+  head: string;
+  groups: readonly string[];
+  /** the envelope's JSON after its items' array */
+  tail: string;
+  arrays?: true;
 }
 
 /** JSON.stringify output (or such outputs joined), never holding a newline: see BusRecord.envelopeJson. */
 export type EnvelopeJson = string | SplitEnvelopeJson;
 
+/** The JSON as the pieces a writer encodes one after another, joined without separator. */
+export function envelopeJsonPieces(json: EnvelopeJson): readonly string[] {
+  if (typeof json === 'string') return [json];
+  const pieces = [json.head, '['];
+  for (const [k, group] of json.groups.entries()) {
+    if (k) pieces.push(',');
+    // A group posted as an array: its items without the brackets, a view of the string, not a copy.
+    pieces.push(json.arrays ? group.slice(1, -1) : group);
+  }
+  pieces.push(']', json.tail);
+  return pieces;
+}
+
 /** The JSON as one string (a copy: only where one string is all a consumer takes). */
 export function joinEnvelopeJson(json: EnvelopeJson): string {
-  return typeof json === 'string' ? json : json.pieces.join('');
+  return typeof json === 'string' ? json : envelopeJsonPieces(json).join('');
 }
 
 /** The JSON's UTF-8 bytes, the pieces encoded one after another (a broker message's body). */
 export function encodeEnvelopeJson(json: EnvelopeJson): Buffer {
   if (typeof json === 'string') return Buffer.from(json);
-  const bytes = Buffer.allocUnsafe(json.pieces.reduce((sum, piece) => sum + Buffer.byteLength(piece), 0));
+  const pieces = envelopeJsonPieces(json);
+  const bytes = Buffer.allocUnsafe(pieces.reduce((sum, piece) => sum + Buffer.byteLength(piece), 0));
   let at = 0;
-  for (const piece of json.pieces) at += bytes.write(piece, at);
+  for (const piece of pieces) at += bytes.write(piece, at);
   return bytes;
 }
 
 /**
- * The same JSON with its items' array in one piece: what an ingest worker posts, so that the event loop
- * receives the array as one string and parses it without joining it (the join is the worker's copy).
+ * The same JSON with each group a JSON array of its own: what an ingest worker posts. Its message copies the
+ * groups anyway; the event loop then receives strings under the large-object size and parses each as it is.
  */
-export function withItemsWhole(json: SplitEnvelopeJson): SplitEnvelopeJson {
-  const { pieces } = json;
-  if (pieces.length === 3) return json;
-  return { field: json.field, pieces: [pieces[0], pieces.slice(1, -1).join(''), pieces[pieces.length - 1]] };
-}
-
-/** The JSON as the pieces a writer encodes one after another. */
-export function envelopeJsonPieces(json: EnvelopeJson): readonly string[] {
-  return typeof json === 'string' ? [json] : json.pieces;
+export function forPosting(json: SplitEnvelopeJson): SplitEnvelopeJson {
+  if (json.arrays) return json;
+  return { ...json, groups: json.groups.map((group) => `[${group}]`), arrays: true };
 }
 
 /**
@@ -55,8 +76,14 @@ export function envelopeJsonPieces(json: EnvelopeJson): readonly string[] {
  */
 export function parseEnvelopeJson(json: EnvelopeJson): EventEnvelope {
   if (typeof json === 'string') return JSON.parse(json) as EventEnvelope;
-  const { pieces } = withItemsWhole(json);
-  const envelope = JSON.parse(`${pieces[0]}[]${pieces[2]}`) as EventEnvelope;
-  envelope[json.field] = JSON.parse(pieces[1]) as never;
+  const envelope = JSON.parse(`${json.head}[]${json.tail}`) as EventEnvelope;
+  let items: unknown[];
+  if (!json.arrays) items = JSON.parse(`[${json.groups.join(',')}]`) as unknown[];
+  else if (json.groups.length === 1) items = JSON.parse(json.groups[0]) as unknown[];
+  else {
+    items = [];
+    for (const group of json.groups) for (const item of JSON.parse(group) as unknown[]) items.push(item);
+  }
+  envelope[json.field] = items as never;
   return envelope;
 }

@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { collectingAfter } from '../workers/full-collection.js';
 import { ProblemError, type Problem } from '../http/problems.js';
-import { withItemsWhole, type EnvelopeJson } from './envelope-json.js';
+import { forPosting, type EnvelopeJson } from './envelope-json.js';
 import { parseJsonBody } from './json-body.js';
 import { prepareReport, type PreparedReport } from './prepare.js';
 import { createSources } from './sources/index.js';
@@ -58,8 +58,8 @@ export interface ReportJob {
 
 export type ReportReply =
   /**
-   * one chunk's JSON, posted as soon as it is cut (they come in order, before the job's answer); in its
-   * pieces where it has them, so this thread never joins them (envelope-json.ts)
+   * one chunk's JSON, posted as soon as it is cut (they come in order, before the job's answer); a slice's
+   * items in groups, each a JSON array of its own (forPosting, envelope-json.ts): nothing joins them
    */
   | { id: number; chunk: EnvelopeJson }
   /** the answer: `chunks` is empty, they were posted one by one */
@@ -88,7 +88,7 @@ export function runReportJob(
       query: job.query,
       receivedAt: job.receivedAt,
       scrub: job.scrub,
-      onChunk: ({ json, split }) => post({ id: job.id, chunk: split ? withItemsWhole(split) : json }),
+      onChunk: ({ json, split }) => post({ id: job.id, chunk: split ? forPosting(split) : json }),
     });
     post({
       id: job.id,

@@ -73,7 +73,7 @@ describe('runReportJob', () => {
     expect(expected.nodes + expected.edges).toBeGreaterThan(0);
   });
 
-  it('posts a chunk cut from the request text with its items in one piece, joining to the event loop JSON', () => {
+  it('posts a chunk cut from the request text as arrays of its items, joining to the event loop JSON', () => {
     // Compact, with ids: a chunk's items are runs of the text between brackets (several pieces on the event
     // loop).
     const nodes = Array.from({ length: 4000 }, (_, i) =>
@@ -88,12 +88,18 @@ describe('runReportJob', () => {
       scrub: true,
     });
     expect(expected.chunks.length).toBeGreaterThan(1);
-    expect(expected.chunks.every((c) => c.split && c.split.pieces.length > 3)).toBe(true);
+    expect(expected.chunks.every((c) => c.split && !c.split.arrays)).toBe(true);
     const posted = replies.flatMap((r) => ('chunk' in r ? [r.chunk] : []));
     expect(posted).toHaveLength(expected.chunks.length);
     posted.forEach((chunk, i) => {
       if (typeof chunk === 'string') throw new Error('a slice posted as one string');
-      expect(chunk.pieces).toHaveLength(3);
+      // Each group an array of its own, small enough for the young generation on the event loop.
+      expect(chunk.arrays).toBe(true);
+      expect(chunk.groups.length).toBeGreaterThan(1);
+      for (const group of chunk.groups) {
+        expect(Array.isArray(JSON.parse(group))).toBe(true);
+        expect(group.length).toBeLessThan(96 * 1024);
+      }
       expect(joinEnvelopeJson(chunk)).toBe(expected.chunks[i].json);
       expect(parseEnvelopeJson(chunk)).toEqual(expected.chunks[i].envelope);
     });
