@@ -1,9 +1,10 @@
-// An envelope's JSON as a producer hands it to the bus: one string, or (a chunk of nodes or of edges) three
-// pieces kept apart: the envelope's fields, the items' JSON array, the closing. Joined with `+`, V8 keeps them
-// as a string of pieces and copies the whole into one flat string the first time anything measures, encodes,
-// sends or parses it. Nothing needs that copy: the journal encodes the pieces one by one, a worker posts them,
-// and the bus parses the items alone when it delivers them. For a 50,000-object Kubernetes dump it was 23 MB
-// copied into fresh memory per report (docs/perf.md, "a chunk's JSON in its pieces").
+// An envelope's JSON as a producer hands it to the bus: one string, or (a chunk of nodes or of edges) in
+// pieces: the envelope's fields, its items in groups, the closing. Joined with `+`, V8 keeps them as a string
+// of pieces and copies the whole into one flat string the first time anything measures, encodes, sends or
+// parses it, and a string over 128 KiB is fresh memory each time. Nothing needs the join: the journal encodes
+// the pieces one by one, a worker posts the groups, and the bus parses them group by group. For a
+// 50,000-object Kubernetes dump the join was 23 MB copied into fresh memory per report (docs/perf.md, "a
+// chunk's JSON in its pieces").
 import type { EventEnvelope } from './envelope.js';
 
 /**
