@@ -1,6 +1,6 @@
 // Splits an event envelope into bus messages of at most 1 MiB serialized, nodes first, order kept.
-// Slices are serialized whole (one JSON.stringify per chunk, not per item) and the chunks carry their
-// JSON, so the journal need not serialize again.
+// Slices are serialized in groups of about 48 KiB (one JSON.stringify per group, not per item) and the chunks
+// carry their JSON in those groups, so the journal need not serialize again (envelope-json.ts).
 import type { EnvelopeEdge, EnvelopeNode, EventEnvelope } from './envelope.js';
 import { envelopeJsonPieces, GROUP_BYTES, type SplitEnvelopeJson } from './envelope-json.js';
 
