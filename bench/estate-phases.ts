@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { Journal } from '../src/bus/journal.js';
 import { recordPieces } from '../src/bus/memory.js';
 import { chunkEnvelope } from '../src/ingest/chunk.js';
+import { envelopeJsonOf } from '../src/ingest/envelope-json.js';
 import { chunkRawEnvelope } from '../src/ingest/chunk-raw.js';
 import { parseJsonBody } from '../src/ingest/json-body.js';
 import { scrubEnvelope } from '../src/ingest/scrub.js';
@@ -66,7 +67,7 @@ for (let round = 0; round < rounds; round++) {
     });
     add('chunk', performance.now() - t);
     t = performance.now();
-    const lines = chunks.map(({ envelope, json, split }, chunk) =>
+    const lines = chunks.map((cut, chunk) =>
       recordPieces({
         tenant: 'default',
         ingestSource: 'events',
@@ -74,8 +75,8 @@ for (let round = 0; round < rounds; round++) {
         chunk,
         chunks: chunks.length,
         receivedAt: Date.now(),
-        envelope,
-        envelopeJson: split ?? json,
+        envelope: cut.envelope,
+        envelopeJson: envelopeJsonOf(cut),
       }),
     );
     await journal.appendSerialized(lines, { stringified: true });

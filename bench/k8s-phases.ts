@@ -10,6 +10,7 @@ import { Journal } from '../src/bus/journal.js';
 import { createTenantGraph } from '../src/graph/model.js';
 import { GraphWriter } from '../src/graph/writer.js';
 import { chunkEnvelope } from '../src/ingest/chunk.js';
+import { envelopeJsonOf } from '../src/ingest/envelope-json.js';
 import { scrubEnvelope } from '../src/ingest/scrub.js';
 import { createSources } from '../src/ingest/sources/index.js';
 import { createK8sSource } from '../src/ingest/sources/k8s.js';
@@ -51,15 +52,15 @@ for (let round = 0; round < rounds; round++) {
   keep('chunk', performance.now() - t);
   const journal = await Journal.open(dir, {});
   t = performance.now();
-  const records = chunks.map(({ envelope, json, split }, chunk) => ({
+  const records = chunks.map((cut, chunk) => ({
     tenant: 'default',
     ingestSource: 'k8s',
     batchId: `b-${round}`,
     chunk,
     chunks: chunks.length,
     receivedAt: Date.now(),
-    envelope,
-    envelopeJson: split ?? json,
+    envelope: cut.envelope,
+    envelopeJson: envelopeJsonOf(cut),
     scope: 'k8s:cluster',
   }));
   await journal.appendSerialized(records.map(recordPieces), { stringified: true });

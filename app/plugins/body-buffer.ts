@@ -2,9 +2,9 @@
 // listener keeps from request to request (one for bodies parsed here, one for bodies a worker reads),
 // instead of fastify's list of socket chunks and their concatenation: those are ArrayBuffers outside V8's
 // heap, held while the body arrives (long enough to be promoted), and V8 starts a full collection whenever
-// such memory has grown by 64 MB since the last one. A 1M-node estate sent in 30 MiB reports then paid one full collection per report, each marking
-// the whole graph (docs/perf.md, "Fifth session: external memory"). Socket chunks copied at once die
-// young.
+// such memory has grown by 64 MB since the last one. A 1M-node estate sent in 30 MiB reports then paid one
+// full collection per report, each marking the whole graph (docs/perf.md, "Fifth session: external
+// memory"). Socket chunks copied at once die young.
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { errorCodes, type FastifyRequest } from 'fastify';

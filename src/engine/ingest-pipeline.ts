@@ -6,7 +6,7 @@ import { ProblemError } from '../http/problems.js';
 import type { Health } from './health.js';
 import type { BatchTracker } from '../ingest/batches.js';
 import type { EventEnvelope } from '../ingest/envelope.js';
-import type { EnvelopeJson, SplitEnvelopeJson } from '../ingest/envelope-json.js';
+import { envelopeJsonOf, type EnvelopeJson, type SplitEnvelopeJson } from '../ingest/envelope-json.js';
 import { parseJsonBody } from '../ingest/json-body.js';
 import { prepareReport, type PreparedReport } from '../ingest/prepare.js';
 import { RawJsonBody, type ReportPool } from '../ingest/report-pool.js';
@@ -98,7 +98,7 @@ export function createIngestPipeline(deps: IngestPipelineDeps) {
       metrics.ingestSecretsRedacted.inc({ kind }, count);
     const { chunks, nodes, edges, warnings, scope } = prepared;
     const batchId = `b-${randomUUID()}`;
-    const records: BusRecord[] = chunks.map(({ envelope, json, split }, chunk) => ({
+    const records: BusRecord[] = chunks.map((cut, chunk) => ({
       tenant: request.tenant,
       ingestSource: source.name,
       batchId,
@@ -107,8 +107,8 @@ export function createIngestPipeline(deps: IngestPipelineDeps) {
       receivedAt,
       // A worker's chunk comes as JSON only: the bus parses it when it delivers it. The pieces where there
       // are some: the journal encodes them one by one, never the joined copy.
-      envelope,
-      envelopeJson: split ?? json,
+      envelope: cut.envelope,
+      envelopeJson: envelopeJsonOf(cut),
       ...(scope !== undefined && { scope }),
     }));
     batches.track({

@@ -34,6 +34,11 @@ export interface SplitEnvelopeJson {
 /** JSON.stringify output (or such outputs joined), never holding a newline: see BusRecord.envelopeJson. */
 export type EnvelopeJson = string | SplitEnvelopeJson;
 
+/** What the bus is handed for a chunk: its pieces where it has them (a slice), else its one string. */
+export function envelopeJsonOf(chunk: { json: EnvelopeJson; split?: SplitEnvelopeJson }): EnvelopeJson {
+  return chunk.split ?? chunk.json;
+}
+
 /** The JSON as the pieces a writer encodes one after another, joined without separator. */
 export function envelopeJsonPieces(json: EnvelopeJson): readonly string[] {
   if (typeof json === 'string') return [json];

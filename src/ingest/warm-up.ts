@@ -10,6 +10,7 @@ import { nodeId } from '../graph/ids.js';
 import { silentLog } from '../log/logger.js';
 import { chunkEnvelope } from './chunk.js';
 import { chunkRawEnvelope } from './chunk-raw.js';
+import { envelopeJsonOf } from './envelope-json.js';
 import { parseJsonBody } from './json-body.js';
 import { scrubEnvelope } from './scrub.js';
 import type { IngestSource } from './sources/source.js';
@@ -250,7 +251,7 @@ export function warmUpIngest(sources: ReadonlyMap<string, IngestSource>): number
         scrubEnvelope(envelope);
         const raw = output.raw?.[index];
         const chunks = raw ? chunkRawEnvelope(envelope, raw, 64 * 1024) : chunkEnvelope(envelope, 64 * 1024);
-        chunks.forEach(({ envelope: piece, json, split }, chunk) => {
+        chunks.forEach((cut, chunk) => {
           serializeRecord({
             tenant: 'warm-up',
             ingestSource: name,
@@ -258,11 +259,11 @@ export function warmUpIngest(sources: ReadonlyMap<string, IngestSource>): number
             chunk,
             chunks: chunks.length,
             receivedAt,
-            envelope: piece,
-            envelopeJson: split ?? json,
+            envelope: cut.envelope,
+            envelopeJson: envelopeJsonOf(cut),
             scope,
           });
-          writer.apply(piece, receivedAt, scope);
+          writer.apply(cut.envelope, receivedAt, scope);
         });
       }
       writer.completeScope(scope);
