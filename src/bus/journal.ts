@@ -12,6 +12,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 
+import { pieceBytes, writePiece, type JsonPiece } from '../ingest/envelope-json.js';
 import { describeProblem, OWNER_FILE, type JournalOwner } from './journal-damage.js';
 import {
   commitLine,
@@ -49,11 +50,12 @@ const KEPT_COMMIT_BUFFER = 64 * 1024 * 1024;
  * One record's JSON line (without its newline), or its pieces in order: a record spliced from pieces (the
  * bus's record fields around an ingest chunk's JSON) is encoded piece by piece into the commit buffer, never
  * joined into one string first (docs/perf.md, "The journal writes a record's pieces without joining them").
- * Each piece is encoded alone, so none may end or begin inside a surrogate pair.
+ * Each piece is encoded alone, so none may end or begin inside a surrogate pair; a piece that is bytes (an
+ * ingest worker's, envelope-json.ts) is UTF-8 already and copied as it is.
  */
-export type SerializedLine = string | readonly string[];
+export type SerializedLine = string | readonly JsonPiece[];
 
-/** A line's length in UTF-16 code units, pieces summed. */
+/** A line's length in UTF-16 code units (UTF-8 bytes for a piece that is bytes), pieces summed. */
 export function lineLength(line: SerializedLine): number {
   if (typeof line === 'string') return line.length;
   let length = 0;
@@ -64,7 +66,7 @@ export function lineLength(line: SerializedLine): number {
 function lineBytes(line: SerializedLine): number {
   if (typeof line === 'string') return Buffer.byteLength(line, 'utf8');
   let bytes = 0;
-  for (const piece of line) bytes += Buffer.byteLength(piece, 'utf8');
+  for (const piece of line) bytes += pieceBytes(piece);
   return bytes;
 }
 
@@ -72,7 +74,9 @@ const LINE_FEED = 0x0a;
 
 const isEmpty = (line: SerializedLine) => lineLength(line) === 0;
 const holdsNewline = (line: SerializedLine) =>
-  typeof line === 'string' ? line.includes('\n') : line.some((piece) => piece.includes('\n'));
+  typeof line === 'string'
+    ? line.includes('\n')
+    : line.some((piece) => (typeof piece === 'string' ? piece.includes('\n') : piece.includes(LINE_FEED)));
 
 interface Pending {
   lines: readonly SerializedLine[];
@@ -344,7 +348,7 @@ export class Journal {
         for (const line of pending.lines) {
           at += buffer.write(`${seq++} `, at, 'latin1');
           if (typeof line === 'string') at += buffer.write(line, at, 'utf8');
-          else for (const piece of line) at += buffer.write(piece, at, 'utf8');
+          else for (const piece of line) at += writePiece(buffer, piece, at);
           buffer[at++] = LINE_FEED;
         }
       const text = buffer.subarray(0, at);

@@ -1,7 +1,13 @@
 // The embedded bus: publish journals a batch durably, then delivers it in-process, in order, to the one
 // consumer. On consume, everything journaled after `afterSeq` (the last snapshot) is replayed first.
 import type { EventEnvelope } from '../ingest/envelope.js';
-import { envelopeJsonPieces, parseEnvelopeJson, type EnvelopeJson } from '../ingest/envelope-json.js';
+import {
+  envelopeJsonPieces,
+  joinPieces,
+  parseEnvelopeJson,
+  type EnvelopeJson,
+  type JsonPiece,
+} from '../ingest/envelope-json.js';
 import type { Log } from '../log/logger.js';
 import type { Bus, BusHandler, BusRecord, Delivery } from './bus.js';
 import {
@@ -28,7 +34,7 @@ export type BusLog = Pick<Log, 'info' | 'warn' | 'error'>;
  * a JSON text that holds none, so the line holds no newline (the journal's `stringified`), and the journal
  * encodes the pieces without joining them.
  */
-export function recordPieces(record: BusRecord): string[] {
+export function recordPieces(record: BusRecord): JsonPiece[] {
   const { envelope, envelopeJson, ...meta } = record;
   return [
     `${JSON.stringify(meta).slice(0, -1)},"envelope":`,
@@ -39,7 +45,7 @@ export function recordPieces(record: BusRecord): string[] {
 
 /** A record as one JSON line (recordPieces joined). */
 export function serializeRecord(record: BusRecord): string {
-  return recordPieces(record).join('');
+  return joinPieces(recordPieces(record));
 }
 
 const ignore = () => undefined;
@@ -58,7 +64,8 @@ function materialize(pending: Pending): Delivery {
 const DELIVERY_SLICE_MS = 10;
 
 /**
- * How far journaled reports may run ahead of the graph, in characters of their records' JSON: past it, a
+ * How far journaled reports may run ahead of the graph, in characters of their records' JSON (bytes, for the
+ * items an ingest worker posted as bytes): past it, a
  * publish resolves (the report's 202) only once the consumer is back under it. The journal keeps every
  * record either way; the bound is on what waits in memory, parsed, for the graph writer. Without it a client
  * sending large reports back to back piled them up faster than they were applied (several hundred MiB more
@@ -170,7 +177,7 @@ export async function createEmbeddedBus(options: {
 
   const bus: EmbeddedBus = {
     publish(records: BusRecord[]): Promise<void> {
-      let lines: string[][];
+      let lines: JsonPiece[][];
       try {
         lines = records.map(recordPieces);
       } catch (error) {

@@ -2,7 +2,7 @@
 // Slices are serialized in groups of about 48 KiB (one JSON.stringify per group, not per item) and the chunks
 // carry their JSON in those groups, so the journal need not serialize again (envelope-json.ts).
 import type { EnvelopeEdge, EnvelopeNode, EventEnvelope } from './envelope.js';
-import { envelopeJsonPieces, GROUP_BYTES, type SplitEnvelopeJson } from './envelope-json.js';
+import { GROUP_BYTES, splitPieces, type SplitEnvelopeJson } from './envelope-json.js';
 
 /** The message limit of a default bus (NATS' default max_payload). */
 export const BUS_MESSAGE_LIMIT = 1024 * 1024;
@@ -75,7 +75,7 @@ export function sliceChunk(
       edges: field === 'edges' ? (items as EnvelopeEdge[]) : [],
     },
     // Joined lazily by V8 (a string of pieces): only what reads `json` pays for the copy.
-    json: envelopeJsonPieces(split).reduce((joined, piece) => joined + piece),
+    json: splitPieces(split).reduce((joined, piece) => joined + piece),
     split,
   };
 }

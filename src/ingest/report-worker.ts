@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { collectingAfter } from '../workers/full-collection.js';
 import { ProblemError, type Problem } from '../http/problems.js';
-import { forPosting, type EnvelopeJson } from './envelope-json.js';
+import { encodeForPosting, type EnvelopeJson } from './envelope-json.js';
 import { parseJsonBody } from './json-body.js';
 import { prepareReport, type PreparedReport } from './prepare.js';
 import { createSources } from './sources/index.js';
@@ -59,7 +59,8 @@ export interface ReportJob {
 export type ReportReply =
   /**
    * one chunk's JSON, posted as soon as it is cut (they come in order, before the job's answer); a slice's
-   * items in groups, each a JSON array of its own (forPosting, envelope-json.ts): nothing joins them
+   * items as UTF-8 in groups, each a JSON array of its own (encodeForPosting, envelope-json.ts), their buffer
+   * transferred: nothing joins them, and the event loop's heap holds none of them
    */
   | { id: number; chunk: EnvelopeJson }
   /** the answer: `chunks` is empty, they were posted one by one */
@@ -71,7 +72,8 @@ export type ReportReply =
 export function runReportJob(
   sources: ReadonlyMap<string, IngestSource>,
   job: ReportJob,
-  post: (reply: ReportReply) => void,
+  /** `transfer`: buffers the message hands over rather than copies */
+  post: (reply: ReportReply, transfer?: ArrayBuffer[]) => void,
 ): void {
   try {
     const source = sources.get(job.source);
@@ -88,7 +90,11 @@ export function runReportJob(
       query: job.query,
       receivedAt: job.receivedAt,
       scrub: job.scrub,
-      onChunk: ({ json, split }) => post({ id: job.id, chunk: split ? forPosting(split) : json }),
+      onChunk: ({ json, split }) => {
+        if (!split) return post({ id: job.id, chunk: json });
+        const chunk = encodeForPosting(split);
+        post({ id: job.id, chunk }, [chunk.bytes.buffer as ArrayBuffer]);
+      },
     });
     post({
       id: job.id,
@@ -110,7 +116,7 @@ if (parentPort && (workerData as { role?: string } | null)?.role === REPORT_WORK
   const port = parentPort;
   const data = workerData as ReportWorkerData;
   const sources = createSources({ seedIamUsers: data.seedIamUsers });
-  const post = (reply: ReportReply) => port.postMessage(reply);
+  const post = (reply: ReportReply, transfer?: ArrayBuffer[]) => port.postMessage(reply, transfer);
   // What a report made is collected once it is answered (full-collection.ts), not when the next reports'
   // allocations get round to it.
   port.on(

@@ -239,8 +239,10 @@ describe('Journal', () => {
       records(5, '𝄞', 100_000),
     ];
     const pieced = await tempDir();
+    const bytes = await tempDir();
     const joined = await tempDir();
     const a = await Journal.open(pieced);
+    const c = await Journal.open(bytes);
     const b = await Journal.open(joined);
     for (const batch of batches) {
       const lines = batch.map((r) => {
@@ -251,11 +253,21 @@ describe('Journal', () => {
         return [json.slice(0, 9), json.slice(9, half), '', json.slice(half)];
       });
       const seqs = await a.appendSerialized(lines);
+      // The same with the middle piece as its UTF-8 bytes (as an ingest worker posts a chunk's items).
+      const withBytes = lines.map(([first, middle, empty, last]) => [
+        first,
+        Buffer.from(middle),
+        empty,
+        last,
+      ]);
+      expect(await c.appendSerialized(withBytes, { stringified: true })).toEqual(seqs);
       expect(seqs).toEqual(await b.appendSerialized(batch.map((r) => JSON.stringify(r))));
     }
     await a.close();
     await b.close();
+    await c.close();
     expect(await readFile(await onlySegment(pieced))).toEqual(await readFile(await onlySegment(joined)));
+    expect(await readFile(await onlySegment(bytes))).toEqual(await readFile(await onlySegment(joined)));
     const reopened = await Journal.open(pieced);
     expect(reopened.recovered).toBeUndefined();
     expect((await replayAll(reopened)).map(([, record]) => record)).toEqual(batches.flat());
@@ -271,10 +283,19 @@ describe('Journal', () => {
         ['{"b":', '\n2}'],
       ]),
     ).rejects.toThrow(/record 1 is not single-line/);
+    await expect(
+      journal.appendSerialized([
+        ['{"a":', Buffer.from('1}')],
+        ['{"b":', Buffer.from('\n2}')],
+      ]),
+    ).rejects.toThrow(/record 1 is not single-line/);
     await expect(journal.appendSerialized([['{"a":1}'], ['', '']], { stringified: true })).rejects.toThrow(
       /record 1 is not single-line/,
     );
-    expect(await journal.appendSerialized([['{"a":', '1}']])).toEqual([1]);
+    await expect(
+      journal.appendSerialized([['{"a":1}'], ['', Buffer.alloc(0)]], { stringified: true }),
+    ).rejects.toThrow(/record 1 is not single-line/);
+    expect(await journal.appendSerialized([['{"a":', Buffer.from('1}')]])).toEqual([1]);
     expect(await replayAll(journal)).toEqual([[1, { a: 1 }]]);
     await journal.close();
   });

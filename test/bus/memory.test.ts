@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { BusRecord, Delivery } from '../../src/bus/bus.js';
 import { createEmbeddedBus, serializeRecord } from '../../src/bus/memory.js';
 import { chunkEnvelope } from '../../src/ingest/chunk.js';
+import { encodeForPosting } from '../../src/ingest/envelope-json.js';
 import { tempDir } from '../helpers/service.js';
 import { envelope, node } from '../helpers/envelope.js';
 
@@ -115,28 +116,30 @@ describe('embedded bus', () => {
       1024,
     );
     expect(chunks.length).toBeGreaterThan(2);
-    const records = (split: boolean): BusRecord[] =>
+    const forms = ['joined', 'split', 'encoded'] as const;
+    const records = (form: (typeof forms)[number]): BusRecord[] =>
       chunks.map((c, chunk) => ({
         ...record('a', chunk, chunks.length),
         envelope: undefined,
-        envelopeJson: split ? c.split! : c.json,
+        envelopeJson: form === 'joined' ? c.json : form === 'split' ? c.split! : encodeForPosting(c.split!),
       }));
     const journals: string[] = [];
-    for (const split of [true, false]) {
+    for (const form of forms) {
       const dir = await tempDir();
       const bus = await createEmbeddedBus({ dir });
       const seen: Delivery[] = [];
       bus.consume((d) => {
         seen.push(d);
       });
-      await bus.publish(records(split));
+      await bus.publish(records(form));
       await bus.drain();
       await bus.close();
       expect(seen.map((d) => d.envelope)).toEqual(chunks.map((c) => c.envelope));
       journals.push(await readFile(path.join(dir, '000000000001.log'), 'utf8'));
     }
     expect(journals[0]).toContain(chunks[1].json);
-    expect(journals[0]).toBe(journals[1]);
+    expect(journals[1]).toBe(journals[0]);
+    expect(journals[2]).toBe(journals[0]);
   });
 
   it('delivers the published objects themselves, one at a time, awaiting an async consumer', async () => {

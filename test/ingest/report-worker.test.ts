@@ -40,9 +40,15 @@ function job(source: string, text: string, query: Record<string, string> = {}): 
   };
 }
 
+/** What a message hands over rather than copies, by the reply it came with. */
+const transferred = new WeakMap<object, ArrayBuffer[]>();
+
 function run(j: ReportJob): ReportReply[] {
   const replies: ReportReply[] = [];
-  runReportJob(sources, j, (reply) => replies.push(reply));
+  runReportJob(sources, j, (reply, transfer) => {
+    if (transfer) transferred.set(reply, transfer);
+    replies.push(reply);
+  });
   return replies;
 }
 
@@ -73,11 +79,11 @@ describe('runReportJob', () => {
     expect(expected.nodes + expected.edges).toBeGreaterThan(0);
   });
 
-  it('posts a chunk cut from the request text as arrays of its items, joining to the event loop JSON', () => {
+  it('posts a chunk cut from the request text as bytes, arrays of its items in groups, handed over', () => {
     // Compact, with ids: a chunk's items are runs of the text between brackets (several pieces on the event
     // loop).
     const nodes = Array.from({ length: 4000 }, (_, i) =>
-      node('Service', `svc-${i}-naïve`, { note: 'p'.repeat(300) }),
+      node('Service', `svc-${i}-naïve ☃ 🚀`, { note: 'p'.repeat(300) }),
     );
     const text = JSON.stringify(envelope(nodes));
     const replies = run(job('events', text));
@@ -88,21 +94,38 @@ describe('runReportJob', () => {
       scrub: true,
     });
     expect(expected.chunks.length).toBeGreaterThan(1);
-    expect(expected.chunks.every((c) => c.split && !c.split.arrays)).toBe(true);
-    const posted = replies.flatMap((r) => ('chunk' in r ? [r.chunk] : []));
+    expect(expected.chunks.every((c) => c.split)).toBe(true);
+    const posted = replies.filter((r) => 'chunk' in r);
     expect(posted).toHaveLength(expected.chunks.length);
-    posted.forEach((chunk, i) => {
-      if (typeof chunk === 'string') throw new Error('a slice posted as one string');
-      // Each group an array of its own, small enough for the young generation on the event loop.
-      expect(chunk.arrays).toBe(true);
-      expect(chunk.groups.length).toBeGreaterThan(1);
-      for (const group of chunk.groups) {
+    posted.forEach((reply, i) => {
+      const { chunk } = reply;
+      if (typeof chunk === 'string' || !('bytes' in chunk)) throw new Error('a slice not posted as bytes');
+      // Its bytes are its own buffer, handed over with the message: nothing of it is copied.
+      expect(transferred.get(reply)).toEqual([chunk.bytes.buffer]);
+      expect(chunk.bytes.byteOffset).toBe(0);
+      expect(chunk.bytes.byteLength).toBe(chunk.bytes.buffer.byteLength);
+      // Each group an array of its own, small enough for the young generation once decoded.
+      expect(chunk.ends.length).toBeGreaterThan(1);
+      let from = 0;
+      for (const end of chunk.ends) {
+        const group = Buffer.from(chunk.bytes.subarray(from, end)).toString('utf8');
         expect(Array.isArray(JSON.parse(group))).toBe(true);
         expect(group.length).toBeLessThan(96 * 1024);
+        from = end;
       }
+      expect(from).toBe(chunk.bytes.length);
       expect(joinEnvelopeJson(chunk)).toBe(expected.chunks[i].json);
       expect(parseEnvelopeJson(chunk)).toEqual(expected.chunks[i].envelope);
     });
+  });
+
+  it('posts a chunk kept whole as its one string, nothing handed over', () => {
+    const text = JSON.stringify(envelope([node('Service', 'small')]));
+    const replies = run(job('events', text));
+    const posted = replies.filter((r) => 'chunk' in r);
+    expect(posted).toHaveLength(1);
+    expect(typeof posted[0].chunk).toBe('string');
+    expect(transferred.has(posted[0])).toBe(false);
   });
 
   it('answers a refusal with the problem the event loop would throw', () => {
