@@ -22,7 +22,7 @@ import {
   type NatsConnection,
   type StreamConfig,
 } from 'nats';
-import { encodeEnvelopeJson } from '../ingest/envelope-json.js';
+import { doneWith, encodeEnvelopeJson } from '../ingest/envelope-json.js';
 import { BrokerUnavailableError } from './bus.js';
 import type { Bus, BusHandler, BusRecord, Delivery } from './bus.js';
 import type { BusLog } from './memory.js';
@@ -205,6 +205,8 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
     const h = natsHeaders();
     h.set(HEADER_META, new TextDecoder().decode(meta.encode(rest)));
     let data: Uint8Array = encodeEnvelopeJson(envelopeJson ?? JSON.stringify(envelope));
+    // The message holds a copy: a worker may fill the chunk's bytes again.
+    doneWith(envelopeJson);
     // A chunk is at most 1 MiB of JSON; a broker whose max_payload is that too takes it compressed.
     if (data.byteLength + 4096 > maxPayload) {
       data = gzipSync(data);

@@ -2,6 +2,7 @@
 // consumer. On consume, everything journaled after `afterSeq` (the last snapshot) is replayed first.
 import type { EventEnvelope } from '../ingest/envelope.js';
 import {
+  doneWith,
   envelopeJsonPieces,
   joinPieces,
   parseEnvelopeJson,
@@ -57,7 +58,10 @@ type Pending = Omit<Delivery, 'envelope'> & { envelope?: EventEnvelope; envelope
 function materialize(pending: Pending): Delivery {
   if (pending.envelope) return pending as Delivery;
   const { envelopeJson, ...rest } = pending;
-  return { ...rest, envelope: parseEnvelopeJson(envelopeJson!) };
+  const envelope = parseEnvelopeJson(envelopeJson!);
+  // Journaled before it was queued, parsed now: nothing reads its bytes again.
+  doneWith(envelopeJson);
+  return { ...rest, envelope };
 }
 
 /** How long deliveries may run back to back before the event loop gets a turn (see deliver). */

@@ -45,6 +45,12 @@ export interface EncodedEnvelopeJson {
   /** where each group ends in `bytes` (the next begins there) */
   ends: readonly number[];
   tail: string;
+  /**
+   * Set on the event loop (report-pool.ts): hands `bytes`' buffer back to a worker to fill again. The bus
+   * calls it (doneWith) once it has copied and parsed them; after it, `bytes` is empty. Unset or not called,
+   * the buffer is collected like any other.
+   */
+  release?: () => void;
 }
 
 /** JSON.stringify output (or such outputs joined), never holding a newline: see BusRecord.envelopeJson. */
@@ -116,14 +122,27 @@ export function writePiece(buffer: Buffer, piece: JsonPiece, at: number): number
   return piece.length;
 }
 
+/** The bus is done with the JSON's bytes (journaled or sent, and parsed): they may be filled again. */
+export function doneWith(json: EnvelopeJson | undefined): void {
+  if (json && typeof json !== 'string' && 'bytes' in json && json.release) {
+    const { release } = json;
+    json.release = undefined;
+    release();
+  }
+}
+
 /**
- * What an ingest worker posts for a slice: its groups encoded, each a JSON array with its brackets, into one
- * buffer (to be transferred: `bytes.buffer` is its own).
+ * What an ingest worker posts for a slice: its groups encoded, each a JSON array with its brackets, at the
+ * start of a buffer of their own (to be transferred: `bytes.buffer` holds nothing else). `buffer` gives one
+ * of at least the bytes asked for (a worker's: one the event loop handed back, EncodedEnvelopeJson.release).
  */
-export function encodeForPosting(json: SplitEnvelopeJson): EncodedEnvelopeJson {
+export function encodeForPosting(
+  json: SplitEnvelopeJson,
+  buffer: (bytes: number) => ArrayBuffer = (bytes) => Buffer.allocUnsafeSlow(bytes).buffer as ArrayBuffer,
+): EncodedEnvelopeJson {
   let total = 0;
   for (const group of json.groups) total += Buffer.byteLength(group, 'utf8') + 2;
-  const bytes = Buffer.allocUnsafeSlow(total);
+  const bytes = Buffer.from(buffer(total), 0, total);
   const ends: number[] = [];
   let at = 0;
   for (const group of json.groups) {

@@ -11,6 +11,7 @@ import {
   REPORT_WORKER_ROLE,
   WORKER_SOURCES,
   type ReportJob,
+  type RecycledBuffer,
   type ReportReply,
   type ReportWorkerData,
 } from './report-worker.js';
@@ -75,7 +76,13 @@ export function createReportPool(options: { threads: number; seedIamUsers: boole
       if ('chunk' in reply) {
         const chunks = parts.get(reply.id) ?? [];
         parts.set(reply.id, chunks);
-        chunks.push({ json: reply.chunk });
+        const { chunk } = reply;
+        if (typeof chunk !== 'string' && 'bytes' in chunk) {
+          // Handed back once the bus is done with it (doneWith), for a worker to fill again.
+          const buffer = chunk.bytes.buffer as ArrayBuffer;
+          chunk.release = () => void pool.give({ recycle: buffer } satisfies RecycledBuffer, [buffer]);
+        }
+        chunks.push({ json: chunk });
         return { more: true };
       }
       const chunks = parts.get(reply.id) ?? [];

@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { collectingAfter } from '../workers/full-collection.js';
 import { ProblemError, type Problem } from '../http/problems.js';
+import { BUS_MESSAGE_LIMIT } from './chunk.js';
 import { encodeForPosting, type EnvelopeJson } from './envelope-json.js';
 import { parseJsonBody } from './json-body.js';
 import { prepareReport, type PreparedReport } from './prepare.js';
@@ -56,6 +57,33 @@ export interface ReportJob {
   scrub: boolean;
 }
 
+/**
+ * A buffer the event loop is done with (EncodedEnvelopeJson.release), handed back for the next chunks: a
+ * worker encoding into fresh memory touched it page by page, and the event loop freeing it counted it as
+ * memory outside the heap, which started a full collection every few reports at the 1M estate.
+ */
+export interface RecycledBuffer {
+  recycle: ArrayBuffer;
+}
+
+/** A worker keeps at most this many buffers handed back (each about a chunk, 1 MiB). */
+const RECYCLED_KEPT = 64;
+
+/** Buffers to encode chunks into: handed back ones first, else fresh ones large enough for any chunk. */
+export function chunkBuffers(): { take(bytes: number): ArrayBuffer; keep(buffer: ArrayBuffer): void } {
+  const kept: ArrayBuffer[] = [];
+  return {
+    take(bytes) {
+      const last = kept.at(-1);
+      if (last && last.byteLength >= bytes) return kept.pop()!;
+      return Buffer.allocUnsafeSlow(Math.max(bytes, BUS_MESSAGE_LIMIT)).buffer as ArrayBuffer;
+    },
+    keep(buffer) {
+      if (kept.length < RECYCLED_KEPT) kept.push(buffer);
+    },
+  };
+}
+
 export type ReportReply =
   /**
    * one chunk's JSON, posted as soon as it is cut (they come in order, before the job's answer); a slice's
@@ -74,6 +102,8 @@ export function runReportJob(
   job: ReportJob,
   /** `transfer`: buffers the message hands over rather than copies */
   post: (reply: ReportReply, transfer?: ArrayBuffer[]) => void,
+  /** a buffer of at least `bytes` to encode a chunk into (chunkBuffers) */
+  buffer?: (bytes: number) => ArrayBuffer,
 ): void {
   try {
     const source = sources.get(job.source);
@@ -92,7 +122,7 @@ export function runReportJob(
       scrub: job.scrub,
       onChunk: ({ json, split }) => {
         if (!split) return post({ id: job.id, chunk: json });
-        const chunk = encodeForPosting(split);
+        const chunk = encodeForPosting(split, buffer);
         post({ id: job.id, chunk }, [chunk.bytes.buffer as ArrayBuffer]);
       },
     });
@@ -117,11 +147,12 @@ if (parentPort && (workerData as { role?: string } | null)?.role === REPORT_WORK
   const data = workerData as ReportWorkerData;
   const sources = createSources({ seedIamUsers: data.seedIamUsers });
   const post = (reply: ReportReply, transfer?: ArrayBuffer[]) => port.postMessage(reply, transfer);
+  const buffers = chunkBuffers();
   // What a report made is collected once it is answered (full-collection.ts), not when the next reports'
   // allocations get round to it.
-  port.on(
-    'message',
-    collectingAfter((job: ReportJob) => runReportJob(sources, job, post)),
+  const run = collectingAfter((job: ReportJob) => runReportJob(sources, job, post, buffers.take));
+  port.on('message', (message: ReportJob | RecycledBuffer) =>
+    'recycle' in message ? buffers.keep(message.recycle) : run(message),
   );
   // A worker started ahead of any report is warmed up as the event loop is (warm-up.ts), so the next large
   // report runs optimized normalizers; jobs posted meanwhile wait in this thread's queue. Then ready (the

@@ -49,6 +49,11 @@ export interface JobPool<J extends { id: number }> {
    * another.
    */
   release(): Promise<void>;
+  /**
+   * Posts a message that is not a job to a running worker (the first), handing `transfer` over; false when
+   * none runs (the message is dropped).
+   */
+  give(message: object, transfer: ArrayBuffer[]): boolean;
   /** Stops the workers; jobs still waiting or running reject. */
   close(): Promise<void>;
 }
@@ -177,6 +182,12 @@ export function createJobPool<J extends { id: number }, R extends { id: number }
     },
     async release() {
       await Promise.all(workers.filter((entry) => entry.used && !entry.job).map(stop));
+    },
+    give(message, transfer) {
+      const entry = workers[0];
+      if (!entry || closed) return false;
+      entry.worker.postMessage(message, transfer);
+      return true;
     },
     async close() {
       closed = true;

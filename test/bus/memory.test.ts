@@ -121,8 +121,15 @@ describe('embedded bus', () => {
       chunks.map((c, chunk) => ({
         ...record('a', chunk, chunks.length),
         envelope: undefined,
-        envelopeJson: form === 'joined' ? c.json : form === 'split' ? c.split! : encodeForPosting(c.split!),
+        envelopeJson:
+          form === 'joined'
+            ? c.json
+            : form === 'split'
+              ? c.split!
+              : { ...encodeForPosting(c.split!), release: () => released.push(chunk) },
       }));
+    // The chunks whose bytes the bus said it was done with (a worker may fill them again).
+    const released: number[] = [];
     const journals: string[] = [];
     for (const form of forms) {
       const dir = await tempDir();
@@ -137,6 +144,8 @@ describe('embedded bus', () => {
       expect(seen.map((d) => d.envelope)).toEqual(chunks.map((c) => c.envelope));
       journals.push(await readFile(path.join(dir, '000000000001.log'), 'utf8'));
     }
+    // Each once, by the time the bus drained.
+    expect(released).toEqual(chunks.map((_c, i) => i));
     expect(journals[0]).toContain(chunks[1].json);
     expect(journals[1]).toBe(journals[0]);
     expect(journals[2]).toBe(journals[0]);

@@ -6,16 +6,23 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ProblemError } from '../../src/http/problems.js';
-import { joinEnvelopeJson, parseEnvelopeJson } from '../../src/ingest/envelope-json.js';
+import {
+  doneWith,
+  joinEnvelopeJson,
+  parseEnvelopeJson,
+  type EnvelopeJson,
+} from '../../src/ingest/envelope-json.js';
 import { parseJsonBody } from '../../src/ingest/json-body.js';
 import { prepareReport } from '../../src/ingest/prepare.js';
 import { createReportPool } from '../../src/ingest/report-pool.js';
 import {
+  chunkBuffers,
   runReportJob,
   WORKER_SOURCES,
   type ReportJob,
   type ReportReply,
 } from '../../src/ingest/report-worker.js';
+import { BUS_MESSAGE_LIMIT } from '../../src/ingest/chunk.js';
 import { createSources } from '../../src/ingest/sources/index.js';
 import { envelope, node } from '../helpers/envelope.js';
 
@@ -152,6 +159,61 @@ describe('runReportJob', () => {
     expect(answer).toMatchObject({ ok: false, message: expect.stringContaining('supplychain') });
   });
 
+  it('encodes chunks into the buffers it is given, handed back ones first', () => {
+    const nodes = Array.from({ length: 4000 }, (_, i) =>
+      node('Service', `svc-${i}`, { note: 'p'.repeat(300) }),
+    );
+    const text = JSON.stringify(envelope(nodes));
+    const buffers = chunkBuffers();
+    // A buffer full of stale text, as one handed back after an earlier report.
+    const stale = Buffer.alloc(BUS_MESSAGE_LIMIT, '}').buffer as ArrayBuffer;
+    buffers.keep(stale);
+    const given: ArrayBuffer[] = [];
+    const replies: ReportReply[] = [];
+    runReportJob(
+      sources,
+      job('events', text),
+      (reply) => replies.push(reply),
+      (bytes) => {
+        const buffer = buffers.take(bytes);
+        given.push(buffer);
+        return buffer;
+      },
+    );
+    const chunks = replies.flatMap((r) => ('chunk' in r && typeof r.chunk !== 'string' ? [r.chunk] : []));
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(given[0]).toBe(stale);
+    chunks.forEach((chunk, i) => {
+      if (!('bytes' in chunk)) throw new Error('not bytes');
+      expect(chunk.bytes.buffer).toBe(given[i]);
+      expect(chunk.bytes.buffer.byteLength).toBeGreaterThanOrEqual(BUS_MESSAGE_LIMIT);
+    });
+    // The stale bytes past a chunk's own are never read.
+    expect(chunks.flatMap((c) => parseEnvelopeJson(c).nodes)).toEqual(
+      prepareReport(sources.get('events')!, {
+        body: parseJsonBody(text, { keepText: true }),
+        query: {},
+        receivedAt: 1_700_000_000_000,
+        scrub: true,
+      }).chunks.flatMap((c) => c.envelope.nodes),
+    );
+  });
+
+  it('keeps a bounded number of buffers handed back, and takes a fresh one when the last kept is too small', () => {
+    const buffers = chunkBuffers();
+    const small = new ArrayBuffer(16);
+    buffers.keep(small);
+    const fresh = buffers.take(1024);
+    expect(fresh).not.toBe(small);
+    expect(fresh.byteLength).toBe(BUS_MESSAGE_LIMIT);
+    expect(buffers.take(2 * BUS_MESSAGE_LIMIT).byteLength).toBe(2 * BUS_MESSAGE_LIMIT);
+    const kept = Array.from({ length: 100 }, () => new ArrayBuffer(BUS_MESSAGE_LIMIT));
+    for (const buffer of kept) buffers.keep(buffer);
+    const taken = new Set(Array.from({ length: 100 }, () => buffers.take(10)));
+    // The first keep (too small) and 64 of the hundred are kept; the rest are fresh.
+    expect(kept.filter((b) => taken.has(b))).toHaveLength(63);
+  });
+
   it('takes every other source the service has', () => {
     expect([...sources.keys()].filter((name) => !WORKER_SOURCES.has(name))).toEqual(['supplychain']);
   });
@@ -181,5 +243,52 @@ describe('the report pool, on a worker thread', () => {
     await expect(pool.prepare(job('events', '{"nodes": ['))).rejects.toMatchObject({
       problem: { type: expect.stringMatching(/malformed-json$/) },
     });
+  });
+
+  it('hands a chunk buffer back to the worker once the bus is done with it, and the next report is whole', async () => {
+    await pool.prestart();
+    const report = (n: number) =>
+      JSON.stringify(
+        envelope(
+          Array.from({ length: 3000 }, (_, i) =>
+            node('Service', `r${n}-svc-${i}-☃`, { note: 'q'.repeat(300 + n) }),
+          ),
+        ),
+      );
+    const expected = (text: string) =>
+      prepareReport(sources.get('events')!, {
+        body: parseJsonBody(text, { keepText: true }),
+        query: {},
+        receivedAt: 1_700_000_000_000,
+        scrub: true,
+      }).chunks.map((c) => c.json);
+    const encoded = (json: EnvelopeJson) => {
+      if (typeof json === 'string' || !('bytes' in json)) throw new Error('a slice not posted as bytes');
+      return json;
+    };
+    for (const n of [1, 2, 3]) {
+      const text = report(n);
+      const prepared = await pool.prepare(job('events', text));
+      expect(prepared.chunks.length).toBeGreaterThan(1);
+      expect(prepared.chunks.map((c) => joinEnvelopeJson(c.json))).toEqual(expected(text));
+      for (const { json } of prepared.chunks) {
+        const chunk = encoded(json);
+        expect(chunk.release).toBeTypeOf('function');
+        expect(chunk.bytes.buffer.byteLength).toBeGreaterThan(0);
+        doneWith(chunk);
+        // Handed over to the worker: nothing of it is left here; a second call does nothing.
+        expect(chunk.bytes.buffer.byteLength).toBe(0);
+        expect(chunk.release).toBeUndefined();
+        doneWith(chunk);
+      }
+    }
+    // With no worker running, the buffer stays where it is (collected like any other).
+    const text = report(4);
+    const prepared = await pool.prepare(job('events', text));
+    await pool.release();
+    const chunk = encoded(prepared.chunks[0].json);
+    doneWith(chunk);
+    expect(chunk.bytes.buffer.byteLength).toBeGreaterThan(0);
+    expect(joinEnvelopeJson(chunk)).toBe(expected(text)[0]);
   });
 });
