@@ -69,11 +69,11 @@ const DELIVERY_SLICE_MS = 10;
 
 /**
  * How far journaled reports may run ahead of the graph, in characters of their records' JSON (bytes, for the
- * items an ingest worker posted as bytes): past it, a
- * publish resolves (the report's 202) only once the consumer is back under it. The journal keeps every
- * record either way; the bound is on what waits in memory, parsed, for the graph writer. Without it a client
- * sending large reports back to back piled them up faster than they were applied (several hundred MiB more
- * at the 1M-node estate, docs/perf.md "Fifth session: external memory").
+ * items an ingest worker posted as bytes): past it, a publish resolves (the report's 202) only once the
+ * consumer is back under it. The journal keeps every record either way; the bound is on what waits in
+ * memory, parsed, for the graph writer. Without it a client sending large reports back to back piled them up
+ * faster than they were applied (several hundred MiB more at the 1M-node estate, docs/perf.md "Fifth
+ * session: external memory").
  */
 export const DEFAULT_BACKLOG_CHARS = 32 * 1024 * 1024;
 
