@@ -12,7 +12,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 
-import { pieceBytes, writePiece, type JsonPiece } from '../ingest/envelope-json.js';
+import { writePiece, type JsonPiece } from '../ingest/envelope-json.js';
 import { describeProblem, OWNER_FILE, type JournalOwner } from './journal-damage.js';
 import {
   commitLine,
@@ -43,8 +43,12 @@ import {
 export * from './journal-segments.js';
 export * from './journal-damage.js';
 
-/** The commit buffer is kept for the next commit up to this size (reserve). */
-const KEPT_COMMIT_BUFFER = 64 * 1024 * 1024;
+/**
+ * The commit buffer's size: a commit's text is encoded into it and written out each time it is full. A buffer
+ * as large as the largest commit (a 30 MiB report's) was fresh memory each time it grew, touched page by page
+ * on the event loop, and was kept to the process's end.
+ */
+export const COMMIT_BUFFER_BYTES = 4 * 1024 * 1024;
 
 /**
  * One record's JSON line (without its newline), or its pieces in order: a record spliced from pieces (the
@@ -61,13 +65,6 @@ export function lineLength(line: SerializedLine): number {
   let length = 0;
   for (const piece of line) length += piece.length;
   return length;
-}
-
-function lineBytes(line: SerializedLine): number {
-  if (typeof line === 'string') return Buffer.byteLength(line, 'utf8');
-  let bytes = 0;
-  for (const piece of line) bytes += pieceBytes(piece);
-  return bytes;
 }
 
 const LINE_FEED = 0x0a;
@@ -108,7 +105,7 @@ export class Journal {
   /** Set when a failed write could not be undone: the file's tail is unknown, so nothing more is appended. */
   private failure: JournalError | null = null;
   /** The commit buffer (reserve), reused from commit to commit. */
-  private commitBuffer = Buffer.alloc(0);
+  private commitBuffer: Buffer | undefined;
   private owner = false;
 
   private constructor(
@@ -338,24 +335,50 @@ export class Journal {
   private async commit(batch: Pending[], lastSeq: number): Promise<boolean> {
     try {
       if (this.segmentBytes >= this.rotateAt) await this.rotate();
-      this.reserve(batch, lastSeq);
-      const buffer = this.commitBuffer;
+      // Each line's seq, then its text piece by piece, straight into the commit buffer: no joined copy of the
+      // commit's text, and a piece is encoded as it is. A full buffer is written out and filled again, so a
+      // commit of any size touches no memory beyond the one buffer (docs/perf.md, "The journal's commit
+      // buffer"); the checksum runs over what is written, and the commit line follows it all.
+      const buffer = (this.commitBuffer ??= Buffer.allocUnsafeSlow(COMMIT_BUFFER_BYTES));
       let at = 0;
+      let crc = 0;
+      let size = 0;
+      const write = async (bytes: Uint8Array) => {
+        crc = crc32(bytes, crc);
+        const { bytesWritten } = await this.handle.writev([bytes]);
+        if (bytesWritten !== bytes.length)
+          throw new Error(`short write: ${bytesWritten} of ${bytes.length} bytes`);
+        size += bytes.length;
+      };
+      /** Room for `most` more bytes: the buffer written out if they would not fit. */
+      const room = async (most: number) => {
+        if (at + most <= buffer.length || at === 0) return;
+        await write(buffer.subarray(0, at));
+        at = 0;
+      };
       let seq = this.nextSeq;
-      // Each line's seq, then its text piece by piece, straight into the commit buffer (which reserve made
-      // large enough): no joined copy of the commit's text, and a piece is encoded as it is.
       for (const pending of batch)
         for (const line of pending.lines) {
-          at += buffer.write(`${seq++} `, at, 'latin1');
-          if (typeof line === 'string') at += buffer.write(line, at, 'utf8');
-          else for (const piece of line) at += writePiece(buffer, piece, at);
+          const prefix = `${seq++} `;
+          if (at + prefix.length > buffer.length) await room(prefix.length);
+          at += buffer.write(prefix, at, 'latin1');
+          for (const piece of typeof line === 'string' ? [line] : line) {
+            // UTF-8 takes at most three bytes per UTF-16 code unit.
+            const most = typeof piece === 'string' ? piece.length * 3 : piece.length;
+            if (at + most > buffer.length) await room(most);
+            if (most <= buffer.length) at += writePiece(buffer, piece, at);
+            else await write(typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece);
+          }
+          if (at + 1 > buffer.length) await room(1);
           buffer[at++] = LINE_FEED;
         }
       const text = buffer.subarray(0, at);
-      const buffers = [text, Buffer.from(commitLine(lastSeq, crc32(text)), 'utf8')];
-      const size = at + buffers[1].length;
+      crc = crc32(text, crc);
+      const buffers = [text, Buffer.from(commitLine(lastSeq, crc), 'utf8')];
+      const last = at + buffers[1].length;
       const { bytesWritten } = await this.handle.writev(buffers);
-      if (bytesWritten !== size) throw new Error(`short write: ${bytesWritten} of ${size} bytes`);
+      if (bytesWritten !== last) throw new Error(`short write: ${bytesWritten} of ${last} bytes`);
+      size += last;
       await this.handle.datasync();
       this.nextSeq = lastSeq + 1;
       this.segmentBytes += size;
@@ -380,34 +403,6 @@ export class Journal {
       for (const pending of batch) pending.reject(failure);
       return false;
     }
-  }
-
-  /**
-   * Makes the commit buffer large enough for `batch`'s lines, seqs, spaces and newlines included. One buffer
-   * is kept from commit to commit (commits never overlap), replaced by a larger one when a commit needs more.
-   * Fresh buffers per commit are memory outside V8's heap that lives through the write and the sync: V8
-   * counts it, and started a full collection for every large report (docs/perf.md, "Fifth session: external
-   * memory").
-   */
-  private reserve(batch: Pending[], lastSeq: number): void {
-    // An unusually large group commit does not pin its buffer for the journal's life.
-    if (this.commitBuffer.length > KEPT_COMMIT_BUFFER) this.commitBuffer = Buffer.alloc(0);
-    let lines = 0;
-    let chars = 0;
-    for (const pending of batch)
-      for (const line of pending.lines) {
-        lines++;
-        chars += lineLength(line);
-      }
-    // Each line's seq, space and newline are ASCII: at most the last seq's digits and two bytes.
-    const framing = lines * (String(lastSeq).length + 2);
-    // UTF-8 takes at most three bytes per UTF-16 code unit: the exact size is measured only when that bound
-    // is over the buffer's, so that an encoding never runs out of room.
-    if (this.commitBuffer.length >= chars * 3 + framing) return;
-    let bytes = framing;
-    for (const pending of batch) for (const line of pending.lines) bytes += lineBytes(line);
-    if (this.commitBuffer.length < bytes)
-      this.commitBuffer = Buffer.allocUnsafeSlow(Math.max(bytes, this.commitBuffer.length * 2));
   }
 
   private get activeFile(): string {

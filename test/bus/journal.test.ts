@@ -3,7 +3,13 @@ import { appendFile, open, readFile, readdir, writeFile, type FileHandle } from 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Journal, JournalDamage, JournalError, SEGMENT_HEADER } from '../../src/bus/journal.js';
+import {
+  COMMIT_BUFFER_BYTES,
+  Journal,
+  JournalDamage,
+  JournalError,
+  SEGMENT_HEADER,
+} from '../../src/bus/journal.js';
 import { tempDir } from '../helpers/service.js';
 import { crashRecord, type CrashRecord } from './fixtures/crash-record.js';
 
@@ -416,6 +422,64 @@ describe('Journal', () => {
     // A failed fsync is as bad as a failed write: the records were never acknowledged.
     vi.spyOn(proto, 'datasync').mockRejectedValueOnce(new Error('EIO: i/o error, fsync'));
     await expect(journal.append([{ lost: 3 }])).rejects.toThrow(/failed: EIO: i\/o error, fsync/);
+    expect(await journal.append([{ a: 2 }])).toEqual([2]);
+    await journal.close();
+    const reopened = await Journal.open(dir);
+    expect(reopened.recovered).toBeUndefined();
+    expect(await replayAll(reopened)).toEqual([
+      [1, { a: 1 }],
+      [2, { a: 2 }],
+    ]);
+    await reopened.close();
+  });
+
+  it('writes a commit larger than its buffer in several writes, checksummed and replayed as one', async () => {
+    const dir = await tempDir();
+    const proto = await fileHandlePrototype(dir);
+    const journal = await Journal.open(dir);
+    const writes = vi.spyOn(proto, 'writev');
+    // Lines of many pieces past the buffer, a text piece and a bytes piece each larger than the buffer alone.
+    const big = 'é'.repeat(COMMIT_BUFFER_BYTES / 2 + 7);
+    const records = [
+      { i: 0, text: big },
+      { i: 1, text: 'x'.repeat(COMMIT_BUFFER_BYTES + 3) },
+      ...Array.from({ length: 300 }, (_, i) => ({ i: i + 2, text: `€𝄞${'y'.repeat(40_000 + i)}` })),
+    ];
+    const lines = records.map((r, k) => {
+      const json = JSON.stringify(r);
+      if (k === 1) return [json.slice(0, 5), Buffer.from(json.slice(5))];
+      return k % 2 ? json : [json.slice(0, 7), json.slice(7)];
+    });
+    expect(await journal.appendSerialized(lines)).toEqual(records.map((_r, k) => k + 1));
+    expect(writes.mock.calls.length).toBeGreaterThan(4);
+    await journal.close();
+    // One commit line after it all, whose checksum the reopening checks.
+    const text = await readFile(await onlySegment(dir), 'utf8');
+    expect(text.match(/^~\d+ [0-9a-f]{8}$/gm)).toEqual([expect.stringMatching(/^~302 /)]);
+    const reopened = await Journal.open(dir);
+    expect(reopened.recovered).toBeUndefined();
+    expect((await replayAll(reopened)).map(([, record]) => record)).toEqual(records);
+    await reopened.close();
+  });
+
+  it('rejects a commit whose later write fails, and cuts back what its earlier writes left', async () => {
+    const dir = await tempDir();
+    const proto = await fileHandlePrototype(dir);
+    const journal = await Journal.open(dir);
+    await journal.append([{ a: 1 }]);
+    const writev = proto.writev;
+    let calls = 0;
+    vi.spyOn(proto, 'writev').mockImplementation(function (this: FileHandle, ...args) {
+      if (++calls === 2) return Promise.reject(new Error('EIO: i/o error, write'));
+      return writev.apply(this, args);
+    });
+    const lost = Array.from({ length: 3 }, (_, i) => ({
+      lost: i,
+      text: 'z'.repeat(COMMIT_BUFFER_BYTES / 2),
+    }));
+    await expect(journal.append(lost)).rejects.toThrow(/failed: EIO: i\/o error, write/);
+    expect(calls).toBe(2);
+    vi.restoreAllMocks();
     expect(await journal.append([{ a: 2 }])).toEqual([2]);
     await journal.close();
     const reopened = await Journal.open(dir);
