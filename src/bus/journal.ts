@@ -46,7 +46,8 @@ export * from './journal-damage.js';
 /**
  * The commit buffer's size: a commit's text is encoded into it and written out each time it is full. A buffer
  * as large as the largest commit (a 30 MiB report's) was fresh memory each time it grew, touched page by page
- * on the event loop, and was kept to the process's end.
+ * on the event loop, and was kept to the process's end. One buffer, kept: a fresh one per commit was memory
+ * outside V8's heap that started full collections (docs/perf.md, "Fifth session: external memory").
  */
 export const COMMIT_BUFFER_BYTES = 4 * 1024 * 1024;
 
