@@ -105,7 +105,7 @@ export class Journal {
   private closed = false;
   /** Set when a failed write could not be undone: the file's tail is unknown, so nothing more is appended. */
   private failure: JournalError | null = null;
-  /** The commit buffer (reserve), reused from commit to commit. */
+  /** The commit buffer (COMMIT_BUFFER_BYTES), made at the first commit and reused by every commit after. */
   private commitBuffer: Buffer | undefined;
   private owner = false;
 
