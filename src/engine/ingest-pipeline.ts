@@ -7,7 +7,7 @@ import type { Health } from './health.js';
 import type { BatchTracker } from '../ingest/batches.js';
 import type { EventEnvelope } from '../ingest/envelope.js';
 import { envelopeJsonOf, type EnvelopeJson, type SplitEnvelopeJson } from '../ingest/envelope-json.js';
-import { parseJsonBody } from '../ingest/json-body.js';
+import { parseJsonBody, utf8Text } from '../ingest/json-body.js';
 import { prepareReport, type PreparedReport } from '../ingest/prepare.js';
 import { RawJsonBody, type ReportPool } from '../ingest/report-pool.js';
 import type { IngestSource } from '../ingest/sources/source.js';
@@ -77,7 +77,7 @@ export function createIngestPipeline(deps: IngestPipelineDeps) {
     // No worker for it after all (the listener asked too early, or with other sources): read it here.
     let text: string;
     try {
-      text = Buffer.from(body.bytes.buffer, body.bytes.byteOffset, body.bytes.byteLength).toString('utf8');
+      text = utf8Text(body.bytes);
     } finally {
       body.release();
     }

@@ -6,6 +6,7 @@
 // For a 50,000-object Kubernetes dump the join was 23 MB copied into fresh memory per report (docs/perf.md,
 // "a chunk's JSON in its pieces").
 import type { EventEnvelope } from './envelope.js';
+import { utf8Text } from './json-body.js';
 
 /**
  * A group of a chunk's items holds about this many bytes of JSON at most. V8 keeps a string over 128 KiB in
@@ -97,7 +98,7 @@ export const pieceBytes = (piece: JsonPiece): number =>
 
 /** Pieces as one string (a copy: only where one string is all a consumer takes). */
 export function joinPieces(pieces: readonly JsonPiece[]): string {
-  return pieces.map((piece) => (typeof piece === 'string' ? piece : utf8(piece))).join('');
+  return pieces.map((piece) => (typeof piece === 'string' ? piece : utf8Text(piece))).join('');
 }
 
 /** The JSON as one string (a copy: only where one string is all a consumer takes). */
@@ -157,11 +158,6 @@ export function encodeForPosting(
 const OPEN = 0x5b;
 const CLOSE = 0x5d;
 
-/** UTF-8 to text as the listener decodes a body (invalid sequences as U+FFFD; none here: we encoded it). */
-function utf8(bytes: Uint8Array, from = 0, to = bytes.length): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8', from, to);
-}
-
 /**
  * The envelope the JSON holds, as JSON.parse of the joined text gives it (the same fields in the same order):
  * the pieces around the items are parsed with an empty array in the items' place, the items on their own.
@@ -176,7 +172,7 @@ export function parseEnvelopeJson(json: EnvelopeJson): EventEnvelope {
     let from = 0;
     // Group by group: each decoded string is under V8's large-object size and garbage once parsed.
     for (const end of json.ends) {
-      const group = JSON.parse(utf8(json.bytes, from, end)) as unknown[];
+      const group = JSON.parse(utf8Text(json.bytes, from, end)) as unknown[];
       if (json.ends.length === 1) items = group;
       else for (const item of group) items.push(item);
       from = end;

@@ -31,6 +31,15 @@ export interface JsonBodyOptions {
   keepText?: boolean;
 }
 
+/**
+ * Bytes of a JSON body as text, as the listener's JSON parser decodes them (app/plugins/http-base.ts): invalid
+ * UTF-8 becomes U+FFFD, and a byte-order mark is left for parseJsonBody to drop. `from`/`to` are byte offsets
+ * into `bytes`. No copy of the bytes is made first: a view of the same memory (shared or not) is decoded.
+ */
+export function utf8Text(bytes: Uint8Array, from = 0, to = bytes.byteLength): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8', from, to);
+}
+
 /** Parses one JSON document and guards it. Throws `malformed-json` naming the position, or the guard's problem. */
 export function parseJsonBody(text: string, options: JsonBodyOptions = {}): unknown {
   // A byte-order mark is not part of the document (fastify's parser drops it too).

@@ -8,7 +8,7 @@ import { collectingAfter } from '../workers/full-collection.js';
 import { ProblemError, type Problem } from '../http/problems.js';
 import { BUS_MESSAGE_LIMIT } from './chunk.js';
 import { encodeForPosting, type EnvelopeJson } from './envelope-json.js';
-import { parseJsonBody } from './json-body.js';
+import { parseJsonBody, utf8Text } from './json-body.js';
 import { prepareReport, type PreparedReport } from './prepare.js';
 import { createSources } from './sources/index.js';
 import type { IngestSource } from './sources/source.js';
@@ -109,9 +109,7 @@ export function runReportJob(
     const source = sources.get(job.source);
     if (!source || !WORKER_SOURCES.has(job.source))
       throw new Error(`ingest/report-worker: no source ${JSON.stringify(job.source)} on this thread`);
-    // Decoded as the listener's JSON parser does (app/plugins/http-base.ts): invalid UTF-8 becomes U+FFFD,
-    // and a byte-order mark is left for parseJsonBody to drop.
-    const text = Buffer.from(job.bytes.buffer, job.bytes.byteOffset, job.bytes.byteLength).toString('utf8');
+    const text = utf8Text(job.bytes);
     // Only the JSON crosses back, each chunk as soon as it is cut: the event loop parses it meanwhile,
     // which costs less than cloning the envelope objects and leaves the journal's bytes exactly what the
     // graph is written from.
