@@ -34,6 +34,15 @@ async function replayAll(journal: Journal, afterSeq = 0) {
   return seen;
 }
 
+/** What a journal reopened on `dir` replays, once the reopening found nothing to recover. */
+async function replayedClean(dir: string): Promise<[number, unknown][]> {
+  const reopened = await Journal.open(dir);
+  expect(reopened.recovered).toBeUndefined();
+  const replayed = await replayAll(reopened);
+  await reopened.close();
+  return replayed;
+}
+
 async function onlySegment(dir: string): Promise<string> {
   const files = (await readdir(dir)).filter((f) => f.endsWith('.log'));
   expect(files).toHaveLength(1);
@@ -203,10 +212,7 @@ describe('Journal', () => {
     expect(await journal.append([{ a: 1 }])).toEqual([1]);
     expect(await journal.append([])).toEqual([]);
     await journal.close();
-    const reopened = await Journal.open(dir);
-    expect(reopened.recovered).toBeUndefined();
-    expect(await replayAll(reopened)).toEqual([[1, { a: 1 }]]);
-    await reopened.close();
+    expect(await replayedClean(dir)).toEqual([[1, { a: 1 }]]);
   });
 
   it('refuses a pre-serialized record that spans lines, and writes nothing of its batch', async () => {
@@ -274,10 +280,7 @@ describe('Journal', () => {
     await c.close();
     expect(await readFile(await onlySegment(pieced))).toEqual(await readFile(await onlySegment(joined)));
     expect(await readFile(await onlySegment(bytes))).toEqual(await readFile(await onlySegment(joined)));
-    const reopened = await Journal.open(pieced);
-    expect(reopened.recovered).toBeUndefined();
-    expect((await replayAll(reopened)).map(([, record]) => record)).toEqual(batches.flat());
-    await reopened.close();
+    expect((await replayedClean(pieced)).map(([, record]) => record)).toEqual(batches.flat());
   });
 
   it('refuses a line given as pieces when a piece spans lines or the pieces are all empty', async () => {
@@ -424,13 +427,10 @@ describe('Journal', () => {
     await expect(journal.append([{ lost: 3 }])).rejects.toThrow(/failed: EIO: i\/o error, fsync/);
     expect(await journal.append([{ a: 2 }])).toEqual([2]);
     await journal.close();
-    const reopened = await Journal.open(dir);
-    expect(reopened.recovered).toBeUndefined();
-    expect(await replayAll(reopened)).toEqual([
+    expect(await replayedClean(dir)).toEqual([
       [1, { a: 1 }],
       [2, { a: 2 }],
     ]);
-    await reopened.close();
   });
 
   it('writes a commit larger than its buffer in several writes, checksummed and replayed as one', async () => {
@@ -456,10 +456,7 @@ describe('Journal', () => {
     // One commit line after it all, whose checksum the reopening checks.
     const text = await readFile(await onlySegment(dir), 'utf8');
     expect(text.match(/^~\d+ [0-9a-f]{8}$/gm)).toEqual([expect.stringMatching(/^~302 /)]);
-    const reopened = await Journal.open(dir);
-    expect(reopened.recovered).toBeUndefined();
-    expect((await replayAll(reopened)).map(([, record]) => record)).toEqual(records);
-    await reopened.close();
+    expect((await replayedClean(dir)).map(([, record]) => record)).toEqual(records);
   });
 
   it('rejects a commit whose later write fails, and cuts back what its earlier writes left', async () => {
@@ -482,13 +479,10 @@ describe('Journal', () => {
     vi.restoreAllMocks();
     expect(await journal.append([{ a: 2 }])).toEqual([2]);
     await journal.close();
-    const reopened = await Journal.open(dir);
-    expect(reopened.recovered).toBeUndefined();
-    expect(await replayAll(reopened)).toEqual([
+    expect(await replayedClean(dir)).toEqual([
       [1, { a: 1 }],
       [2, { a: 2 }],
     ]);
-    await reopened.close();
   });
 
   it('stops appending when a failed write cannot be cut back', async () => {
