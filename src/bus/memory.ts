@@ -23,6 +23,11 @@ import {
 export interface EmbeddedBus extends Bus {
   lastSeq(): number;
   journalBytes(): number;
+  /**
+   * What is journaled and not yet through the consumer, in characters of its journal lines (bytes, for the
+   * items an ingest worker posted as bytes): the graph writes still to come.
+   */
+  backlogBytes(): number;
   compact(uptoSeq: number): Promise<void>;
 }
 
@@ -254,6 +259,7 @@ export async function createEmbeddedBus(options: {
     },
     lastSeq: () => journal.lastSeq,
     journalBytes: () => journal.bytes,
+    backlogBytes: () => queuedChars,
     compact: async (uptoSeq: number) => {
       await journal.compact(uptoSeq);
     },

@@ -110,7 +110,12 @@ export interface EngineDeps {
 }
 
 /** What the engine needs of a broker bus beyond the Bus contract. */
-export type ScaleOutBus = Bus & { lastSeq(): number; compact(uptoSeq: number): Promise<void> };
+export type ScaleOutBus = Bus & {
+  lastSeq(): number;
+  compact(uptoSeq: number): Promise<void>;
+  /** The embedded bus's backlog (EmbeddedBus.backlogBytes); a broker's is not known here. */
+  backlogBytes?(): number;
+};
 
 export type Engine = Awaited<ReturnType<typeof createEngine>>;
 
@@ -211,7 +216,8 @@ export async function createEngine(deps: EngineDeps) {
     threads: deps.sources ? 0 : (config.ingestThreads ?? 0),
     seedIamUsers: config.seedIamUsers ?? false,
     always: config.ingestWorkersAlways === true,
-    writesPending: () => bus.lastSeq() > appliedSeq,
+    pendingWriteBytes: () =>
+      bus.lastSeq() <= appliedSeq ? 0 : (bus.backlogBytes?.() ?? Number.POSITIVE_INFINITY),
   });
   bus.consume(async (d: Delivery) => {
     if (hold) await hold;

@@ -11,10 +11,12 @@ export interface IngestWorkers {
   holdWrites(): Promise<void> | undefined;
   /**
    * Whether the ingest listener leaves a JSON body of `bytes` for `source` unparsed (RawJsonBody), for a
-   * worker to prepare: a large body while graph writes are pending, so that it is prepared beside them.
-   * With the event loop free, the body is prepared there: as fast, without the copy to and from a worker
-   * (docs/perf.md, "Issue 38: reports prepared on a worker thread"). Asked with the declared length when
-   * the request arrives (`declared`), a worker starts then if none runs.
+   * worker to prepare: a large body while graph writes of at least half its size are pending
+   * (WORKER_PENDING_SHARE), so that it is prepared beside them. With the event loop free, or nearly (fewer
+   * writes pending than that), the body is prepared there: as fast, without the copy to and from a worker
+   * and the worker's fresh heap (docs/perf.md, "Issue 38: reports prepared on a worker thread" and "the
+   * writes a worker is worth"). Asked with the declared length when the request arrives (`declared`), a
+   * worker starts then if none runs.
    */
   defersBody(source: string, bytes: number, declared?: boolean): boolean;
   /** The ingest listener tells when a large body it defers begins (true) and when it was read (false). */
@@ -26,14 +28,30 @@ export interface IngestWorkers {
   close(): Promise<void>;
 }
 
+/**
+ * A large body goes to a worker once the graph writes pending are at least this share of its size. The
+ * event loop writes a chunk about as fast as it prepares the same bytes of a report; a worker prepares them
+ * slower (a fresh heap for each report, about 100 MB for 30 MiB on this project's 2-core machines) and the
+ * event loop parses its chunks again before writing them. So with writes pending P and a body B, the event
+ * loop alone takes about P + B, a worker about max(P, 1.3 B) + 0.25 B: the worker is quicker once P passes
+ * about half of B. The 100k estate's second request (30 MiB) arrives behind the first's 9.4 MiB of writes:
+ * prepared on the event loop, its paths were ready about 0.2 s sooner (medians of four alternated runs, twice);
+ * the 1M estate, whose requests mostly arrive behind a full backlog, was unchanged (docs/perf.md, "The writes
+ * a worker is worth").
+ */
+export const WORKER_PENDING_SHARE = 0.5;
+
 export function createIngestWorkers(options: {
   /** INGEST_THREADS; 0 for none */
   threads: number;
   seedIamUsers: boolean;
   /** every large body to a worker, writes pending or not (tests of the worker's path) */
   always: boolean;
-  /** whether journaled records still wait to be written to the graph */
-  writesPending: () => boolean;
+  /**
+   * How much journaled and still to be written to the graph, in bytes of journal lines (Infinity where the
+   * bus cannot tell how much, only that something is); 0 when nothing is.
+   */
+  pendingWriteBytes: () => number;
 }): IngestWorkers {
   const pool =
     options.threads > 0
@@ -46,7 +64,9 @@ export function createIngestWorkers(options: {
     defersBody(source, bytes, declared = false) {
       if (!pool?.takes(source) || !(bytes >= WORKER_BODY_BYTES)) return false;
       if (declared) void pool.prestart();
-      return options.always || options.writesPending();
+      if (options.always) return true;
+      const pending = options.pendingWriteBytes();
+      return pending >= bytes * WORKER_PENDING_SHARE;
     },
     readingBody(started) {
       if (started) bodyReads.started();

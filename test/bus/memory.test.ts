@@ -334,6 +334,28 @@ describe('embedded bus', () => {
     await bus.close();
   });
 
+  it('tells how much waits for the consumer, in bytes of journal lines, until it is through', async () => {
+    // The engine weighs a large report against it: a worker prepares it only beside enough writes.
+    const dir = await tempDir();
+    const bus = await createEmbeddedBus({ dir });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const applied: string[] = [];
+    bus.consume(async (d) => {
+      if (d.batchId === 'a') await held;
+      applied.push(d.batchId);
+    });
+    expect(bus.backlogBytes()).toBe(0);
+    await bus.publish([record('a'), record('b')]);
+    const line = (batchId: string) => Buffer.byteLength(serializeRecord(record(batchId)));
+    expect(bus.backlogBytes()).toBe(line('a') + line('b'));
+    release();
+    await bus.drain();
+    expect(applied).toEqual(['a', 'b']);
+    expect(bus.backlogBytes()).toBe(0);
+    await bus.close();
+  });
+
   it('answers at once without a consumer: nothing applies yet, so nothing is waited for', async () => {
     const dir = await tempDir();
     const bus = await createEmbeddedBus({ dir, backlogChars: 1 });
