@@ -216,8 +216,9 @@ export async function createEngine(deps: EngineDeps) {
     threads: deps.sources ? 0 : (config.ingestThreads ?? 0),
     seedIamUsers: config.seedIamUsers ?? false,
     always: config.ingestWorkersAlways === true,
+    // Records replayed at start are not in the bus's backlog: pending, but not counted, reads as unknown.
     pendingWriteBytes: () =>
-      bus.lastSeq() <= appliedSeq ? 0 : (bus.backlogBytes?.() ?? Number.POSITIVE_INFINITY),
+      bus.lastSeq() <= appliedSeq ? 0 : bus.backlogBytes?.() || Number.POSITIVE_INFINITY,
   });
   bus.consume(async (d: Delivery) => {
     if (hold) await hold;
