@@ -32,7 +32,7 @@ import type { SharedPaths } from '../db/path-records.js';
 import { isCritical, routeNodes, type PathRecord, type SuppressionNote } from '../paths/path-store.js';
 import { SINGLE_PROCESS_LEADER, type Leadership } from './leadership.js';
 import { createPathSharing } from './path-sharing.js';
-import { createIngestWorkers } from './ingest-workers.js';
+import { createIngestWorkers, pendingWrites } from './ingest-workers.js';
 import { createEngineGate, type HandedVerdict } from './engine-gate.js';
 import { readBrokerSnapshot, type SharedSnapshots } from './broker-snapshot.js';
 import { createEngineAnalyzer } from './engine-analyzer.js';
@@ -216,9 +216,7 @@ export async function createEngine(deps: EngineDeps) {
     threads: deps.sources ? 0 : (config.ingestThreads ?? 0),
     seedIamUsers: config.seedIamUsers ?? false,
     always: config.ingestWorkersAlways === true,
-    // Records replayed at start are not in the bus's backlog: pending, but not counted, reads as unknown.
-    pendingWriteBytes: () =>
-      bus.lastSeq() <= appliedSeq ? 0 : bus.backlogBytes?.() || Number.POSITIVE_INFINITY,
+    pendingWriteBytes: () => pendingWrites(bus.lastSeq(), appliedSeq, bus.backlogBytes?.bind(bus)),
   });
   bus.consume(async (d: Delivery) => {
     if (hold) await hold;

@@ -41,6 +41,16 @@ export interface IngestWorkers {
  */
 export const WORKER_PENDING_SHARE = 0.5;
 
+/**
+ * The graph writes pending, in bytes, as createIngestWorkers reads them: 0 once every journaled record is
+ * applied; else the bus's backlog, or Infinity where the bus cannot tell (a broker) or does not count them
+ * (the records a start replays are delivered outside the backlog): something is pending, amount unknown.
+ */
+export function pendingWrites(lastSeq: number, appliedSeq: number, backlogBytes?: () => number): number {
+  if (lastSeq <= appliedSeq) return 0;
+  return backlogBytes?.() || Number.POSITIVE_INFINITY;
+}
+
 export function createIngestWorkers(options: {
   /** INGEST_THREADS; 0 for none */
   threads: number;

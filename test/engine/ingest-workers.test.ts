@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createIngestWorkers,
+  pendingWrites,
   WORKER_PENDING_SHARE,
   type IngestWorkers,
 } from '../../src/engine/ingest-workers.js';
@@ -65,5 +66,21 @@ describe('IngestWorkers.defersBody', () => {
 
   it('leaves a source no worker prepares to the event loop, however much is pending', () => {
     expect(workers(() => Number.POSITIVE_INFINITY).defersBody('supplychain', 64 * MiB)).toBe(false);
+  });
+});
+
+describe('pendingWrites', () => {
+  it('is 0 once every journaled record is applied, whatever the bus says', () => {
+    expect(pendingWrites(7, 7, () => 123)).toBe(0);
+    expect(pendingWrites(7, 7)).toBe(0);
+  });
+
+  it("is the embedded bus's backlog while records wait", () => {
+    expect(pendingWrites(9, 7, () => 4 * MiB)).toBe(4 * MiB);
+  });
+
+  it('is unknown (Infinity) behind a bus that cannot tell, and while a replay waits outside the backlog', () => {
+    expect(pendingWrites(9, 7)).toBe(Number.POSITIVE_INFINITY);
+    expect(pendingWrites(9, 7, () => 0)).toBe(Number.POSITIVE_INFINITY);
   });
 });
