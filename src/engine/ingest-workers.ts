@@ -74,9 +74,7 @@ export function createIngestWorkers(options: {
     defersBody(source, bytes, declared = false) {
       if (!pool?.takes(source) || !(bytes >= WORKER_BODY_BYTES)) return false;
       if (declared) void pool.prestart();
-      if (options.always) return true;
-      const pending = options.pendingWriteBytes();
-      return pending >= bytes * WORKER_PENDING_SHARE;
+      return options.always || options.pendingWriteBytes() >= bytes * WORKER_PENDING_SHARE;
     },
     readingBody(started) {
       if (started) bodyReads.started();
