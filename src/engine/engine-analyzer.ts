@@ -10,6 +10,7 @@ import type { PathLog } from '../paths/path-log.js';
 import type { SearchService } from '../search/search-service.js';
 import { runPass, type AnalyzerConfig } from './analyzer.js';
 import type { IngestWorkers } from './ingest-workers.js';
+import { afterPendingIo } from './io-turn.js';
 import type { PathSharing } from './path-sharing.js';
 import type { IngestActivity, TenantState } from './tenant.js';
 
@@ -76,8 +77,12 @@ export function createEngineAnalyzer(deps: EngineAnalyzerDeps) {
           })
         )
           continue;
-        // An idle ingest worker gives its heap back before the pass needs the memory (report-pool.ts).
-        await ingestWorkers.beforePass();
+        // An idle ingest worker gives its heap back before the pass needs the memory (report-pool.ts). Its
+        // thread tears the heap down while the pass compiles: waiting for that put about 50 ms between a
+        // burst's last write and its paths (docs/perf.md, "The wait after a burst's last write").
+        void ingestWorkers.beforePass().catch((error: unknown) => {
+          log.warn({ err: error }, 'could not stop an idle ingest worker before a pass');
+        });
         try {
           const consumed = await runPass(state, { finder, metrics, config, now, dbPaths });
           await logPathChanges(state);
@@ -114,10 +119,12 @@ export function createEngineAnalyzer(deps: EngineAnalyzerDeps) {
 
   /** Makes a pass's path lifecycle changes durable before its events go out. */
   async function logPathChanges(state: TenantState): Promise<void> {
-    const changes = state.paths.takeChanges();
     // The pass's paths are in the store already: requests that waited behind the pass (a status poll, a
-    // query) are answered first, not after the lines are serialized (about 0.1 s for 2,000 new paths).
-    if (changes.length) await new Promise((resolve) => setImmediate(resolve));
+    // query) are answered first, not after the changes are copied out of the live arrays (20-70 ms for
+    // 2,000 new paths; their lines are then written in pieces, path-log.ts). Nothing but a pass, and this
+    // is its turn, changes the records or the arrays their routes point into meanwhile.
+    if (state.paths.hasChanges()) await afterPendingIo();
+    const changes = state.paths.takeChanges();
     try {
       await pathLog.append(state.name, changes);
     } catch (error) {

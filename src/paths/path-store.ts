@@ -323,9 +323,14 @@ export class PathStore {
     for (const r of this.byPair.values()) yield plain(r);
   }
 
+  /** True when a pass changed some record's lifecycle since `takeChanges` last ran. */
+  hasChanges(): boolean {
+    return this.changed.size > 0;
+  }
+
   /**
    * The records whose lifecycle changed since the last call, as `serialize` writes them, for the path
-   * lifecycle log (path-log.ts); call it right after a pass, while its routes are still readable.
+   * lifecycle log (path-log.ts); call it before the next pass, while its routes are still readable.
    */
   takeChanges(): object[] {
     const records: object[] = [...this.changed].map(plain);
