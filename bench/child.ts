@@ -35,6 +35,9 @@ export async function startBenchService(
     {
       env: {
         ...process.env,
+        // As `npm start` runs the service (docs/perf.md, "Settings that matter"); BENCH_GLIBC_TUNABLES='' runs
+        // it without.
+        GLIBC_TUNABLES: process.env.BENCH_GLIBC_TUNABLES ?? 'glibc.malloc.hugetlb=1',
         ...extraEnv,
         DATA_DIR: dataDir,
         INGEST_ADDR: '127.0.0.1:0',
