@@ -11,7 +11,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import { problem, ProblemError, type Problem } from '../../src/http/problems.js';
-import { parseJsonBody } from '../../src/ingest/json-body.js';
+import { parseJsonBody, utf8Text } from '../../src/ingest/json-body.js';
 import { cyclonedxXmlToJson, NotCycloneDxXml } from '../../src/ingest/cyclonedx-xml.js';
 import { NDJSON_CONTENT_TYPES, ndjsonToArray, YAML_CONTENT_TYPES } from '../../src/ingest/yaml.js';
 import type { YamlPool } from '../../src/ingest/yaml-pool.js';
@@ -162,7 +162,7 @@ function registerJsonBody(app: FastifyInstance, options: { keep?: KeepBody; defe
       }
       let text: string;
       try {
-        text = bytes.toString('utf8');
+        text = utf8Text(bytes);
       } finally {
         release();
       }
