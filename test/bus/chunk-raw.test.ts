@@ -91,11 +91,25 @@ describe('scanEnvelopeItems', () => {
   it('finds each item of nodes and edges, strings with brackets, quotes and escapes skipped', () => {
     const text = JSON.stringify(sample);
     const spans = scanEnvelopeItems(text)!;
-    expect(spans.nodes.start.map((s, i) => JSON.parse(text.slice(s, spans.nodes.end[i])))).toEqual(
+    expect(Array.from(spans.nodes.start, (s, i) => JSON.parse(text.slice(s, spans.nodes.end[i])))).toEqual(
       sample.nodes,
     );
-    expect(spans.edges.start.map((s, i) => JSON.parse(text.slice(s, spans.edges.end[i])))).toEqual(
+    expect(Array.from(spans.edges.start, (s, i) => JSON.parse(text.slice(s, spans.edges.end[i])))).toEqual(
       sample.edges,
+    );
+  });
+
+  it('spans more items than its first guess holds (short items: the spans grow)', () => {
+    const nodes = Array.from({ length: 5000 }, (_, i) => i);
+    const edges = Array.from({ length: 3000 }, (_, i) => [i]);
+    const text = JSON.stringify({ nodes, edges });
+    const spans = scanEnvelopeItems(text)!;
+    expect(spans.nodes.start).toHaveLength(5000);
+    expect(Array.from(spans.nodes.start, (s, i) => JSON.parse(text.slice(s, spans.nodes.end[i])))).toEqual(
+      nodes,
+    );
+    expect(Array.from(spans.edges.start, (s, i) => JSON.parse(text.slice(s, spans.edges.end[i])))).toEqual(
+      edges,
     );
   });
 
