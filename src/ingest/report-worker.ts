@@ -69,8 +69,22 @@ export interface RecycledBuffer {
 /** A worker keeps at most this many buffers handed back (each about a chunk, 1 MiB). */
 const RECYCLED_KEPT = 64;
 
+/**
+ * A warmed-up worker makes this many chunk buffers ready, their pages touched, before any report: a worker's
+ * first report (the 100k estate's 18.7 MiB request, say) otherwise encodes its chunks into fresh memory, a
+ * page fault each 4 KiB (about 70 ms of that report on this project's machines, docs/perf.md), and buffers
+ * come back to it only once the event loop has applied those chunks. A 30 MiB body's worth.
+ */
+export const PREFILLED_BUFFERS = 32;
+
 /** Buffers to encode chunks into: handed back ones first, else fresh ones large enough for any chunk. */
-export function chunkBuffers(): { take(bytes: number): ArrayBuffer; keep(buffer: ArrayBuffer): void } {
+export function chunkBuffers(): {
+  take(bytes: number): ArrayBuffer;
+  keep(buffer: ArrayBuffer): void;
+  /** Keeps `count` fresh chunk buffers, every page written once (at most RECYCLED_KEPT in all). */
+  prefill(count: number): void;
+  readonly kept: number;
+} {
   const kept: ArrayBuffer[] = [];
   return {
     take(bytes) {
@@ -80,6 +94,16 @@ export function chunkBuffers(): { take(bytes: number): ArrayBuffer; keep(buffer:
     },
     keep(buffer) {
       if (kept.length < RECYCLED_KEPT) kept.push(buffer);
+    },
+    prefill(count) {
+      while (count-- > 0 && kept.length < RECYCLED_KEPT) {
+        const buffer = Buffer.allocUnsafeSlow(BUS_MESSAGE_LIMIT);
+        buffer.fill(0);
+        kept.push(buffer.buffer as ArrayBuffer);
+      }
+    },
+    get kept() {
+      return kept.length;
     },
   };
 }
@@ -156,7 +180,10 @@ if (parentPort && (workerData as { role?: string } | null)?.role === REPORT_WORK
   // report runs optimized normalizers; jobs posted meanwhile wait in this thread's queue. Then ready (the
   // service is reported started once it is). One that a waiting report started begins at once, cold.
   try {
-    if (data.warm) warmUpIngest(sources);
+    if (data.warm) {
+      warmUpIngest(sources);
+      buffers.prefill(PREFILLED_BUFFERS);
+    }
   } finally {
     port.postMessage({ id: 0 });
   }

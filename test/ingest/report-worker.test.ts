@@ -17,6 +17,7 @@ import { prepareReport } from '../../src/ingest/prepare.js';
 import { createReportPool } from '../../src/ingest/report-pool.js';
 import {
   chunkBuffers,
+  PREFILLED_BUFFERS,
   runReportJob,
   WORKER_SOURCES,
   type ReportJob,
@@ -212,6 +213,22 @@ describe('runReportJob', () => {
     const taken = new Set(Array.from({ length: 100 }, () => buffers.take(10)));
     // The first keep (too small) and 64 of the hundred are kept; the rest are fresh.
     expect(kept.filter((b) => taken.has(b))).toHaveLength(63);
+  });
+
+  it('makes buffers ready ahead of a report, taken before any fresh one, within the bound', () => {
+    const buffers = chunkBuffers();
+    buffers.prefill(PREFILLED_BUFFERS);
+    expect(buffers.kept).toBe(PREFILLED_BUFFERS);
+    const taken = Array.from({ length: PREFILLED_BUFFERS }, () => buffers.take(BUS_MESSAGE_LIMIT));
+    expect(new Set(taken).size).toBe(PREFILLED_BUFFERS);
+    for (const buffer of taken) {
+      expect(buffer.byteLength).toBe(BUS_MESSAGE_LIMIT);
+      // Written once (zeros): a report's chunk encoded into it is in memory already mapped.
+      expect(new Uint8Array(buffer).every((b) => b === 0)).toBe(true);
+    }
+    expect(buffers.kept).toBe(0);
+    buffers.prefill(1000);
+    expect(buffers.kept).toBe(64);
   });
 
   it('takes every other source the service has', () => {
