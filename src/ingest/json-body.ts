@@ -40,8 +40,8 @@ export interface JsonBodyOptions {
 export function utf8Text(bytes: Uint8Array, from = 0, to = bytes.byteLength): string {
   const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // ASCII reads the same as UTF-8 and Latin-1. Node makes a large Latin-1 text an external string, in memory
-  // from malloc, which glibc maps with huge pages ("Settings that matter" in docs/perf.md): a 30 MiB body
-  // takes about 15 page faults instead of 7,700 (about 0.1 s on this project's machines).
+  // from malloc, which glibc maps with huge pages ("Settings that matter" in docs/perf.md): 32 MiB took
+  // 17-534 page faults instead of 8,200 (75-82 ms instead of 109-126 on this project's machines).
   if (to - from >= EXTERNAL_TEXT_BYTES && isAscii(view.subarray(from, to)))
     return view.toString('latin1', from, to);
   return view.toString('utf8', from, to);
