@@ -14,6 +14,7 @@
 //   BENCH_READY_RUNS=3: runs of each estate up to 100k nodes (1 above), and the median of their
 //   ingest -> paths ready (issue 17's goal is on the median of three)
 //   BENCH_REQUEST_MIB=30: the estates' largest ingest request (1 to 31; the goals are measured at 30)
+//   BENCH_GLIBC_TUNABLES: the services' GLIBC_TUNABLES (default as `npm start`: glibc.malloc.hugetlb=1; '' for none)
 import { execFileSync } from 'node:child_process';
 import { createReadStream, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
