@@ -12,6 +12,7 @@
 // strings in a Set per scope and a Map of counts they were about a fifth of its graph write (docs/perf.md,
 // "Tenth session"). Node ids and parked edges stay strings in Sets and Maps. Keys are never reused, so a
 // number a list still holds after its edge left the graph reads as unclaimed from then on.
+import { Int32List } from './store/int32-list.js';
 
 export interface ScopeState {
   scopes: [string, string[]][];
@@ -30,21 +31,6 @@ export function isGraphEdgeKey(item: string): boolean {
 /** The number of an edge's graph key, or -1 for any other item. */
 function edgeNumber(item: string): number {
   return isGraphEdgeKey(item) ? Number(item) : -1;
-}
-
-/** A list of edge numbers that grows by doubling. */
-class EdgeList {
-  items = new Int32Array(16);
-  length = 0;
-
-  push(n: number): void {
-    if (this.length === this.items.length) {
-      const grown = new Int32Array(this.items.length * 2);
-      grown.set(this.items);
-      this.items = grown;
-    }
-    this.items[this.length++] = n;
-  }
 }
 
 /**
@@ -126,7 +112,7 @@ interface Arrival {
   /** Marks the edges this arrival claimed in `arrivedBy` (unique among arrivals). */
   readonly token: number;
   readonly items: Set<string>;
-  readonly edges: EdgeList;
+  readonly edges: Int32List;
   /**
    * Edges this arrival claimed whose mark another arrival, claiming them after, took over: only when two
    * complete reports arrive at once and carry the same edge.
@@ -135,13 +121,13 @@ interface Arrival {
 }
 
 const NO_ITEMS: ReadonlySet<string> = new Set();
-const NO_EDGES = new EdgeList();
+const NO_EDGES = new Int32List();
 
 export class ScopeLedger {
   /** scope -> node ids and parked edges its last complete report held */
   private readonly held = new Map<string, Set<string>>();
   /** scope -> the edges in the graph its last complete report held, each once */
-  private readonly heldEdges = new Map<string, EdgeList>();
+  private readonly heldEdges = new Map<string, Int32List>();
   /** scope -> the complete report now arriving */
   private readonly arriving = new Map<string, Arrival>();
   /** arrival token -> the arrival, while it arrives */
@@ -172,7 +158,7 @@ export class ScopeLedger {
   claim(scope: string, item: string, existed: boolean): void {
     let arrival = this.lastScope === scope ? this.lastArrival : this.arriving.get(scope);
     if (!arrival) {
-      arrival = { token: this.nextToken++, items: new Set(), edges: new EdgeList() };
+      arrival = { token: this.nextToken++, items: new Set(), edges: new Int32List() };
       this.arriving.set(scope, arrival);
       this.arrivals.set(arrival.token, arrival);
     }
@@ -232,7 +218,7 @@ export class ScopeLedger {
     this.held.set(scope, next);
 
     // Every edge the arrival claimed is in its list once, overtaken or not.
-    const nextEdges = arrival?.edges ?? new EdgeList();
+    const nextEdges = arrival?.edges ?? new Int32List();
     const before = this.heldEdges.get(scope) ?? NO_EDGES;
     const edges = this.edges;
     const arrived = (n: number) =>
@@ -360,7 +346,7 @@ export class ScopeLedger {
     for (const [scope, stored] of state.scopes) {
       const keys = new Set(stored.map(item));
       const strings = new Set<string>();
-      const edges = new EdgeList();
+      const edges = new Int32List();
       for (const key of keys) {
         const n = edgeNumber(key);
         if (n < 0) {

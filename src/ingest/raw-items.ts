@@ -5,6 +5,7 @@
 // gave it (JSON.parse is a function of the text), so a chunk made of those texts replays to the records
 // delivered live; an item that was changed after the parse (an id derived, a secret scrubbed) is serialized
 // again instead, and so is one whose text holds a line break (a journal record is one line).
+import { Int32List } from '../graph/store/int32-list.js';
 
 /** The text each parsed JSON body came from (after any byte-order mark), by the parsed value. */
 const bodyTexts = new WeakMap<object, string>();
@@ -28,42 +29,28 @@ export interface ItemSpans {
 }
 
 /**
- * ItemSpans as the scan fills them: typed arrays grown by doubling. An array of numbers that `push` grows
- * is copied into a fresh V8 array at every step, and past 128 KiB each of those is memory of its own: for the
- * 100k estate's 30 MiB request that was about 8,000 page faults on the event loop. A typed array's memory
- * comes from malloc, which glibc maps with huge pages ("Settings that matter" in docs/perf.md).
+ * ItemSpans as the scan fills them. Arrays of numbers grown by `push` were copied into fresh V8 memory at
+ * every step, past 128 KiB memory of its own each time: for the 100k estate's 30 MiB request about 8,000 page
+ * faults on the event loop (docs/perf.md, "Fewer faults in the ingest path").
  */
 class SpanBuilder {
-  start: Int32Array;
-  end: Int32Array;
-  count = 0;
+  readonly start: Int32List;
+  readonly end: Int32List;
   readonly multiline = new Set<number>();
 
   constructor(capacity: number) {
-    this.start = new Int32Array(capacity);
-    this.end = new Int32Array(capacity);
+    this.start = new Int32List(capacity);
+    this.end = new Int32List(capacity);
   }
 
   add(start: number, end: number, multiline: boolean): void {
-    if (this.count === this.start.length) {
-      const start = new Int32Array(this.count * 2);
-      start.set(this.start);
-      const end = new Int32Array(this.count * 2);
-      end.set(this.end);
-      this.start = start;
-      this.end = end;
-    }
-    if (multiline) this.multiline.add(this.count);
-    this.start[this.count] = start;
-    this.end[this.count++] = end;
+    if (multiline) this.multiline.add(this.start.length);
+    this.start.push(start);
+    this.end.push(end);
   }
 
   spans(): ItemSpans {
-    return {
-      start: this.start.subarray(0, this.count),
-      end: this.end.subarray(0, this.count),
-      multiline: this.multiline,
-    };
+    return { start: this.start.view(), end: this.end.view(), multiline: this.multiline };
   }
 }
 
