@@ -86,21 +86,18 @@ export function chunkBuffers(): {
   readonly kept: number;
 } {
   const kept: ArrayBuffer[] = [];
+  const fresh = (bytes: number) => Buffer.allocUnsafeSlow(Math.max(bytes, BUS_MESSAGE_LIMIT));
   return {
     take(bytes) {
       const last = kept.at(-1);
       if (last && last.byteLength >= bytes) return kept.pop()!;
-      return Buffer.allocUnsafeSlow(Math.max(bytes, BUS_MESSAGE_LIMIT)).buffer as ArrayBuffer;
+      return fresh(bytes).buffer as ArrayBuffer;
     },
     keep(buffer) {
       if (kept.length < RECYCLED_KEPT) kept.push(buffer);
     },
     prefill(count) {
-      while (count-- > 0 && kept.length < RECYCLED_KEPT) {
-        const buffer = Buffer.allocUnsafeSlow(BUS_MESSAGE_LIMIT);
-        buffer.fill(0);
-        kept.push(buffer.buffer as ArrayBuffer);
-      }
+      while (count-- > 0 && kept.length < RECYCLED_KEPT) kept.push(fresh(0).fill(0).buffer as ArrayBuffer);
     },
     get kept() {
       return kept.length;
@@ -180,11 +177,10 @@ if (parentPort && (workerData as { role?: string } | null)?.role === REPORT_WORK
   // report runs optimized normalizers; jobs posted meanwhile wait in this thread's queue. Then ready (the
   // service is reported started once it is). One that a waiting report started begins at once, cold.
   try {
-    if (data.warm) {
-      warmUpIngest(sources);
-      buffers.prefill(PREFILLED_BUFFERS);
-    }
+    if (data.warm) warmUpIngest(sources);
   } finally {
     port.postMessage({ id: 0 });
   }
+  // After the ready message: the service's start does not wait for these pages.
+  if (data.warm) buffers.prefill(PREFILLED_BUFFERS);
 }
