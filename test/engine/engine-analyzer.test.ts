@@ -15,6 +15,16 @@ const lb = node('LoadBalancer', 'public-lb', { internet_exposed: true });
 const app = node('Service', 'checkout');
 const db = node('Database', 'orders-db', { crown_jewel: true });
 
+/** A tenant whose graph holds one route, load balancer to database, of score 0.45. */
+function tenantWithPath(): TenantState {
+  const tenant = testTenant();
+  tenant.writer.apply(
+    envelope([lb, app, db], [edge('ROUTES_TO', lb, app, 0.9), edge('HAS_PERMISSION', app, db, 0.5)]),
+    1_000_000,
+  );
+  return tenant;
+}
+
 function loop(tenant: TenantState, beforePass: () => Promise<void>) {
   const logged: object[][] = [];
   const analyzer = createEngineAnalyzer({
@@ -46,11 +56,7 @@ function within<T>(promise: Promise<T>, what: string): Promise<T> {
 
 describe('engine analyzer', () => {
   it('runs a pass while an idle ingest worker is still being stopped, and logs its new paths', async () => {
-    const tenant = testTenant();
-    tenant.writer.apply(
-      envelope([lb, app, db], [edge('ROUTES_TO', lb, app, 0.9), edge('HAS_PERMISSION', app, db, 0.5)]),
-      1_000_000,
-    );
+    const tenant = tenantWithPath();
     let released = false;
     let stopWorker!: () => void;
     const stopping = new Promise<void>((resolve) => (stopWorker = resolve));
@@ -67,11 +73,7 @@ describe('engine analyzer', () => {
   });
 
   it('a worker that fails to stop does not fail the pass', async () => {
-    const tenant = testTenant();
-    tenant.writer.apply(
-      envelope([lb, app, db], [edge('ROUTES_TO', lb, app, 0.9), edge('HAS_PERMISSION', app, db, 0.5)]),
-      1_000_000,
-    );
+    const tenant = tenantWithPath();
     const { analyzer } = loop(tenant, async () => {
       throw new Error('terminate failed');
     });
