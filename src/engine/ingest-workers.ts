@@ -41,6 +41,9 @@ export interface IngestWorkers {
  */
 export const WORKER_PENDING_SHARE = 0.5;
 
+/** An `events` body goes to a worker whenever graph writes are pending: there it is read item by item. */
+export const EVENTS_PENDING_SHARE = 0;
+
 /**
  * The graph writes pending, in bytes, as createIngestWorkers reads them: 0 once every journaled record is
  * applied; else the bus's backlog, or Infinity where the bus cannot tell (a broker) or does not count them
@@ -74,7 +77,11 @@ export function createIngestWorkers(options: {
     defersBody(source, bytes, declared = false) {
       if (!pool?.takes(source) || !(bytes >= WORKER_BODY_BYTES)) return false;
       if (declared) void pool.prestart();
-      return options.always || options.pendingWriteBytes() >= bytes * WORKER_PENDING_SHARE;
+      if (options.always) return true;
+      const pending = options.pendingWriteBytes();
+      return (
+        pending > 0 && pending >= bytes * (source === 'events' ? EVENTS_PENDING_SHARE : WORKER_PENDING_SHARE)
+      );
     },
     readingBody(started) {
       if (started) bodyReads.started();

@@ -160,7 +160,8 @@ function checkScores(properties: unknown, index: number, errors: FieldError[]): 
   }
 }
 
-export function createEnvelopeValidator(): (body: unknown) => EnvelopeCheck {
+/** The Ajv every envelope check compiles with: all errors, strict, and date-time as the spec says it. */
+function envelopeAjv(): Ajv {
   const ajv = new Ajv({ allErrors: true, strict: true });
   // date-time without pulling ajv-formats' full set: ISO 8601 with a zone, as the spec requires.
   ajv.addFormat('date-time', {
@@ -169,7 +170,77 @@ export function createEnvelopeValidator(): (body: unknown) => EnvelopeCheck {
       /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(s) &&
       !Number.isNaN(Date.parse(s)),
   });
-  const validate = ajv.compile(ENVELOPE_SCHEMA);
+  return ajv;
+}
+
+/**
+ * The checks after the schema on node `index`: its scores, and its id, which is derived when absent (the
+ * node gets it; answers true) and must equal the derivation when given. Errors are pushed onto `errors`.
+ */
+export function checkEnvelopeNode(node: EnvelopeNode, index: number, errors: FieldError[]): boolean {
+  checkScores(node.properties, index, errors);
+  const derived = nodeId(node.label, node.name);
+  if (node.id === undefined) {
+    node.id = derived;
+    return true;
+  }
+  if (node.id !== derived) {
+    errors.push({
+      pointer: `/nodes/${index}/id`,
+      value: node.id,
+      detail: `id ${JSON.stringify(node.id)} does not match label ${node.label} and name ${JSON.stringify(node.name)}; expected ${derived}`,
+    });
+  }
+  return false;
+}
+
+/** The checks after the schema on edge `index`: both ends node ids of known labels, and not a loop. */
+export function checkEnvelopeEdge(edge: EnvelopeEdge, index: number, errors: FieldError[]): void {
+  // The common case first, without cutting labels out of ids; the errors below say what is wrong.
+  if (hasKnownLabel(edge.from) && hasKnownLabel(edge.to) && edge.from !== edge.to) return;
+  for (const end of ['from', 'to'] as const) {
+    const id = edge[end];
+    const label = idLabel(id);
+    if (label === undefined) {
+      errors.push({
+        pointer: `/edges/${index}/${end}`,
+        value: id,
+        detail: `${JSON.stringify(id)} is not a node id (<Label>:<16 hex>)`,
+      });
+    } else if (!isNodeLabel(label)) {
+      errors.push({
+        pointer: `/edges/${index}/${end}`,
+        value: id,
+        detail: `unknown node label ${JSON.stringify(label)} in node id ${JSON.stringify(id)}`,
+      });
+    }
+  }
+  if (edge.from === edge.to) {
+    errors.push({
+      pointer: `/edges/${index}/to`,
+      value: edge.to,
+      detail: 'an edge may not loop back to its own node',
+    });
+  }
+}
+
+/**
+ * The envelope schema's item schemas on their own, for a body checked item by item (events-by-item.ts):
+ * whether one node or one edge passes. The schema puts no condition on the arrays themselves, so a body
+ * passes as a whole exactly when its frame and each of its items pass.
+ */
+export function createEnvelopeItemChecks(): {
+  node: (item: unknown) => boolean;
+  edge: (item: unknown) => boolean;
+} {
+  const ajv = envelopeAjv();
+  const node = ajv.compile(ENVELOPE_SCHEMA.properties.nodes.items);
+  const edge = ajv.compile(ENVELOPE_SCHEMA.properties.edges.items);
+  return { node: (item) => node(item), edge: (item) => edge(item) };
+}
+
+export function createEnvelopeValidator(): (body: unknown) => EnvelopeCheck {
+  const validate = envelopeAjv().compile(ENVELOPE_SCHEMA);
   return (body: unknown): EnvelopeCheck => {
     if (!validate(body)) {
       const errors = (validate.errors ?? [])
@@ -181,51 +252,11 @@ export function createEnvelopeValidator(): (body: unknown) => EnvelopeCheck {
     const errors: FieldError[] = [];
     const derivedAt: number[] = [];
     const nodes = envelope.nodes;
-    for (let i = 0; i < nodes.length && errors.length < MAX_REPORTED_ERRORS; i++) {
-      const node = nodes[i];
-      checkScores(node.properties, i, errors);
-      const derived = nodeId(node.label, node.name);
-      if (node.id === undefined) {
-        node.id = derived;
-        derivedAt.push(i);
-      } else if (node.id !== derived) {
-        errors.push({
-          pointer: `/nodes/${i}/id`,
-          value: node.id,
-          detail: `id ${JSON.stringify(node.id)} does not match label ${node.label} and name ${JSON.stringify(node.name)}; expected ${derived}`,
-        });
-      }
-    }
+    for (let i = 0; i < nodes.length && errors.length < MAX_REPORTED_ERRORS; i++)
+      if (checkEnvelopeNode(nodes[i], i, errors)) derivedAt.push(i);
     const edges = envelope.edges;
-    for (let i = 0; i < edges.length && errors.length < MAX_REPORTED_ERRORS; i++) {
-      const edge = edges[i];
-      // The common case first, without cutting labels out of ids; the errors below say what is wrong.
-      if (hasKnownLabel(edge.from) && hasKnownLabel(edge.to) && edge.from !== edge.to) continue;
-      for (const end of ['from', 'to'] as const) {
-        const id = edges[i][end];
-        const label = idLabel(id);
-        if (label === undefined) {
-          errors.push({
-            pointer: `/edges/${i}/${end}`,
-            value: id,
-            detail: `${JSON.stringify(id)} is not a node id (<Label>:<16 hex>)`,
-          });
-        } else if (!isNodeLabel(label)) {
-          errors.push({
-            pointer: `/edges/${i}/${end}`,
-            value: id,
-            detail: `unknown node label ${JSON.stringify(label)} in node id ${JSON.stringify(id)}`,
-          });
-        }
-      }
-      if (edges[i].from === edges[i].to) {
-        errors.push({
-          pointer: `/edges/${i}/to`,
-          value: edges[i].to,
-          detail: 'an edge may not loop back to its own node',
-        });
-      }
-    }
+    for (let i = 0; i < edges.length && errors.length < MAX_REPORTED_ERRORS; i++)
+      checkEnvelopeEdge(edges[i], i, errors);
     return errors.length ? { ok: false, errors } : { ok: true, envelope, derived: derivedAt };
   };
 }

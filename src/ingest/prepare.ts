@@ -112,9 +112,13 @@ export function prepareReport(source: IngestSource, input: PrepareInput): Prepar
         input.onChunk?.(chunk);
       }
     } catch (error) {
-      if (error instanceof ChunkError) throw new ProblemError('invalid-payload', error.message);
-      throw error;
+      throw chunkRefusal(error);
     }
   }
   return prepared;
+}
+
+/** What a report whose chunks cannot be cut is refused with (an item too large for the bus); else `error`. */
+export function chunkRefusal(error: unknown): unknown {
+  return error instanceof ChunkError ? new ProblemError('invalid-payload', error.message) : error;
 }

@@ -26,6 +26,9 @@ export interface ItemSpans {
   end: Int32Array;
   /** Items whose text holds a line break between tokens (a pretty-printed body): serialized again. */
   multiline: Set<number>;
+  /** Where the array's brackets are: `text[open]` is its `[`, `text[close]` its `]`. */
+  open: number;
+  close: number;
 }
 
 /**
@@ -37,8 +40,12 @@ class SpanBuilder {
   readonly start: Int32List;
   readonly end: Int32List;
   readonly multiline = new Set<number>();
+  close = -1;
 
-  constructor(capacity: number) {
+  constructor(
+    capacity: number,
+    readonly open: number,
+  ) {
     this.start = new Int32List(capacity);
     this.end = new Int32List(capacity);
   }
@@ -50,7 +57,13 @@ class SpanBuilder {
   }
 
   spans(): ItemSpans {
-    return { start: this.start.view(), end: this.end.view(), multiline: this.multiline };
+    return {
+      start: this.start.view(),
+      end: this.end.view(),
+      multiline: this.multiline,
+      open: this.open,
+      close: this.close,
+    };
   }
 }
 
@@ -137,6 +150,7 @@ export function scanEnvelopeItems(text: string): { nodes: ItemSpans; edges: Item
           broken = false;
         }
         if (c === CLOSE_BRACKET) {
+          spans.close = i;
           spans = undefined;
           depth--;
         }
@@ -154,7 +168,7 @@ export function scanEnvelopeItems(text: string): { nodes: ItemSpans; edges: Item
         break;
       case OPEN_BRACKET:
         if (depth === 1 && (key === 'nodes' || key === 'edges')) {
-          spans = new SpanBuilder(capacity);
+          spans = new SpanBuilder(capacity, i);
           found[key] = spans;
         }
         depth++;

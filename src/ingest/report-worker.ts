@@ -6,8 +6,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { collectingAfter } from '../workers/full-collection.js';
 import { ProblemError, type Problem } from '../http/problems.js';
-import { BUS_MESSAGE_LIMIT } from './chunk.js';
+import { BUS_MESSAGE_LIMIT, type Chunk } from './chunk.js';
 import { encodeForPosting, type EnvelopeJson } from './envelope-json.js';
+import { prepareEventsByItem } from './events-by-item.js';
 import { parseJsonBody, utf8Text } from './json-body.js';
 import { prepareReport, type PreparedReport } from './prepare.js';
 import { createSources } from './sources/index.js';
@@ -134,17 +135,21 @@ export function runReportJob(
     // Only the JSON crosses back, each chunk as soon as it is cut: the event loop parses it meanwhile,
     // which costs less than cloning the envelope objects and leaves the journal's bytes exactly what the
     // graph is written from.
-    const prepared = prepareReport(source, {
-      body: parseJsonBody(text, { keepText: true }),
+    const input = {
       query: job.query,
       receivedAt: job.receivedAt,
       scrub: job.scrub,
-      onChunk: ({ json, split }) => {
+      onChunk: ({ json, split }: Omit<Chunk, 'envelope'>) => {
         if (!split) return post({ id: job.id, chunk: json });
         const chunk = encodeForPosting(split, buffer);
         post({ id: job.id, chunk }, [chunk.bytes.buffer as ArrayBuffer]);
       },
-    });
+    };
+    // An events body item by item, so that no parsed tree of it outlives its check (events-by-item.ts);
+    // one that path leaves, and every other source, parsed whole.
+    const prepared =
+      (job.source === 'events' ? prepareEventsByItem(source, text, input) : undefined) ??
+      prepareReport(source, { ...input, body: parseJsonBody(text, { keepText: true }) });
     post({
       id: job.id,
       ok: true,

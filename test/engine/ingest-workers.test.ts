@@ -1,6 +1,7 @@
-// Which large bodies the ingest listener leaves for a worker (src/engine/ingest-workers.ts): one that the
-// graph writes already pending would keep the event loop busy for at least half as long as the body itself
-// takes to prepare. With fewer writes pending, or none, the event loop prepares it (no copy, no re-parse).
+// Which large bodies the ingest listener leaves for a worker (src/engine/ingest-workers.ts): an `events` body
+// whenever graph writes are pending (a worker reads it item by item, src/ingest/events-by-item.ts); another
+// source's when the writes pending would keep the event loop busy for at least half as long as the body
+// itself takes to prepare. With none pending, the event loop prepares it (no copy, no re-parse).
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createIngestWorkers,
@@ -30,22 +31,32 @@ function workers(pending: () => number, options: { threads?: number; always?: bo
 }
 
 describe('IngestWorkers.defersBody', () => {
-  it('leaves a 30 MiB body to the event loop behind 9.4 MiB of writes, to a worker behind 29 MiB', () => {
-    // The 100k estate's second and third requests, as they arrive.
+  it("sends an events body to a worker behind any pending write: the 100k estate's second request", () => {
+    // The 100k estate's second request arrives behind the first's 9.4 MiB of writes.
     let pending = 9.4 * MiB;
     const ingest = workers(() => pending);
+    expect(ingest.defersBody('events', 30 * MiB)).toBe(true);
+    pending = 1;
+    expect(ingest.defersBody('events', 30 * MiB)).toBe(true);
+    pending = 0;
     expect(ingest.defersBody('events', 30 * MiB)).toBe(false);
-    pending = 29 * MiB;
-    expect(ingest.defersBody('events', 18.7 * MiB)).toBe(true);
   });
 
-  it('defers from exactly half the body on, not a byte before', () => {
+  it("leaves another source's 30 MiB body to the event loop behind 9.4 MiB of writes, to a worker behind 29 MiB", () => {
+    let pending = 9.4 * MiB;
+    const ingest = workers(() => pending);
+    expect(ingest.defersBody('k8s', 30 * MiB)).toBe(false);
+    pending = 29 * MiB;
+    expect(ingest.defersBody('k8s', 18.7 * MiB)).toBe(true);
+  });
+
+  it("defers another source's body from exactly half of it pending on, not a byte before", () => {
     const body = 8 * MiB;
     let pending = body * WORKER_PENDING_SHARE;
     const ingest = workers(() => pending);
-    expect(ingest.defersBody('events', body)).toBe(true);
+    expect(ingest.defersBody('trivy', body)).toBe(true);
     pending -= 1;
-    expect(ingest.defersBody('events', body)).toBe(false);
+    expect(ingest.defersBody('trivy', body)).toBe(false);
   });
 
   it('prepares on the event loop while nothing is pending, and any body under the megabyte', () => {

@@ -154,6 +154,29 @@ describe('runReportJob', () => {
     expect(answer).toEqual({ id: 7, ok: false, problem: (thrown as ProblemError).problem });
   });
 
+  it('answers a refused events body with the problem the event loop would throw, nothing posted before it', () => {
+    // Read item by item on a worker (events-by-item.ts), a body that fails a check goes the whole body's way.
+    const nodes = Array.from({ length: 600 }, (_, i) => node('Service', `svc-${i}`));
+    const text = JSON.stringify(envelope(nodes)).replace(
+      '"label":"Service","name":"svc-599"',
+      '"label":"Toaster","name":"svc-599"',
+    );
+    const replies = run(job('events', text));
+    let thrown: unknown;
+    try {
+      prepareReport(sources.get('events')!, {
+        body: parseJsonBody(text, { keepText: true }),
+        query: {},
+        receivedAt: 0,
+        scrub: true,
+      });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ProblemError);
+    expect(replies).toEqual([{ id: 7, ok: false, problem: (thrown as ProblemError).problem }]);
+  });
+
   it('does not take supplychain, whose signatures are checked against trust loaded on the main thread', () => {
     expect(WORKER_SOURCES.has('supplychain')).toBe(false);
     const [answer] = run(job('supplychain', '{"image":"ghcr.io/acme/web:1","signed":true}'));
