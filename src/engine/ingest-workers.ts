@@ -11,11 +11,11 @@ export interface IngestWorkers {
   holdWrites(): Promise<void> | undefined;
   /**
    * Whether the ingest listener leaves a JSON body of `bytes` for `source` unparsed (RawJsonBody), for a
-   * worker to prepare: a large body while graph writes of at least half its size are pending
-   * (WORKER_PENDING_SHARE), so that it is prepared beside them. With the event loop free, or nearly (fewer
-   * writes pending than that), the body is prepared there: as fast, without the copy to and from a worker
-   * and the worker's fresh heap (docs/perf.md, "Issue 38: reports prepared on a worker thread" and "the
-   * writes a worker is worth"). Asked with the declared length when the request arrives (`declared`), a
+   * worker to prepare beside the graph writes pending: an `events` body whenever any are
+   * (EVENTS_PENDING_SHARE), another source's while they are at least half its size (WORKER_PENDING_SHARE).
+   * With the event loop free, or nearly, the body is prepared there: as fast, without the copy to and from a
+   * worker (docs/perf.md, "Issue 38: reports prepared on a worker thread", "the writes a worker is worth" and
+   * "An events body item by item"). Asked with the declared length when the request arrives (`declared`), a
    * worker starts then if none runs.
    */
   defersBody(source: string, bytes: number, declared?: boolean): boolean;
@@ -41,7 +41,14 @@ export interface IngestWorkers {
  */
 export const WORKER_PENDING_SHARE = 0.5;
 
-/** An `events` body goes to a worker whenever graph writes are pending: there it is read item by item. */
+/**
+ * An `events` body goes to a worker whenever graph writes are pending (any share of its size). A worker reads
+ * it item by item (src/ingest/events-by-item.ts): no parsed tree of the body survives its check, so its heap
+ * stays small and a 30 MiB body takes 250-450 ms there against 670-710 ms parsed whole; on the event loop
+ * the whole parse and its collections took the thread from the writes. The 100k estate's second request, so
+ * sent to a worker behind the first's 9.4 MiB of writes, left its paths ready 0.1-0.7 s sooner in four of five
+ * alternated runs, the event loop's CPU until then 0.3-1.0 s lower (docs/perf.md, "An events body item by item").
+ */
 export const EVENTS_PENDING_SHARE = 0;
 
 /**
