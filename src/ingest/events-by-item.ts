@@ -1,9 +1,10 @@
 // An `events` body prepared item by item: the ingest worker's way with a large one (report-worker.ts). The
 // whole body parsed at once is one tree that lives until its last item is checked, so the young generation
 // copies all of it and the old generation grows by all of it: fresh pages, a page fault each 4 KiB on this
-// project's machines (docs/perf.md, "An events body item by item"). Here each node and edge is parsed from its
-// own text (raw-items.ts finds it), checked, scrubbed and let go; only the few serialized again (an id
-// derived, a secret scrubbed, a line break in its text) are kept for the chunks, which are cut from the text.
+// project's machines (docs/perf.md, "An events body item by item"). Here the nodes and edges are parsed from
+// their own text (raw-items.ts finds it) a run at a time, checked, scrubbed and let go; only the few serialized
+// again (an id derived, a secret scrubbed, a line break in its text) are kept for the chunks, which are cut
+// from the text.
 //
 // What comes out is what prepareReport gives for the whole body: the same chunks' JSON, counts, scope and
 // redactions. A body this path does not settle (not JSON, a check that fails, a pull request's scan, nothing

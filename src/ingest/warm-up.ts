@@ -11,6 +11,7 @@ import { silentLog } from '../log/logger.js';
 import { chunkEnvelope } from './chunk.js';
 import { chunkRawEnvelope } from './chunk-raw.js';
 import { envelopeJsonOf } from './envelope-json.js';
+import { prepareEventsByItem } from './events-by-item.js';
 import { parseJsonBody } from './json-body.js';
 import { scrubEnvelope } from './scrub.js';
 import type { IngestSource } from './sources/source.js';
@@ -222,8 +223,8 @@ export function warmUpEnvelope(assets = ASSETS): object {
 
 /**
  * Normalizes the cluster dump `NORMALIZE_ROUNDS` times, then normalizes, scrubs, chunks, serializes and
- * applies the samples into a graph of its own, `ROUNDS` times. Returns the milliseconds it took. A source
- * missing from `sources` is skipped.
+ * applies the samples into a graph of its own, `ROUNDS` times, then prepares the envelope sample item by item
+ * `ROUNDS` times. Returns the milliseconds it took. A source missing from `sources` is skipped.
  */
 export function warmUpIngest(sources: ReadonlyMap<string, IngestSource>): number {
   const began = performance.now();
@@ -268,6 +269,18 @@ export function warmUpIngest(sources: ReadonlyMap<string, IngestSource>): number
       }
       writer.completeScope(scope);
     }
+  }
+  // An events body as a worker reads a large one (events-by-item.ts): a run of items at a time.
+  const events = sources.get('events');
+  if (events) {
+    const text = JSON.stringify(warmUpEnvelope());
+    for (let round = 0; round < ROUNDS; round++)
+      prepareEventsByItem(events, text, {
+        query: {},
+        receivedAt: Date.now(),
+        scrub: true,
+        onChunk: () => {},
+      });
   }
   return performance.now() - began;
 }

@@ -2,6 +2,7 @@
 // real report does (a sample the normalizer stopped understanding would warm nothing), and it must leave
 // no trace in the service it runs in.
 import { afterEach, describe, expect, it } from 'vitest';
+import { prepareEventsByItem } from '../../src/ingest/events-by-item.js';
 import { createSources } from '../../src/ingest/sources/index.js';
 import type { IngestSource } from '../../src/ingest/sources/source.js';
 import {
@@ -50,6 +51,18 @@ describe('ingest warm-up samples', () => {
     const { envelopes } = normalize('events', warmUpEnvelope(100));
     expect(envelopes[0].nodes).toHaveLength(100);
     expect(envelopes[0].edges.length).toBeGreaterThan(300);
+  });
+
+  it('the envelope sample is prepared item by item, as a worker reads a large events body', () => {
+    const told: string[] = [];
+    const prepared = prepareEventsByItem(sources.get('events')!, JSON.stringify(warmUpEnvelope(100)), {
+      query: {},
+      receivedAt: 0,
+      scrub: true,
+      onChunk: (chunk) => told.push(chunk.json),
+    });
+    expect(prepared?.nodes).toBe(100);
+    expect(told.length).toBeGreaterThan(0);
   });
 
   it('runs every sample through its source, and skips a source the service does not have', () => {
