@@ -2,6 +2,8 @@
 // prepareReport gives for the whole parsed body: the same chunks' JSON in the same order, counts, scope and
 // redactions. A body it does not settle (not JSON, refused, a pull request's scan, empty) is left to
 // prepareReport before any chunk is told: so every refusal stays the problem the whole body gets.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nodeId } from '../../src/graph/ids.js';
 import { prepareEventsByItem } from '../../src/ingest/events-by-item.js';
@@ -109,6 +111,12 @@ describe('an events body item by item', () => {
     expectSame(JSON.stringify(estate(300, { secretsAt: [7] }), null, 2));
     expectSame(JSON.stringify(estate(3000, { unicode: true, secretsAt: [2999] })));
     expectSame(`\ufeff${JSON.stringify(estate(40))}`);
+  });
+
+  it('prepares the demo estate (pretty-printed, as a person writes one) as the whole body', () => {
+    const text = readFileSync(path.resolve(import.meta.dirname, '../../fixtures/demo/estate.json'), 'utf8');
+    const { expected } = expectSame(text, { snapshot: 'cluster:demo' });
+    expect(expected.nodes).toBeGreaterThan(10);
   });
 
   it('reads the body as JSON.parse does: white space anywhere, keys in any order, a key given twice', () => {
