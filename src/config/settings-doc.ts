@@ -33,7 +33,7 @@ export const SETTINGS_DOC: readonly { name: string; default: string; meaning: st
     name: 'INGEST_THREADS',
     default: '1',
     meaning:
-      'Worker threads that prepare large JSON report bodies (1 MiB and over: parse, normalizer, scrubbing, chunking; not `supplychain`) off the event loop while the graph writes of earlier reports still pending come to at least half the body, so those writes and the API go on meanwhile (with less pending the event loop prepares it); 0 to 64, 0 prepares every report on the event loop.',
+      'Worker threads that prepare large JSON report bodies (1 MiB and over: parse, normalizer, scrubbing, chunking; not `supplychain`) off the event loop while graph writes of earlier reports are still pending (any, for an `events` body, which a worker reads item by item; at least half the body, for any other source), so those writes and the API go on meanwhile (with less pending, or none, the event loop prepares it); 0 to 64, 0 prepares every report on the event loop.',
   },
   { name: 'ANALYZER_INTERVAL', default: '30s', meaning: 'How often the analyzer looks for changed graphs.' },
   {
