@@ -1,6 +1,7 @@
 // The engine's side of the ingest workers (INGEST_THREADS, src/ingest/report-pool.ts): which large bodies the
 // listener leaves for a worker, graph writes held while such a body is read (body-reads.ts), and the
 // worker's life around the analyzer's passes.
+import { readsItemByItem } from '../ingest/events-by-item.js';
 import { createReportPool, WORKER_BODY_BYTES, type ReportPool } from '../ingest/report-pool.js';
 import { BodyReads } from './body-reads.js';
 
@@ -87,7 +88,8 @@ export function createIngestWorkers(options: {
       if (options.always) return true;
       const pending = options.pendingWriteBytes();
       return (
-        pending > 0 && pending >= bytes * (source === 'events' ? EVENTS_PENDING_SHARE : WORKER_PENDING_SHARE)
+        pending > 0 &&
+        pending >= bytes * (readsItemByItem(source) ? EVENTS_PENDING_SHARE : WORKER_PENDING_SHARE)
       );
     },
     readingBody(started) {

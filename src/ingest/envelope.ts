@@ -234,9 +234,10 @@ export function createEnvelopeItemChecks(): {
   edge: (item: unknown) => boolean;
 } {
   const ajv = envelopeAjv();
-  const node = ajv.compile(ENVELOPE_SCHEMA.properties.nodes.items);
-  const edge = ajv.compile(ENVELOPE_SCHEMA.properties.edges.items);
-  return { node: (item) => node(item), edge: (item) => edge(item) };
+  return {
+    node: ajv.compile(ENVELOPE_SCHEMA.properties.nodes.items),
+    edge: ajv.compile(ENVELOPE_SCHEMA.properties.edges.items),
+  };
 }
 
 export function createEnvelopeValidator(): (body: unknown) => EnvelopeCheck {

@@ -31,7 +31,7 @@ import {
   type FieldError,
 } from './envelope.js';
 import { chunkRefusal, type PreparedReport } from './prepare.js';
-import { scanEnvelopeItems, type ItemSpans, type RawItems } from './raw-items.js';
+import { redactedItem, scanEnvelopeItems, type ItemSpans, type RawItems } from './raw-items.js';
 import { scrubEnvelope } from './scrub.js';
 import type { IngestSource } from './sources/source.js';
 
@@ -144,7 +144,7 @@ function readItems<T extends EnvelopeNode | EnvelopeEdge>(
     for (const r of found) {
       redactions[r.kind] = (redactions[r.kind] ?? 0) + 1;
       // `/<field>/<k>/...`: the k-th item of this run.
-      const k = Number(/^\/(?:nodes|edges)\/(\d+)/.exec(r.pointer)![1]);
+      const k = redactedItem(r.pointer)!.index;
       changed.add(from + k);
       kept[from + k] = group[k];
     }
@@ -152,15 +152,21 @@ function readItems<T extends EnvelopeNode | EnvelopeEdge>(
   return { kept, changed };
 }
 
+/** Whether a body of `source` is read item by item on a worker (the one source whose report is an envelope). */
+export function readsItemByItem(source: string): boolean {
+  return source === 'events';
+}
+
 /**
  * Prepares an `events` body from its text as prepareReport would from the parsed body, item by item; undefined
- * when it is left to prepareReport (nothing was cut or told then).
+ * when it is left to prepareReport (any other source's body; nothing was cut or told then).
  */
 export function prepareEventsByItem(
   source: IngestSource,
   bodyText: string,
   input: ItemByItemInput,
 ): PreparedReport<Omit<Chunk, 'envelope'>> | undefined {
+  if (!readsItemByItem(source.name)) return undefined;
   let context: IngestContext;
   try {
     context = readIngestContext(input.query);
@@ -170,7 +176,7 @@ export function prepareEventsByItem(
     return undefined;
   }
   // A pull request's stamp changes every node: nothing is sent as written.
-  if (source.name !== 'events' || isPullRequestScan(context)) return undefined;
+  if (isPullRequestScan(context)) return undefined;
   // As parseJsonBody reads a body: a byte-order mark is not part of the document.
   const text = bodyText.charCodeAt(0) === 0xfeff ? bodyText.slice(1) : bodyText;
   let spans: ReturnType<typeof scanEnvelopeItems>;

@@ -224,11 +224,17 @@ export function rawItemsOf(
  */
 export function markRedacted(raw: RawItems, pointers: Iterable<string>): boolean {
   for (const pointer of pointers) {
-    const match = /^\/(nodes|edges)\/(\d+)(\/|$)/.exec(pointer);
-    if (!match) return false;
-    raw.changed[match[1] as 'nodes' | 'edges'].add(Number(match[2]));
+    const item = redactedItem(pointer);
+    if (!item) return false;
+    raw.changed[item.field].add(item.index);
   }
   return true;
+}
+
+/** The item a redaction pointer (`/nodes/3/properties/...`) names, or undefined when it names none. */
+export function redactedItem(pointer: string): { field: 'nodes' | 'edges'; index: number } | undefined {
+  const match = /^\/(nodes|edges)\/(\d+)(\/|$)/.exec(pointer);
+  return match ? { field: match[1] as 'nodes' | 'edges', index: Number(match[2]) } : undefined;
 }
 
 /**

@@ -13,7 +13,7 @@ import { parseJsonBody, utf8Text } from './json-body.js';
 import { prepareReport, type PreparedReport } from './prepare.js';
 import { createSources } from './sources/index.js';
 import type { IngestSource } from './sources/source.js';
-import { warmUpIngest } from './warm-up.js';
+import { warmUpIngest, warmUpItemByItem } from './warm-up.js';
 
 /** workerData marking a thread started by report-pool.ts (a module importing this one stays inert). */
 export const REPORT_WORKER_ROLE = 'pathgate/report-worker';
@@ -148,7 +148,7 @@ export function runReportJob(
     // An events body item by item, so that no parsed tree of it outlives its check (events-by-item.ts);
     // one that path leaves, and every other source, parsed whole.
     const prepared =
-      (job.source === 'events' ? prepareEventsByItem(source, text, input) : undefined) ??
+      prepareEventsByItem(source, text, input) ??
       prepareReport(source, { ...input, body: parseJsonBody(text, { keepText: true }) });
     post({
       id: job.id,
@@ -182,7 +182,10 @@ if (parentPort && (workerData as { role?: string } | null)?.role === REPORT_WORK
   // report runs optimized normalizers; jobs posted meanwhile wait in this thread's queue. Then ready (the
   // service is reported started once it is). One that a waiting report started begins at once, cold.
   try {
-    if (data.warm) warmUpIngest(sources);
+    if (data.warm) {
+      warmUpIngest(sources);
+      warmUpItemByItem(sources);
+    }
   } finally {
     port.postMessage({ id: 0 });
   }
