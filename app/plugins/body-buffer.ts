@@ -62,10 +62,15 @@ export class BodyBuffer {
     if (this.loan === loan) this.loan = 0;
   }
 
-  /** A buffer of at least `size` bytes for one body; give it back with `release` once it was decoded. */
+  /**
+   * A buffer of at least `size` bytes for one body; give it back with `release` once it was decoded. Shared
+   * memory too, though no worker reads it: V8 counts an ArrayBuffer as the young generation's memory outside
+   * the heap until it is promoted, and with 32 MiB of that every new buffer starts a scavenge first; it does
+   * not count shared memory so (docs/perf.md, "Shared memory for chunks").
+   */
   take(size: number): Buffer {
     if (size < KEEP_FROM || this.busy) return Buffer.allocUnsafe(size);
-    if (!this.kept || this.kept.length < size) this.kept = Buffer.allocUnsafeSlow(size);
+    if (!this.kept || this.kept.length < size) this.kept = Buffer.from(new SharedArrayBuffer(size));
     this.busy = true;
     return this.kept;
   }

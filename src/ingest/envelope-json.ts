@@ -128,18 +128,22 @@ export function doneWith(json: EnvelopeJson | undefined): void {
   if (json && typeof json !== 'string' && 'bytes' in json && json.release) {
     const { release } = json;
     json.release = undefined;
+    // Shared memory a worker fills again: nothing here may read it after this (a transferred buffer was
+    // emptied by the transfer itself).
+    json.bytes = EMPTY_BYTES;
     release();
   }
 }
 
 /**
  * What an ingest worker posts for a slice: its groups encoded, each a JSON array with its brackets, at the
- * start of a buffer of their own (to be transferred: `bytes.buffer` holds nothing else). `buffer` gives one
- * of at least the bytes asked for (a worker's: one the event loop handed back, EncodedEnvelopeJson.release).
+ * start of a buffer of their own (`bytes.buffer` holds nothing else: shared memory posted, or a buffer
+ * transferred). `buffer` gives one of at least the bytes asked for (a worker's: one the event loop handed
+ * back, EncodedEnvelopeJson.release).
  */
 export function encodeForPosting(
   json: SplitEnvelopeJson,
-  buffer: (bytes: number) => ArrayBuffer = (bytes) => Buffer.allocUnsafeSlow(bytes).buffer as ArrayBuffer,
+  buffer: (bytes: number) => ArrayBufferLike = (bytes) => Buffer.allocUnsafeSlow(bytes).buffer,
 ): EncodedEnvelopeJson {
   let total = 0;
   for (const group of json.groups) total += Buffer.byteLength(group, 'utf8') + 2;
@@ -155,6 +159,7 @@ export function encodeForPosting(
   return { field: json.field, head: json.head, bytes, ends, tail: json.tail };
 }
 
+const EMPTY_BYTES = new Uint8Array(0);
 const OPEN = 0x5b;
 const CLOSE = 0x5d;
 

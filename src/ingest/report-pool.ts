@@ -78,9 +78,11 @@ export function createReportPool(options: { threads: number; seedIamUsers: boole
         parts.set(reply.id, chunks);
         const { chunk } = reply;
         if (typeof chunk !== 'string' && 'bytes' in chunk) {
-          // Handed back once the bus is done with it (doneWith), for a worker to fill again.
-          const buffer = chunk.bytes.buffer as ArrayBuffer;
-          chunk.release = () => void pool.give({ recycle: buffer } satisfies RecycledBuffer, [buffer]);
+          // Handed back once the bus is done with it (doneWith), for a worker to fill again: shared memory
+          // (chunkBuffers) is posted, not transferred, so doneWith also lets go of the event loop's view.
+          const { buffer } = chunk.bytes;
+          if (buffer instanceof SharedArrayBuffer)
+            chunk.release = () => void pool.give({ recycle: buffer } satisfies RecycledBuffer, []);
         }
         chunks.push({ json: chunk });
         return { more: true };

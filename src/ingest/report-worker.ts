@@ -64,7 +64,7 @@ export interface ReportJob {
  * memory outside the heap, which started a full collection every few reports at the 1M estate.
  */
 export interface RecycledBuffer {
-  recycle: ArrayBuffer;
+  recycle: SharedArrayBuffer;
 }
 
 /** A worker keeps at most this many buffers handed back (each about a chunk, 1 MiB). */
@@ -78,27 +78,39 @@ const RECYCLED_KEPT = 64;
  */
 export const PREFILLED_BUFFERS = 32;
 
-/** Buffers to encode chunks into: handed back ones first, else fresh ones large enough for any chunk. */
+/**
+ * Buffers to encode chunks into: handed back ones first, else fresh ones large enough for any chunk. Shared
+ * memory, posted rather than transferred: V8 counts an ArrayBuffer a thread receives as its own memory
+ * outside the heap, and once the young generation's reach 32 MiB every new buffer the event loop makes
+ * (a socket's, a Buffer pool's) starts a scavenge first. A 30 MiB body's chunks arriving while the graph
+ * writes hold many young objects started two or three such scavenges of 20-70 ms each during the 100k
+ * estate's ingest; V8 does not count shared memory so (docs/perf.md, "Shared memory for chunks").
+ */
 export function chunkBuffers(): {
-  take(bytes: number): ArrayBuffer;
-  keep(buffer: ArrayBuffer): void;
+  take(bytes: number): SharedArrayBuffer;
+  keep(buffer: SharedArrayBuffer): void;
   /** Keeps `count` fresh chunk buffers, every page written once (at most RECYCLED_KEPT in all). */
   prefill(count: number): void;
   readonly kept: number;
 } {
-  const kept: ArrayBuffer[] = [];
-  const fresh = (bytes: number) => Buffer.allocUnsafeSlow(Math.max(bytes, BUS_MESSAGE_LIMIT));
+  const kept: SharedArrayBuffer[] = [];
+  const fresh = (bytes: number) => new SharedArrayBuffer(Math.max(bytes, BUS_MESSAGE_LIMIT));
   return {
     take(bytes) {
       const last = kept.at(-1);
       if (last && last.byteLength >= bytes) return kept.pop()!;
-      return fresh(bytes).buffer as ArrayBuffer;
+      return fresh(bytes);
     },
     keep(buffer) {
       if (kept.length < RECYCLED_KEPT) kept.push(buffer);
     },
     prefill(count) {
-      while (count-- > 0 && kept.length < RECYCLED_KEPT) kept.push(fresh(0).fill(0).buffer as ArrayBuffer);
+      // Zeros already, but written: a page is mapped only once something writes to it.
+      while (count-- > 0 && kept.length < RECYCLED_KEPT) {
+        const buffer = fresh(0);
+        new Uint8Array(buffer).fill(0);
+        kept.push(buffer);
+      }
     },
     get kept() {
       return kept.length;
@@ -125,7 +137,7 @@ export function runReportJob(
   /** `transfer`: buffers the message hands over rather than copies */
   post: (reply: ReportReply, transfer?: ArrayBuffer[]) => void,
   /** a buffer of at least `bytes` to encode a chunk into (chunkBuffers) */
-  buffer?: (bytes: number) => ArrayBuffer,
+  buffer?: (bytes: number) => ArrayBufferLike,
 ): void {
   try {
     const source = sources.get(job.source);
@@ -142,7 +154,9 @@ export function runReportJob(
       onChunk: ({ json, split }: Omit<Chunk, 'envelope'>) => {
         if (!split) return post({ id: job.id, chunk: json });
         const chunk = encodeForPosting(split, buffer);
-        post({ id: job.id, chunk }, [chunk.bytes.buffer as ArrayBuffer]);
+        // Shared memory is posted as it is (chunkBuffers); a buffer of its own is handed over.
+        const { buffer: posted } = chunk.bytes;
+        post({ id: job.id, chunk }, posted instanceof SharedArrayBuffer ? [] : [posted as ArrayBuffer]);
       },
     };
     // An events body item by item, so that no parsed tree of it outlives its check (events-by-item.ts);

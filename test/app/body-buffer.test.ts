@@ -136,6 +136,8 @@ describe('BodyBuffer', () => {
     const buffers = new BodyBuffer();
     const small = buffers.take(100);
     const first = buffers.take(2_000_000);
+    // Shared memory, which V8 does not count against its young generation's outside memory.
+    expect(first.buffer).toBeInstanceOf(SharedArrayBuffer);
     const second = buffers.take(2_000_000);
     expect(second).not.toBe(first);
     expect(buffers.take(10)).not.toBe(small);

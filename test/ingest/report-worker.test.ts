@@ -108,7 +108,8 @@ describe('runReportJob', () => {
     posted.forEach((reply, i) => {
       const { chunk } = reply;
       if (typeof chunk === 'string' || !('bytes' in chunk)) throw new Error('a slice not posted as bytes');
-      // Its bytes are its own buffer, handed over with the message: nothing of it is copied.
+      // Its bytes are its own buffer (a fresh one without chunkBuffers), handed over with the message:
+      // nothing of it is copied.
       expect(transferred.get(reply)).toEqual([chunk.bytes.buffer]);
       expect(chunk.bytes.byteOffset).toBe(0);
       expect(chunk.bytes.byteLength).toBe(chunk.bytes.buffer.byteLength);
@@ -125,6 +126,33 @@ describe('runReportJob', () => {
       expect(joinEnvelopeJson(chunk)).toBe(expected.chunks[i].json);
       expect(parseEnvelopeJson(chunk)).toEqual(expected.chunks[i].envelope);
     });
+  });
+
+  it('posts a chunk in shared memory from chunkBuffers as it is, nothing transferred', () => {
+    const nodes = Array.from({ length: 4000 }, (_, i) =>
+      node('Service', `svc-${i}`, { note: 'p'.repeat(300) }),
+    );
+    const text = JSON.stringify(envelope(nodes));
+    const buffers = chunkBuffers();
+    const replies: ReportReply[] = [];
+    const transfers: (ArrayBuffer[] | undefined)[] = [];
+    runReportJob(
+      sources,
+      job('events', text),
+      (reply, transfer) => {
+        if ('chunk' in reply) transfers.push(transfer);
+        replies.push(reply);
+      },
+      buffers.take,
+    );
+    const chunks = replies.flatMap((r) => ('chunk' in r && typeof r.chunk !== 'string' ? [r.chunk] : []));
+    expect(chunks.length).toBeGreaterThan(1);
+    for (const chunk of chunks) {
+      if (!('bytes' in chunk)) throw new Error('not bytes');
+      expect(chunk.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+    }
+    // A transfer list naming shared memory would fail the post.
+    expect(transfers.every((t) => t?.length === 0)).toBe(true);
   });
 
   it('posts a chunk kept whole as its one string, nothing handed over', () => {
@@ -190,9 +218,10 @@ describe('runReportJob', () => {
     const text = JSON.stringify(envelope(nodes));
     const buffers = chunkBuffers();
     // A buffer full of stale text, as one handed back after an earlier report.
-    const stale = Buffer.alloc(BUS_MESSAGE_LIMIT, '}').buffer as ArrayBuffer;
+    const stale = new SharedArrayBuffer(BUS_MESSAGE_LIMIT);
+    new Uint8Array(stale).fill('}'.charCodeAt(0));
     buffers.keep(stale);
-    const given: ArrayBuffer[] = [];
+    const given: SharedArrayBuffer[] = [];
     const replies: ReportReply[] = [];
     runReportJob(
       sources,
@@ -225,13 +254,13 @@ describe('runReportJob', () => {
 
   it('keeps a bounded number of buffers handed back, and takes a fresh one when the last kept is too small', () => {
     const buffers = chunkBuffers();
-    const small = new ArrayBuffer(16);
+    const small = new SharedArrayBuffer(16);
     buffers.keep(small);
     const fresh = buffers.take(1024);
     expect(fresh).not.toBe(small);
     expect(fresh.byteLength).toBe(BUS_MESSAGE_LIMIT);
     expect(buffers.take(2 * BUS_MESSAGE_LIMIT).byteLength).toBe(2 * BUS_MESSAGE_LIMIT);
-    const kept = Array.from({ length: 100 }, () => new ArrayBuffer(BUS_MESSAGE_LIMIT));
+    const kept = Array.from({ length: 100 }, () => new SharedArrayBuffer(BUS_MESSAGE_LIMIT));
     for (const buffer of kept) buffers.keep(buffer);
     const taken = new Set(Array.from({ length: 100 }, () => buffers.take(10)));
     // The first keep (too small) and 64 of the hundred are kept; the rest are fresh.
@@ -306,29 +335,37 @@ describe('the report pool, on a worker thread', () => {
       if (typeof json === 'string' || !('bytes' in json)) throw new Error('a slice not posted as bytes');
       return json;
     };
+    // What each report's chunks held when they were handed back, seen through views the bus does not keep.
+    let handedBack: { view: Uint8Array; held: Buffer }[] = [];
     for (const n of [1, 2, 3]) {
       const text = report(n);
       const prepared = await pool.prepare(job('events', text));
       expect(prepared.chunks.length).toBeGreaterThan(1);
+      // The worker wrote this report into buffers the last one handed back: one memory, not copies.
+      if (n > 1) expect(handedBack.some(({ view, held }) => !held.equals(view))).toBe(true);
       expect(prepared.chunks.map((c) => joinEnvelopeJson(c.json))).toEqual(expected(text));
+      handedBack = [];
       for (const { json } of prepared.chunks) {
         const chunk = encoded(json);
         expect(chunk.release).toBeTypeOf('function');
-        expect(chunk.bytes.buffer.byteLength).toBeGreaterThan(0);
+        expect(chunk.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+        const view = new Uint8Array(chunk.bytes.buffer);
+        handedBack.push({ view, held: Buffer.from(view) });
         doneWith(chunk);
-        // Handed over to the worker: nothing of it is left here; a second call does nothing.
-        expect(chunk.bytes.buffer.byteLength).toBe(0);
+        // Handed back to the worker, which fills it again: the chunk holds no view of it now; a second
+        // call does nothing.
+        expect(chunk.bytes.length).toBe(0);
         expect(chunk.release).toBeUndefined();
         doneWith(chunk);
       }
     }
-    // With no worker running, the buffer stays where it is (collected like any other).
+    // With no worker running, nothing takes the buffer back; the chunk lets go of it all the same.
     const text = report(4);
     const prepared = await pool.prepare(job('events', text));
     await pool.release();
     const chunk = encoded(prepared.chunks[0].json);
-    doneWith(chunk);
-    expect(chunk.bytes.buffer.byteLength).toBeGreaterThan(0);
     expect(joinEnvelopeJson(chunk)).toBe(expected(text)[0]);
+    doneWith(chunk);
+    expect(chunk.bytes.length).toBe(0);
   });
 });
