@@ -83,17 +83,57 @@ const sharedI32 = (length: number) => new Int32Array(bytes(length, 4), 0, length
 type ArrayKind = 'i32' | 'f64' | 'u8';
 const BYTES: Readonly<Record<ArrayKind, number>> = { i32: 4, f64: 8, u8: 1 };
 
+/** A named array's memory: `bytes` from `offset` in `buffer` (a buffer of its own, or a compile's arena). */
+interface Region {
+  buffer: SharedArrayBuffer;
+  offset: number;
+  bytes: number;
+}
+
+/** One named array of a compile's plan (CompileBuffers.reserve): its kind and length. */
+export type ArrayPlan = readonly [name: string, kind: ArrayKind, length: number];
+
+/** Regions in an arena start on a cache line (and so on any element's alignment). */
+const REGION_ALIGN = 64;
+
 /**
  * SharedArrayBuffers kept from one compile to the next (one set per tenant). Reusing them keeps a large
  * estate's memory flat across passes: fresh buffers each pass would stay alive in idle worker threads until
  * those happen to collect garbage, and two generations would coexist during every compile. A compile
  * overwrites the previous one's arrays, so the caller must stop reading that one first (PathStore.freezeRoutes).
+ *
+ * A compile's arrays are laid out in one buffer (reserve): one allocation of tens of MiB, which glibc maps
+ * with transparent huge pages where the service runs with `glibc.malloc.hugetlb=1` (as `npm start` does),
+ * where twenty buffers of 0.4-3.5 MiB each (the 100k estate's) are too small for any. A fresh service's first
+ * compile wrote its arrays into fresh memory at about 3.6 ms a MiB in 4 KiB pages, about 1.5 ms in huge ones
+ * (docs/perf.md, "A compile's arrays in one buffer").
  */
 export class CompileBuffers {
-  private readonly buffers = new Map<string, SharedArrayBuffer>();
+  private readonly regions = new Map<string, Region>();
 
   /** `headroom`: how much larger than asked a buffer is made, so that a growing estate rarely reallocates. */
   constructor(private readonly headroom = 1.25) {}
+
+  /**
+   * Room for every array of `plan` at once. Where one is missing or too small, all of them move to one new
+   * buffer (with headroom), their contents not kept: the caller is about to write them all (a compile).
+   * Arrays not in the plan stay where they are.
+   */
+  reserve(plan: readonly ArrayPlan[]): void {
+    const need = (kind: ArrayKind, length: number) => Math.max(1, length) * BYTES[kind];
+    if (plan.every(([name, kind, length]) => (this.regions.get(name)?.bytes ?? -1) >= need(kind, length)))
+      return;
+    const sizes = plan.map(([, kind, length]) => {
+      const bytes = Math.ceil(Math.max(1, length) * this.headroom) * BYTES[kind];
+      return Math.ceil(bytes / REGION_ALIGN) * REGION_ALIGN;
+    });
+    const buffer = new SharedArrayBuffer(sizes.reduce((sum, bytes) => sum + bytes, 0));
+    let offset = 0;
+    plan.forEach(([name], k) => {
+      this.regions.set(name, { buffer, offset, bytes: sizes[k] });
+      offset += sizes[k];
+    });
+  }
 
   /** A view of `length` elements over the buffer named `name`, grown (with headroom) when too small. */
   view<K extends ArrayKind>(
@@ -102,18 +142,12 @@ export class CompileBuffers {
     length: number,
   ): K extends 'i32' ? Int32Array : K extends 'f64' ? Float64Array : Uint8Array {
     const size = BYTES[kind];
-    let buffer = this.buffers.get(name);
-    if (!buffer || buffer.byteLength < Math.max(1, length) * size) {
-      buffer = bytes(Math.ceil(Math.max(1, length) * this.headroom), size);
-      this.buffers.set(name, buffer);
+    let region = this.regions.get(name);
+    if (!region || region.bytes < Math.max(1, length) * size) {
+      region = ownRegion(Math.ceil(Math.max(1, length) * this.headroom), size);
+      this.regions.set(name, region);
     }
-    const view =
-      kind === 'i32'
-        ? new Int32Array(buffer, 0, length)
-        : kind === 'f64'
-          ? new Float64Array(buffer, 0, length)
-          : new Uint8Array(buffer, 0, length);
-    return view as never;
+    return viewOf(region, kind, length) as never;
   }
 
   /**
@@ -126,13 +160,14 @@ export class CompileBuffers {
     length: number,
     keep: number,
   ): K extends 'i32' ? Int32Array : K extends 'f64' ? Float64Array : Uint8Array {
-    const old = this.buffers.get(name);
-    if (old && old.byteLength >= Math.max(1, length) * BYTES[kind]) return this.view(name, kind, length);
+    const old = this.regions.get(name);
+    if (old && old.bytes >= Math.max(1, length) * BYTES[kind]) return this.view(name, kind, length);
     // Growth steps of at least 1.5×, so that a long run of additions copies each element a few times only.
-    const wanted = Math.max(length, Math.ceil(((old?.byteLength ?? 0) / BYTES[kind]) * 1.5));
-    const fresh = bytes(Math.ceil(Math.max(1, wanted) * this.headroom), BYTES[kind]);
-    if (old && keep > 0) new Uint8Array(fresh).set(new Uint8Array(old, 0, keep * BYTES[kind]));
-    this.buffers.set(name, fresh);
+    const wanted = Math.max(length, Math.ceil(((old?.bytes ?? 0) / BYTES[kind]) * 1.5));
+    const fresh = ownRegion(Math.ceil(Math.max(1, wanted) * this.headroom), BYTES[kind]);
+    if (old && keep > 0)
+      new Uint8Array(fresh.buffer).set(new Uint8Array(old.buffer, old.offset, keep * BYTES[kind]));
+    this.regions.set(name, fresh);
     return this.view(name, kind, length);
   }
 
@@ -141,24 +176,40 @@ export class CompileBuffers {
     name: string,
     kind: K,
   ): K extends 'i32' ? Int32Array : K extends 'f64' ? Float64Array : Uint8Array {
-    const buffer = this.buffers.get(name);
-    const length = buffer ? buffer.byteLength / BYTES[kind] : 0;
-    return (buffer ? this.view(name, kind, length) : this.view(name, kind, 0)) as never;
+    const region = this.regions.get(name);
+    const length = region ? Math.floor(region.bytes / BYTES[kind]) : 0;
+    return (region ? this.view(name, kind, length) : this.view(name, kind, 0)) as never;
   }
 
   /** A copy of every buffer: a fork of a live graph patches its own (src/analysis/live-graph.ts). */
   copy(): CompileBuffers {
     const out = new CompileBuffers(this.headroom);
-    for (const [name, buffer] of this.buffers) out.buffers.set(name, buffer.slice(0));
+    for (const [name, { buffer, offset, bytes }] of this.regions)
+      out.regions.set(name, { buffer: buffer.slice(offset, offset + bytes), offset: 0, bytes });
     return out;
   }
 
   /** Bytes held, for tests and the bench. */
   get byteLength(): number {
     let total = 0;
-    for (const buffer of this.buffers.values()) total += buffer.byteLength;
+    for (const region of this.regions.values()) total += region.bytes;
     return total;
   }
+}
+
+/** A region that is a buffer of its own, of `length` elements of `size` bytes. */
+const ownRegion = (length: number, size: number): Region => {
+  const buffer = bytes(length, size);
+  return { buffer, offset: 0, bytes: buffer.byteLength };
+};
+
+function viewOf(region: Region, kind: ArrayKind, length: number): Int32Array | Float64Array | Uint8Array {
+  const { buffer, offset } = region;
+  return kind === 'i32'
+    ? new Int32Array(buffer, offset, length)
+    : kind === 'f64'
+      ? new Float64Array(buffer, offset, length)
+      : new Uint8Array(buffer, offset, length);
 }
 
 function sharedFrom(values: number[]): Int32Array {
@@ -227,14 +278,43 @@ export const LABEL_INDEX = new Map<string, number>(NODE_LABELS.map((l, i) => [l,
 export const TYPE_INDEX = new Map<string, number>(EDGE_TYPES.map((t, i) => [t, i]));
 export const BASIS_INDEX = new Map<string, number>(WEIGHT_BASES.map((b, i) => [b, i]));
 
+/** The arrays a compile of `n` nodes and `m` edges writes into its pool (CompileBuffers.reserve). */
+export function compilePlan(n: number, m: number): ArrayPlan[] {
+  return [
+    ['labels', 'u8', n],
+    ['fOffsets', 'i32', n + 1],
+    ['rOffsets', 'i32', n + 1],
+    ['edgeFrom', 'i32', m],
+    ['edgeTo', 'i32', m],
+    ['edgeType', 'u8', m],
+    ['edgeP', 'f64', m],
+    ['edgeBasis', 'u8', m],
+    ['fUnits', 'f64', m],
+    ['fEdges', 'i32', m],
+    ['fTo', 'i32', m],
+    ['rEdges', 'i32', m],
+    ['rFrom', 'i32', m],
+    ['rUnits', 'f64', m],
+  ];
+}
+
 export function compileGraph(
   graph: GraphView,
-  options: { seedIamUsers: boolean; buffers?: CompileBuffers },
+  options: {
+    seedIamUsers: boolean;
+    buffers?: CompileBuffers;
+    /**
+     * Filled by compile index as the nodes are visited: each node's attributes and role (roleOf), which a
+     * live graph keeps (live-graph.ts), so that it need not walk the nodes a second time.
+     */
+    nodes?: { attrs: NodeAttributes[]; roles: Uint8Array };
+  },
 ): CompiledGraph {
   const n = graph.order;
   const m = graph.size;
   // Without a pool, a throwaway one: every array gets a fresh buffer of its exact size.
   const pool = options.buffers ?? new CompileBuffers(1);
+  pool.reserve(compilePlan(n, m));
   const sharedI32 = (name: string, length: number) => pool.view(name, 'i32', length);
   const sharedF64 = (name: string, length: number) => pool.view(name, 'f64', length);
   const sharedU8 = (name: string, length: number) => pool.view(name, 'u8', length);
@@ -248,6 +328,7 @@ export function compileGraph(
   // The compact store hands nodes and edges over by slot (no id lookup or record per edge); any other graph
   // through graphology's iteration. Both give the same arrays.
   const slots = graph.slots?.();
+  const kept = options.nodes;
   /** node slot -> compile index (the slot path) */
   const indexOfSlot = slots ? new Int32Array(slots.nodeSlotBound) : undefined;
   let i = 0;
@@ -258,6 +339,10 @@ export function compileGraph(
     attrs.compileIndex = i;
     fOffsets[i + 1] = outDegree;
     const role = roleOf(attrs, options.seedIamUsers);
+    if (kept) {
+      kept.attrs[i] = attrs;
+      kept.roles[i] = role;
+    }
     if (role & ROLE_START) starts.push(i);
     if (role & ROLE_TARGET) targets.push(i);
     if (role & ROLE_DIRECT) direct.push(i);

@@ -7,8 +7,13 @@ export class IdSlots {
   private readonly table: NodeIds;
 
   /** `ids`: the live graph's array of node ids by slot (its entries are written before `set`). */
-  constructor(ids: (string | undefined)[]) {
-    this.table = new NodeIds(ids);
+  constructor(ids: (string | undefined)[], table = new NodeIds(ids)) {
+    this.table = table;
+  }
+
+  /** A table made over the live graph's array of ids already (SlotView.idTableOver). */
+  static adopting(table: NodeIds): IdSlots {
+    return new IdSlots([], table);
   }
 
   get(id: string): number | undefined {

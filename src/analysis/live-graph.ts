@@ -14,6 +14,7 @@ import {
   BASIS_INDEX,
   CompileBuffers,
   compileGraph,
+  compilePlan,
   hopUnits,
   priceEdge,
   roleOf,
@@ -319,7 +320,19 @@ export class LiveGraph extends LiveArrays {
   }
 
   private rebuild(graph: TenantGraph, seedIamUsers: boolean): void {
-    const c = compileGraph(graph, { seedIamUsers, buffers: this.pool });
+    // The compile's arrays and the live graph's own in one buffer where any needs more room (reserve).
+    const plan = new Map(compilePlan(graph.order, graph.size).map((entry) => [entry[0], entry]));
+    for (const [name, kind] of NODE_ARRAYS) if (!plan.has(name)) plan.set(name, [name, kind, graph.order]);
+    for (const [name, kind] of [...EDGE_ARRAYS, ...F_ARRAYS, ...R_ARRAYS])
+      if (!plan.has(name)) plan.set(name, [name, kind, graph.size]);
+    this.pool.reserve([...plan.values()]);
+    const nodeAttrs = new Array<NodeAttributes>(graph.order);
+    const roles = this.pool.view('roles', 'u8', graph.order);
+    const c = compileGraph(graph, {
+      seedIamUsers,
+      buffers: this.pool,
+      nodes: { attrs: nodeAttrs, roles },
+    });
     const n = c.nodeCount;
     const m = c.edgeCount;
     this.rebuilds++;
@@ -333,10 +346,12 @@ export class LiveGraph extends LiveArrays {
     this.deadNodes = 0;
     this.deadEdges = 0;
     this.nodeIds = c.nodeIds;
-    // A compile's ids are the graph's: distinct.
-    this.slotOf = IdSlots.ofDistinct(this.nodeIds);
+    // A compile's ids are the graph's: distinct. Where its indices are the store's own slots, the store's
+    // table of them is copied rather than made again (100,000 ids hashed and placed: 25-60 ms).
+    const table = graph.slots?.().idTableOver?.(this.nodeIds);
+    this.slotOf = table ? IdSlots.adopting(table) : IdSlots.ofDistinct(this.nodeIds);
     this.names = c.names;
-    this.nodeAttrs = new Array<NodeAttributes>(n);
+    this.nodeAttrs = nodeAttrs;
     // compileGraph's own arrays (labels, edges, adjacency) are adopted as they are; the live-only ones are
     // filled from them. fStart and friends are views of compileGraph's offsets: copied before they change.
     for (const [name, kind] of [...NODE_ARRAYS, ...EDGE_ARRAYS, ...F_ARRAYS, ...R_ARRAYS])
@@ -347,7 +362,6 @@ export class LiveGraph extends LiveArrays {
     const rStart = this.grow('rStart', 'i32', n, 0) as Int32Array;
     const rEnd = this.grow('rEnd', 'i32', n, 0) as Int32Array;
     const rCap = this.grow('rCap', 'i32', n, 0) as Int32Array;
-    const roles = this.grow('roles', 'u8', n, 0) as Uint8Array;
     fStart.set(c.fStart);
     fEnd.set(c.fEnd);
     rStart.set(c.rStart);
@@ -356,13 +370,6 @@ export class LiveGraph extends LiveArrays {
       fCap[u] = fEnd[u] - fStart[u];
       rCap[u] = rEnd[u] - rStart[u];
     }
-    roles.fill(0, 0, n);
-    let i = 0;
-    graph.forEachNode((_id, attrs) => {
-      this.nodeAttrs[i] = attrs;
-      roles[i] = roleOf(attrs, seedIamUsers);
-      i++;
-    });
     const fSlot = this.grow('fSlot', 'i32', m, 0) as Int32Array;
     const rSlot = this.grow('rSlot', 'i32', m, 0) as Int32Array;
     const rEdges = c.rEdges;

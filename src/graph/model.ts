@@ -1,6 +1,7 @@
 // The tenant graph's attributes, its change list, and the view the analysis reads. No I/O lives here.
 import { CompactGraph } from './store/compact-graph.js';
 import type { EdgeType, NodeLabel, WeightBasis } from './vocabulary.js';
+import type { NodeIds } from './store/node-ids.js';
 
 /** Attributes of a node as stored. `props` holds the envelope's free-form properties. */
 export interface NodeAttributes {
@@ -75,6 +76,12 @@ export interface SlotView {
   attributesAt(slot: number): NodeAttributes;
   /** The attributes of the edge at a slot, as forEachEdge would hand them over. */
   edgeAttributesAt(slot: number): EdgeAttributes;
+  /**
+   * When every slot below nodeSlotBound holds a node, so that a compile's index of a node is its slot: a
+   * copy of the store's id → slot table over `ids` (the compile's ids by index, the same as the store's by
+   * slot); otherwise undefined.
+   */
+  idTableOver?(ids: string[]): NodeIds | undefined;
 }
 
 /**

@@ -92,6 +92,38 @@ describe('compileGraph', () => {
     );
   });
 
+  it("lays a compile's arrays out in one buffer, apart, and moves them together only when one needs room", () => {
+    const pool = new CompileBuffers();
+    const big = randomEstate(7, 300, 4);
+    const c = compileGraph(big, { seedIamUsers: false, buffers: pool });
+    const arrays = Object.entries(toShared(c)).filter(
+      // fEnd and rEnd are fStart and rStart one element on (views of the same offsets), the roots their own.
+      ([key, value]) =>
+        ArrayBuffer.isView(value) && !['fEnd', 'rEnd', 'starts', 'targets', 'directAccess'].includes(key),
+    ) as [string, Int32Array][];
+    expect(new Set(arrays.map(([, a]) => a.buffer)).size).toBe(1);
+    // No two regions overlap, and each starts on a cache line.
+    const spans = [
+      ...new Map(arrays.map(([, a]) => [a.byteOffset, a.byteOffset + a.byteLength] as const)).entries(),
+    ].sort((x, y) => x[0] - y[0]);
+    for (let k = 1; k < spans.length; k++) expect(spans[k][0]).toBeGreaterThanOrEqual(spans[k - 1][1]);
+    for (const [offset] of spans) expect(offset % 64).toBe(0);
+    // An array outside the plan keeps its own buffer through a reserve that moves the plan.
+    const own = pool.view('extra', 'i32', 10);
+    own.fill(7);
+    const before = c.edgeFrom.buffer;
+    compileGraph(randomEstate(8, 120, 3), { seedIamUsers: false, buffers: pool });
+    expect(pool.view('edgeFrom', 'i32', 1).buffer).toBe(before);
+    const grown = compileGraph(randomEstate(9, 2000, 4), { seedIamUsers: false, buffers: pool });
+    expect(grown.edgeFrom.buffer).not.toBe(before);
+    expect(grown.fUnits.buffer).toBe(grown.edgeFrom.buffer);
+    expect(grown.labels.buffer).toBe(grown.edgeFrom.buffer);
+    expect(Array.from(pool.view('extra', 'i32', 10))).toEqual(Array(10).fill(7));
+    expect(bestPaths(grown)).toEqual(
+      bestPaths(compileGraph(randomEstate(9, 2000, 4), { seedIamUsers: false })),
+    );
+  });
+
   it('numbers edges by source, prices each hop once and builds both adjacencies', () => {
     const g = compile(
       estate({ a: { start: true }, b: {}, t: { label: 'Database', target: true, public: true } }, [

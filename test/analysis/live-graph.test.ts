@@ -26,6 +26,19 @@ function writer() {
   return new GraphWriter(createTenantGraph(), { log: silentLog(), parkedTtlMs: 1e12 });
 }
 
+/** lb, db and `services` written as scope `scope` (completed), lb routing to each Service. */
+function routeToEach(w: GraphWriter, services: ReturnType<typeof node>[], scope: string): void {
+  w.apply(
+    envelope(
+      [lb, db, ...services],
+      services.map((s) => edge('ROUTES_TO', lb, s, 0.5)),
+    ),
+    1,
+    scope,
+  );
+  w.completeScope(scope);
+}
+
 const sync = (live: LiveGraph, w: GraphWriter) => live.sync(w.graph, w.changes, { seedIamUsers: false });
 
 const routes = (g: CompiledGraph) =>
@@ -96,15 +109,7 @@ describe('LiveGraph', () => {
   it('compiles afresh when dead room passes the bound, and when a restore bypassed the writer', () => {
     const w = writer();
     const services = Array.from({ length: 3000 }, (_, i) => node('Service', `s${i}`));
-    w.apply(
-      envelope(
-        [lb, db, ...services],
-        services.map((s) => edge('ROUTES_TO', lb, s, 0.5)),
-      ),
-      1,
-      'bulk',
-    );
-    w.completeScope('bulk');
+    routeToEach(w, services, 'bulk');
     const live = new LiveGraph();
     sync(live, w);
     // A third of the hops retracted and reported again each round: dead edges pile up until the bound.
@@ -135,6 +140,30 @@ describe('LiveGraph', () => {
     w.touch();
     expect(sync(live, w).rebuilt).toBe(true);
     expect(live.rebuilds).toBe(rebuilds + 1);
+  });
+
+  it("finds every node by id after a compile afresh, the store's id table copied where its slots are dense", () => {
+    const services = Array.from({ length: 300 }, (_, i) => node('Service', `svc-${i}`));
+    for (const withDeadSlots of [false, true]) {
+      const w = writer();
+      routeToEach(w, services, 'all');
+      if (withDeadSlots) {
+        // Every third Service retracted: the store keeps their slots dead, so slots are not compile indices.
+        w.apply(envelope([lb, db, ...services.filter((_, i) => i % 3)], []), 2, 'all');
+        w.completeScope('all');
+      }
+      const graph = w.graph;
+      expect(graph.slots!().idTableOver!(graph.nodes()) === undefined).toBe(withDeadSlots);
+      const live = new LiveGraph();
+      expect(sync(live, w).rebuilt).toBe(true);
+      graph.forEachNode((id) => expect(live.nodeIds[live.indexOf(id)]).toBe(id));
+      expect(live.indexOf('Service:not-there')).toBe(-1);
+      // Patched afterwards: a node added and one removed are found, and not found, through the same table.
+      const extra = node('Service', 'svc-extra');
+      w.apply(envelope([extra], [edge('ROUTES_TO', lb, extra, 0.5)]), 3);
+      expect(sync(live, w).rebuilt).toBe(false);
+      expect(live.nodeIds[live.indexOf(extra.id)]).toBe(extra.id);
+    }
   });
 });
 

@@ -118,6 +118,12 @@ export class CompactGraph extends GraphStorage {
     return this.nodeSlots;
   }
 
+  idTableOver(ids: string[]): NodeIds | undefined {
+    return this.nodeSlots === this.order && ids.length === this.order
+      ? this.nodeIds.copyOver(ids)
+      : undefined;
+  }
+
   nodes(): string[] {
     const out: string[] = [];
     this.forEachNode((id) => out.push(id));

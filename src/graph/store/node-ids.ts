@@ -93,6 +93,18 @@ export class NodeIds {
     this.count--;
   }
 
+  /**
+   * This table over `ids`, which must hold at every slot the id this table's array holds there: a copy of
+   * the buckets (one memory copy), not the ids hashed and placed again.
+   */
+  copyOver(ids: (string | undefined)[]): NodeIds {
+    const out = new NodeIds(ids);
+    out.table = this.table.slice();
+    out.mask = this.mask;
+    out.count = this.count;
+    return out;
+  }
+
   /** Rebuilds from a new array of ids by slot (after the store renumbered its nodes). */
   rebuild(ids: (string | undefined)[]): void {
     this.ids = ids;
