@@ -312,7 +312,7 @@ export function compileGraph(
 ): CompiledGraph {
   const n = graph.order;
   const m = graph.size;
-  // Without a pool, a throwaway one: every array gets a fresh buffer of its exact size.
+  // Without a pool, a throwaway one: the arrays in one fresh buffer, each of its exact size.
   const pool = options.buffers ?? new CompileBuffers(1);
   pool.reserve(compilePlan(n, m));
   const sharedI32 = (name: string, length: number) => pool.view(name, 'i32', length);
