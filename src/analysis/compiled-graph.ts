@@ -96,6 +96,9 @@ export type ArrayPlan = readonly [name: string, kind: ArrayKind, length: number]
 /** Regions in an arena start on a cache line (and so on any element's alignment). */
 const REGION_ALIGN = 64;
 
+/** The bytes `length` elements of `kind` take (a zero-length array still one element's). */
+const bytesOf = (kind: ArrayKind, length: number) => Math.max(1, length) * BYTES[kind];
+
 /**
  * SharedArrayBuffers kept from one compile to the next (one set per tenant). Reusing them keeps a large
  * estate's memory flat across passes: fresh buffers each pass would stay alive in idle worker threads until
@@ -120,8 +123,7 @@ export class CompileBuffers {
    * Arrays not in the plan stay where they are.
    */
   reserve(plan: readonly ArrayPlan[]): void {
-    const need = (kind: ArrayKind, length: number) => Math.max(1, length) * BYTES[kind];
-    if (plan.every(([name, kind, length]) => (this.regions.get(name)?.bytes ?? -1) >= need(kind, length)))
+    if (plan.every(([name, kind, length]) => (this.regions.get(name)?.bytes ?? -1) >= bytesOf(kind, length)))
       return;
     const sizes = plan.map(([, kind, length]) => {
       const bytes = Math.ceil(Math.max(1, length) * this.headroom) * BYTES[kind];
@@ -141,10 +143,9 @@ export class CompileBuffers {
     kind: K,
     length: number,
   ): K extends 'i32' ? Int32Array : K extends 'f64' ? Float64Array : Uint8Array {
-    const size = BYTES[kind];
     let region = this.regions.get(name);
-    if (!region || region.bytes < Math.max(1, length) * size) {
-      region = ownRegion(Math.ceil(Math.max(1, length) * this.headroom), size);
+    if (!region || region.bytes < bytesOf(kind, length)) {
+      region = ownRegion(Math.ceil(Math.max(1, length) * this.headroom), BYTES[kind]);
       this.regions.set(name, region);
     }
     return viewOf(region, kind, length) as never;
@@ -161,7 +162,7 @@ export class CompileBuffers {
     keep: number,
   ): K extends 'i32' ? Int32Array : K extends 'f64' ? Float64Array : Uint8Array {
     const old = this.regions.get(name);
-    if (old && old.bytes >= Math.max(1, length) * BYTES[kind]) return this.view(name, kind, length);
+    if (old && old.bytes >= bytesOf(kind, length)) return this.view(name, kind, length);
     // Growth steps of at least 1.5×, so that a long run of additions copies each element a few times only.
     const wanted = Math.max(length, Math.ceil(((old?.bytes ?? 0) / BYTES[kind]) * 1.5));
     const fresh = ownRegion(Math.ceil(Math.max(1, wanted) * this.headroom), BYTES[kind]);

@@ -4,7 +4,7 @@
 // too; on a worker it runs beside them. The worker starts with the analyzer (engine start), warms up, and
 // the service is reported started once it is ready.
 import { ProblemError } from '../http/problems.js';
-import { createJobPool } from '../workers/job-pool.js';
+import { createJobPool, handedOver } from '../workers/job-pool.js';
 import type { EnvelopeJson } from './envelope-json.js';
 import type { PreparedReport } from './prepare.js';
 import {
@@ -112,7 +112,7 @@ export function createReportPool(options: { threads: number; seedIamUsers: boole
       pool.run<PreparedReport<{ json: EnvelopeJson }>>(
         { ...job },
         // Shared memory (the listener's loan) is read where it is; bytes of their own are handed over.
-        job.bytes.buffer instanceof SharedArrayBuffer ? [] : [job.bytes.buffer],
+        handedOver(job.bytes.buffer),
       ),
     prestart: (how) => pool.prestart(how),
     release: () => pool.release(),

@@ -5,6 +5,7 @@
 // error's message. Nothing here stores anything: the event loop publishes the chunks.
 import { parentPort, workerData } from 'node:worker_threads';
 import { collectingAfter } from '../workers/full-collection.js';
+import { handedOver } from '../workers/job-pool.js';
 import { ProblemError, type Problem } from '../http/problems.js';
 import { BUS_MESSAGE_LIMIT, type Chunk } from './chunk.js';
 import { encodeForPosting, type EnvelopeJson } from './envelope-json.js';
@@ -155,8 +156,7 @@ export function runReportJob(
         if (!split) return post({ id: job.id, chunk: json });
         const chunk = encodeForPosting(split, buffer);
         // Shared memory is posted as it is (chunkBuffers); a buffer of its own is handed over.
-        const { buffer: posted } = chunk.bytes;
-        post({ id: job.id, chunk }, posted instanceof SharedArrayBuffer ? [] : [posted as ArrayBuffer]);
+        post({ id: job.id, chunk }, handedOver(chunk.bytes.buffer));
       },
     };
     // An events body item by item, so that no parsed tree of it outlives its check (events-by-item.ts);

@@ -5,6 +5,14 @@
 import type { ResourceLimits, Worker } from 'node:worker_threads';
 import { spawnModuleWorker } from './module-worker.js';
 
+/**
+ * What a message hands over of `buffer` rather than copies: a buffer of its own; shared memory is posted as it
+ * is (a transfer list naming it fails the post).
+ */
+export function handedOver(buffer: ArrayBufferLike): ArrayBuffer[] {
+  return buffer instanceof SharedArrayBuffer ? [] : [buffer as ArrayBuffer];
+}
+
 export interface JobPoolOptions<R extends { id: number }> {
   /** the worker module's `.js` URL, and the caller's `import.meta.url` (spawnModuleWorker) */
   entry: URL;
